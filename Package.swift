@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Every target compiles in the Swift 6 language mode through this one array.
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+]
+
+let package = Package(
+    name: "ChannelBridge",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ChannelBridgeCodec", targets: ["ChannelBridgeCodec"]),
+        .library(name: "ChannelBridgeMessenger", targets: ["ChannelBridgeMessenger"]),
+        .library(name: "ChannelBridgeChannels", targets: ["ChannelBridgeChannels"]),
+        .library(name: "ChannelBridgeSocket", targets: ["ChannelBridgeSocket"]),
+        .library(name: "ChannelBridgeTesting", targets: ["ChannelBridgeTesting"]),
+        .executable(name: "bridge", targets: ["bridge"]),
+    ],
+    targets: [
+        // Leaves: the codecs (values, bytes, TVN) and the messenger (frames, sessions). Neither imports Glibc.
+        .target(name: "ChannelBridgeCodec", swiftSettings: strict),
+        .target(name: "ChannelBridgeMessenger", swiftSettings: strict),
+        // Flutter's channels on top of both leaves.
+        .target(name: "ChannelBridgeChannels",
+                dependencies: ["ChannelBridgeCodec", "ChannelBridgeMessenger"], swiftSettings: strict),
+        // The only library that talks to the kernel.
+        .target(name: "ChannelBridgeSocket", dependencies: ["ChannelBridgeMessenger"], swiftSettings: strict),
+        // In-memory transports and test doubles, shipped as a product.
+        .target(name: "ChannelBridgeTesting",
+                dependencies: ["ChannelBridgeMessenger", "ChannelBridgeChannels", "ChannelBridgeCodec"],
+                swiftSettings: strict),
+        .executableTarget(name: "bridge", dependencies: ["ChannelBridgeCodec"], swiftSettings: strict),
+        // A small peer process for tests that need the other side in a separate process.
+        .executableTarget(name: "channelbridge-test-peer",
+                          dependencies: ["ChannelBridgeChannels", "ChannelBridgeSocket", "ChannelBridgeCodec"],
+                          path: "Tests/Support/channelbridge-test-peer", swiftSettings: strict),
+
+        .testTarget(name: "ChannelBridgeCodecTests",
+                    dependencies: ["ChannelBridgeCodec", "bridge"], swiftSettings: strict),
+        .testTarget(name: "ChannelBridgeMessengerTests",
+                    dependencies: ["ChannelBridgeMessenger", "ChannelBridgeTesting"], swiftSettings: strict),
+        .testTarget(name: "ChannelBridgeSocketTests",
+                    dependencies: ["ChannelBridgeSocket", "ChannelBridgeMessenger", "ChannelBridgeChannels",
+                                   "ChannelBridgeCodec", "channelbridge-test-peer"], swiftSettings: strict),
+        .testTarget(name: "ChannelBridgeChannelsTests",
+                    dependencies: ["ChannelBridgeChannels", "ChannelBridgeTesting", "ChannelBridgeCodec"],
+                    swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,42 @@
+/// Handles one incoming message on a channel. `message` is `nil` for a null payload (distinct from
+/// zero bytes). Return the reply bytes, or `nil` for a null reply ("no handler / not implemented"
+/// in Flutter's terms). A thrown error is reported to the requester as a handler failure.
+public typealias BinaryMessageHandler = @Sendable (_ message: [UInt8]?) async throws -> [UInt8]?
+
+/// Identifies one installed handler. Removing it never removes a handler installed later on the
+/// same channel (Flutter Darwin's connection id).
+public struct MessageHandlerToken: Sendable, Hashable {
+    public let channel: String
+    public let id: UInt64
+
+    public init(channel: String, id: UInt64) {
+        self.channel = channel
+        self.id = id
+    }
+}
+
+/// Bytes in, bytes out, by channel name: the layer under every channel. No codecs here.
+///
+/// ```swift
+/// let reply = try await messenger.send(onChannel: "channelbridge/echo", message: [1, 2, 3])
+/// ```
+public protocol BinaryMessenger: AnyObject, Sendable {
+    /// Sends a request and waits for its reply; `nil` is a null reply. Throws `MessengerError` when
+    /// the connection ends first (code `connectionClosed`, naming the channel) or the remote handler
+    /// failed; cancelling the calling task withdraws the request.
+    func send(onChannel channel: String, message: [UInt8]?) async throws -> [UInt8]?
+
+    /// Sends a one-way message that is never answered.
+    func post(onChannel channel: String, message: [UInt8]?) throws
+
+    /// Installs (or, with `nil`, removes) the handler for a channel, replacing any earlier one.
+    /// Messages on one channel reach the handler in arrival order.
+    @discardableResult
+    func setMessageHandler(onChannel channel: String, _ handler: BinaryMessageHandler?) -> MessageHandlerToken
+
+    /// Removes the handler installed with `token`, if it is still the current one.
+    func removeMessageHandler(_ token: MessageHandlerToken)
+
+    /// Runs `callback` once when this messenger's connection ends (at once if it already has).
+    func onClose(_ callback: @escaping @Sendable (MessengerError) -> Void)
+}

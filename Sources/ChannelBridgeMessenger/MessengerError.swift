@@ -1,0 +1,46 @@
+/// A message could not be delivered or answered.
+public struct MessengerError: Error, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// The connection ended before the reply arrived.
+        public static let connectionClosed = Code("connectionClosed")
+        /// The remote handler failed outside the codec (REPLY status 2).
+        public static let handlerFailed = Code("handlerFailed")
+        /// The peer broke the wire protocol.
+        public static let protocolError = Code("protocolError")
+        /// A frame exceeds the maximum frame length.
+        public static let frameTooLarge = Code("frameTooLarge")
+        /// The peer refused this connection (GOODBYE forbidden).
+        public static let forbidden = Code("forbidden")
+        /// The peer speaks another protocol version.
+        public static let unsupportedVersion = Code("unsupportedVersion")
+        /// A call did not get its reply in time.
+        public static let timedOut = Code("timedOut")
+        /// A socket or system call failed.
+        public static let transport = Code("transport")
+    }
+
+    public var code: Code
+    public var message: String
+    /// The channel the failed message was on, when there was one.
+    public var channel: String?
+    /// The method, for method calls; channels fill this in because the messenger sees only bytes.
+    public var method: String?
+
+    public init(_ code: Code, _ message: String, channel: String? = nil, method: String? = nil) {
+        self.code = code
+        self.message = message
+        self.channel = channel
+        self.method = method
+    }
+
+    public var description: String {
+        var where_ = ""
+        if let channel { where_ = " on channel '\(channel)'" }
+        if let method { where_ += " (method '\(method)')" }
+        return "\(code)\(where_): \(message)"
+    }
+}

@@ -1,0 +1,1 @@
+@main struct Bridge { static func main() { print("bridge") } }

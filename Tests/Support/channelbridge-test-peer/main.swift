@@ -1,0 +1,2 @@
+// Placeholder until the peer is written.
+print("channelbridge-test-peer")
