@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "ChannelBridgeChannels", targets: ["ChannelBridgeChannels"]),
         .library(name: "ChannelBridgeSocket", targets: ["ChannelBridgeSocket"]),
         .library(name: "ChannelBridgeTesting", targets: ["ChannelBridgeTesting"]),
+        .library(name: "ChannelBridgeStore", targets: ["ChannelBridgeStore"]),
         .executable(name: "bridge", targets: ["bridge"]),
     ],
     targets: [
@@ -30,7 +31,12 @@ let package = Package(
         .target(name: "ChannelBridgeTesting",
                 dependencies: ["ChannelBridgeMessenger", "ChannelBridgeChannels", "ChannelBridgeCodec"],
                 swiftSettings: strict),
+        // The app-group preference store: durable, multi-process-safe files (flock, fsync, inotify).
+        .target(name: "ChannelBridgeStore", dependencies: ["ChannelBridgeCodec"], swiftSettings: strict),
         .executableTarget(name: "bridge", dependencies: ["ChannelBridgeCodec"], swiftSettings: strict),
+        // Writes to a store from a separate process, for the store's multi-process tests.
+        .executableTarget(name: "channelbridge-store-peer", dependencies: ["ChannelBridgeStore", "ChannelBridgeCodec"],
+                          path: "Tests/Support/channelbridge-store-peer", swiftSettings: strict),
         // A small peer process for tests that need the other side in a separate process.
         .executableTarget(name: "channelbridge-test-peer",
                           dependencies: ["ChannelBridgeChannels", "ChannelBridgeSocket", "ChannelBridgeCodec"],
@@ -43,6 +49,9 @@ let package = Package(
         .testTarget(name: "ChannelBridgeSocketTests",
                     dependencies: ["ChannelBridgeSocket", "ChannelBridgeMessenger", "ChannelBridgeChannels",
                                    "ChannelBridgeCodec", "channelbridge-test-peer"], swiftSettings: strict),
+        .testTarget(name: "ChannelBridgeStoreTests",
+                    dependencies: ["ChannelBridgeStore", "ChannelBridgeCodec", "channelbridge-store-peer"],
+                    swiftSettings: strict),
         .testTarget(name: "ChannelBridgeChannelsTests",
                     dependencies: ["ChannelBridgeChannels", "ChannelBridgeTesting", "ChannelBridgeCodec"],
                     swiftSettings: strict),
