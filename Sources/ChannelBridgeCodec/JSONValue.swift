@@ -1,0 +1,53 @@
+/// A JSON document that keeps what plain JSON libraries drop: the order of an object's members and
+/// the exact text of every number (so an int64 past 2^53 survives).
+///
+/// ```swift
+/// let json = try JSONValue.parse(#"{"method":"exit","args":null}"#)
+/// print(json.text)   // {"method":"exit","args":null}
+/// ```
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    /// A number as its literal text, already checked against JSON's number grammar.
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    case object([Member])
+
+    public struct Member: Sendable, Hashable {
+        public var key: String
+        public var value: JSONValue
+
+        public init(_ key: String, _ value: JSONValue) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    /// Parses exactly one JSON text (surrounding white space allowed), at most `maxDepth` deep.
+    public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 1_000) throws(CodecError) -> JSONValue {
+        let array = Array(bytes)
+        let result: Result<JSONValue, CodecError> = array.withUnsafeBytes { raw in
+            var parser = JSONParser(raw, maxDepth: maxDepth)
+            return Result { () throws(CodecError) -> JSONValue in try parser.parseDocument() }
+        }
+        return try result.get()
+    }
+
+    public static func parse(_ text: String, maxDepth: Int = 1_000) throws(CodecError) -> JSONValue {
+        try parse(Array(text.utf8), maxDepth: maxDepth)
+    }
+
+    /// Compact text: no white space, members in order, non-ASCII as UTF-8.
+    public var text: String {
+        var out: [UInt8] = []
+        JSONWriter.write(self, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The value of the first member named `key`, when this is an object.
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.first(where: { $0.key == key })?.value
+    }
+}

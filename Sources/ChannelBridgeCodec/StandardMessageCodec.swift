@@ -1,0 +1,62 @@
+/// Flutter's `StandardMessageCodec`, byte for byte: a type byte per value, expanding size prefixes,
+/// alignment counted from the start of the message, little-endian.
+///
+/// Decoding is strict because the bytes come from another process: unknown types, truncation,
+/// trailing bytes, invalid UTF-8, counts larger than the bytes left (rejected before allocating) and
+/// nesting past `maxDepth` all throw a `CodecError` with the byte offset.
+///
+/// ```swift
+/// let codec = StandardMessageCodec()
+/// let bytes = try codec.encode(["key": "ShareKey"])   // 0d 01 07 03 6b6579 07 08 5368617265…
+/// let value = try codec.decode(bytes)
+/// ```
+public struct StandardMessageCodec: MessageCodec {
+    public typealias Message = StandardValue
+
+    /// How deep lists, maps and custom values may nest before decoding is refused.
+    public var maxDepth: Int
+    /// Writes and reads custom types (tags 128...255).
+    public var codecExtension: (any StandardCodecExtension)?
+
+    public init(extension codecExtension: (any StandardCodecExtension)? = nil, maxDepth: Int = 1_000) {
+        self.codecExtension = codecExtension
+        self.maxDepth = maxDepth
+    }
+
+    public func encode(_ message: StandardValue) throws(CodecError) -> [UInt8] {
+        var writer = makeWriter()
+        try writer.writeValue(message)
+        return writer.bytes
+    }
+
+    /// Zero bytes decode as null, as every Flutter reader does for an absent message.
+    public func decode(_ bytes: [UInt8]) throws(CodecError) -> StandardValue {
+        if bytes.isEmpty { return .null }
+        return try read(bytes) { (reader: inout StandardReader) throws(CodecError) in
+            try reader.readValue()
+        }
+    }
+
+    func makeWriter() -> StandardWriter {
+        StandardWriter(reservingCapacity: 64, extension: codecExtension)
+    }
+
+    /// Runs `body` on a reader over `bytes` and insists that it consumed every byte.
+    func read<T>(_ bytes: [UInt8], _ body: (inout StandardReader) throws(CodecError) -> T) throws(CodecError) -> T {
+        let result: Result<T, CodecError> = bytes.withUnsafeBytes { raw in
+            var reader = StandardReader(raw, maxDepth: maxDepth, extension: codecExtension)
+            do throws(CodecError) {
+                let value = try body(&reader)
+                guard reader.isAtEnd else {
+                    return .failure(CodecError(.trailingBytes,
+                                               "\(reader.remaining) unexpected bytes after the value",
+                                               offset: reader.offset))
+                }
+                return .success(value)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,92 @@
+/// Flutter's `StandardMethodCodec`: a method call is the method name (a String value) followed by
+/// the arguments value; a success envelope is `00` and the result; an error envelope is `01`, the
+/// code, the message (or null), the details and, optionally, a stacktrace (String or null).
+///
+/// ```swift
+/// let codec = StandardMethodCodec()
+/// let call = try codec.encodeMethodCall(MethodCall("exit"))   // 07 04 65786974 00
+/// ```
+public struct StandardMethodCodec: MethodCodec {
+    public var messageCodec: StandardMessageCodec
+
+    public init(_ messageCodec: StandardMessageCodec = StandardMessageCodec()) {
+        self.messageCodec = messageCodec
+    }
+
+    public func encodeMethodCall(_ call: MethodCall) throws(CodecError) -> [UInt8] {
+        var writer = messageCodec.makeWriter()
+        try writer.writeValue(.string(call.method))
+        try writer.writeValue(call.arguments)
+        return writer.bytes
+    }
+
+    public func decodeMethodCall(_ bytes: [UInt8]) throws(CodecError) -> MethodCall {
+        guard !bytes.isEmpty else {
+            throw CodecError(.invalidMethodCall, "method call is empty", offset: 0)
+        }
+        return try messageCodec.read(bytes) { (reader: inout StandardReader) throws(CodecError) in
+            guard case .string(let method) = try reader.readValue() else {
+                throw CodecError(.invalidMethodCall, "method name is not a string", offset: 0)
+            }
+            return MethodCall(method, arguments: try reader.readValue())
+        }
+    }
+
+    public func encodeSuccessEnvelope(_ result: StandardValue) throws(CodecError) -> [UInt8] {
+        var writer = messageCodec.makeWriter()
+        writer.writeByte(0)
+        try writer.writeValue(result)
+        return writer.bytes
+    }
+
+    public func encodeErrorEnvelope(_ error: MethodError, includingStacktrace: Bool) throws(CodecError) -> [UInt8] {
+        var writer = messageCodec.makeWriter()
+        writer.writeByte(1)
+        try writer.writeValue(.string(error.code))
+        try writer.writeValue(error.message.map(StandardValue.string) ?? .null)
+        try writer.writeValue(error.details)
+        if includingStacktrace {
+            try writer.writeValue(error.stacktrace.map(StandardValue.string) ?? .null)
+        }
+        return writer.bytes
+    }
+
+    public func decodeEnvelope(_ bytes: [UInt8]) throws(CodecError) -> MethodEnvelope {
+        guard !bytes.isEmpty else {
+            throw CodecError(.invalidEnvelope, "envelope is empty", offset: 0)
+        }
+        return try messageCodec.read(bytes) { (reader: inout StandardReader) throws(CodecError) in
+            switch try reader.readByte() {
+            case 0:
+                return .success(try reader.readValue())
+            case 1:
+                return .error(try Self.readError(&reader))
+            case let flag:
+                throw CodecError(.invalidEnvelope, "envelope flag is \(flag), expected 0 or 1", offset: 0)
+            }
+        }
+    }
+
+    private static func readError(_ reader: inout StandardReader) throws(CodecError) -> MethodError {
+        let codeOffset = reader.offset
+        guard case .string(let code) = try reader.readValue() else {
+            throw CodecError(.invalidEnvelope, "error code is not a string", offset: codeOffset)
+        }
+        let message = try readOptionalString(&reader, "error message")
+        let details = try reader.readValue()
+        var stacktrace: String?
+        if !reader.isAtEnd {
+            stacktrace = try readOptionalString(&reader, "error stacktrace")
+        }
+        return MethodError(code: code, message: message, details: details, stacktrace: stacktrace)
+    }
+
+    private static func readOptionalString(_ reader: inout StandardReader, _ what: String) throws(CodecError) -> String? {
+        let start = reader.offset
+        switch try reader.readValue() {
+        case .null: return nil
+        case .string(let text): return text
+        default: throw CodecError(.invalidEnvelope, "\(what) is neither a string nor null", offset: start)
+        }
+    }
+}

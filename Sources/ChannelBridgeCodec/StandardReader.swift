@@ -1,0 +1,183 @@
+/// Reads Standard-codec bytes strictly: every read checks the bytes left, and every failure is a
+/// `CodecError` naming the byte offset.
+///
+/// A reader is only valid inside the decode call that hands it out (it points into the message).
+public struct StandardReader {
+    let base: UnsafeRawBufferPointer
+    /// Offset of the next byte to read, from the first byte of the message.
+    public private(set) var offset: Int
+    var depth = 0
+    let maxDepth: Int
+    let codecExtension: (any StandardCodecExtension)?
+
+    init(_ base: UnsafeRawBufferPointer, maxDepth: Int, extension codecExtension: (any StandardCodecExtension)?) {
+        self.base = base
+        self.offset = 0
+        self.maxDepth = maxDepth
+        self.codecExtension = codecExtension
+    }
+
+    /// Bytes not yet read.
+    public var remaining: Int { base.count - offset }
+    public var isAtEnd: Bool { offset == base.count }
+
+    func truncated(_ what: String, needed: Int) -> CodecError {
+        CodecError(.truncated, "truncated \(what): needs \(needed) bytes, \(base.count - offset) left", offset: offset)
+    }
+
+    public mutating func readByte() throws(CodecError) -> UInt8 {
+        guard offset < base.count else { throw truncated("value", needed: 1) }
+        defer { offset += 1 }
+        return base[offset]
+    }
+
+    mutating func readFixed<T: FixedWidthInteger>(_: T.Type, _ what: String) throws(CodecError) -> T {
+        let size = MemoryLayout<T>.size
+        guard base.count - offset >= size else { throw truncated(what, needed: size) }
+        defer { offset += size }
+        return T(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: T.self))
+    }
+
+    public mutating func readInt32() throws(CodecError) -> Int32 { try readFixed(Int32.self, "int32") }
+    public mutating func readInt64() throws(CodecError) -> Int64 { try readFixed(Int64.self, "int64") }
+    public mutating func readUInt16() throws(CodecError) -> UInt16 { try readFixed(UInt16.self, "size") }
+    public mutating func readUInt32() throws(CodecError) -> UInt32 { try readFixed(UInt32.self, "size") }
+
+    public mutating func readFloat64() throws(CodecError) -> Double {
+        Double(bitPattern: UInt64(bitPattern: try readFixed(Int64.self, "float64")))
+    }
+
+    /// Reads a size in any of the three forms, including longer-than-needed ones.
+    public mutating func readSize() throws(CodecError) -> Int {
+        let first = try readByte()
+        switch first {
+        case 0..<254: return Int(first)
+        case 254: return Int(try readUInt16())
+        default: return Int(try readUInt32())
+        }
+    }
+
+    /// Skips padding up to the next multiple of `alignment`, without looking at its content.
+    public mutating func readAlignment(_ alignment: Int) throws(CodecError) {
+        let remainder = offset % alignment
+        guard remainder != 0 else { return }
+        let pad = alignment - remainder
+        guard base.count - offset >= pad else { throw truncated("alignment padding", needed: pad) }
+        offset += pad
+    }
+
+    /// Reads `count` raw bytes.
+    public mutating func readBytes(_ count: Int) throws(CodecError) -> [UInt8] {
+        guard count <= base.count - offset else { throw truncated("bytes", needed: count) }
+        defer { offset += count }
+        return Array(UnsafeRawBufferPointer(rebasing: base[offset..<offset + count]))
+    }
+
+    /// Rejects a count before anything is allocated for it: `count` elements of at least
+    /// `minimumSize` bytes each must fit in what is left.
+    mutating func checkCount(_ count: Int, minimumSize: Int, _ what: String, at start: Int) throws(CodecError) {
+        if count > (base.count - offset) / minimumSize {
+            throw CodecError(.sizeTooLarge,
+                             "\(what) claims \(count) elements but only \(base.count - offset) bytes are left",
+                             offset: start)
+        }
+    }
+
+    mutating func readString(at start: Int) throws(CodecError) -> String {
+        let count = try readSize()
+        guard count <= base.count - offset else {
+            throw CodecError(.sizeTooLarge, "string claims \(count) bytes but only \(base.count - offset) are left",
+                             offset: start)
+        }
+        let utf8 = UnsafeRawBufferPointer(rebasing: base[offset..<offset + count])
+        guard let string = String(validating: utf8.assumingMemoryBound(to: UInt8.self), as: UTF8.self) else {
+            throw CodecError(.invalidUTF8, "string is not valid UTF-8", offset: offset + invalidUTF8Offset(utf8))
+        }
+        offset += count
+        return string
+    }
+
+    mutating func readTypedList<T: FixedWidthInteger>(_: T.Type, _ what: String, at start: Int) throws(CodecError) -> [T] {
+        let count = try readSize()
+        let size = MemoryLayout<T>.size
+        try readAlignment(size)
+        try checkCount(count, minimumSize: size, what, at: start)
+        let result = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(
+                from: UnsafeRawBufferPointer(rebasing: base[offset..<offset + count * size]))
+            initialized = count
+        }
+        offset += count * size
+        return result
+    }
+
+    /// Reads one complete value (type byte and payload), handing unknown types to the extension.
+    public mutating func readValue() throws(CodecError) -> StandardValue {
+        let start = offset
+        let tag = try readByte()
+        return try readValue(ofType: tag, at: start)
+    }
+
+    mutating func readValue(ofType tag: UInt8, at start: Int) throws(CodecError) -> StandardValue {
+        switch tag {
+        case 0: return .null
+        case 1: return .bool(true)
+        case 2: return .bool(false)
+        case 3: return .int32(try readInt32())
+        case 4: return .int64(try readInt64())
+        case 5, 7:
+            // Tag 5 (the legacy "large int") is laid out like a string; Dart, C++ and Objective-C
+            // read it as one.
+            return .string(try readString(at: start))
+        case 6:
+            try readAlignment(8)
+            return .float64(try readFloat64())
+        case 8:
+            let count = try readSize()
+            try checkCount(count, minimumSize: 1, "Uint8List", at: start)
+            return .uint8List(try readBytes(count))
+        case 9: return .int32List(try readTypedList(Int32.self, "Int32List", at: start))
+        case 10: return .int64List(try readTypedList(Int64.self, "Int64List", at: start))
+        case 11:
+            return .float64List(try readTypedList(UInt64.self, "Float64List", at: start).map { Double(bitPattern: $0) })
+        case 14:
+            return .float32List(try readTypedList(UInt32.self, "Float32List", at: start).map { Float(bitPattern: $0) })
+        case 12:
+            let count = try readSize()
+            try checkCount(count, minimumSize: 1, "list", at: start)
+            try enter(at: start)
+            var elements: [StandardValue] = []
+            elements.reserveCapacity(count)
+            for _ in 0..<count { elements.append(try readValue()) }
+            depth -= 1
+            return .list(elements)
+        case 13:
+            let count = try readSize()
+            try checkCount(count, minimumSize: 2, "map", at: start)
+            try enter(at: start)
+            var entries: [StandardValue.MapEntry] = []
+            entries.reserveCapacity(count)
+            for _ in 0..<count {
+                let key = try readValue()
+                entries.append(StandardValue.MapEntry(key, try readValue()))
+            }
+            depth -= 1
+            return .map(entries)
+        default:
+            if let codecExtension {
+                try enter(at: start)
+                let value = try codecExtension.readValue(ofType: tag, from: &self)
+                depth -= 1
+                if let value { return value }
+            }
+            throw CodecError(.unknownType, "unknown type \(tag)", offset: start)
+        }
+    }
+
+    mutating func enter(at start: Int) throws(CodecError) {
+        depth += 1
+        if depth > maxDepth {
+            throw CodecError(.nestingTooDeep, "values nest deeper than \(maxDepth) levels", offset: start)
+        }
+    }
+}
