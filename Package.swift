@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "ChannelBridgeSocket", targets: ["ChannelBridgeSocket"]),
         .library(name: "ChannelBridgeTesting", targets: ["ChannelBridgeTesting"]),
         .library(name: "ChannelBridgeStore", targets: ["ChannelBridgeStore"]),
+        .library(name: "ChannelBridgeConformance", targets: ["ChannelBridgeConformance"]),
         .executable(name: "bridge", targets: ["bridge"]),
     ],
     targets: [
@@ -31,9 +32,12 @@ let package = Package(
         .target(name: "ChannelBridgeTesting",
                 dependencies: ["ChannelBridgeMessenger", "ChannelBridgeChannels", "ChannelBridgeCodec"],
                 swiftSettings: strict),
+        // Golden vectors and the runner that checks a codec implementation against them.
+        .target(name: "ChannelBridgeConformance", dependencies: ["ChannelBridgeCodec"], swiftSettings: strict),
         // The app-group preference store: durable, multi-process-safe files (flock, fsync, inotify).
         .target(name: "ChannelBridgeStore", dependencies: ["ChannelBridgeCodec"], swiftSettings: strict),
-        .executableTarget(name: "bridge", dependencies: ["ChannelBridgeCodec"], swiftSettings: strict),
+        .executableTarget(name: "bridge", dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance"],
+                         swiftSettings: strict),
         // Writes to a store from a separate process, for the store's multi-process tests.
         .executableTarget(name: "channelbridge-store-peer", dependencies: ["ChannelBridgeStore", "ChannelBridgeCodec"],
                           path: "Tests/Support/channelbridge-store-peer", swiftSettings: strict),
@@ -43,7 +47,7 @@ let package = Package(
                           path: "Tests/Support/channelbridge-test-peer", swiftSettings: strict),
 
         .testTarget(name: "ChannelBridgeCodecTests",
-                    dependencies: ["ChannelBridgeCodec", "bridge"], swiftSettings: strict),
+                    dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "bridge"], swiftSettings: strict),
         .testTarget(name: "ChannelBridgeMessengerTests",
                     dependencies: ["ChannelBridgeMessenger", "ChannelBridgeTesting"], swiftSettings: strict),
         .testTarget(name: "ChannelBridgeSocketTests",

@@ -100,6 +100,8 @@ public struct StandardReader {
     mutating func readTypedList<T: FixedWidthInteger>(_: T.Type, _ what: String, at start: Int) throws(CodecError) -> [T] {
         let count = try readSize()
         let size = MemoryLayout<T>.size
+        // Checked before and after the padding, so an absurd count is named as such.
+        try checkCount(count, minimumSize: size, what, at: start)
         try readAlignment(size)
         try checkCount(count, minimumSize: size, what, at: start)
         let result = [T](unsafeUninitializedCapacity: count) { buffer, initialized in

@@ -1,0 +1,20 @@
+import ChannelBridgeCodec
+import Foundation
+
+/// The package root, found from this file's location (Tests/ChannelBridgeCodecTests/…).
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+func hex(_ text: String) -> [UInt8] {
+    try! Hex.decode(text.replacingOccurrences(of: " ", with: ""))
+}
+
+/// Runs `body` and returns the CodecError it throws, or nil when it does not throw one.
+func codecError<T>(_ body: () throws(CodecError) -> T) -> CodecError? {
+    do {
+        _ = try body()
+        return nil
+    } catch {
+        return error
+    }
+}
