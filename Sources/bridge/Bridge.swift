@@ -1,1 +1,47 @@
-@main struct Bridge { static func main() { print("bridge") } }
+import Foundation
+
+/// `bridge`: the command-line face of ChannelBridge. Each subcommand lives in its own file.
+@main
+struct Bridge {
+    static let commands: [any BridgeCommand.Type] = [CodecCommand.self]
+
+    static let help = """
+        usage: bridge <command> [options]
+
+        Commands:
+        \(commands.map { "  " + $0.name.padding(toLength: 12, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
+
+        Run 'bridge <command> --help' for a command's options and examples.
+        """
+
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let status = await run(arguments)
+        Output.flush()
+        exit(status)
+    }
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        guard let first = arguments.first else {
+            Output.error(help)
+            return ExitCode.usage
+        }
+        if first == "--help" || first == "-h" || first == "help" {
+            Output.line(help)
+            return ExitCode.success
+        }
+        guard let command = commands.first(where: { $0.name == first }) else {
+            Output.error("bridge: unknown command '\(first)'\n\n\(help)")
+            return ExitCode.usage
+        }
+        do {
+            return try await command.run(Array(arguments.dropFirst()))
+        } catch let error as UsageError {
+            Output.error("bridge \(command.name): \(error.message)\nRun 'bridge \(command.name) --help' for usage.")
+            return ExitCode.usage
+        } catch {
+            Output.error("bridge \(command.name): \(error)")
+            return ExitCode.failure
+        }
+    }
+}

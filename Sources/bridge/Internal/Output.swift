@@ -1,0 +1,34 @@
+import Foundation
+import Glibc
+
+/// Buffered standard output for line-per-line streaming (100k lines must not be 100k syscalls),
+/// with an explicit flush for interactive protocols.
+enum Output {
+    nonisolated(unsafe) private static var buffer: [UInt8] = []
+
+    /// Appends a line; call only from one task at a time (commands are sequential).
+    static func line(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        buffer.append(0x0A)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    static func flush() {
+        guard !buffer.isEmpty else { return }
+        buffer.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = Glibc.write(STDOUT_FILENO, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { break }
+                offset += written
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    static func error(_ text: String) {
+        flush()
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}

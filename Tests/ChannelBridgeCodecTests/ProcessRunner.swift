@@ -1,0 +1,57 @@
+import Foundation
+
+/// Runs a built executable of this package as a child process and collects its output.
+struct ProcessRunner {
+    struct Outcome {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The directory holding the package's built products (beside the test bundle).
+    static let productsDirectory: URL = {
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("bridge").path) { return url }
+        }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    }()
+
+    static func run(_ product: String, _ arguments: [String], stdin: String = "") throws -> Outcome {
+        let process = Process()
+        process.executableURL = productsDirectory.appendingPathComponent(product)
+        process.arguments = arguments
+        let input = Pipe(), output = Pipe(), error = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        // Write and read concurrently so large inputs and outputs cannot deadlock on full pipes.
+        let writer = Thread {
+            input.fileHandleForWriting.write(Data(stdin.utf8))
+            try? input.fileHandleForWriting.close()
+        }
+        writer.start()
+        let errorData = Locked<Data>(Data())
+        let reader = Thread { errorData.set(error.fileHandleForReading.readDataToEndOfFile()) }
+        reader.start()
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !errorData.isSet { usleep(1_000) }
+        return Outcome(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                       stderr: String(decoding: errorData.value, as: UTF8.self))
+    }
+}
+
+/// A value written once by another thread.
+final class Locked<T>: @unchecked Sendable {
+    // Invariant: `storage` and `done` are only touched under `lock`.
+    private let lock = NSLock()
+    private var storage: T
+    private var done = false
+    init(_ value: T) { storage = value }
+    func set(_ value: T) { lock.withLock { storage = value; done = true } }
+    var value: T { lock.withLock { storage } }
+    var isSet: Bool { lock.withLock { done } }
+}
