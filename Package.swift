@@ -37,7 +37,7 @@ let package = Package(
         // The app-group preference store: durable, multi-process-safe files (flock, fsync, inotify).
         .target(name: "ChannelBridgeStore", dependencies: ["ChannelBridgeCodec"], swiftSettings: strict),
         .executableTarget(name: "bridge", dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance"],
-                         swiftSettings: strict),
+                         resources: [.copy("Resources/representative-payload.tvn.json")], swiftSettings: strict),
         // Writes to a store from a separate process, for the store's multi-process tests.
         .executableTarget(name: "channelbridge-store-peer", dependencies: ["ChannelBridgeStore", "ChannelBridgeCodec"],
                           path: "Tests/Support/channelbridge-store-peer", swiftSettings: strict),

@@ -3,7 +3,7 @@ import Foundation
 /// `bridge`: the command-line face of ChannelBridge. Each subcommand lives in its own file.
 @main
 struct Bridge {
-    static let commands: [any BridgeCommand.Type] = [CodecCommand.self]
+    static let commands: [any BridgeCommand.Type] = [CodecCommand.self, BenchCommand.self]
 
     static let help = """
         usage: bridge <command> [options]
