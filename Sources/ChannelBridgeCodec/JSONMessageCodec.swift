@@ -25,7 +25,7 @@ public struct JSONMessageCodec: MessageCodec {
     /// Zero bytes decode as null, as Flutter's JSON codecs do for an absent message.
     public func decode(_ bytes: [UInt8]) throws(CodecError) -> StandardValue {
         if bytes.isEmpty { return .null }
-        return Self.value(from: try JSONValue.parse(bytes, maxDepth: maxDepth))
+        return try Self.value(from: try JSONValue.parse(bytes, maxDepth: maxDepth))
     }
 
     /// The JSON form of a value, or `unencodable` when JSON cannot carry it.
@@ -73,19 +73,29 @@ public struct JSONMessageCodec: MessageCodec {
         return .number(v.description)
     }
 
-    /// The Standard value of parsed JSON.
-    public static func value(from json: JSONValue) -> StandardValue {
+    /// The Standard value of parsed JSON. A number outside the float64 range is refused: it would
+    /// decode to an infinity, which no JSON encoder can write back.
+    public static func value(from json: JSONValue) throws(CodecError) -> StandardValue {
         switch json {
         case .null: return .null
         case .bool(let flag): return .bool(flag)
         case .string(let s): return .string(s)
         case .number(let text):
             if let int = Int64(text) { return .int(int) }
-            // Grammar-checked JSON numbers always parse; out-of-range ones become infinities.
-            return .float64(Double(text) ?? .nan)
-        case .array(let elements): return .list(elements.map(value(from:)))
+            guard let double = Double(text), double.isFinite else {
+                throw CodecError(.invalidJSON, "number \(text) is outside the float64 range")
+            }
+            return .float64(double)
+        case .array(let elements):
+            var values: [StandardValue] = []
+            values.reserveCapacity(elements.count)
+            for element in elements { values.append(try value(from: element)) }
+            return .list(values)
         case .object(let members):
-            return .map(members.map { StandardValue.MapEntry(.string($0.key), value(from: $0.value)) })
+            var entries: [StandardValue.MapEntry] = []
+            entries.reserveCapacity(members.count)
+            for member in members { entries.append(.init(.string(member.key), try value(from: member.value))) }
+            return .map(entries)
         }
     }
 }

@@ -29,10 +29,13 @@ public struct JSONMethodCodec: MethodCodec {
         guard case .object = json else {
             throw CodecError(.invalidMethodCall, "method call is not a JSON object", offset: 0)
         }
-        guard case .string(let method)? = json["method"] else {
+        guard case .object(let members) = json, case .string(let method)? = json["method"] else {
             throw CodecError(.invalidMethodCall, "method call has no string \"method\"", offset: 0)
         }
-        return MethodCall(method, arguments: json["args"].map(JSONMessageCodec.value(from:)) ?? .null)
+        for key in ["method", "args"] where members.filter({ $0.key == key }).count > 1 {
+            throw CodecError(.invalidMethodCall, "method call has \"\(key)\" twice", offset: 0)
+        }
+        return MethodCall(method, arguments: try json["args"].map(JSONMessageCodec.value(from:)) ?? .null)
     }
 
     public func encodeSuccessEnvelope(_ result: StandardValue) throws(CodecError) -> [UInt8] {
@@ -57,7 +60,7 @@ public struct JSONMethodCodec: MethodCodec {
         }
         switch elements.count {
         case 1:
-            return .success(JSONMessageCodec.value(from: elements[0]))
+            return .success(try JSONMessageCodec.value(from: elements[0]))
         case 3, 4:
             guard case .string(let code) = elements[0] else {
                 throw CodecError(.invalidEnvelope, "error code is not a string", offset: 0)
@@ -65,7 +68,7 @@ public struct JSONMethodCodec: MethodCodec {
             let message = try optionalString(elements[1], "error message")
             let stacktrace = elements.count == 4 ? try optionalString(elements[3], "error stacktrace") : nil
             return .error(MethodError(code: code, message: message,
-                                      details: JSONMessageCodec.value(from: elements[2]), stacktrace: stacktrace))
+                                      details: try JSONMessageCodec.value(from: elements[2]), stacktrace: stacktrace))
         default:
             throw CodecError(.invalidEnvelope,
                              "envelope has \(elements.count) elements, expected 1 (success) or 3 or 4 (error)", offset: 0)

@@ -38,7 +38,7 @@ public enum TypedValueNotation {
         case .int32List(let v): return tagged("int32list", .array(v.map { .number(String($0)) }))
         case .int64List(let v): return tagged("int64list", .array(v.map { .string(String($0)) }))
         case .float64List(let v): return tagged("float64list", .array(v.map(float)))
-        case .float32List(let v): return tagged("float32list", .array(v.map { float(Double($0)) }))
+        case .float32List(let v): return tagged("float32list", .array(v.map(float32)))
         case .list(let elements): return .array(elements.map(json(for:)))
         case .map(let entries):
             return tagged("map", .array(entries.map { .array([json(for: $0.key), json(for: $0.value)]) }))
@@ -55,12 +55,29 @@ public enum TypedValueNotation {
         json(for: value).text
     }
 
-    /// The text of a float64 in TVN: the shortest text that round-trips, specials as strings.
+    /// The text of a float64 in TVN: the shortest text that round-trips, specials as strings, and
+    /// a NaN other than the canonical quiet NaN as `"NaN:"` and its 16 hex digits of bits.
     public static func float(_ value: Double) -> JSONValue {
-        if value.isNaN { return .string("NaN") }
+        if value.isNaN {
+            if value.bitPattern == Double.nan.bitPattern { return .string("NaN") }
+            return .string("NaN:" + hexBits(value.bitPattern, digits: 16))
+        }
         if value.isInfinite { return .string(value < 0 ? "-Infinity" : "Infinity") }
         if value == 0 && value.sign == .minus { return .string("-0.0") }
         return .number(value.description)
+    }
+
+    /// A Float32List element: widened to a double for its text; a non-canonical NaN keeps its 8 hex digits.
+    static func float32(_ value: Float) -> JSONValue {
+        if value.isNaN && value.bitPattern != Float.nan.bitPattern {
+            return .string("NaN:" + hexBits(UInt64(value.bitPattern), digits: 8))
+        }
+        return float(Double(value))
+    }
+
+    private static func hexBits(_ bits: UInt64, digits: Int) -> String {
+        let text = String(bits, radix: 16)
+        return String(repeating: "0", count: digits - text.count) + text
     }
 
     private static func tagged(_ name: String, _ value: JSONValue) -> JSONValue {

@@ -17,6 +17,15 @@ import Testing
         #expect(try TypedValueNotation.parse(TypedValueNotation.canonicalText(value)) == value)
     }
 
+    @Test func nanPayloadsKeepTheirBits() throws {
+        let value: StandardValue = [.float64(Double(bitPattern: 0xFFF8_0000_0000_0001)),
+                                    .float32List([Float(bitPattern: 0x7FC0_0001), .nan])]
+        let text = TypedValueNotation.canonicalText(value)
+        #expect(text == #"[{"float64":"NaN:fff8000000000001"},{"float32list":["NaN:7fc00001","NaN"]}]"#)
+        #expect(try TypedValueNotation.parse(text) == value)
+        #expect(codecError { () throws(CodecError) in try TypedValueNotation.parse(#"{"float64": "NaN:3ff0000000000000"}"#) } != nil)
+    }
+
     @Test func lenientInput() throws {
         #expect(try TypedValueNotation.parse(#"{"key": "k", "value": 3}"#, lenient: true)
             == .map([.init("key", "k"), .init("value", .int32(3))]))

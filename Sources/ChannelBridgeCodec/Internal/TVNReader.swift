@@ -75,6 +75,9 @@ struct TVNReader {
             return .float64List(try list(inner, path: here) { json, p throws(CodecError) in try double(json, path: p) })
         case "float32list":
             return .float32List(try list(inner, path: here) { json, p throws(CodecError) in
+                if case .string(let text) = json, let bits = nanBits(text, digits: 8) {
+                    return Float(bitPattern: UInt32(bits))
+                }
                 let wide = try double(json, path: p)
                 let narrow = Float(wide)
                 guard wide.isNaN || Double(narrow).bitPattern == wide.bitPattern else {
@@ -122,9 +125,19 @@ struct TVNReader {
         case .string("Infinity"): return .infinity
         case .string("-Infinity"): return -.infinity
         case .string("-0.0"): return -0.0
+        case .string(let text):
+            if let bits = nanBits(text, digits: 16) { return Double(bitPattern: bits) }
         default: break
         }
-        throw fail(path, "expected a number or one of \"NaN\", \"Infinity\", \"-Infinity\", \"-0.0\"")
+        throw fail(path, "expected a number or one of \"NaN\", \"NaN:<hex bits>\", \"Infinity\", \"-Infinity\", \"-0.0\"")
+    }
+
+    /// `NaN:` and exactly `digits` hex digits whose bits are a NaN of that width.
+    private func nanBits(_ text: String, digits: Int) -> UInt64? {
+        guard text.hasPrefix("NaN:"), text.utf8.count == 4 + digits,
+              let bits = UInt64(text.dropFirst(4), radix: 16) else { return nil }
+        let isNaN = digits == 16 ? Double(bitPattern: bits).isNaN : Float(bitPattern: UInt32(truncatingIfNeeded: bits)).isNaN
+        return isNaN ? bits : nil
     }
 
     private func bytes(_ text: String, path: String) throws(CodecError) -> [UInt8] {
