@@ -46,8 +46,14 @@ let package = Package(
                           dependencies: ["ChannelBridgeChannels", "ChannelBridgeSocket", "ChannelBridgeCodec"],
                           path: "Tests/Support/channelbridge-test-peer", swiftSettings: strict),
 
+        // Helpers shared by the test targets (running built products as child processes, …).
+        .target(name: "ChannelBridgeTestSupport", path: "Tests/Support/ChannelBridgeTestSupport", swiftSettings: strict),
         .testTarget(name: "ChannelBridgeCodecTests",
-                    dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "bridge"], swiftSettings: strict),
+                    dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeTestSupport", "bridge"],
+                    swiftSettings: strict),
+        .testTarget(name: "ChannelBridgeConformanceTests",
+                    dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeTestSupport", "bridge"],
+                    swiftSettings: strict),
         .testTarget(name: "ChannelBridgeMessengerTests",
                     dependencies: ["ChannelBridgeMessenger", "ChannelBridgeTesting"], swiftSettings: strict),
         .testTarget(name: "ChannelBridgeSocketTests",

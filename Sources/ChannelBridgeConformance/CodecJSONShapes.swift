@@ -57,4 +57,13 @@ public enum CodecJSONShapes {
             return .object(members)
         }
     }
+
+    /// An error to encode: the `"stacktrace"` key is present (possibly null) exactly when the
+    /// envelope must carry the fourth value.
+    public static func json(for error: MethodError, includingStacktrace: Bool) -> JSONValue {
+        guard case .object(var members) = json(for: .error(MethodError(code: error.code, message: error.message,
+                                                                         details: error.details))) else { return .null }
+        if includingStacktrace { members.append(.init("stacktrace", error.stacktrace.map(JSONValue.string) ?? .null)) }
+        return .object(members)
+    }
 }

@@ -19,6 +19,11 @@ public enum VectorFile {
             .map { (directory as NSString).appendingPathComponent($0) }
     }
 
+    /// The sections that hold codec vectors; other keys (documentation, framing vectors) are skipped.
+    static let codecSections: Set<String> = [
+        "messages", "method_calls", "success_envelopes", "error_envelopes", "error_envelopes_with_stacktrace", "malformed",
+    ]
+
     public static func parse(_ bytes: [UInt8], file: String) throws -> [Vector] {
         let root = try JSONValue.parse(bytes, maxDepth: 5_000)
         guard case .object(let sections) = root else { throw bad(file, "the file is not a JSON object") }
@@ -28,7 +33,7 @@ public enum VectorFile {
             codec = known
         }
         var vectors: [Vector] = []
-        for section in sections where !["about", "codec"].contains(section.key) {
+        for section in sections where codecSections.contains(section.key) {
             guard case .array(let entries) = section.value else {
                 // Files may carry other documentation keys (e.g. framing vectors); skip what is not a list.
                 continue

@@ -1,9 +1,10 @@
 import Foundation
+import Glibc
 
 /// `bridge`: the command-line face of ChannelBridge. Each subcommand lives in its own file.
 @main
 struct Bridge {
-    static let commands: [any BridgeCommand.Type] = [CodecCommand.self, BenchCommand.self]
+    static let commands: [any BridgeCommand.Type] = [CodecCommand.self, ConformanceCommand.self, BenchCommand.self]
 
     static let help = """
         usage: bridge <command> [options]
@@ -15,6 +16,8 @@ struct Bridge {
         """
 
     static func main() async {
+        // A peer or host that goes away must surface as an error on write, not kill this process.
+        signal(SIGPIPE, SIG_IGN)
         let arguments = Array(CommandLine.arguments.dropFirst())
         let status = await run(arguments)
         Output.flush()

@@ -1,3 +1,4 @@
+import ChannelBridgeTestSupport
 import Foundation
 import Testing
 

@@ -1,10 +1,6 @@
 import ChannelBridgeCodec
 import Foundation
 
-/// The package root, found from this file's location (Tests/ChannelBridgeCodecTests/…).
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent()
-
 func hex(_ text: String) -> [UInt8] {
     try! Hex.decode(text.replacingOccurrences(of: " ", with: ""))
 }

@@ -1,10 +1,11 @@
 import ChannelBridgeCodec
 import ChannelBridgeConformance
+import ChannelBridgeTestSupport
 import Foundation
 import Testing
 
 /// Runs every vector file the project publishes, and Flutter's own sample, against our codecs.
-@Suite struct VectorConformanceTests {
+@Suite struct VectorRunnerTests {
     static let projectFiles: [String] = (try? VectorFile.files(in: packageRoot.appendingPathComponent("Protocol/vectors").path)
         .filter { !($0 as NSString).lastPathComponent.hasPrefix("framing") }) ?? []
 
@@ -23,11 +24,11 @@ import Testing
     }
 
     @Test func flutterSampleFromShared() async throws {
-        let path = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/vectors/flutter-sample.json").path
-        guard FileManager.default.fileExists(atPath: path) else {
-            print("skipping Flutter sample vectors: \(path) is absent (../shared is not beside this checkout)")
+        guard let shared = sharedDirectory else {
+            print("skipping Flutter's sample vectors: ../shared is not beside this checkout")
             return
         }
+        let path = shared.appendingPathComponent("vectors/flutter-sample.json").path
         let results = await VectorRunner(subject: BuiltInCodecs()).run(try VectorFile.load(path: path))
         #expect(results.count >= 40)
         for result in results where !result.passed {

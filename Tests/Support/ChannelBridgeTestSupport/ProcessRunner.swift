@@ -1,15 +1,15 @@
 import Foundation
 
 /// Runs a built executable of this package as a child process and collects its output.
-struct ProcessRunner {
-    struct Outcome {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+public struct ProcessRunner {
+    public struct Outcome: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
     }
 
     /// The directory holding the package's built products (beside the test bundle).
-    static let productsDirectory: URL = {
+    public static let productsDirectory: URL = {
         var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         while url.path != "/" {
             url.deleteLastPathComponent()
@@ -18,10 +18,18 @@ struct ProcessRunner {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     }()
 
-    static func run(_ product: String, _ arguments: [String], stdin: String = "") throws -> Outcome {
+    /// The path of a built executable product.
+    public static func path(of product: String) -> String {
+        productsDirectory.appendingPathComponent(product).path
+    }
+
+    public static func run(_ product: String, _ arguments: [String], stdin: String = "",
+                           environment: [String: String]? = nil, currentDirectory: URL? = nil) throws -> Outcome {
         let process = Process()
         process.executableURL = productsDirectory.appendingPathComponent(product)
         process.arguments = arguments
+        if let environment { process.environment = environment }
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         let input = Pipe(), output = Pipe(), error = Pipe()
         process.standardInput = input
         process.standardOutput = output
@@ -45,13 +53,13 @@ struct ProcessRunner {
 }
 
 /// A value written once by another thread.
-final class Locked<T>: @unchecked Sendable {
+public final class Locked<T>: @unchecked Sendable {
     // Invariant: `storage` and `done` are only touched under `lock`.
     private let lock = NSLock()
     private var storage: T
     private var done = false
-    init(_ value: T) { storage = value }
-    func set(_ value: T) { lock.withLock { storage = value; done = true } }
-    var value: T { lock.withLock { storage } }
-    var isSet: Bool { lock.withLock { done } }
+    public init(_ value: T) { storage = value }
+    public func set(_ value: T) { lock.withLock { storage = value; done = true } }
+    public var value: T { lock.withLock { storage } }
+    public var isSet: Bool { lock.withLock { done } }
 }

@@ -1,0 +1,96 @@
+import ChannelBridgeTestSupport
+import Foundation
+import Testing
+
+/// `bridge conformance` as a process: against our codecs, our own peer adapter, and adapters that
+/// are wrong on purpose, hang or die.
+@Suite struct ConformanceCommandTests {
+    let bridge = ProcessRunner.path(of: "bridge")
+    let vectors = packageRoot.appendingPathComponent("Protocol/vectors").path
+
+    func scratchScript(_ name: String, _ text: String) throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cb-conformance-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent(name).path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    func closingLine(_ stdout: String) -> String { String(stdout.split(separator: "\n").last ?? "") }
+
+    @Test func builtInCodecsPassEveryPublishedVector() throws {
+        let outcome = try ProcessRunner.run("bridge", ["conformance", "--vectors", vectors])
+        #expect(outcome.status == 0)
+        #expect(closingLine(outcome.stdout).hasSuffix(" passed, 0 failed"))
+        #expect(outcome.stdout.split(separator: "\n").count == 1)
+    }
+
+    @Test func ourOwnAdapterPassesTheSameVectors() throws {
+        let direct = try ProcessRunner.run("bridge", ["conformance", "--vectors", vectors])
+        let peer = try ProcessRunner.run("bridge", ["conformance", "--vectors", vectors, "--peer", "\(bridge) codec serve"])
+        #expect(peer.status == 0)
+        #expect(closingLine(peer.stdout) == closingLine(direct.stdout))
+    }
+
+    /// An adapter that relays to ours but flips the last byte of every Standard encoding, and one
+    /// that misaligns floats by dropping a padding byte: each failure names the vector.
+    @Test(arguments: [
+        ("flip", #"h = h[:-2] + "%02x" % (int(h[-2:], 16) ^ 1) if h else h"#),
+        ("misalign", #"h = h.replace("06000000", "060000", 1) if "06000000" in h else h"#),
+    ])
+    func brokenAdaptersAreCaughtAndNamed(kind: String, mutation: String) throws {
+        let script = try scratchScript("\(kind).py", """
+            import subprocess, sys
+            inner = subprocess.Popen([\(pythonString(bridge)), "codec", "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            for line in sys.stdin:
+                inner.stdin.write(line); inner.stdin.flush()
+                answer = inner.stdout.readline().rstrip("\\n")
+                if line.startswith("encode standard") and answer.startswith("ok "):
+                    h = answer[3:]
+                    \(mutation)
+                    answer = "ok " + h
+                print(answer, flush=True)
+            """)
+        let outcome = try ProcessRunner.run("bridge", ["conformance", "--vectors", vectors + "/standard-scalars.json",
+                                                       "--peer", "python3 \(script)"])
+        #expect(outcome.status == 1)
+        let failures = outcome.stdout.split(separator: "\n").filter { $0.hasPrefix("FAIL ") }
+        #expect(!failures.isEmpty)
+        if kind == "flip" {
+            #expect(failures.contains { $0.hasPrefix("FAIL standard-scalars.json:") && $0.contains("encode message: expected ") })
+        } else {
+            #expect(failures.contains { $0.contains("float64") && $0.contains("encode message: expected ") })
+        }
+        #expect(closingLine(outcome.stdout).hasSuffix("failed") && !closingLine(outcome.stdout).hasSuffix(" 0 failed"))
+    }
+
+    @Test func aHangingPeerIsKilledAndReported() throws {
+        let script = try scratchScript("hang.sh", "read line; sleep 600\n")
+        let outcome = try ProcessRunner.run("bridge", ["conformance", "--vectors", vectors + "/standard-scalars.json",
+                                                       "--peer", "sh \(script)", "--timeout", "1"])
+        #expect(outcome.status == 1)
+        #expect(outcome.stdout.contains("peer did not answer within"))
+        #expect(closingLine(outcome.stdout).hasPrefix("0 passed"))
+    }
+
+    @Test func aDyingPeerIsReported() throws {
+        let script = try scratchScript("die.sh", "read line; echo 'ok 00'; exit 3\n")
+        let outcome = try ProcessRunner.run("bridge", ["conformance", "--vectors", vectors + "/standard-scalars.json",
+                                                       "--peer", "sh \(script)", "--json"])
+        #expect(outcome.status == 1)
+        #expect(outcome.stdout.contains("exited with status 3"))
+        #expect(outcome.stdout.hasPrefix(#"{"passed":0,"failed":"#))
+    }
+
+    @Test func usageAndDataErrors() throws {
+        let missing = try ProcessRunner.run("bridge", ["conformance", "--vectors", "/nonexistent"])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.hasPrefix("bridge conformance: no such vector file or directory: /nonexistent"))
+        let bad = try scratchScript("bad.json", "{\"messages\": [{\"name\": \"x\"}]}")
+        let data = try ProcessRunner.run("bridge", ["conformance", "--vectors", bad])
+        #expect(data.status == 65)
+        #expect(data.stderr.contains("x: missing \"hex\""))
+    }
+
+    func pythonString(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "\\'") + "'" }
+}
