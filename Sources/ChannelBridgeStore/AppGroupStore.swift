@@ -1,0 +1,70 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The app-group preference stores under one data directory: each group's preferences, lock and
+/// shared container live in `<dataDirectory>/app-groups/<group>/` (layout in Protocol/store.md).
+///
+/// ```swift
+/// let store = AppGroupStore(dataDirectory: AppGroupStore.defaultDataDirectory())
+/// let prefs = try store.group("group.com.example.app")
+/// let shared = try await prefs.take(key: "ShareKey")   // import and clear in one step
+/// ```
+public final class AppGroupStore: PreferenceStoreProvider {
+    /// The data directory, as given.
+    public let dataDirectory: String
+    /// One write queue per group, so this store's writes to a group queue up here instead of each
+    /// holding a thread blocked on the group's lock.
+    private let writeQueues = Mutex<[String: DispatchQueue]>([:])
+
+    public init(dataDirectory: String) {
+        self.dataDirectory = dataDirectory
+    }
+
+    /// `$XDG_DATA_HOME/channelbridge`, else `$HOME/.local/share/channelbridge`.
+    public static func defaultDataDirectory(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String {
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") { return xdg + "/channelbridge" }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.local/share/channelbridge"
+    }
+
+    /// The preferences of `appGroup`. Nothing is created on disk until the first write.
+    public func group(_ appGroup: String) throws(StoreError) -> AppGroupPreferences {
+        try Self.validate(groupName: appGroup)
+        let queue = writeQueues.withLock { queues in
+            if let queue = queues[appGroup] { return queue }
+            let queue = DispatchQueue(label: "ChannelBridgeStore.write.\(appGroup)")
+            queues[appGroup] = queue
+            return queue
+        }
+        return AppGroupPreferences(appGroup: appGroup, directory: directory(forGroup: appGroup), writeQueue: queue)
+    }
+
+    public func preferences(forAppGroup appGroup: String) throws(StoreError) -> any PreferenceStore {
+        try group(appGroup)
+    }
+
+    /// `<dataDirectory>/app-groups/<group>`, for a name that `validate(groupName:)` accepts.
+    public func directory(forGroup appGroup: String) -> String {
+        var base = dataDirectory
+        while base.hasSuffix("/") { base.removeLast() }
+        return base + "/app-groups/" + appGroup
+    }
+
+    /// Accepts exactly the names that are one directory name: not empty, not `.` or `..`, no `/`
+    /// or NUL, at most 255 bytes of UTF-8.
+    public static func validate(groupName: String) throws(StoreError) {
+        let problem: String? =
+            if groupName.isEmpty { "it is empty" }
+            else if groupName == "." || groupName == ".." { "'\(groupName)' is not a directory name" }
+            else if groupName.contains("/") { "it contains '/'" }
+            else if groupName.utf8.contains(0) { "it contains a NUL character" }
+            else if groupName.utf8.count > 255 { "it is longer than 255 bytes" }
+            else { nil }
+        if let problem {
+            throw StoreError(.invalidGroupName, "invalid app group name \(groupName.debugDescription): \(problem)")
+        }
+    }
+}

@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Synchronization
+
+/// One inotify descriptor for the whole process, watching every group directory that has a change
+/// subscription, read by one dedicated thread (its `read` blocks, so it never runs on the
+/// cooperative pool). Writers replace `preferences.json` by renaming a temporary file over it, so
+/// the event that matters is `IN_MOVED_TO` for that name; `IN_CLOSE_WRITE` and `IN_DELETE` catch
+/// other tools that write or delete the file in place.
+final class DirectoryWatcher: Sendable {
+    static let shared = DirectoryWatcher()
+
+    // inotify's ABI constants (linux/inotify.h), spelled out because Glibc imports them untyped.
+    private static let closeWrite: UInt32 = 0x0000_0008
+    private static let movedFrom: UInt32 = 0x0000_0040
+    private static let movedTo: UInt32 = 0x0000_0080
+    private static let delete: UInt32 = 0x0000_0200
+    private static let queueOverflow: UInt32 = 0x0000_4000
+    private static let ignored: UInt32 = 0x0000_8000
+    private static let onlyDirectory: UInt32 = 0x0100_0000
+    private static let closeOnExec: Int32 = 0o2_000_000
+    private static let watchMask = closeWrite | movedFrom | movedTo | delete | onlyDirectory
+    private static let watchedName = "preferences.json"
+
+    private struct State {
+        var descriptor: Int32 = -1
+        var subscriptions: [Int32: [ObjectIdentifier: ChangeSubscription]] = [:]
+        var watchBySubscription: [ObjectIdentifier: Int32] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// Starts watching the subscription's group directory (which must exist).
+    func add(_ subscription: ChangeSubscription) throws(StoreError) {
+        let directory = subscription.files.directory
+        let newDescriptor = try state.withLock { (state: inout State) throws(StoreError) -> Int32? in
+            var created: Int32?
+            if state.descriptor < 0 {
+                let descriptor = inotify_init1(Self.closeOnExec)
+                if descriptor < 0 { throw FileSystem.failure("cannot start inotify", path: directory, errno: errno) }
+                state.descriptor = descriptor
+                created = descriptor
+            }
+            let watch = inotify_add_watch(state.descriptor, directory, Self.watchMask)
+            if watch < 0 { throw FileSystem.failure("cannot watch directory '\(directory)'", path: directory, errno: errno) }
+            state.subscriptions[watch, default: [:]][ObjectIdentifier(subscription)] = subscription
+            state.watchBySubscription[ObjectIdentifier(subscription)] = watch
+            return created
+        }
+        if let newDescriptor {
+            let thread = Thread { [self] in run(descriptor: newDescriptor) }
+            thread.name = "ChannelBridgeStore.watcher"
+            thread.start()
+        }
+    }
+
+    /// Stops delivering to the subscription, and stops watching a directory nobody watches any more.
+    func remove(_ subscription: ChangeSubscription) {
+        state.withLock { state in
+            let id = ObjectIdentifier(subscription)
+            guard let watch = state.watchBySubscription.removeValue(forKey: id) else { return }
+            state.subscriptions[watch]?[id] = nil
+            if state.subscriptions[watch]?.isEmpty == true {
+                state.subscriptions[watch] = nil
+                inotify_rm_watch(state.descriptor, watch)
+            }
+        }
+    }
+
+    private func run(descriptor: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { raw in
+                FileSystem.retryingOnInterrupt { read(descriptor, raw.baseAddress, raw.count) }
+            }
+            if count <= 0 {
+                stop(descriptor: descriptor)
+                return
+            }
+            let events = Self.parse(buffer[0..<count])
+            let (toRefresh, toFinish) = state.withLock { state -> ([ChangeSubscription], [ChangeSubscription]) in
+                var refresh: [ChangeSubscription] = []
+                var finish: [ChangeSubscription] = []
+                if events.overflowed {
+                    refresh = state.subscriptions.values.flatMap { $0.values }
+                } else {
+                    for watch in events.changed {
+                        if let watching = state.subscriptions[watch] { refresh.append(contentsOf: watching.values) }
+                    }
+                }
+                for watch in events.gone {
+                    // The directory itself went away; these streams can report nothing more.
+                    guard let gone = state.subscriptions.removeValue(forKey: watch) else { continue }
+                    for subscription in gone.values {
+                        state.watchBySubscription[ObjectIdentifier(subscription)] = nil
+                        finish.append(subscription)
+                    }
+                }
+                return (refresh, finish)
+            }
+            for subscription in toRefresh { try? subscription.refresh(initial: false) }
+            for subscription in toFinish { subscription.continuation.finish() }
+        }
+    }
+
+    /// The descriptor failed (it should not): end every stream rather than leave them silent, and
+    /// let the next subscription start a new descriptor.
+    private func stop(descriptor: Int32) {
+        let orphans = state.withLock { state -> [ChangeSubscription] in
+            guard state.descriptor == descriptor else { return [] }
+            let all = state.subscriptions.values.flatMap { $0.values }
+            state = State()
+            return all
+        }
+        close(descriptor)
+        for subscription in orphans { subscription.continuation.finish() }
+    }
+
+    private struct Events {
+        var changed: [Int32] = []
+        var gone: [Int32] = []
+        var overflowed = false
+    }
+
+    /// Splits a read into `struct inotify_event`s: wd, mask, cookie, len, then `len` bytes of
+    /// NUL-padded name.
+    private static func parse(_ bytes: ArraySlice<UInt8>) -> Events {
+        var events = Events()
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset + 16 <= raw.count {
+                let watch = raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+                let mask = raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                let nameLength = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                let nameBytes = raw[(offset + 16)..<min(raw.count, offset + 16 + nameLength)].prefix { $0 != 0 }
+                offset += 16 + nameLength
+                if mask & queueOverflow != 0 {
+                    events.overflowed = true
+                } else if mask & ignored != 0 {
+                    events.gone.append(watch)
+                } else if String(decoding: nameBytes, as: UTF8.self) == watchedName, !events.changed.contains(watch) {
+                    events.changed.append(watch)
+                }
+            }
+        }
+        return events
+    }
+}

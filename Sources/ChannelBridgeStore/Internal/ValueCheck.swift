@@ -1,0 +1,34 @@
+import ChannelBridgeCodec
+
+/// Refuses values the store could write but not read back: the file would become unreadable for
+/// every process sharing it.
+enum ValueCheck {
+    /// The JSON reader's nesting limit (`JSONValue.parse`'s default of 1,000) less the two levels of
+    /// the document around each value, with room to spare.
+    static let maximumDepth = 990
+
+    static func validate(_ value: StandardValue, forKey key: String) throws(StoreError) {
+        let json = TypedValueNotation.json(for: value)
+        let depth = depth(of: json)
+        if depth > maximumDepth {
+            throw StoreError(.invalidValue,
+                             "the value for key '\(key)' nests \(depth) levels deep; the store keeps at most \(maximumDepth)")
+        }
+        // A custom value of a registered type has no typed-value-notation form without its codec
+        // extension (only raw custom values do).
+        do {
+            _ = try TypedValueNotation.value(from: json)
+        } catch {
+            throw StoreError(.invalidValue,
+                             "the value for key '\(key)' has no typed value notation the store can read back: \(error)")
+        }
+    }
+
+    private static func depth(of json: JSONValue) -> Int {
+        switch json {
+        case .array(let elements): return 1 + (elements.map(depth(of:)).max() ?? 0)
+        case .object(let members): return 1 + (members.map { depth(of: $0.value) }.max() ?? 0)
+        default: return 0
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import ChannelBridgeCodec
+
+/// One app group's preferences: typed values under string keys, shared by every user of the group.
+///
+/// `AppGroupPreferences` keeps them in files that several processes share; `InMemoryPreferenceStore`
+/// keeps them in memory for unit tests. Code that only needs preferences (the
+/// `shared_preference_app_group` plugin) should depend on this protocol.
+///
+/// ```swift
+/// func importSharedItems(from store: some PreferenceStore) async throws -> [StandardValue] {
+///     guard case .list(let items)? = try await store.take(key: "itemList") else { return [] }
+///     return items
+/// }
+/// ```
+public protocol PreferenceStore: Sendable {
+    /// The value stored under `key`, or `nil` when there is none.
+    func value(forKey key: String) async throws(StoreError) -> StandardValue?
+
+    /// Every stored key and value, in the order the keys were first stored.
+    func allValues() async throws(StoreError) -> [PreferenceEntry]
+
+    /// Stores `value` under `key`; `nil` removes the key. Returns once the write is durable.
+    func set(_ value: StandardValue?, forKey key: String) async throws(StoreError)
+
+    /// Removes `key`. Removing a key that is not there writes nothing and reports no change.
+    func remove(_ key: String) async throws(StoreError)
+
+    /// Removes every key, reporting one change per key removed.
+    func removeAll() async throws(StoreError)
+
+    /// Atomically replaces the value under `key` with `transform(current)`; a `nil` result removes
+    /// the key. No other writer, in this process or another, writes the group in between.
+    ///
+    /// - Returns: the value now stored (`nil` when the key is absent).
+    /// - Throws: `StoreError`, or whatever `transform` threw (then nothing is written).
+    /// - Note: `transform` runs while the group is locked: keep it short and do not wait on the store.
+    @discardableResult
+    func update(
+        key: String, _ transform: @escaping @Sendable (StandardValue?) throws -> StandardValue?
+    ) async throws -> StandardValue?
+
+    /// Reads and removes `key` in one step: a value written by another writer is either returned
+    /// here or still stored afterwards, never lost in between.
+    func take(key: String) async throws(StoreError) -> StandardValue?
+
+    /// A stream of every change made to the group after this call returns, by this process or any
+    /// other. Changes to one key made in quick succession may arrive as one change carrying the
+    /// latest value; a change is never missed. The stream ends when the consumer stops iterating.
+    func changes() async throws(StoreError) -> AsyncStream<StoreChange>
+}
+
+/// Hands out the preferences of an app group by its identifier (`group.com.example.app`).
+public protocol PreferenceStoreProvider: Sendable {
+    /// The preferences of `appGroup`; throws `.invalidGroupName` for a name that cannot be a group.
+    func preferences(forAppGroup appGroup: String) throws(StoreError) -> any PreferenceStore
+}

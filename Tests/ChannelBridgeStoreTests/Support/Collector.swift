@@ -1,0 +1,116 @@
+import Synchronization
+
+/// A test failed to see something it waited for within a generous hang guard.
+struct HangGuardExpired: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Collects elements that arrive from elsewhere (a child's stdout lines, a change stream) and lets a
+/// test wait until they satisfy a condition, with a generous hang guard instead of a timing
+/// assertion.
+final class Collector<Element: Sendable>: Sendable {
+    private struct Waiter {
+        let isSatisfied: @Sendable ([Element]) -> Bool
+        let continuation: CheckedContinuation<[Element], any Error>
+    }
+
+    private struct State {
+        var items: [Element] = []
+        var finished = false
+        var waiters: [UInt64: Waiter] = [:]
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    let name: String
+
+    init(name: String) {
+        self.name = name
+    }
+
+    var items: [Element] { state.withLock { $0.items } }
+    var isFinished: Bool { state.withLock { $0.finished } }
+
+    func append(_ item: Element) {
+        let ready = state.withLock { state -> [(CheckedContinuation<[Element], any Error>, [Element])] in
+            state.items.append(item)
+            return takeSatisfied(&state)
+        }
+        for (continuation, items) in ready { continuation.resume(returning: items) }
+    }
+
+    /// No more elements will come; waiters that are not yet satisfied fail now.
+    func finish() {
+        let waiters = state.withLock { state -> ([Waiter], [Element]) in
+            state.finished = true
+            defer { state.waiters = [:] }
+            return (Array(state.waiters.values), state.items)
+        }
+        for waiter in waiters.0 {
+            waiter.continuation.resume(throwing: HangGuardExpired(
+                description: "\(name) ended before the expected items arrived; got \(waiters.1)"))
+        }
+    }
+
+    /// Waits until `isSatisfied(items)` holds and returns the items at that moment.
+    @discardableResult
+    func wait(
+        for what: String, hangGuard: Duration = .seconds(120),
+        until isSatisfied: @escaping @Sendable ([Element]) -> Bool
+    ) async throws -> [Element] {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        let guardTask = Task {
+            try await Task.sleep(for: hangGuard)
+            self.expire(id, what: what)
+        }
+        defer { guardTask.cancel() }
+        return try await withCheckedThrowingContinuation { continuation in
+            let outcome = state.withLock { state -> Result<[Element], HangGuardExpired>? in
+                if isSatisfied(state.items) { return .success(state.items) }
+                if state.finished {
+                    return .failure(HangGuardExpired(
+                        description: "\(name) ended before \(what); got \(state.items)"))
+                }
+                state.waiters[id] = Waiter(isSatisfied: isSatisfied, continuation: continuation)
+                return nil
+            }
+            if let outcome { continuation.resume(with: outcome) }
+        }
+    }
+
+    /// Waits until no more elements will come and returns all of them.
+    func waitForEnd(hangGuard: Duration = .seconds(120)) async throws -> [Element] {
+        do {
+            _ = try await wait(for: "the end", hangGuard: hangGuard) { _ in false }
+        } catch let error as HangGuardExpired where isFinished {
+            _ = error
+        }
+        return items
+    }
+
+    /// Waits until at least `count` items have arrived and returns the first `count`.
+    @discardableResult
+    func first(_ count: Int, hangGuard: Duration = .seconds(120)) async throws -> [Element] {
+        Array(try await wait(for: "\(count) items", hangGuard: hangGuard) { $0.count >= count }.prefix(count))
+    }
+
+    private func expire(_ id: UInt64, what: String) {
+        let expired = state.withLock { state in state.waiters.removeValue(forKey: id).map { ($0, state.items) } }
+        if let (waiter, items) = expired {
+            waiter.continuation.resume(throwing: HangGuardExpired(
+                description: "hang guard expired waiting for \(what) from \(name); got \(items)"))
+        }
+    }
+
+    private func takeSatisfied(_ state: inout State) -> [(CheckedContinuation<[Element], any Error>, [Element])] {
+        var ready: [(CheckedContinuation<[Element], any Error>, [Element])] = []
+        for (id, waiter) in state.waiters where waiter.isSatisfied(state.items) {
+            state.waiters[id] = nil
+            ready.append((waiter.continuation, state.items))
+        }
+        return ready
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `channelbridge-store-peer` executable run as a child process: a second user of the store.
+/// Its stdout lines and exit status are collected for the test.
+final class StorePeer: Sendable {
+    /// Finds the peer beside the running test binary (SwiftPM puts every product of a build in one
+    /// directory), or at `$CHANNELBRIDGE_STORE_PEER`.
+    static func executablePath() throws -> String {
+        let environment = ProcessInfo.processInfo.environment
+        if let path = environment["CHANNELBRIDGE_STORE_PEER"] { return path }
+        var candidates: [String] = []
+        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            candidates.append(exe)
+        }
+        if let exe = Bundle.main.executableURL?.path { candidates.append(exe) }
+        candidates.append(CommandLine.arguments[0])
+        for candidate in candidates {
+            // Walk up from the binary: on Linux the test binary sits in the products directory;
+            // inside an .xctest bundle (macOS) it is a few levels deeper.
+            var directory = URL(fileURLWithPath: candidate).deletingLastPathComponent()
+            for _ in 0..<4 {
+                let peer = directory.appendingPathComponent("channelbridge-store-peer").path
+                if FileManager.default.isExecutableFile(atPath: peer) { return peer }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        throw HangGuardExpired(description: "channelbridge-store-peer not found near \(candidates); "
+            + "build it (swift build --product channelbridge-store-peer) or set CHANNELBRIDGE_STORE_PEER")
+    }
+
+    let name: String
+    let lines: Collector<String>
+    private let process: Process
+    private let input: Pipe
+    private let errorLines: Collector<String>
+    private let exitStatus: Collector<Int32>
+
+    /// Starts `channelbridge-store-peer COMMAND --data-dir D --group G ARGUMENTS…`.
+    init(_ command: String, dataDirectory: String, group: String, _ arguments: [String] = []) throws {
+        name = "peer \(command) \(arguments.joined(separator: " "))"
+        lines = Collector(name: name)
+        exitStatus = Collector(name: "\(name) exit status")
+        errorLines = Collector(name: "\(name) stderr")
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: try Self.executablePath())
+        process.arguments = [command, "--data-dir", dataDirectory, "--group", group] + arguments
+        input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        let exitStatus = exitStatus
+        process.terminationHandler = { process in
+            exitStatus.append(process.terminationStatus)
+            exitStatus.finish()
+        }
+        try process.run()
+        let lines = lines
+        Self.readLines(from: output.fileHandleForReading) { lines.append($0) } atEnd: { lines.finish() }
+        let errorLines = errorLines
+        Self.readLines(from: errors.fileHandleForReading) { errorLines.append($0) } atEnd: { errorLines.finish() }
+    }
+
+    /// A peer left running by a failed test must not outlive it.
+    deinit {
+        if process.isRunning { kill(SIGKILL) }
+    }
+
+    var processIdentifier: Int32 { process.processIdentifier }
+    /// Whether the process has ended (and its exit status been collected).
+    var hasExited: Bool { !exitStatus.items.isEmpty }
+    var standardError: String { errorLines.items.joined(separator: "\n") }
+
+    /// Lines that start with `acked `, without that prefix.
+    var acknowledged: [String] {
+        lines.items.compactMap { $0.hasPrefix("acked ") ? String($0.dropFirst(6)) : nil }
+    }
+
+    /// Waits for a line equal to `line`.
+    func waitForLine(_ line: String) async throws {
+        try await lines.wait(for: "the line '\(line)'") { $0.contains(line) }
+    }
+
+    /// Releases a peer started with `--gate`.
+    func openGate() throws {
+        try input.fileHandleForWriting.write(contentsOf: Data("go\n".utf8))
+    }
+
+    func kill(_ signal: Int32) {
+        _ = Glibc.kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the process to end and returns its termination status (the signal number when a
+    /// signal ended it). Past the hang guard the process is killed and the wait fails.
+    func waitForExit(hangGuard: Duration = .seconds(240)) async throws -> Int32 {
+        do {
+            return try await exitStatus.first(1, hangGuard: hangGuard)[0]
+        } catch {
+            kill(SIGKILL)
+            throw HangGuardExpired(description: "\(name) did not exit: \(error); stderr: \(standardError)")
+        }
+    }
+
+    /// Waits for a normal exit with status 0, failing with the peer's stderr otherwise.
+    func waitForSuccess() async throws {
+        let status = try await waitForExit()
+        if status != 0 {
+            throw HangGuardExpired(description: "\(name) exited with \(status); stderr: \(standardError)")
+        }
+    }
+
+    /// Reads lines on a dedicated thread: `availableData` blocks, which the cooperative pool must not.
+    private static func readLines(
+        from handle: FileHandle, _ onLine: @escaping @Sendable (String) -> Void,
+        atEnd: @escaping @Sendable () -> Void
+    ) {
+        let thread = Thread {
+            var pending = Data()
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    onLine(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                    pending.removeSubrange(pending.startIndex...newline)
+                }
+            }
+            atEnd()  // a last line without its newline was cut off mid-write: not a line
+        }
+        thread.start()
+    }
+}
+
+/// Runs `body` with a fresh directory that is removed afterwards.
+func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
+    let path = FileManager.default.temporaryDirectory
+        .appendingPathComponent("channelbridge-store-tests-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try await body(path)
+}
