@@ -17,6 +17,10 @@ let package = Package(
         .library(name: "ChannelBridgeTesting", targets: ["ChannelBridgeTesting"]),
         .library(name: "ChannelBridgeStore", targets: ["ChannelBridgeStore"]),
         .library(name: "ChannelBridgeConformance", targets: ["ChannelBridgeConformance"]),
+        .library(name: "ChannelBridgePlugins", targets: ["ChannelBridgePlugins"]),
+        .library(name: "ChannelBridgeSharedPreferences", targets: ["ChannelBridgeSharedPreferences"]),
+        .library(name: "ChannelBridgeHost", targets: ["ChannelBridgeHost"]),
+        .executable(name: "extension-host", targets: ["extension-host"]),
         .executable(name: "bridge", targets: ["bridge"]),
     ],
     targets: [
@@ -36,6 +40,19 @@ let package = Package(
         .target(name: "ChannelBridgeConformance", dependencies: ["ChannelBridgeCodec"], swiftSettings: strict),
         // The app-group preference store: durable, multi-process-safe files (flock, fsync, inotify).
         .target(name: "ChannelBridgeStore", dependencies: ["ChannelBridgeCodec"], swiftSettings: strict),
+        // Plugins registered by name on a messenger, as Flutter's generated registrant does.
+        .target(name: "ChannelBridgePlugins",
+                dependencies: ["ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger"], swiftSettings: strict),
+        // The shared_preference_app_group plugin over the store.
+        .target(name: "ChannelBridgeSharedPreferences",
+                dependencies: ["ChannelBridgePlugins", "ChannelBridgeChannels", "ChannelBridgeStore", "ChannelBridgeCodec",
+                               "ChannelBridgeMessenger"], swiftSettings: strict),
+        // The extension host's logic; the executable is a thin shell around it.
+        .target(name: "ChannelBridgeHost",
+                dependencies: ["ChannelBridgePlugins", "ChannelBridgeSharedPreferences", "ChannelBridgeSocket",
+                               "ChannelBridgeChannels", "ChannelBridgeStore", "ChannelBridgeCodec", "ChannelBridgeMessenger"],
+                swiftSettings: strict),
+        .executableTarget(name: "extension-host", dependencies: ["ChannelBridgeHost"], swiftSettings: strict),
         .executableTarget(name: "bridge", dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance"],
                          resources: [.copy("Resources/representative-payload.tvn.json")], swiftSettings: strict),
         // Writes to a store from a separate process, for the store's multi-process tests.
@@ -62,6 +79,16 @@ let package = Package(
         .testTarget(name: "ChannelBridgeStoreTests",
                     dependencies: ["ChannelBridgeStore", "ChannelBridgeCodec", "channelbridge-store-peer"],
                     swiftSettings: strict),
+        .testTarget(name: "ChannelBridgePluginsTests",
+                    dependencies: ["ChannelBridgePlugins", "ChannelBridgeTesting", "ChannelBridgeChannels", "ChannelBridgeCodec"],
+                    swiftSettings: strict),
+        .testTarget(name: "ChannelBridgeSharedPreferencesTests",
+                    dependencies: ["ChannelBridgeSharedPreferences", "ChannelBridgePlugins", "ChannelBridgeTesting",
+                                   "ChannelBridgeChannels", "ChannelBridgeStore", "ChannelBridgeCodec"], swiftSettings: strict),
+        .testTarget(name: "ChannelBridgeHostTests",
+                    dependencies: ["ChannelBridgeHost", "ChannelBridgeSocket", "ChannelBridgeChannels", "ChannelBridgeStore",
+                                   "ChannelBridgeCodec", "ChannelBridgeTestSupport", "extension-host",
+                                   "channelbridge-store-peer"], swiftSettings: strict),
         .testTarget(name: "ChannelBridgeChannelsTests",
                     dependencies: ["ChannelBridgeChannels", "ChannelBridgeTesting", "ChannelBridgeCodec"],
                     swiftSettings: strict),
