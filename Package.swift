@@ -53,7 +53,10 @@ let package = Package(
                                "ChannelBridgeChannels", "ChannelBridgeStore", "ChannelBridgeCodec", "ChannelBridgeMessenger"],
                 swiftSettings: strict),
         .executableTarget(name: "extension-host", dependencies: ["ChannelBridgeHost"], swiftSettings: strict),
-        .executableTarget(name: "bridge", dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance"],
+        // Raw C baselines for `bridge bench`: socket ping-pong, pipelining, bulk, streams, and a C codec.
+        .executableTarget(name: "channelbridge-raw-bench", path: "Sources/channelbridge-raw-bench"),
+        .executableTarget(name: "bridge", dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeChannels",
+                                                       "ChannelBridgeSocket", "ChannelBridgeMessenger"],
                          resources: [.copy("Resources/representative-payload.tvn.json")], swiftSettings: strict),
         // Writes to a store from a separate process, for the store's multi-process tests.
         .executableTarget(name: "channelbridge-store-peer", dependencies: ["ChannelBridgeStore", "ChannelBridgeCodec"],
