@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "ChannelBridgePlugins", targets: ["ChannelBridgePlugins"]),
         .library(name: "ChannelBridgeSharedPreferences", targets: ["ChannelBridgeSharedPreferences"]),
         .library(name: "ChannelBridgeHost", targets: ["ChannelBridgeHost"]),
+        .library(name: "ChannelBridgeClient", targets: ["ChannelBridgeClient"]),
         .executable(name: "extension-host", targets: ["extension-host"]),
         .executable(name: "bridge", targets: ["bridge"]),
     ],
@@ -53,6 +54,10 @@ let package = Package(
                                "ChannelBridgeChannels", "ChannelBridgeStore", "ChannelBridgeCodec", "ChannelBridgeMessenger"],
                 swiftSettings: strict),
         .executableTarget(name: "extension-host", dependencies: ["ChannelBridgeHost"], swiftSettings: strict),
+        // Drives an extension host from another process: typed calls over the socket.
+        .target(name: "ChannelBridgeClient",
+                dependencies: ["ChannelBridgeSocket", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger"],
+                swiftSettings: strict),
         // Raw C baselines for `bridge bench`: socket ping-pong, pipelining, bulk, streams, and a C codec.
         .executableTarget(name: "channelbridge-raw-bench", path: "Sources/channelbridge-raw-bench"),
         .executableTarget(name: "bridge", dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeChannels",

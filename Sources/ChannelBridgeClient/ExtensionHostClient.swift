@@ -1,0 +1,109 @@
+import ChannelBridgeChannels
+import ChannelBridgeCodec
+import ChannelBridgeMessenger
+import ChannelBridgeSocket
+
+/// A connection to a running extension host, from any process: the Swift face of what a Flutter
+/// UI inside a share extension does over its MethodChannels.
+///
+/// ```swift
+/// let host = try await ExtensionHostClient.connect(to: "/tmp/demo/host.sock")
+/// let items = try await host.items()
+/// let prefs = try await host.sharedPreferences(appGroup: "group.demo")
+/// let shared = try await prefs.getString("ShareKey")
+/// try await host.exit()
+/// ```
+///
+/// Every call fails with a typed error when the host goes away: `MessengerError` with code
+/// `connectionClosed`, naming the channel and method.
+public final class ExtensionHostClient: Sendable {
+    /// The extension channel's default name.
+    public static let extensionChannelName = "channelbridge/extension"
+
+    public let connection: SocketConnection
+    public let extensionChannel: MethodChannel
+
+    public var messenger: any BinaryMessenger { connection.messenger }
+
+    init(connection: SocketConnection, extensionChannel: String) {
+        self.connection = connection
+        self.extensionChannel = MethodChannel(name: extensionChannel, messenger: connection.messenger)
+    }
+
+    /// Connects and waits for the host's HELLO, so a refusal (`forbidden`, a version mismatch)
+    /// surfaces here rather than on the first call.
+    public static func connect(to path: String = SocketPath.defaultPath(),
+                               extensionChannel: String = extensionChannelName,
+                               options: SocketConnection.Options = SocketConnection.Options()) async throws -> ExtensionHostClient {
+        let connection = try await SocketConnection.connect(to: path, options: options)
+        do {
+            _ = try await connection.messenger.waitForPeerHello()
+        } catch {
+            connection.close()
+            throw error
+        }
+        return ExtensionHostClient(connection: connection, extensionChannel: extensionChannel)
+    }
+
+    /// The extension's input items, as the share sheet delivered them.
+    public func items() async throws -> [InputItem] {
+        let value = try await extensionChannel.invokeMethod("getInputItems")
+        return try InputItem.list(from: value, channel: extensionChannel.name)
+    }
+
+    /// The input items as the host sent them, untyped.
+    public func rawItems() async throws -> StandardValue {
+        try await extensionChannel.invokeMethod("getInputItems")
+    }
+
+    /// Completes the extension request (`completeRequest(returningItems:)`); the host then exits 0.
+    public func exit(returning items: StandardValue = .null) async throws {
+        _ = try await extensionChannel.invokeMethod("exit", arguments: items)
+    }
+
+    /// Cancels the extension request with an error; the host then exits 2.
+    public func cancel(code: String, message: String? = nil, details: StandardValue = .null) async throws {
+        var arguments: [StandardValue.MapEntry] = [.init("code", .string(code))]
+        if let message { arguments.append(.init("message", .string(message))) }
+        if details != .null { arguments.append(.init("details", details)) }
+        _ = try await extensionChannel.invokeMethod("cancel", arguments: .map(arguments))
+    }
+
+    /// Asks the host to open a URL; answers whether it did (per its `--open-url` policy).
+    public func openURL(_ url: String) async throws -> Bool {
+        let value = try await extensionChannel.invokeMethod("openURL", arguments: ["url": .string(url)])
+        guard let opened = value.boolValue else {
+            throw ChannelError(.malformedReply, "openURL answered \(value), not a bool", channel: extensionChannel.name, method: "openURL")
+        }
+        return opened
+    }
+
+    /// The path of an app group's shared container directory.
+    public func appGroupContainer(_ appGroup: String) async throws -> String {
+        let value = try await extensionChannel.invokeMethod("getAppGroupContainer", arguments: ["appGroup": .string(appGroup)])
+        guard let path = value.stringValue else {
+            throw ChannelError(.malformedReply, "getAppGroupContainer answered \(value), not a path",
+                               channel: extensionChannel.name, method: "getAppGroupContainer")
+        }
+        return path
+    }
+
+    /// The `shared_preference_app_group` plugin, with `appGroup` chosen first when given.
+    public func sharedPreferences(appGroup: String? = nil) async throws -> SharedPreferencesClient {
+        let client = SharedPreferencesClient(messenger: connection.messenger)
+        if let appGroup { try await client.setAppGroup(appGroup) }
+        return client
+    }
+
+    /// Any method on any channel of the host.
+    public func invokeMethod(_ method: String, onChannel channel: String, arguments: StandardValue = .null,
+                             codec: some MethodCodec = StandardMethodCodec(), timeout: Duration? = nil) async throws -> StandardValue {
+        try await MethodChannel(name: channel, messenger: connection.messenger, codec: codec)
+            .invokeMethod(method, arguments: arguments, timeout: timeout)
+    }
+
+    /// Ends the session with GOODBYE `normal`.
+    public func close() {
+        connection.close()
+    }
+}
