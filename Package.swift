@@ -61,7 +61,8 @@ let package = Package(
         // Raw C baselines for `bridge bench`: socket ping-pong, pipelining, bulk, streams, and a C codec.
         .executableTarget(name: "channelbridge-raw-bench", path: "Sources/channelbridge-raw-bench"),
         .executableTarget(name: "bridge", dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeChannels",
-                                                       "ChannelBridgeSocket", "ChannelBridgeMessenger"],
+                                                       "ChannelBridgeSocket", "ChannelBridgeMessenger", "ChannelBridgeClient",
+                                                       "ChannelBridgeStore"],
                          resources: [.copy("Resources/representative-payload.tvn.json")], swiftSettings: strict),
         // Writes to a store from a separate process, for the store's multi-process tests.
         .executableTarget(name: "channelbridge-store-peer", dependencies: ["ChannelBridgeStore", "ChannelBridgeCodec"],

@@ -4,7 +4,11 @@ import Glibc
 /// `bridge`: the command-line face of ChannelBridge. Each subcommand lives in its own file.
 @main
 struct Bridge {
-    static let commands: [any BridgeCommand.Type] = [CodecCommand.self, ConformanceCommand.self, BenchCommand.self]
+    static let commands: [any BridgeCommand.Type] = [
+        CallCommand.self, SendCommand.self, ListenCommand.self, ItemsCommand.self, ExitCommand.self, CancelCommand.self,
+        PrefsCommand.self,
+        CodecCommand.self, ConformanceCommand.self, BenchCommand.self,
+    ]
 
     static let help = """
         usage: bridge <command> [options]
@@ -39,6 +43,9 @@ struct Bridge {
         }
         do {
             return try await command.run(Array(arguments.dropFirst()))
+        } catch let failure as CommandFailure {
+            Output.error("bridge \(command.name): \(failure.message)")
+            return failure.status
         } catch let error as UsageError {
             Output.error("bridge \(command.name): \(error.message)\nRun 'bridge \(command.name) --help' for usage.")
             return ExitCode.usage

@@ -20,3 +20,14 @@ struct UsageError: Error {
     var message: String
     init(_ message: String) { self.message = message }
 }
+
+/// A command failed in a way that has its own exit status (a remote error, bad input data, an
+/// unreachable host); `message` goes to stderr after the command's name.
+struct CommandFailure: Error {
+    var status: Int32
+    var message: String
+    init(_ status: Int32, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+}

@@ -1,0 +1,91 @@
+import ChannelBridgeChannels
+import ChannelBridgeClient
+import ChannelBridgeCodec
+import ChannelBridgeMessenger
+import ChannelBridgeSocket
+
+/// What every command that talks to a host shares: `--socket`, `--json`, connecting, printing
+/// values, and turning errors into the documented exit statuses.
+struct ClientContext {
+    static let valuedOptions: Set<String> = ["socket"]
+    static let flagOptions: Set<String> = ["json"]
+    static let optionsHelp = """
+          --socket PATH   the host's socket (default: \(SocketPath.defaultPath()))
+          --json          print plain JSON instead of typed value notation where the value allows it
+        """
+
+    let socketPath: String
+    let json: Bool
+
+    init(_ args: Arguments) {
+        socketPath = args.value("socket") ?? SocketPath.defaultPath()
+        json = args.flag("json")
+    }
+
+    func connect() async throws -> ExtensionHostClient {
+        do {
+            return try await ExtensionHostClient.connect(to: socketPath)
+        } catch {
+            throw CommandFailure(ExitCode.unavailable, "cannot reach a host at \(socketPath): \(Self.describe(error))")
+        }
+    }
+
+    /// Canonical TVN, or with `--json` plain JSON when the value has a JSON form.
+    func text(_ value: StandardValue) -> String {
+        if json, let plain = try? JSONMessageCodec.json(for: value) { return plain.text }
+        return TypedValueNotation.canonicalText(value)
+    }
+
+    /// Parses a hand-typed argument as lenient TVN; bad input is exit status 65.
+    static func value(_ text: String, what: String) throws -> StandardValue {
+        do {
+            return try TypedValueNotation.parse(text, lenient: true)
+        } catch {
+            throw CommandFailure(ExitCode.dataError, "\(what) is not valid typed value notation: \(error.message)")
+        }
+    }
+
+    /// Maps any failure of a remote call to a message and an exit status: 1 for an answer from
+    /// the host (an error envelope, not implemented, a handler failure), 69 when the host is
+    /// gone, 65 for data this side could not encode.
+    static func failure(_ error: any Error) -> CommandFailure {
+        switch error {
+        case let failure as CommandFailure:
+            return failure
+        case let error as MethodError:
+            var text = "remote error \(error.code)"
+            if let message = error.message { text += ": \(message)" }
+            if error.details != .null { text += "\ndetails: \(TypedValueNotation.canonicalText(error.details))" }
+            return CommandFailure(ExitCode.failure, text)
+        case let error as ChannelError where error.code == .notImplemented:
+            return CommandFailure(ExitCode.failure, "not implemented: \(error.message)")
+        case let error as ChannelError where error.code == .unencodable:
+            return CommandFailure(ExitCode.dataError, error.description)
+        case let error as MessengerError where error.code == .handlerFailed:
+            return CommandFailure(ExitCode.failure, "remote failure: \(error.description)")
+        case let error as MessengerError:
+            return CommandFailure(ExitCode.unavailable, "connection lost: \(error.description)")
+        case let error as SocketError:
+            return CommandFailure(ExitCode.unavailable, error.description)
+        case let error as CodecError:
+            return CommandFailure(ExitCode.dataError, error.description)
+        default:
+            return CommandFailure(ExitCode.failure, describe(error))
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        String(describing: error)
+    }
+
+    /// Runs `body` with a connected client, closing it afterwards and mapping errors.
+    func withClient<T>(_ body: (ExtensionHostClient) async throws -> T) async throws -> T {
+        let client = try await connect()
+        defer { client.close() }
+        do {
+            return try await body(client)
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+}
