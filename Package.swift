@@ -74,6 +74,16 @@ let package = Package(
 
         // Helpers shared by the test targets (running built products as child processes, …).
         .target(name: "ChannelBridgeTestSupport", path: "Tests/Support/ChannelBridgeTestSupport", swiftSettings: strict),
+        // Examples: small programs built with the package and run by ExamplesTests.
+        .executableTarget(name: "containing-app-example", dependencies: ["ChannelBridgeStore", "ChannelBridgeCodec"],
+                          path: "Examples/ContainingApp", swiftSettings: strict),
+        .executableTarget(name: "event-stream-example",
+                          dependencies: ["ChannelBridgeChannels", "ChannelBridgeSocket", "ChannelBridgeCodec"],
+                          path: "Examples/EventStream", swiftSettings: strict),
+        .testTarget(name: "ExamplesTests",
+                    dependencies: ["ChannelBridgeTestSupport", "containing-app-example", "event-stream-example"],
+                    swiftSettings: strict),
+
         .testTarget(name: "ChannelBridgeCodecTests",
                     dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeTestSupport", "bridge"],
                     swiftSettings: strict),
