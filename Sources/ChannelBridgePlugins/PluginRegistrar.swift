@@ -1,0 +1,68 @@
+import ChannelBridgeChannels
+import ChannelBridgeCodec
+import ChannelBridgeMessenger
+
+/// What a plugin registers itself with: one per plugin key in a `PluginRegistry` (Flutter's
+/// `FlutterPluginRegistrar`).
+///
+/// Channel handlers installed through the registrar are removed, and teardown hooks run, when the
+/// registry is torn down. After that, installing does nothing and a new hook runs at once.
+///
+/// ```swift
+/// static func register(with registrar: PluginRegistrar) throws {
+///     let plugin = CounterPlugin()
+///     registrar.addMethodCallDelegate(plugin, channel: MethodChannel(name: "example/counter",
+///                                                                    messenger: registrar.messenger))
+///     registrar.addStreamHandler(plugin.ticks, channel: EventChannel(name: "example/counter/ticks",
+///                                                                    messenger: registrar.messenger))
+///     registrar.addTeardownHook { await plugin.flush() }
+///     registrar.publish(plugin)   // other code can find it with valuePublished(byPlugin:)
+/// }
+/// ```
+public final class PluginRegistrar: Sendable {
+    /// The key this registrar was made for.
+    public let key: String
+    /// The messenger of the registry: one session, one engine in Flutter's terms.
+    public let messenger: any BinaryMessenger
+    /// The values the host gave the registry.
+    public let environment: PluginEnvironment
+    private let core: RegistryCore
+
+    init(key: String, messenger: any BinaryMessenger, environment: PluginEnvironment, core: RegistryCore) {
+        self.key = key
+        self.messenger = messenger
+        self.environment = environment
+        self.core = core
+    }
+
+    /// Publishes a value under this plugin's key, replacing any earlier one; the registry's
+    /// `valuePublished(byPlugin:)` returns it.
+    public func publish(_ value: any Sendable) {
+        core.publish(value, for: key)
+    }
+
+    /// Routes the method calls arriving on `channel` to `delegate`, with Flutter's semantics: its
+    /// result is the success reply, a thrown `MethodError` the error reply, a thrown
+    /// `MethodNotImplemented` a null reply ("not implemented" for the caller). Replaces any handler
+    /// `channel` had; removed at teardown.
+    public func addMethodCallDelegate(_ delegate: some MethodCallDelegate, channel: MethodChannel) {
+        core.install(for: key) {
+            channel.setMethodCallHandler { call in try await delegate.handle(call) }
+            return { channel.setMethodCallHandler(nil) }
+        }
+    }
+
+    /// Makes `handler` the owner of the event channel `channel`; removed at teardown, which ends
+    /// the active stream and calls the handler's `onCancel`.
+    public func addStreamHandler(_ handler: some StreamHandler, channel: EventChannel) {
+        core.install(for: key) {
+            channel.setStreamHandler(handler)
+            return { channel.setStreamHandler(nil) }
+        }
+    }
+
+    /// Runs `hook` once when the registry is torn down (after every channel handler is removed).
+    public func addTeardownHook(_ hook: @escaping @Sendable () async -> Void) {
+        core.addHook(hook, for: key)
+    }
+}

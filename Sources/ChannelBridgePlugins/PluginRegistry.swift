@@ -1,0 +1,87 @@
+import ChannelBridgeMessenger
+
+/// The plugins registered on one messenger: one registry per session, as Flutter has one per
+/// engine (`FlutterPluginRegistry`).
+///
+/// Each plugin key gets one registrar; registering a key twice is a `PluginError` with code
+/// `duplicateKey` (Flutter asserts; a registry never crashes). `tearDown()` removes every channel
+/// handler the plugins installed and runs their teardown hooks, once.
+///
+/// ```swift
+/// var environment = PluginEnvironment()
+/// environment.entitledAppGroups = ["group.example"]     // read by the plugins that need it
+///
+/// let registry = PluginRegistry(messenger: connection, environment: environment)
+/// try await registry.register(GreeterPlugin.self)
+///
+/// // or by hand, as Flutter's generated registrant does:
+/// try GreeterPlugin.register(with: registry.registrar(forPlugin: "GreeterPlugin"))
+///
+/// registry.hasPlugin("GreeterPlugin")                    // true
+/// await registry.tearDown()                             // when the session ends
+/// ```
+public final class PluginRegistry: Sendable {
+    public let messenger: any BinaryMessenger
+    /// Handed to every registrar.
+    public let environment: PluginEnvironment
+    private let core = RegistryCore()
+
+    public init(messenger: any BinaryMessenger, environment: PluginEnvironment = PluginEnvironment()) {
+        self.messenger = messenger
+        self.environment = environment
+    }
+
+    /// A registrar for the plugin `key`, which is registered from now on.
+    ///
+    /// - Throws: `PluginError` `duplicateKey` when `key` is already registered, `registryTornDown`
+    ///   after `tearDown()`.
+    public func registrar(forPlugin key: String) throws(PluginError) -> PluginRegistrar {
+        try core.add(key)
+        return PluginRegistrar(key: key, messenger: messenger, environment: environment, core: core)
+    }
+
+    /// Registers `plugin` under `key` (default: its `pluginKey`): takes a registrar and calls the
+    /// plugin's `register(with:)`.
+    ///
+    /// - Throws: what `registrar(forPlugin:)` throws, or `registrationFailed` (with the plugin's
+    ///   error as `underlying`) when `register(with:)` threw. A failed plugin leaves nothing behind:
+    ///   its key is free again, the handlers it installed are removed and its hooks have run.
+    public func register(_ plugin: any Plugin.Type, forKey key: String? = nil) async throws(PluginError) {
+        let key = key ?? plugin.pluginKey
+        let registrar = try registrar(forPlugin: key)
+        do {
+            try plugin.register(with: registrar)
+        } catch {
+            await core.rollBack(key)
+            throw .registrationFailed(key, error)
+        }
+    }
+
+    /// Whether a plugin is registered under `key` (it stays so after teardown).
+    public func hasPlugin(_ key: String) -> Bool {
+        core.publication(of: key) != nil
+    }
+
+    /// What the plugin under `key` published: `nil` when no plugin is registered under `key`,
+    /// `.nothing` when it is registered but published nothing.
+    public func valuePublished(byPlugin key: String) -> PluginPublication? {
+        core.publication(of: key)
+    }
+
+    /// The registered keys, in registration order.
+    public var pluginKeys: [String] {
+        core.keys
+    }
+
+    /// Whether `tearDown()` has been called.
+    public var isTornDown: Bool {
+        core.isTornDown
+    }
+
+    /// Removes every channel handler the plugins installed through their registrars, then runs
+    /// their teardown hooks in registration order. Runs once: a second call (also a concurrent one)
+    /// returns when the first has finished. The registry takes no new plugins afterwards.
+    public func tearDown() async {
+        await core.tearDown()
+    }
+}

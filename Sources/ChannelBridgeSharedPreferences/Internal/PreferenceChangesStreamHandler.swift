@@ -1,0 +1,57 @@
+import ChannelBridgeChannels
+import ChannelBridgeCodec
+import ChannelBridgeStore
+import Synchronization
+
+/// Owns `shared_preference_app_group/changes` for one session: forwards the store's changes of
+/// the group named in `listen` as `{key, value}` events.
+final class PreferenceChangesStreamHandler: StreamHandler {
+    private let configuration: PreferenceConfiguration
+    /// Forwards the active stream's changes; cancelled by `onCancel`.
+    private let forwarder = Mutex<Task<Void, Never>?>(nil)
+
+    init(_ configuration: PreferenceConfiguration) {
+        self.configuration = configuration
+    }
+
+    func onListen(arguments: StandardValue, events: EventSink) async throws {
+        let call = PreferenceArguments(MethodCall("listen", arguments: arguments))
+        let appGroup = try call.string("appGroup")
+        let keys = try Self.keyFilter(arguments)
+        try configuration.checkEntitled(appGroup)
+        let store = try configuration.store(for: appGroup)
+        // Subscribed before the listen reply goes out: every write after the reply is seen.
+        let changes = try await storeCall { () async throws(StoreError) in try await store.changes() }
+        let task = Task {
+            for await change in changes {
+                guard events.isActive else { break }
+                if let keys, !keys.contains(change.key) { continue }
+                events.success(["key": .string(change.key), "value": change.value ?? .null])
+            }
+        }
+        let previous = forwarder.withLock { forwarder in
+            defer { forwarder = task }
+            return forwarder
+        }
+        previous?.cancel()
+    }
+
+    func onCancel(arguments: StandardValue) async throws {
+        let task = forwarder.withLock { forwarder in
+            defer { forwarder = nil }
+            return forwarder
+        }
+        task?.cancel()
+    }
+
+    /// `keys`: absent or null for every key, else a list of strings.
+    private static func keyFilter(_ arguments: StandardValue) throws(MethodError) -> Set<String>? {
+        guard let keys = arguments["keys"], keys != .null else { return nil }
+        guard let list = keys.stringListValue else {
+            throw PreferenceErrors.invalidArguments(
+                method: "listen", argument: "keys",
+                "the argument 'keys' must be a List<String> or null, got \(PreferenceType.typeName(of: keys))")
+        }
+        return Set(list)
+    }
+}

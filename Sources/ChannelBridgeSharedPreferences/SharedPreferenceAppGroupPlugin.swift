@@ -1,0 +1,70 @@
+import ChannelBridgeChannels
+import ChannelBridgeCodec
+import ChannelBridgePlugins
+
+/// The `shared_preference_app_group` plugin: app-group preferences over a `MethodChannel`,
+/// wire-compatible with the published Flutter plugin, plus a change stream.
+///
+/// It reads the host's services from the registrar's environment:
+/// `environment.preferenceStoreProvider` (without one, every call that touches the store answers
+/// `STORE_UNAVAILABLE`) and `environment.entitledAppGroups` (default `["group.local"]`).
+///
+/// Channel `shared_preference_app_group` (StandardMethodCodec); every setter and remover answers
+/// `null`:
+///
+/// | method | arguments | result |
+/// |---|---|---|
+/// | `setAppGroup` | `{appGroup}` | `null`; chooses the group for this session |
+/// | `get` | `{key}` | the stored value as stored, or `null` |
+/// | `getBool` `getInt` `getDouble` `getString` `getStringArray` `getBytes` | `{key}` | the value, `null` when absent |
+/// | `getAll` | — | a map of every key to its value, in the store's order |
+/// | `setBool` `setInt` `setDouble` `setString` `setStringArray` `setBytes` | `{key, value}` | `null`; a null `value` removes the key |
+/// | `remove` | `{key}` | `null` |
+/// | `removeAll` | — | `null` |
+///
+/// Typed getters answer `null` for a missing key (the published iOS code answers `false`/`0`/`0.0`
+/// instead); `getDouble` widens an int; any other mismatch is `WRONG_TYPE`. Values keep their width:
+/// an int32 stays an int32 and an int64 an int64, even a small one. `setDouble` wants a double (Dart
+/// always sends one), `setInt` an int of either width. Any other method gets a null reply ("not
+/// implemented"). Error codes are listed in `ErrorCode`.
+///
+/// The app group is chosen per session (per registry): each session starts with none, unless
+/// exactly one group is entitled, which is then the default.
+///
+/// Event channel `shared_preference_app_group/changes`: listen with `{appGroup, keys?}`; every write
+/// to that group, by this session, another session or another process using the same store, is
+/// sent as `{key, value}` (`value` null for a removal; one event per key for `removeAll`), limited to
+/// `keys` when given. An unentitled group refuses the listen.
+///
+/// ```swift
+/// var environment = PluginEnvironment()
+/// environment.preferenceStoreProvider = AppGroupStore(dataDirectory: dataDirectory)
+/// environment.entitledAppGroups = ["group.com.example.app"]
+/// let registry = PluginRegistry(messenger: session, environment: environment)
+/// try await registry.register(SharedPreferenceAppGroupPlugin.self)
+///
+/// // The client side (a Dart app, or this):
+/// let prefs = MethodChannel(name: "shared_preference_app_group", messenger: client)
+/// _ = try await prefs.invokeMethod("setAppGroup", arguments: ["appGroup": "group.com.example.app"])
+/// let shared = try await prefs.invokeMethod("getString", arguments: ["key": "ShareKey"])
+/// ```
+public enum SharedPreferenceAppGroupPlugin: Plugin {
+    /// The key the published plugin is registered under by Flutter's generated registrant.
+    public static let pluginKey = "SharedPreferenceAppGroupPlugin"
+    /// The method channel, as the published plugin names it.
+    public static let channelName = "shared_preference_app_group"
+    /// The event channel for changes (ours; the published plugin has none).
+    public static let changesChannelName = "shared_preference_app_group/changes"
+
+    public static func register(with registrar: PluginRegistrar) {
+        let configuration = PreferenceConfiguration(
+            provider: registrar.environment.preferenceStoreProvider,
+            entitledAppGroups: registrar.environment.entitledAppGroups)
+        registrar.addMethodCallDelegate(
+            PreferenceMethodHandler(configuration),
+            channel: MethodChannel(name: channelName, messenger: registrar.messenger))
+        registrar.addStreamHandler(
+            PreferenceChangesStreamHandler(configuration),
+            channel: EventChannel(name: changesChannelName, messenger: registrar.messenger))
+    }
+}
