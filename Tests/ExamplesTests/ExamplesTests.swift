@@ -10,6 +10,17 @@ import Testing
         #expect(outcome.stdout == "{\"int32\":3}\n{\"int32\":2}\n{\"int32\":1}\n\"liftoff\"\nend of stream\n")
     }
 
+    @Test func customPluginIsRegisteredByNameAndCalledOverASocket() throws {
+        let outcome = try ProcessRunner.run("custom-plugin-example", ["Ada"])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout == """
+            Hello, Ada!
+            greetings so far: 1
+            notImplemented on channel 'example/greeter' (method 'wave'): No implementation found for method wave on channel example/greeter
+
+            """)
+    }
+
     /// Three extension processes share items while the containing app imports in a loop: every
     /// item is imported exactly once, none lost between the app's read and its removal.
     @Test func containingAppImportsEveryItemExactlyOnce() async throws {
