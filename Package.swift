@@ -38,7 +38,8 @@ let package = Package(
                 dependencies: ["ChannelBridgeMessenger", "ChannelBridgeChannels", "ChannelBridgeCodec"],
                 swiftSettings: strict),
         // Golden vectors and the runner that checks a codec implementation against them.
-        .target(name: "ChannelBridgeConformance", dependencies: ["ChannelBridgeCodec"], swiftSettings: strict),
+        .target(name: "ChannelBridgeConformance", dependencies: ["ChannelBridgeCodec", "ChannelBridgeMessenger"],
+                swiftSettings: strict),
         // The app-group preference store: durable, multi-process-safe files (flock, fsync, inotify).
         .target(name: "ChannelBridgeStore", dependencies: ["ChannelBridgeCodec"], swiftSettings: strict),
         // Plugins registered by name on a messenger, as Flutter's generated registrant does.

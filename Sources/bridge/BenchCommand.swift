@@ -1,56 +1,93 @@
 import Foundation
 
-/// `bridge bench [scenario ...] [--repeat N]`: each scenario against its baseline, interleaved,
-/// reported as medians and per-repetition ratios.
+/// `bridge bench [scenario ...] [--json] [--repeat N] [--scale F]`: each scenario against its
+/// baseline, interleaved, reported as medians and per-repetition ratios.
 enum BenchCommand: BridgeCommand {
     static let name = "bench"
-    static let summary = "measure scenarios against a baseline in the same run"
+    static let summary = "measure scenarios against a raw baseline in the same run"
+
+    struct Scenario: Sendable {
+        var name: String
+        var summary: String
+        var run: @Sendable (BenchSettings) async throws -> ScenarioResult
+    }
+
+    static let scenarios: [Scenario] = [
+        Scenario(name: "rtt", summary: "invokeMethod round trips, one at a time, to another process\n"
+                    + "            vs raw C 64-byte ping-pong (p50_us, p99_us, calls_per_s)", run: RttBenchmark.run),
+        Scenario(name: "pipeline", summary: "256 calls in flight on one connection vs raw C batched and\n"
+                    + "            one-write-per-frame pipelines (calls_per_s)", run: PipelineBenchmark.run),
+        Scenario(name: "bulk", summary: "1 MiB and 16 MiB Uint8List round trips vs raw C round trips\n"
+                    + "            (gb_per_s_1mib, gb_per_s_16mib; 2 × size / round-trip time)", run: BulkBenchmark.run),
+        Scenario(name: "codec", summary: "StandardMessageCodec encode+decode of the representative payload\n"
+                    + "            vs a C codec and Foundation JSON (encdec_us)", run: CodecBenchmark.run),
+        Scenario(name: "events", summary: "EventChannel events/s from another process vs a raw C one-way\n"
+                    + "            stream of 64-byte frames (events_per_s)", run: EventsBenchmark.run),
+        Scenario(name: "host", summary: "extension-host start to ready line, resident memory idle and\n"
+                    + "            after 10k calls (ready_ms, rss_idle_mb, rss_busy_mb; no baseline)", run: HostBenchmark.run),
+    ]
 
     static let help = """
-        usage: bridge bench [codec] [--repeat N] [--scale F]
+        usage: bridge bench [scenario ...] [--json] [--repeat N] [--scale F]
 
-        Scenarios:
-          codec   StandardMessageCodec encode+decode of the representative payload
-                  (5.2 KB, 145 values) vs Foundation's JSONEncoder/JSONDecoder on the same data
+        Scenarios (all of them when none is named):
+        \(scenarios.map { "  " + $0.name.padded(10) + $0.summary }.joined(separator: "\n"))
 
-        Each scenario and its baseline run interleaved N times (default 5); the table shows the
-        median and min–max of each figure and the median of the per-repetition ratios.
+        Each scenario and its baseline run interleaved (A B A B …) N times (default 5). The table
+        shows the median of the per-repetition ratios ours/baseline, then the median and min–max of
+        each figure on this machine. Socket scenarios run the other side in a separate process:
+        'bridge bench serve' for ours, the C program channelbridge-raw-bench for the baselines.
+
+        Options:
+          --json       print {"scenarios": {"<name>": {"ours": {...}, "baseline": {...}, "ratio": {...}}}}
+          --repeat N   repetitions (default 5)
+          --scale F    multiply every call, event, round and iteration count by F (default 1);
+                       e.g. --scale 0.001 runs everything once at a tiny size
+
         Build in release mode for meaningful figures:
-          swift run -c release bridge bench codec
+          swift run -c release bridge bench --repeat 3
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try Arguments(arguments, valued: ["repeat", "scale"])
+        if arguments.first == "serve" { return try await BenchServer.run(Array(arguments.dropFirst())) }
+        let args = try Arguments(arguments, valued: ["repeat", "scale"], flags: ["json"])
         if args.wantsHelp {
             Output.line(help)
             return ExitCode.success
         }
         let repetitions = try positiveInt(args.value("repeat") ?? "5", "--repeat")
-        guard let scale = Double(args.value("scale") ?? "1"), scale > 0 else { throw UsageError("--scale takes a positive number") }
-        let scenarios = args.positionals.isEmpty ? ["codec"] : args.positionals
-        for scenario in scenarios where scenario != "codec" {
-            throw UsageError("unknown scenario '\(scenario)'; known: codec")
+        guard let scale = Double(args.value("scale") ?? "1"), scale > 0, scale.isFinite else {
+            throw UsageError("--scale takes a positive number")
         }
-        Output.line("scenario  figure                          ours median (min–max)        baseline median (min–max)     ratio")
-        let figures = try CodecBenchmark.run(repetitions: repetitions, scale: scale)
-        for figure in figures {
-            Output.line("codec     " + row(figure))
+        var chosen: [Scenario] = []
+        for name in args.positionals {
+            guard let scenario = scenarios.first(where: { $0.name == name }) else {
+                throw UsageError("unknown scenario '\(name)'; known: \(scenarios.map(\.name).joined(separator: ", "))")
+            }
+            if !chosen.contains(where: { $0.name == name }) { chosen.append(scenario) }
         }
+        if chosen.isEmpty { chosen = scenarios }
+        let settings = BenchSettings(repetitions: repetitions, scale: scale)
+        let json = args.flag("json")
+        if !json {
+            Output.line(BenchReport.tableHeader)
+            Output.flush()
+        }
+        var results: [ScenarioResult] = []
+        for scenario in chosen {
+            let result = try await scenario.run(settings)
+            results.append(result)
+            if !json {
+                for line in BenchReport.tableLines(result) { Output.line(line) }
+                Output.flush()
+            }
+        }
+        if json { Output.line(BenchReport.json(results)) }
         return ExitCode.success
     }
 
     static func positiveInt(_ text: String, _ option: String) throws -> Int {
         guard let value = Int(text), value > 0 else { throw UsageError("\(option) takes a positive whole number") }
         return value
-    }
-
-    static func row(_ figure: BenchFigure) -> String {
-        func show(_ values: [Double]) -> String {
-            String(format: "%.2f (%.2f–%.2f)", BenchFigure.median(values), values.min() ?? .nan, values.max() ?? .nan)
-        }
-        return figure.name.padding(toLength: 32, withPad: " ", startingAt: 0)
-            + show(figure.ours).padding(toLength: 29, withPad: " ", startingAt: 0)
-            + show(figure.baseline).padding(toLength: 30, withPad: " ", startingAt: 0)
-            + String(format: "%.4f×", figure.medianRatio)
     }
 }

@@ -1,5 +1,6 @@
 import ChannelBridgeCodec
 import ChannelBridgeConformance
+import ChannelBridgeSocket
 import Foundation
 
 /// `bridge conformance`: runs vector files against our codecs or an external implementation.
@@ -8,7 +9,7 @@ enum ConformanceCommand: BridgeCommand {
     static let summary = "check a codec implementation against the golden vectors"
 
     static let help = """
-        usage: bridge conformance [--vectors PATH ...] [--peer "COMMAND"] [--timeout SECONDS] [--json]
+        usage: bridge conformance [--vectors PATH ...] [--peer "COMMAND" | --socket PATH] [--timeout SECONDS] [--json]
 
         Runs every vector in the files given (a file or a directory of .json files; default: the
         project's Protocol/vectors/) against this package's codecs, or with --peer against an
@@ -20,15 +21,21 @@ enum ConformanceCommand: BridgeCommand {
         failure. --json prints one JSON report instead. A peer that does not answer within
         --timeout seconds (default 10) is killed and reported.
 
+        With --socket, a live check of a running peer over the wire protocol instead: each
+        vector's bytes are sent on channelbridge/echo (which `extension-host --echo` serves) and
+        the reply must be byte-identical, which catches framing and alignment errors in a
+        transport as well as in a codec.
+
         Examples:
           bridge conformance
           bridge conformance --vectors Protocol/vectors/standard-scalars.json
           bridge conformance --peer "bridge codec serve"
           bridge conformance --peer "python3 my_adapter.py" --json
+          bridge conformance --socket /tmp/host.sock
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try Arguments(arguments, valued: ["vectors", "peer", "timeout"], flags: ["json"])
+        let args = try Arguments(arguments, valued: ["vectors", "peer", "timeout", "socket"], flags: ["json"])
         if args.wantsHelp {
             Output.line(help)
             return ExitCode.success
@@ -55,21 +62,25 @@ enum ConformanceCommand: BridgeCommand {
             return ExitCode.dataError
         }
 
-        let subject: any CodecSubject
-        var peer: PeerCodecSubject?
-        if let command = args.value("peer") {
+        if args.value("peer") != nil && args.value("socket") != nil {
+            throw UsageError("--peer and --socket exclude each other")
+        }
+        let results: [VectorResult]?
+        if let socket = args.value("socket") {
+            let connection: SocketConnection
             do {
-                peer = try PeerCodecSubject(command: command, timeout: .milliseconds(Int(timeout * 1000)))
+                connection = try await SocketConnection.connect(to: socket)
+                _ = try await connection.messenger.waitForPeerHello()
             } catch {
-                Output.error("bridge conformance: cannot start peer '\(command)': \(error)")
+                Output.error("bridge conformance: cannot reach a peer at \(socket): \(error)")
                 return ExitCode.unavailable
             }
-            subject = peer!
+            results = await EchoCheck(messenger: connection.messenger).run(vectors)
+            connection.close()
         } else {
-            subject = BuiltInCodecs()
+            results = await runOnCodecs(vectors, peerCommand: args.value("peer"), timeout: timeout)
         }
-        let results = await VectorRunner(subject: subject).run(vectors)
-        peer?.close()
+        guard let results else { return ExitCode.unavailable }
 
         let failed = results.filter { !$0.passed }
         if args.flag("json") {
@@ -81,6 +92,26 @@ enum ConformanceCommand: BridgeCommand {
             Output.line("\(results.count - failed.count) passed, \(failed.count) failed")
         }
         return failed.isEmpty ? ExitCode.success : ExitCode.failure
+    }
+
+    /// Runs the vectors on our codecs, or on a peer's; nil when the peer cannot be started.
+    static func runOnCodecs(_ vectors: [Vector], peerCommand: String?, timeout: Double) async -> [VectorResult]? {
+        let subject: any CodecSubject
+        var peer: PeerCodecSubject?
+        if let command = peerCommand {
+            do {
+                peer = try PeerCodecSubject(command: command, timeout: .milliseconds(Int(timeout * 1000)))
+            } catch {
+                Output.error("bridge conformance: cannot start peer '\(command)': \(error)")
+                return nil
+            }
+            subject = peer!
+        } else {
+            subject = BuiltInCodecs()
+        }
+        let results = await VectorRunner(subject: subject).run(vectors)
+        peer?.close()
+        return results
     }
 
     static func report(_ results: [VectorResult]) -> JSONValue {

@@ -1,7 +1,8 @@
 import ChannelBridgeCodec
 import Foundation
 
-/// `bench codec`: StandardMessageCodec encode+decode of the representative payload, against
+/// `codec`: StandardMessageCodec encode+decode of the representative payload, against a C
+/// implementation of the same format on the same bytes (`channelbridge-raw-bench codec`) and
 /// Foundation's JSONEncoder/JSONDecoder on the same data as a Codable struct, interleaved.
 enum CodecBenchmark {
     struct Origin: Codable { var x: Double; var y: Double }
@@ -61,28 +62,44 @@ enum CodecBenchmark {
         return best
     }
 
-    static func run(repetitions: Int, scale: Double) throws -> [BenchFigure] {
+    static func run(_ settings: BenchSettings) async throws -> ScenarioResult {
         let value = try loadPayload()
         let payload = try codable(from: value)
         let codec = StandardMessageCodec()
         let encoder = JSONEncoder()
         let decoder = JSONDecoder()
-        let size = try codec.encode(value).count
-        let oursIterations = max(1, Int(20_000 * scale))
-        let jsonIterations = max(1, Int(500 * scale))
-        var ours: [Double] = [], json: [Double] = []
-        for _ in 0..<repetitions {
-            ours.append(try measure(iterations: oursIterations) {
+        // The C codec gets the very bytes our codec produces, and checks it re-encodes them exactly.
+        let encoded = try codec.encode(value)
+        let directory = BenchPeer.socketDirectory("codec")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let payloadPath = directory + "/representative-payload.bin"
+        guard FileManager.default.createFile(atPath: payloadPath, contents: Data(encoded)) else {
+            throw BenchError("cannot write \(payloadPath)")
+        }
+        let oursIterations = settings.scaled(20_000)
+        let cIterations = settings.scaled(100_000)
+        let jsonIterations = settings.scaled(500)
+        var ours = BenchSeries("encdec_us")
+        var c = BenchSeries("encdec_us"), json = BenchSeries("encdec_us_foundation_json")
+        for _ in 0..<settings.repetitions {
+            ours.values.append(try measure(iterations: oursIterations) {
                 let bytes = try codec.encode(value)
                 guard case .map(let entries) = try codec.decode(bytes) else { return 0 }
                 return entries.count + bytes.count
             })
-            json.append(try measure(iterations: jsonIterations) {
+            let raw = try await RawBaseline.run("codec", ["count": cIterations], payload: payloadPath)
+            c.values.append(try RawBaseline.figure("encdec_us", in: raw))
+            json.values.append(try measure(iterations: jsonIterations) {
                 let data = try encoder.encode(payload)
                 return try decoder.decode(Payload.self, from: data).samples.count + data.count
             })
         }
-        _ = size
-        return [BenchFigure(name: "encdec_us (vs Foundation JSON)", ours: ours, baseline: json)]
+        return ScenarioResult(scenario: "codec", rows: [
+            BenchRow(figure: "encdec_us", ours: ours, baseline: c,
+                     baselineLabel: "C Standard codec, \(encoded.count)-byte payload"),
+            BenchRow(figure: "encdec_us_foundation_json", ours: ours, baseline: json,
+                     baselineLabel: "Foundation JSONEncoder/JSONDecoder, Codable struct"),
+        ])
     }
 }

@@ -1,0 +1,80 @@
+import ChannelBridgeSocket
+import Foundation
+import Glibc
+import Synchronization
+
+/// `bridge bench serve` started as a separate process, and this process's connection to it.
+struct BenchPeer {
+    let child: ChildProcess
+    let connection: SocketConnection
+    let directory: String
+
+    private static let counter = Atomic<Int>(0)
+
+    /// A fresh directory for one socket, short enough for `sun_path`; the listener creates it.
+    static func socketDirectory(_ purpose: String) -> String {
+        let number = counter.wrappingAdd(1, ordering: .relaxed).newValue
+        return "/tmp/channelbridge-bench-\(getpid())-\(purpose)-\(number)"
+    }
+
+    static func start() async throws -> BenchPeer {
+        let directory = socketDirectory("serve")
+        let path = directory + "/bench.sock"
+        let child = try ChildProcess(product: "bridge", arguments: ["bench", "serve", "--socket", path])
+        do {
+            let line = try await child.readLine()
+            guard line == "ready \(path)" else { throw BenchError("bridge bench serve said '\(line)', not its ready line") }
+            let connection = try await SocketConnection.connect(to: path)
+            _ = try await connection.messenger.waitForPeerHello()
+            return BenchPeer(child: child, connection: connection, directory: directory)
+        } catch {
+            child.closeInput()
+            child.terminate()
+            await child.waitForExit()
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
+    }
+
+    /// Closes the connection and ends the server (its stdin ends).
+    func stop() async throws {
+        connection.close()
+        await connection.waitUntilClosed()
+        child.closeInput()
+        _ = try await child.finish()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Runs `body` with a started peer, stopping it afterwards whatever happens.
+    static func with<T>(_ body: (BenchPeer) async throws -> T) async throws -> T {
+        let peer = try await start()
+        do {
+            let result = try await body(peer)
+            try await peer.stop()
+            return result
+        } catch {
+            try? await peer.stop()
+            throw error
+        }
+    }
+}
+
+/// Monotonic time in seconds, cheap enough to read around every call.
+enum BenchClock {
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
+/// How much work each scenario does: `--repeat` repetitions, counts multiplied by `--scale`.
+struct BenchSettings: Sendable {
+    var repetitions: Int
+    var scale: Double
+
+    /// `count` scaled, at least `minimum`.
+    func scaled(_ count: Int, minimum: Int = 1) -> Int {
+        max(minimum, Int((Double(count) * scale).rounded()))
+    }
+}
