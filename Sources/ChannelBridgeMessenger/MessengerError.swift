@@ -19,6 +19,8 @@ public struct MessengerError: Error, Sendable, Hashable, CustomStringConvertible
         public static let unsupportedVersion = Code("unsupportedVersion")
         /// A call did not get its reply in time.
         public static let timedOut = Code("timedOut")
+        /// A channel name is empty or longer than 65,535 UTF-8 bytes.
+        public static let invalidChannel = Code("invalidChannel")
         /// A socket or system call failed.
         public static let transport = Code("transport")
     }

@@ -1,0 +1,34 @@
+/// The byte pipe under a `MessengerConnection`: a socket, or the in-memory pair in
+/// ChannelBridgeTesting.
+///
+/// The connection hands the transport whole encoded frames and the transport hands received bytes
+/// back through `MessengerConnection.receive(_:)` and `receiveEnd(error:)`.
+///
+/// Rules a transport follows:
+/// - It accepts writes from the moment it creates the connection: the connection's initializer
+///   writes HELLO.
+/// - `write` may be called from any thread at the same time, including from inside `receive` (a
+///   handler that answers at once replies on the receiving thread). It must not block on the
+///   peer: queue what cannot be sent now. Bytes of one call go out back to back and in call order.
+///   Queuing lets a transport send many frames with one system call.
+/// - `receive` calls for one connection never overlap.
+/// - `close()` sends what is queued (within a bounded time), then ends the connection. Writes
+///   after `close()` are dropped. The connection has already failed its pending calls when it
+///   calls `close()`, so calling `receiveEnd` afterwards is allowed but not needed.
+public protocol FrameTransport: AnyObject, Sendable {
+    /// Queues the bytes of one or more whole frames.
+    func write(_ bytes: [UInt8])
+
+    /// Queues a frame whose large payload is kept in its own array: `head` then `payload`, back
+    /// to back, so that the payload need not be copied into a frame buffer.
+    func write(_ head: [UInt8], followedBy payload: [UInt8])
+
+    /// Sends what is queued, then ends the connection.
+    func close()
+}
+
+extension FrameTransport {
+    public func write(_ head: [UInt8], followedBy payload: [UInt8]) {
+        write(head + payload)
+    }
+}

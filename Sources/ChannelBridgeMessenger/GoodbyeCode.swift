@@ -1,0 +1,34 @@
+/// Why a side ends a session, carried by a GOODBYE frame.
+///
+/// Version 1 defines codes 0 to 5. A receiver keeps any other value as it is, so that a newer
+/// peer's code is still reported rather than treated as a protocol error.
+public struct GoodbyeCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public var rawValue: UInt16
+
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    /// An ordinary end of the session.
+    public static let normal = GoodbyeCode(rawValue: 0)
+    /// The HELLO named a protocol version this side cannot speak.
+    public static let unsupportedVersion = GoodbyeCode(rawValue: 1)
+    /// A frame broke the framing or session rules.
+    public static let protocolError = GoodbyeCode(rawValue: 2)
+    /// A frame's length exceeded this side's maximum frame length.
+    public static let frameTooLarge = GoodbyeCode(rawValue: 3)
+    /// The peer's credentials were refused; sent as the first and only frame.
+    public static let forbidden = GoodbyeCode(rawValue: 4)
+    /// The host is ending.
+    public static let shuttingDown = GoodbyeCode(rawValue: 5)
+
+    public var description: String {
+        switch rawValue {
+        case 0: "normal"
+        case 1: "unsupportedVersion"
+        case 2: "protocolError"
+        case 3: "frameTooLarge"
+        case 4: "forbidden"
+        case 5: "shuttingDown"
+        default: "code \(rawValue)"
+        }
+    }
+}

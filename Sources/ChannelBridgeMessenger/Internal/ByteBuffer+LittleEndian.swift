@@ -1,0 +1,39 @@
+extension Array where Element == UInt8 {
+    @inline(__always)
+    mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+    }
+}
+
+/// Reads little-endian fields from a frame body. Running past the end throws `EndOfInput`, which
+/// callers turn into `shortBody` (or "need more bytes", on the incremental path).
+struct ByteReader {
+    struct EndOfInput: Error {}
+
+    let bytes: UnsafeRawBufferPointer
+    private(set) var offset = 0
+
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    var remaining: Int { bytes.count - offset }
+
+    mutating func read<T: FixedWidthInteger>(_: T.Type) throws(EndOfInput) -> T {
+        let size = MemoryLayout<T>.size
+        guard remaining >= size else { throw EndOfInput() }
+        var value: T = 0
+        withUnsafeMutableBytes(of: &value) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + size])) }
+        offset += size
+        return T(littleEndian: value)
+    }
+
+    mutating func readSlice(_ count: Int) throws(EndOfInput) -> UnsafeRawBufferPointer {
+        guard remaining >= count else { throw EndOfInput() }
+        defer { offset += count }
+        return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
+    }
+
+    mutating func readRest() -> UnsafeRawBufferPointer {
+        defer { offset = bytes.count }
+        return UnsafeRawBufferPointer(rebasing: bytes[offset...])
+    }
+}

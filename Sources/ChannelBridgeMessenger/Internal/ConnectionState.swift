@@ -1,0 +1,105 @@
+/// Everything a `MessengerConnection` mutates, kept behind one `Mutex`.
+struct ConnectionState {
+    /// A request this side sent. `continuation` is nil while `send` is still registering it.
+    struct PendingCall {
+        var channel: String
+        var continuation: UnsafeContinuation<[UInt8]?, any Error>?
+        var cancelled = false
+    }
+
+    /// A request the peer sent whose handler is still running (a reply is owed).
+    struct InboundRequest {
+        var serial: UInt64
+        var task: Task<Void, Never>?
+    }
+
+    struct InstalledHandler {
+        var id: UInt64
+        var handler: BinaryMessageHandler
+    }
+
+    /// Someone waiting for a PONG or for the peer's HELLO.
+    struct Waiter<Value> {
+        var continuation: UnsafeContinuation<Value, any Error>?
+        var cancelled = false
+    }
+
+    var peerHello: Frame.Hello?
+    /// Set once this side sent GOODBYE; afterwards only owed replies go out.
+    var sentGoodbye: GoodbyeCode?
+    /// Set once the peer sent GOODBYE; afterwards no new requests go out.
+    var peerGoodbye: (code: GoodbyeCode, reason: String)?
+    /// Set once the session is over; every waiter has been failed.
+    var closeError: MessengerError?
+    /// While set, new requests are answered with REPLY status 2 carrying this text.
+    var refusalReason: String?
+
+    var nextRequestID: UInt32 = 0
+    var pending: [UInt32: PendingCall] = [:]
+    var nextInboundSerial: UInt64 = 0
+    var inbound: [UInt32: InboundRequest] = [:]
+    var nextHandlerID: UInt64 = 0
+    var handlers: [String: InstalledHandler] = [:]
+    var closeCallbacks: [@Sendable (MessengerError) -> Void] = []
+    var nextPingToken: UInt64 = 0
+    var pings: [UInt64: Waiter<Void>] = [:]
+    var nextHelloWaiter: UInt64 = 0
+    var helloWaiters: [UInt64: Waiter<Frame.Hello>] = [:]
+
+    var isClosed: Bool { closeError != nil }
+
+    /// An id that is neither 0 nor in flight.
+    mutating func allocateRequestID() -> UInt32 {
+        repeat {
+            nextRequestID &+= 1
+        } while nextRequestID == 0 || pending[nextRequestID] != nil
+        return nextRequestID
+    }
+
+    /// Why a new request or message cannot go out now, if it cannot.
+    func refusalToSend() -> String? {
+        if let closeError { return closeError.message }
+        if let sentGoodbye { return "this side has said goodbye (\(sentGoodbye))" }
+        if let peerGoodbye { return "the peer has said goodbye (\(peerGoodbye.code)): \(peerGoodbye.reason)" }
+        return nil
+    }
+
+    /// True when a session that is ending has nothing more to wait for: after this side's
+    /// GOODBYE, no owed replies; after the peer's GOODBYE, nothing owed either way.
+    var isDrained: Bool {
+        guard closeError == nil else { return false }
+        if sentGoodbye != nil { return inbound.isEmpty }
+        if peerGoodbye != nil { return inbound.isEmpty && pending.isEmpty }
+        return false
+    }
+
+    /// Ends the session: records `error` and takes out everything that must be failed or run.
+    mutating func close(with error: MessengerError) -> ClosedSession? {
+        guard closeError == nil else { return nil }
+        closeError = error
+        defer {
+            pending = [:]
+            inbound = [:]
+            pings = [:]
+            helloWaiters = [:]
+            closeCallbacks = []
+            handlers = [:]
+        }
+        return ClosedSession(error: error,
+                             pending: Array(pending.values),
+                             inboundTasks: inbound.values.compactMap(\.task),
+                             pings: pings.values.compactMap(\.continuation),
+                             helloWaiters: helloWaiters.values.compactMap(\.continuation),
+                             callbacks: closeCallbacks)
+    }
+}
+
+/// What is left to fail and run, outside the lock, when a session ends.
+struct ClosedSession {
+    var error: MessengerError
+    var pending: [ConnectionState.PendingCall]
+    var inboundTasks: [Task<Void, Never>]
+    var pings: [UnsafeContinuation<Void, any Error>]
+    var helloWaiters: [UnsafeContinuation<Frame.Hello, any Error>]
+    var callbacks: [@Sendable (MessengerError) -> Void]
+}

@@ -1,0 +1,192 @@
+import Synchronization
+
+/// One session of the wire protocol, driven by bytes: the `BinaryMessenger` every transport uses.
+///
+/// A transport creates the connection with its `FrameTransport` (the outbound side); the
+/// connection writes its HELLO at once. The transport then feeds what it reads to `receive(_:)`
+/// and reports the end with `receiveEnd(error:)`. Nothing here blocks or starts threads.
+///
+/// ```swift
+/// let connection = MessengerConnection(role: .client, options: .init(name: "bridge 0.1"), transport: myTransport)
+/// connection.setMessageHandler(onChannel: "channelbridge/echo") { message in message }
+/// // the transport: connection.receive(bytesRead) ... connection.receiveEnd(error: nil)
+/// let reply = try await connection.send(onChannel: "channelbridge/echo", message: [1, 2, 3])
+/// ```
+///
+/// Threads: a caller's task encodes its REQUEST and hands it to the transport itself; the thread
+/// that delivers received bytes resumes the waiting caller and starts handlers with
+/// `Task.immediate`, so a handler's synchronous part runs right there, in arrival order, and a
+/// handler that answers without suspending writes its REPLY from that same thread. Handlers that
+/// suspend run on concurrently, so replies can leave out of order.
+public final class MessengerConnection: BinaryMessenger {
+    /// This side's role, sent in its HELLO.
+    public let role: PeerRole
+    public let options: Options
+
+    let transport: any FrameTransport
+    let state = Mutex(ConnectionState())
+    /// Touched only by the one thread delivering received bytes at a time (`FrameTransport` rule).
+    let decoder: Mutex<FrameDecoder>
+
+    public init(role: PeerRole, options: Options = Options(), transport: any FrameTransport) {
+        self.role = role
+        var options = options
+        options.name = Self.truncated(options.name)
+        self.options = options
+        self.transport = transport
+        self.decoder = Mutex(FrameDecoder(maxFrameLength: options.maxFrameLength))
+        // Both sides send HELLO first, without waiting. Writing it here, before anyone else can
+        // reach this connection, makes it the first frame whatever happens next.
+        transport.write(FrameEncoder.encode(.hello(Frame.Hello(role: role, peerName: self.options.name))))
+    }
+
+    /// The peer's HELLO, once it has arrived.
+    public var peerHello: Frame.Hello? { state.withLock { $0.peerHello } }
+
+    /// Why the session ended, once it has.
+    public var closeError: MessengerError? { state.withLock { $0.closeError } }
+
+    // MARK: BinaryMessenger
+
+    public func send(onChannel channel: String, message: [UInt8]?) async throws -> [UInt8]? {
+        try validate(channel: channel, payloadCount: message?.count ?? 0, fixedBodyBytes: 4 + 2 + 1)
+        try Task.checkCancellation()
+        let id = try state.withLock { state throws(MessengerError) -> UInt32 in
+            if let refusal = state.refusalToSend() {
+                throw MessengerError(.connectionClosed, refusal, channel: channel)
+            }
+            let id = state.allocateRequestID()
+            state.pending[id] = ConnectionState.PendingCall(channel: channel)
+            return id
+        }
+        return try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { continuation in
+                let failure = state.withLock { state -> (any Error)? in
+                    guard var call = state.pending[id] else {
+                        return Self.closedBeforeReply(channel: channel, state.closeError)
+                    }
+                    if call.cancelled {
+                        state.pending[id] = nil
+                        return CancellationError()
+                    }
+                    call.continuation = continuation
+                    state.pending[id] = call
+                    return nil
+                }
+                if let failure {
+                    continuation.resume(throwing: failure)
+                    return
+                }
+                writeFrame(.request(id: id, channel: channel, payload: message))
+            }
+        } onCancel: {
+            cancelRequest(id)
+        }
+    }
+
+    public func post(onChannel channel: String, message: [UInt8]?) throws {
+        try validate(channel: channel, payloadCount: message?.count ?? 0, fixedBodyBytes: 2 + 1)
+        if let refusal = state.withLock({ $0.refusalToSend() }) {
+            throw MessengerError(.connectionClosed, refusal, channel: channel)
+        }
+        writeFrame(.message(channel: channel, payload: message))
+    }
+
+    @discardableResult
+    public func setMessageHandler(onChannel channel: String, _ handler: BinaryMessageHandler?) -> MessageHandlerToken {
+        state.withLock { state in
+            state.nextHandlerID += 1
+            let id = state.nextHandlerID
+            if state.isClosed { return MessageHandlerToken(channel: channel, id: id) }
+            if let handler {
+                state.handlers[channel] = ConnectionState.InstalledHandler(id: id, handler: handler)
+            } else {
+                state.handlers[channel] = nil
+            }
+            return MessageHandlerToken(channel: channel, id: id)
+        }
+    }
+
+    public func removeMessageHandler(_ token: MessageHandlerToken) {
+        state.withLock { state in
+            if state.handlers[token.channel]?.id == token.id { state.handlers[token.channel] = nil }
+        }
+    }
+
+    public func onClose(_ callback: @escaping @Sendable (MessengerError) -> Void) {
+        let closed = state.withLock { state -> MessengerError? in
+            if let error = state.closeError { return error }
+            state.closeCallbacks.append(callback)
+            return nil
+        }
+        if let closed { callback(closed) }
+    }
+
+    // MARK: Internals shared by the extensions
+
+    /// Withdraws a request whose caller was cancelled: fails the caller and tells the peer.
+    private func cancelRequest(_ id: UInt32) {
+        let (continuation, drained) = state.withLock { state -> (UnsafeContinuation<[UInt8]?, any Error>?, Bool) in
+            guard var call = state.pending[id] else { return (nil, false) }
+            guard let continuation = call.continuation else {
+                call.cancelled = true
+                state.pending[id] = call
+                return (nil, false)
+            }
+            state.pending[id] = nil
+            return (continuation, state.isDrained)
+        }
+        guard let continuation else { return }
+        writeFrame(.cancel(id: id))
+        continuation.resume(throwing: CancellationError())
+        if drained { finishDrained() }
+    }
+
+    /// Encodes `frame` and hands it to the transport; a large payload is passed on uncopied.
+    func writeFrame(_ frame: Frame) {
+        if let payload = FrameEncoder.detachedPayload(of: frame), payload.count >= Self.separatePayloadThreshold {
+            var head: [UInt8] = []
+            head.reserveCapacity(32)
+            FrameEncoder.encodeHead(of: frame, into: &head)
+            transport.write(head, followedBy: payload)
+        } else {
+            transport.write(FrameEncoder.encode(frame))
+        }
+    }
+
+    static let separatePayloadThreshold = 64 << 10
+
+    static func closedBeforeReply(channel: String, _ cause: MessengerError?) -> MessengerError {
+        MessengerError(.connectionClosed,
+                       "the connection closed before the reply arrived: \(cause?.message ?? "closed")",
+                       channel: channel)
+    }
+
+    private func validate(channel: String, payloadCount: Int, fixedBodyBytes: Int) throws(MessengerError) {
+        let nameLength = channel.utf8.count
+        guard nameLength > 0, nameLength <= Int(UInt16.max) else {
+            throw MessengerError(.invalidChannel,
+                                 "a channel name must have 1 to 65,535 UTF-8 bytes, not \(nameLength)",
+                                 channel: channel)
+        }
+        let frameLength = 1 + fixedBodyBytes + nameLength + payloadCount
+        guard frameLength <= options.maxFrameLength else {
+            throw MessengerError(.frameTooLarge,
+                                 "a \(payloadCount)-byte message makes a \(frameLength)-byte frame, over the maximum of \(options.maxFrameLength)",
+                                 channel: channel)
+        }
+    }
+
+    private static func truncated(_ name: String) -> String {
+        let limit = Int(UInt16.max)
+        guard name.utf8.count > limit else { return name }
+        var kept = String.UnicodeScalarView()
+        var count = 0
+        for scalar in name.unicodeScalars {
+            count += UTF8.width(scalar)
+            if count > limit { break }
+            kept.append(scalar)
+        }
+        return String(kept)
+    }
+}

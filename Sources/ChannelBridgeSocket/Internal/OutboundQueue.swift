@@ -1,0 +1,70 @@
+/// Bytes waiting to be written, as a list of chunks. Small frames are copied together into
+/// blocks so that one `sendmsg` carries many of them; a large payload stays in its own array and
+/// goes out without being copied.
+struct OutboundQueue {
+    /// Frames up to this size are coalesced.
+    static let smallChunk = 16 << 10
+    /// A coalescing block is not grown past this size.
+    static let blockSize = 64 << 10
+
+    private(set) var chunks: [[UInt8]] = []
+    /// Bytes of `chunks[0]` already sent.
+    private(set) var firstOffset = 0
+    private var lastIsBlock = false
+    private(set) var byteCount = 0
+
+    var isEmpty: Bool { chunks.isEmpty }
+
+    mutating func append(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        byteCount += bytes.count
+        if bytes.count <= Self.smallChunk {
+            if lastIsBlock, chunks[chunks.count - 1].count + bytes.count <= Self.blockSize {
+                chunks[chunks.count - 1].append(contentsOf: bytes)
+            } else {
+                var block: [UInt8] = []
+                block.reserveCapacity(Self.blockSize)
+                block.append(contentsOf: bytes)
+                chunks.append(block)
+                lastIsBlock = true
+            }
+        } else {
+            chunks.append(bytes)
+            lastIsBlock = false
+        }
+    }
+
+    /// Removes and returns everything queued.
+    mutating func takeAll() -> OutboundQueue {
+        defer { self = OutboundQueue() }
+        return self
+    }
+
+    /// Puts `earlier` (what was taken and not yet sent) back in front of what was queued since.
+    mutating func prepend(_ earlier: OutboundQueue) {
+        guard !earlier.isEmpty else { return }
+        var merged = earlier
+        merged.chunks.append(contentsOf: chunks)
+        merged.byteCount += byteCount
+        merged.lastIsBlock = chunks.isEmpty ? earlier.lastIsBlock : lastIsBlock
+        self = merged
+    }
+
+    /// Drops `count` sent bytes from the front.
+    mutating func consume(_ count: Int) {
+        var rest = count
+        byteCount -= count
+        while rest > 0 {
+            let available = chunks[0].count - firstOffset
+            if rest >= available {
+                rest -= available
+                chunks.removeFirst()
+                firstOffset = 0
+                if chunks.isEmpty { lastIsBlock = false }
+            } else {
+                firstOffset += rest
+                rest = 0
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import ChannelBridgeMessenger
+import Foundation
+import Glibc
+
+/// One session over a connected Unix socket: a `MessengerConnection` (the `BinaryMessenger`),
+/// a reader thread that blocks in `read` and feeds it, and the peer's credentials.
+///
+/// ```swift
+/// let connection = try await SocketConnection.connect(to: SocketPath.defaultPath())
+/// let reply = try await connection.messenger.send(onChannel: "channelbridge/echo", message: [1])
+/// connection.close()
+/// await connection.waitUntilClosed()
+/// ```
+public final class SocketConnection: Sendable {
+    /// The session; pass it to channels as their `BinaryMessenger`.
+    public let messenger: MessengerConnection
+    /// The credentials of the process at the other end, as recorded when it connected.
+    public let peerCredentials: PeerCredentials
+    /// The socket path this connection was made on.
+    public let path: String
+    let transport: SocketTransport
+
+    init(fd: Int32, role: PeerRole, path: String, credentials: PeerCredentials, options: Options) {
+        transport = SocketTransport(fd: fd, closeTimeout: options.closeTimeout)
+        messenger = MessengerConnection(role: role, options: options.messengerOptions, transport: transport)
+        peerCredentials = credentials
+        self.path = path
+    }
+
+    /// The peer name from the peer's HELLO, once it has arrived.
+    public var peerName: String? { messenger.peerHello?.peerName }
+
+    /// Connects to the host listening at `path`. `configure` runs before anything is read, so
+    /// handlers installed there see the host's first frames.
+    ///
+    /// The connect itself runs on the connection's own reader thread, never on the Swift
+    /// concurrency pool. Throws `SocketError`: `notFound` (no socket file), `connectionRefused`
+    /// (a stale file), `peerNotAccepted` (the host's uid fails `options.acceptPeer`), ... A host
+    /// that refuses this process shows up as `MessengerError.forbidden` from
+    /// `messenger.waitForPeerHello()` and from `onClose`.
+    public static func connect(
+        to path: String = SocketPath.defaultPath(),
+        options: Options = Options(),
+        configure: @escaping @Sendable (SocketConnection) -> Void = { _ in }
+    ) async throws -> SocketConnection {
+        guard let address = Syscalls.address(for: path) else {
+            throw SocketError(.invalidPath, "a Unix socket path must have 1 to 107 bytes and no NUL", path: path)
+        }
+        let fd = try Syscalls.newStreamSocket()
+        return try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                let outcome = Result { () throws(SocketError) -> SocketConnection in
+                    try establish(fd: fd, address: address, path: path, options: options)
+                }
+                guard case .success(let connection) = outcome else {
+                    Syscalls.closeDescriptor(fd)
+                    continuation.resume(with: outcome.mapError { $0 as any Error })
+                    return
+                }
+                configure(connection)
+                continuation.resume(returning: connection)
+                connection.transport.runReader(for: connection.messenger)
+            }
+            thread.name = "channelbridge reader (client)"
+            thread.start()
+        }
+    }
+
+    private static func establish(fd: Int32, address: sockaddr_un, path: String,
+                                  options: Options) throws(SocketError) -> SocketConnection {
+        let result = Syscalls.connect(fd, to: address)
+        switch result {
+        case 0:
+            break
+        case ENOENT:
+            throw SocketError(.notFound, "no socket file: no host has started there", path: path, errno: result)
+        case ECONNREFUSED:
+            throw SocketError(.connectionRefused, "nothing accepts connections on this socket (stale file)",
+                              path: path, errno: result)
+        default:
+            throw Syscalls.failure("connect", path: path, errno: result)
+        }
+        guard let credentials = Syscalls.peerCredentials(fd) else {
+            throw Syscalls.failure("getsockopt(SO_PEERCRED)", code: .credentials, path: path)
+        }
+        guard options.acceptPeer(credentials) else {
+            throw SocketError(.peerNotAccepted, "the host (\(credentials)) is not accepted by this client's peer policy",
+                              path: path)
+        }
+        return SocketConnection(fd: fd, role: .client, path: path, credentials: credentials, options: options)
+    }
+
+    /// Ends the session with GOODBYE `code`: replies still owed are sent first, then the socket is
+    /// shut down. Calls still waiting for replies fail with `connectionClosed`.
+    public func close(code: GoodbyeCode = .normal, reason: String = "") {
+        messenger.close(code: code, reason: reason)
+    }
+
+    /// Runs `callback` once when the session ends; see `BinaryMessenger.onClose`.
+    public func onClose(_ callback: @escaping @Sendable (MessengerError) -> Void) {
+        messenger.onClose(callback)
+    }
+
+    /// Resumes once the session is over and the socket's descriptor has been closed.
+    public func waitUntilClosed() async {
+        await transport.waitUntilClosed()
+    }
+
+    /// Starts the reader thread of an accepted connection.
+    func startReading() {
+        let thread = Thread { [transport, messenger] in transport.runReader(for: messenger) }
+        thread.name = "channelbridge reader fd \(transport.fd)"
+        thread.start()
+    }
+}

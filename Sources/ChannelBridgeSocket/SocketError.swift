@@ -1,0 +1,45 @@
+/// A socket could not be bound, connected or used.
+public struct SocketError: Error, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// Another host is serving on the path; it is never taken over.
+        public static let addressInUse = Code("addressInUse")
+        /// The path is too long for a Unix socket address, or empty.
+        public static let invalidPath = Code("invalidPath")
+        /// Something other than a socket exists at the path; it is left alone.
+        public static let notASocket = Code("notASocket")
+        /// No socket file exists at the path (no host has started there).
+        public static let notFound = Code("notFound")
+        /// A socket file exists but nothing accepts on it (a stale file).
+        public static let connectionRefused = Code("connectionRefused")
+        /// The peer's credentials could not be read.
+        public static let credentials = Code("credentials")
+        /// The process at the other end is not accepted by this side's peer policy.
+        public static let peerNotAccepted = Code("peerNotAccepted")
+        /// Another system call failed; `errno` says why.
+        public static let systemCall = Code("systemCall")
+    }
+
+    public var code: Code
+    public var message: String
+    /// The socket path concerned.
+    public var path: String?
+    /// The `errno` of the failed system call, when there was one.
+    public var errno: Int32?
+
+    public init(_ code: Code, _ message: String, path: String? = nil, errno: Int32? = nil) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.errno = errno
+    }
+
+    public var description: String {
+        var text = "\(code): \(message)"
+        if let path { text += " (\(path))" }
+        return text
+    }
+}

@@ -1,0 +1,58 @@
+import ChannelBridgeMessenger
+import Synchronization
+
+extension InMemoryMessenger {
+    /// The hand-driven side of `makeRawPeer(role:options:)`: writes raw bytes to the connection
+    /// and records every byte the connection writes back.
+    public final class RawPeer: Sendable {
+        private struct Recorded {
+            var bytes: [UInt8] = []
+            var ended = false
+        }
+
+        private let connection: MessengerConnection
+        private let recorded = Mutex(Recorded())
+
+        init(connection: MessengerConnection) {
+            self.connection = connection
+        }
+
+        /// Delivers `bytes` to the connection as if read from a socket. Do not call concurrently.
+        public func send(_ bytes: [UInt8]) {
+            connection.receive(bytes)
+        }
+
+        /// Encodes `frame` and delivers it.
+        public func send(_ frame: Frame) {
+            send(FrameEncoder.encode(frame))
+        }
+
+        /// Reports end of input to the connection, as a socket's end of file would.
+        public func sendEnd() {
+            connection.receiveEnd()
+        }
+
+        /// Every byte the connection has written so far.
+        public var receivedBytes: [UInt8] { recorded.withLock { $0.bytes } }
+
+        /// The frames the connection has written so far, decoded.
+        public func receivedFrames() throws -> [Frame] {
+            var decoder = FrameDecoder(maxFrameLength: Int(UInt32.max))
+            decoder.append(receivedBytes)
+            var frames: [Frame] = []
+            while let frame = try decoder.next() { frames.append(frame) }
+            return frames
+        }
+
+        /// True once the connection has closed its transport.
+        public var isClosed: Bool { recorded.withLock { $0.ended } }
+
+        func record(_ bytes: [UInt8]) {
+            recorded.withLock { $0.bytes.append(contentsOf: bytes) }
+        }
+
+        func recordEnd() {
+            recorded.withLock { $0.ended = true }
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import ChannelBridgeMessenger
+import Testing
+
+@Suite struct FrameDecoderTests {
+    /// A stream holding every kind, an empty-payload frame, and two frames large enough for the
+    /// in-place payload path (one of them a REPLY).
+    static func stream(largeCount: Int = FrameDecoder.directPayloadThreshold + 1000) -> (bytes: [UInt8], frames: [Frame]) {
+        var generator = SeededGenerator(seed: 7)
+        let large = (0..<largeCount).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let frames: [Frame] = [
+            .hello(.init(role: .host, peerName: "host ✓")),
+            .request(id: 1, channel: "a/b", payload: [1, 2, 3]),
+            .request(id: 2, channel: "a/b", payload: nil),
+            .request(id: 3, channel: "big", payload: large),
+            .message(channel: "events", payload: []),
+            .reply(id: 9, result: .bytes(Array(large.reversed()))),
+            .reply(id: 10, result: .null),
+            .reply(id: 11, result: .failure("boom")),
+            .message(channel: "events", payload: nil),
+            .cancel(id: 4),
+            .ping(token: .max),
+            .pong(token: 0),
+            .goodbye(code: .shuttingDown, reason: "bye"),
+        ]
+        var bytes: [UInt8] = []
+        for frame in frames { FrameEncoder.encode(frame, into: &bytes) }
+        return (bytes, frames)
+    }
+
+    /// Feeds `chunks` in order, alternately through `append` and through the read-in-place API,
+    /// collecting frames as they complete.
+    static func decode(_ chunks: [ArraySlice<UInt8>], maxFrameLength: Int = FrameDecoder.defaultMaxFrameLength)
+        throws -> [Frame] {
+        var decoder = FrameDecoder(maxFrameLength: maxFrameLength)
+        var frames: [Frame] = []
+        for (index, chunk) in chunks.enumerated() {
+            if index % 2 == 0 {
+                decoder.append(chunk)
+            } else {
+                var rest = chunk[...]
+                while !rest.isEmpty {
+                    // A read-in-place region may be smaller than the chunk (the end of a large payload).
+                    decoder.withUnsafeMutableInputBuffer(minimumCapacity: 16) { region in
+                        let count = min(region.count, rest.count)
+                        rest.prefix(count).withUnsafeBytes { region.copyMemory(from: $0) }
+                        rest = rest.dropFirst(count)
+                        return count
+                    }
+                    while let frame = try decoder.next() { frames.append(frame) }
+                }
+            }
+            while let frame = try decoder.next() { frames.append(frame) }
+        }
+        #expect(decoder.bufferedByteCount == 0)
+        return frames
+    }
+
+    static func randomSplits(_ bytes: [UInt8], seed: UInt64, maxChunk: Int) -> [ArraySlice<UInt8>] {
+        var generator = SeededGenerator(seed: seed)
+        var chunks: [ArraySlice<UInt8>] = []
+        var start = 0
+        while start < bytes.count {
+            let size = Int.random(in: 1...maxChunk, using: &generator)
+            let end = min(bytes.count, start + size)
+            chunks.append(bytes[start..<end])
+            start = end
+        }
+        return chunks
+    }
+
+    @Test func allAtOnce() throws {
+        let (bytes, frames) = Self.stream()
+        #expect(try Self.decode([bytes[...]]) == frames)
+    }
+
+    @Test func byteByByte() throws {
+        let (bytes, frames) = Self.stream()
+        #expect(try Self.decode(bytes.indices.map { bytes[$0...$0] }) == frames)
+    }
+
+    @Test(arguments: [(1, 7), (2, 64), (3, 4096), (4, 100_000)])
+    func randomSplits(seed: UInt64, maxChunk: Int) throws {
+        let (bytes, frames) = Self.stream()
+        #expect(try Self.decode(Self.randomSplits(bytes, seed: seed, maxChunk: maxChunk)) == frames)
+    }
+
+    @Test func sixteenMebibytePayloadInRandomSplits() throws {
+        let payload = [UInt8](repeating: 0x5A, count: 16 << 20)
+        var bytes: [UInt8] = []
+        FrameEncoder.encode(.request(id: 1, channel: "bytes", payload: payload), into: &bytes)
+        FrameEncoder.encode(.ping(token: 1), into: &bytes)
+        let frames = try Self.decode(Self.randomSplits(bytes, seed: 5, maxChunk: 1 << 20))
+        #expect(frames == [.request(id: 1, channel: "bytes", payload: payload), .ping(token: 1)])
+    }
+
+    @Test func oversizedLengthIsRefusedBeforeAnyBodyByte() {
+        var decoder = FrameDecoder(maxFrameLength: 1024)
+        decoder.append([0x01, 0x04, 0x00] as [UInt8])
+        #expect(throws: Never.self) { _ = try decoder.next() }
+        decoder.append([0x00] as [UInt8])   // length 1025: complete length field, no kind, no body
+        #expect { _ = try decoder.next() } throws: { ($0 as? ProtocolViolation)?.code == .frameTooLarge }
+    }
+
+    @Test func lengthAtTheMaximumIsAccepted() throws {
+        var decoder = FrameDecoder(maxFrameLength: 13)
+        decoder.append(FrameEncoder.encode(.message(channel: "c", payload: Array(repeating: 1, count: 8))))
+        #expect(try decoder.next() == .message(channel: "c", payload: Array(repeating: 1, count: 8)))
+    }
+
+    @Test func errorsAreStickyAndFramesBeforeThemAreDelivered() throws {
+        var bytes = FrameEncoder.encode(.cancel(id: 1))
+        bytes += [0x01, 0x00, 0x00, 0x00, 0x42]   // unknown kind 0x42
+        bytes += FrameEncoder.encode(.cancel(id: 2))
+        var decoder = FrameDecoder()
+        decoder.append(bytes)
+        #expect(try decoder.next() == .cancel(id: 1))
+        for _ in 0..<2 {
+            #expect { _ = try decoder.next() } throws: { ($0 as? ProtocolViolation)?.code == .unknownKind }
+        }
+    }
+
+    @Test func sameErrorWhateverTheSplit() throws {
+        // A large REQUEST whose channel name is bad UTF-8 is caught on the in-place path too.
+        var bytes = FrameEncoder.encode(.ping(token: 3))
+        var body: [UInt8] = [0x02, 0x05, 0, 0, 0, 0x02, 0x00, 0xC3, 0x28, 0x00]
+        body += Array(repeating: 0, count: FrameDecoder.directPayloadThreshold)
+        withUnsafeBytes(of: UInt32(body.count).littleEndian) { bytes += $0 }
+        bytes += body
+        for split in [bytes.count, 1, 3, 1000] {
+            let chunks = stride(from: 0, to: bytes.count, by: split).map { bytes[$0..<min($0 + split, bytes.count)] }
+            var seen: [Frame] = []
+            #expect {
+                var decoder = FrameDecoder()
+                for chunk in chunks {
+                    decoder.append(chunk)
+                    while let frame = try decoder.next() { seen.append(frame) }
+                }
+            } throws: { ($0 as? ProtocolViolation)?.code == .invalidUTF8 }
+            #expect(seen == [.ping(token: 3)])
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import ChannelBridgeMessenger
+import Testing
+
+@Suite struct FrameEncoderTests {
+    /// Every frame kind, with its bytes worked out by hand from the layout in Protocol/wire-protocol.md.
+    static let cases: [(Frame, String)] = [
+        (.hello(.init(role: .client, peerName: "ab")), "0e000000 01 43484252 0100 0000 00 0200 6162"),
+        (.hello(.init(role: .host, peerName: "")), "0c000000 01 43484252 0100 0000 01 0000"),
+        (.request(id: 1, channel: "ch", payload: [0x2A]), "0b000000 02 01000000 0200 6368 00 2a"),
+        (.request(id: 0x0102_0304, channel: "ch", payload: nil), "0a000000 02 04030201 0200 6368 01"),
+        (.request(id: 2, channel: "é", payload: []), "0a000000 02 02000000 0200 c3a9 00"),
+        (.reply(id: 7, result: .bytes([1, 2])), "08000000 03 07000000 00 0102"),
+        (.reply(id: 7, result: .bytes([])), "06000000 03 07000000 00"),
+        (.reply(id: 7, result: .null), "06000000 03 07000000 01"),
+        (.reply(id: 7, result: .failure("x")), "07000000 03 07000000 02 78"),
+        (.message(channel: "ch", payload: []), "06000000 04 0200 6368 00"),
+        (.message(channel: "ch", payload: nil), "06000000 04 0200 6368 01"),
+        (.message(channel: "ch", payload: [9, 8]), "08000000 04 0200 6368 00 0908"),
+        (.cancel(id: 5), "05000000 05 05000000"),
+        (.ping(token: 0x0102_0304_0506_0708), "09000000 06 0807060504030201"),
+        (.pong(token: 0x0102_0304_0506_0708), "09000000 07 0807060504030201"),
+        (.goodbye(code: .frameTooLarge, reason: "big"), "06000000 08 0300 626967"),
+        (.goodbye(code: .normal, reason: ""), "03000000 08 0000"),
+    ]
+
+    @Test(arguments: 0..<cases.count)
+    func encodesExactBytes(index: Int) {
+        let (frame, hex) = Self.cases[index]
+        #expect(hexString(FrameEncoder.encode(frame)) == hexString(bytes(hex: hex)))
+        #expect(FrameEncoder.encodedLength(of: frame) == bytes(hex: hex).count)
+    }
+
+    @Test func appendsToAnExistingBuffer() {
+        var buffer: [UInt8] = [0xAA]
+        FrameEncoder.encode(.cancel(id: 1), into: &buffer)
+        FrameEncoder.encode(.ping(token: 2), into: &buffer)
+        #expect(hexString(buffer) == "aa" + "050000000501000000" + "09000000060200000000000000")
+    }
+
+    @Test(arguments: 0..<cases.count)
+    func decodesWhatItEncodes(index: Int) throws {
+        let (frame, _) = Self.cases[index]
+        var decoder = FrameDecoder()
+        decoder.append(FrameEncoder.encode(frame))
+        #expect(try decoder.next() == frame)
+        #expect(try decoder.next() == nil)
+    }
+
+    @Test func goodbyeCodesHaveTheirWireValues() {
+        let codes: [GoodbyeCode] = [.normal, .unsupportedVersion, .protocolError, .frameTooLarge, .forbidden, .shuttingDown]
+        #expect(codes.map(\.rawValue) == [0, 1, 2, 3, 4, 5])
+        #expect(codes.map(\.description) ==
+            ["normal", "unsupportedVersion", "protocolError", "frameTooLarge", "forbidden", "shuttingDown"])
+    }
+}
