@@ -1,2 +1,74 @@
-// Placeholder until the peer is written.
-print("channelbridge-test-peer")
+// A peer process for the channel tests over real sockets (ChannelBridgeSocketTests/ChannelsOverSocket*).
+//
+//   channelbridge-test-peer listen PATH    host: accept sessions on PATH, serve each one
+//   channelbridge-test-peer connect PATH   client: connect to PATH and serve that one session
+//
+// Prints `ready` on stdout once it can be talked to (listening, or connected with HELLOs exchanged),
+// then serves until stdin reaches end of file (the test process is gone) or, when connected, until
+// the session ends. Errors go to stderr with exit status 1.
+//
+// What each session offers is in PeerSession.swift.
+import ChannelBridgeSocket
+import Foundation
+import Glibc
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("channelbridge-test-peer: \(message)\n".utf8))
+    exit(1)
+}
+
+func announceReady() {
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+}
+
+/// Exits once stdin ends, so that a peer never outlives the test that started it.
+func exitWhenStdinEnds() {
+    let thread = Thread {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while true {
+            let count = read(0, &buffer, buffer.count)
+            if count == 0 { exit(0) }
+            if count < 0 && errno != EINTR { exit(0) }
+        }
+    }
+    thread.name = "stdin watcher"
+    thread.start()
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+guard arguments.count == 2, let mode = arguments.first, let path = arguments.last else {
+    fail("usage: channelbridge-test-peer listen|connect PATH")
+}
+exitWhenStdinEnds()
+
+switch mode {
+case "listen":
+    let listener: SocketListener
+    do {
+        listener = try SocketListener(path: path, options: .init(connection: .init(name: "test peer host"))) { connection in
+            PeerSession.serve(connection)
+        }
+    } catch {
+        fail("cannot listen on \(path): \(error)")
+    }
+    announceReady()
+    withExtendedLifetime(listener) {
+        while true { sleep(3_600) }
+    }
+case "connect":
+    do {
+        let connection = try await SocketConnection.connect(to: path, options: .init(name: "test peer client")) {
+            PeerSession.serve($0)
+        }
+        connection.onClose { _ in exit(0) }
+        _ = try await connection.messenger.waitForPeerHello()
+        announceReady()
+        withExtendedLifetime(connection) {
+            while true { sleep(3_600) }
+        }
+    } catch {
+        fail("cannot connect to \(path): \(error)")
+    }
+default:
+    fail("unknown mode \(mode); use listen or connect")
+}

@@ -1,0 +1,73 @@
+import ChannelBridgeCodec
+
+/// A channel could not complete a call: the other side has no handler for it, its reply could not
+/// be decoded, or it did not answer in time.
+///
+/// Every channel error names the channel and, for method calls, the method, because the person
+/// reading it usually has to find the handler on the other side of a socket.
+///
+/// ```swift
+/// do {
+///     _ = try await channel.invokeMethod("getVersion")
+/// } catch let error as ChannelError where error.code == .notImplemented {
+///     // the other side has no handler for "getVersion"
+/// }
+/// ```
+public struct ChannelError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong; extensible without breaking callers that switch on known codes.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// The other side answered with a null reply: no handler on the channel, or the handler
+        /// answered "not implemented" (Flutter's `MissingPluginException`).
+        public static let notImplemented = Code("notImplemented")
+        /// A reply could not be decoded with the channel's codec.
+        public static let malformedReply = Code("malformedReply")
+        /// An incoming message could not be decoded with the channel's codec.
+        public static let malformedMessage = Code("malformedMessage")
+        /// An event on an event channel could not be decoded as an envelope.
+        public static let malformedEvent = Code("malformedEvent")
+        /// The outgoing call or message could not be encoded with the channel's codec.
+        public static let unencodable = Code("unencodable")
+        /// The call got no reply within its timeout; the request was withdrawn.
+        public static let timedOut = Code("timedOut")
+    }
+
+    public var code: Code
+    public var message: String
+    /// The channel the call or message was on.
+    public var channel: String
+    /// The method, for method calls and event-channel `listen` / `cancel`.
+    public var method: String?
+    /// The codec's own error, when a codec failure caused this one.
+    public var codecError: CodecError?
+
+    public init(_ code: Code, _ message: String, channel: String, method: String? = nil, codecError: CodecError? = nil) {
+        self.code = code
+        self.message = message
+        self.channel = channel
+        self.method = method
+        self.codecError = codecError
+    }
+
+    public var description: String {
+        var where_ = " on channel '\(channel)'"
+        if let method { where_ += " (method '\(method)')" }
+        return "\(code)\(where_): \(message)"
+    }
+}
+
+extension ChannelError {
+    static func notImplemented(channel: String, method: String) -> ChannelError {
+        ChannelError(.notImplemented, "No implementation found for method \(method) on channel \(channel)",
+                     channel: channel, method: method)
+    }
+
+    static func timedOut(channel: String, method: String?, after timeout: Duration) -> ChannelError {
+        let what = method.map { "method \($0)" } ?? "message"
+        return ChannelError(.timedOut, "No reply to \(what) on channel \(channel) within \(timeout)",
+                            channel: channel, method: method)
+    }
+}

@@ -1,0 +1,123 @@
+import ChannelBridgeCodec
+import ChannelBridgeMessenger
+import Synchronization
+
+/// A named channel for a stream of events, with Flutter's semantics.
+///
+/// The listener calls `listen` on the channel; the owner answers, then sends events as MESSAGE
+/// frames on the same name (a success envelope per event, an error envelope per error event, a null
+/// message at the end) until the listener calls `cancel`.
+///
+/// Events are `MethodEnvelope`s (`EventChannel.Event`): an error event is `.error(MethodError)` and
+/// does not end the stream, as in Flutter. The stream throws only when it cannot go on: the owner
+/// refused the `listen`, an event could not be decoded, or the connection ended.
+///
+/// ```swift
+/// // Owner side:
+/// EventChannel(name: "channelbridge/ticks", messenger: messenger).setStreamHandler(Ticker())
+///
+/// // Listener side:
+/// let ticks = EventChannel(name: "channelbridge/ticks", messenger: messenger)
+/// for try await event in ticks.receiveBroadcastStream() {
+///     let tick = try event.get()   // or switch on .success / .error to keep going past errors
+/// }
+/// ```
+public final class EventChannel: Sendable {
+    /// One event: `.success(value)` or `.error(MethodError)`; `event.get()` throws the error.
+    public typealias Event = MethodEnvelope
+
+    private struct State {
+        var owner: EventStreamOwner?
+        var ownerToken: MessageHandlerToken?
+        var subscription: EventSubscription?
+        var observingClose = false
+    }
+
+    /// In a class of its own so that the close callback can hold it without holding the channel.
+    private final class Shared: Sendable {
+        let state = Mutex(State())
+    }
+
+    public let name: String
+    public let messenger: any BinaryMessenger
+    public let codec: any MethodCodec
+    private let methods: MethodChannel
+    private let shared = Shared()
+
+    public init(name: String, messenger: any BinaryMessenger, codec: some MethodCodec = StandardMethodCodec()) {
+        self.name = name
+        self.messenger = messenger
+        self.codec = codec
+        self.methods = MethodChannel(name: name, messenger: messenger, codec: codec)
+    }
+
+    /// Installs (or, with `nil`, removes) the owner side of the channel.
+    ///
+    /// Replacing or removing the handler ends the active stream for its listener (a null message)
+    /// and calls the old handler's `onCancel`.
+    public func setStreamHandler(_ handler: (any StreamHandler)?) {
+        let previous = shared.state.withLock { state -> EventStreamOwner? in
+            let previous = state.owner
+            // Messenger calls run under the lock so the kept token is the one the messenger kept.
+            if let handler {
+                let owner = EventStreamOwner(channel: name, messenger: messenger, codec: codec, handler: handler)
+                state.owner = owner
+                state.ownerToken = messenger.setMessageHandler(onChannel: name) { try await owner.handle($0) }
+            } else {
+                if let token = state.ownerToken { messenger.removeMessageHandler(token) }
+                state.owner = nil
+                state.ownerToken = nil
+            }
+            return previous
+        }
+        previous?.retire()
+        if handler != nil { observeClose() }
+    }
+
+    /// Listens to the owner's stream: sends `listen` with `arguments` and yields its events.
+    ///
+    /// - The stream finishes at the owner's end of stream.
+    /// - An error event is yielded as `.error(MethodError)` and the stream goes on, as in Flutter.
+    /// - It throws the `listen` refusal (`MethodError`, or `ChannelError.notImplemented` when
+    ///   nothing owns the channel), `ChannelError.malformedEvent` for an undecodable event, or the
+    ///   messenger's `connectionClosed` error when the connection ends.
+    /// - When it terminates — the consumer's task is cancelled, the stream is released after the
+    ///   consumer stopped iterating, an end of stream, an undecodable event — `cancel` is sent with
+    ///   the same arguments, so the owner's `onCancel` runs (as Flutter's listener does).
+    /// - A second call on this channel object replaces the first: the owner cancels the first
+    ///   stream when it gets the new `listen`, and the first stream finishes without error.
+    ///
+    /// Events that arrive before the `listen` reply are delivered. One listener per channel name
+    /// and messenger: a listener on another `EventChannel` object with the same name takes over the
+    /// messenger's handler for that name.
+    public func receiveBroadcastStream(arguments: StandardValue = .null) -> AsyncThrowingStream<Event, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Event.self)
+        let subscription = EventSubscription(methods: methods, arguments: arguments, continuation: continuation)
+        let previous = shared.state.withLock { state -> EventSubscription? in
+            let previous = state.subscription
+            state.subscription = subscription
+            // Under the lock so that the handler the messenger keeps is the current subscription's.
+            subscription.installHandler()
+            return previous
+        }
+        previous?.supersede()
+        observeClose()
+        subscription.listen()
+        return stream
+    }
+
+    /// Registers once for the end of the connection, which cancels the owner's stream and ends the
+    /// listener's.
+    private func observeClose() {
+        let first = shared.state.withLock { state -> Bool in
+            defer { state.observingClose = true }
+            return !state.observingClose
+        }
+        guard first else { return }
+        messenger.onClose { [shared] error in
+            let (owner, subscription) = shared.state.withLock { ($0.owner, $0.subscription) }
+            owner?.connectionClosed()
+            subscription?.connectionClosed(error)
+        }
+    }
+}

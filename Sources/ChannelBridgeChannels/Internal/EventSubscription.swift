@@ -1,0 +1,97 @@
+import ChannelBridgeCodec
+import ChannelBridgeMessenger
+import Synchronization
+
+/// One `receiveBroadcastStream` on the listener side: the messenger handler that turns MESSAGE
+/// frames into events, the `listen` call, and the `cancel` call when the stream terminates.
+///
+/// `listen` and `cancel` start with `Task.immediate`, so a messenger that writes a request before
+/// its first suspension (as `MessengerConnection` does) puts them on the wire in the order they
+/// were made: a `cancel` for an ended stream always precedes the `listen` of the next one, and a
+/// `cancel` never precedes its own `listen`. The owner handles them in arrival order.
+final class EventSubscription: Sendable {
+    typealias Continuation = AsyncThrowingStream<EventChannel.Event, any Error>.Continuation
+
+    private struct State {
+        var token: MessageHandlerToken?
+        /// Set when the stream ends in a way that leaves nothing to cancel on the owner's side.
+        var skipCancel = false
+    }
+
+    let channel: String
+    let arguments: StandardValue
+    private let methods: MethodChannel
+    private let continuation: Continuation
+    private let state = Mutex(State())
+
+    init(methods: MethodChannel, arguments: StandardValue, continuation: Continuation) {
+        self.channel = methods.name
+        self.methods = methods
+        self.arguments = arguments
+        self.continuation = continuation
+    }
+
+    /// Installs the event handler; events that arrive before the `listen` reply are delivered
+    /// too, as in Flutter.
+    func installHandler() {
+        continuation.onTermination = { [self] _ in terminated() }
+        let token = methods.messenger.setMessageHandler(onChannel: channel) { [self] payload in
+            receive(payload)
+            return nil
+        }
+        state.withLock { $0.token = token }
+    }
+
+    /// Sends `listen`; a refusal or failure ends the stream with its error.
+    func listen() {
+        let (methods, arguments) = (self.methods, self.arguments)
+        Task.immediate { [self] in
+            do {
+                _ = try await methods.invokeMethod("listen", arguments: arguments)
+            } catch {
+                state.withLock { $0.skipCancel = true }
+                continuation.finish(throwing: error)
+            }
+        }
+    }
+
+    private func receive(_ payload: [UInt8]?) {
+        guard let payload else {
+            continuation.finish()
+            return
+        }
+        do {
+            continuation.yield(try methods.codec.decodeEnvelope(payload))
+        } catch {
+            continuation.finish(throwing: ChannelError(.malformedEvent, "Cannot decode an event: \(error)",
+                                                       channel: channel, codecError: error))
+        }
+    }
+
+    /// A newer `receiveBroadcastStream` on the same channel took over; the owner cancels this
+    /// stream itself when it gets the new `listen`.
+    func supersede() {
+        state.withLock { $0.skipCancel = true }
+        continuation.finish()
+    }
+
+    func connectionClosed(_ error: MessengerError) {
+        var error = error
+        if error.channel == nil { error.channel = channel }
+        state.withLock { $0.skipCancel = true }
+        continuation.finish(throwing: error)
+    }
+
+    /// The stream is over for any reason: stop receiving and, unless there is nothing to cancel,
+    /// tell the owner (also after the owner's end of stream, as Flutter's listener does, so that
+    /// the owner's `onCancel` runs).
+    private func terminated() {
+        let (token, skipCancel) = state.withLock { ($0.token, $0.skipCancel) }
+        if let token { methods.messenger.removeMessageHandler(token) }
+        guard !skipCancel else { return }
+        let (methods, arguments) = (self.methods, self.arguments)
+        Task.immediate {
+            _ = try? await methods.invokeMethod("cancel", arguments: arguments)
+        }
+    }
+}

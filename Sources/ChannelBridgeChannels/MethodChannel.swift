@@ -1,0 +1,146 @@
+import ChannelBridgeCodec
+import ChannelBridgeMessenger
+
+/// A named channel for method calls, with Flutter's semantics: a call is a method name and
+/// arguments; the answer is a value, a `MethodError`, or "not implemented".
+///
+/// ```swift
+/// let channel = MethodChannel(name: "channelbridge/extension", messenger: messenger)
+///
+/// // Calling the other side:
+/// let version = try await channel.invokeMethod("getVersion")
+///
+/// // Answering calls from the other side:
+/// channel.setMethodCallHandler { call in
+///     switch call.method {
+///     case "ping": return .string("pong")
+///     case "fail": throw MethodError(code: "FAILED", message: "asked to fail")
+///     default: throw MethodNotImplemented()
+///     }
+/// }
+/// ```
+public final class MethodChannel: Sendable {
+    /// A handler for incoming calls: return the result, throw `MethodError` for an error envelope,
+    /// throw `MethodNotImplemented` for a null reply, or throw anything else for an error envelope
+    /// with code `"error"` and the error's description as its message.
+    public typealias Handler = @Sendable (MethodCall) async throws -> StandardValue
+
+    public let name: String
+    public let messenger: any BinaryMessenger
+    public let codec: any MethodCodec
+    private let slot = HandlerSlot()
+
+    public init(name: String, messenger: any BinaryMessenger, codec: some MethodCodec = StandardMethodCodec()) {
+        self.name = name
+        self.messenger = messenger
+        self.codec = codec
+    }
+
+    /// Calls `method` on the other side and returns its result.
+    ///
+    /// - Throws: `MethodError` when the other side answered with an error envelope;
+    ///   `ChannelError` with code `notImplemented` (null reply), `malformedReply`, `unencodable` or
+    ///   `timedOut`; `MessengerError` (e.g. `connectionClosed`) with `channel` and `method` filled in.
+    ///   Cancelling the calling task withdraws the request.
+    /// - Parameter timeout: when set, the request is withdrawn (CANCEL) if no reply arrives in time.
+    public func invokeMethod(_ method: String, arguments: StandardValue = .null,
+                             timeout: Duration? = nil) async throws -> StandardValue {
+        let request: [UInt8]
+        do {
+            request = try codec.encodeMethodCall(MethodCall(method, arguments: arguments))
+        } catch {
+            throw ChannelError(.unencodable, "Cannot encode the call: \(error)", channel: name, method: method,
+                               codecError: error)
+        }
+        let reply: [UInt8]?
+        if let timeout {
+            let (name, messenger) = (self.name, self.messenger)
+            reply = try await withTimeout(timeout, onTimeout: {
+                ChannelError.timedOut(channel: name, method: method, after: timeout)
+            }) {
+                try await Self.send(request, on: name, method: method, messenger: messenger)
+            }
+        } else {
+            reply = try await Self.send(request, on: name, method: method, messenger: messenger)
+        }
+        guard let reply else { throw ChannelError.notImplemented(channel: name, method: method) }
+        let envelope: MethodEnvelope
+        do {
+            envelope = try codec.decodeEnvelope(reply)
+        } catch {
+            throw ChannelError(.malformedReply, "Cannot decode the reply: \(error)", channel: name, method: method,
+                               codecError: error)
+        }
+        return try envelope.get()
+    }
+
+    private static func send(_ request: [UInt8], on channel: String, method: String,
+                             messenger: any BinaryMessenger) async throws -> [UInt8]? {
+        do {
+            return try await messenger.send(onChannel: channel, message: request)
+        } catch var error as MessengerError {
+            // The messenger sees only bytes; the method is known here.
+            if error.channel == nil { error.channel = channel }
+            if error.method == nil { error.method = method }
+            throw error
+        }
+    }
+
+    /// Installs (or, with `nil`, removes) the handler for calls arriving on this channel.
+    ///
+    /// Calls reach the handler in arrival order. Removing only removes the handler this channel
+    /// object installed, never one installed later by another object on the same name.
+    public func setMethodCallHandler(_ handler: Handler?) {
+        guard let handler else {
+            slot.install(nil, on: messenger, channel: name)
+            return
+        }
+        let (name, codec) = (self.name, self.codec)
+        slot.install({ message in
+            try await Self.answer(message, with: handler, codec: codec, channel: name)
+        }, on: messenger, channel: name)
+    }
+
+    /// Turns one incoming request into its reply bytes (`nil` for "not implemented").
+    static func answer(_ message: [UInt8]?, with handler: Handler, codec: any MethodCodec,
+                       channel: String) async throws -> [UInt8]? {
+        let call: MethodCall
+        do throws(CodecError) {
+            guard let message else {
+                throw CodecError(.invalidMethodCall, "method call payload is null")
+            }
+            call = try codec.decodeMethodCall(message)
+        } catch {
+            return try encodeError(MethodError(code: "malformed", message: error.description), codec: codec)
+        }
+        let result: StandardValue
+        do {
+            result = try await handler(call)
+        } catch let error as MethodError {
+            return try encodeError(error, codec: codec)
+        } catch is MethodNotImplemented {
+            return nil
+        } catch {
+            return try encodeError(MethodError(code: "error", message: String(describing: error)), codec: codec)
+        }
+        do {
+            return try codec.encodeSuccessEnvelope(result)
+        } catch {
+            return try encodeError(MethodError(
+                code: "error", message: "Cannot encode the result of \(call.method) on channel \(channel): \(error)"),
+                codec: codec)
+        }
+    }
+
+    /// Encodes an error envelope; if the codec cannot carry the details (e.g. a map with non-string
+    /// keys in JSON), sends the code and message without them rather than no answer at all.
+    static func encodeError(_ error: MethodError, codec: any MethodCodec) throws -> [UInt8] {
+        do {
+            return try codec.encodeErrorEnvelope(error)
+        } catch let codecError {
+            var plain = MethodError(code: error.code, message: error.message, stacktrace: error.stacktrace)
+            plain.message = (error.message.map { $0 + " " } ?? "") + "(details not encodable: \(codecError))"
+            return try codec.encodeErrorEnvelope(plain)
+        }
+    }
+}
