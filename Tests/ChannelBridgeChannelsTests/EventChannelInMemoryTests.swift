@@ -124,7 +124,6 @@ private let channelName = "test/ticks"
             events.success(.int32(2))
             events.endOfStream()
         })
-        connection.start()
         peer.send(.hello(Frame.Hello(role: .client, peerName: "raw")))
         peer.send(.request(id: 1, channel: channelName, payload: try StandardMethodCodec().encodeMethodCall(MethodCall("listen"))))
         try await withHangGuard { () async throws in
