@@ -107,11 +107,14 @@ final class StorePeer: Sendable {
     }
 
     /// Waits for a normal exit with status 0, failing with the peer's stderr otherwise.
+    /// Waits for exit status 0 and for the end of stdout, so every line the peer printed is in
+    /// `lines` (the reader thread may still be draining the pipe when the process has exited).
     func waitForSuccess() async throws {
         let status = try await waitForExit()
         if status != 0 {
             throw HangGuardExpired(description: "\(name) exited with \(status); stderr: \(standardError)")
         }
+        _ = try await lines.waitForEnd()
     }
 
     /// Reads lines on a dedicated thread: `availableData` blocks, which the cooperative pool must not.
