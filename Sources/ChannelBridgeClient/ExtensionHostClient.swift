@@ -46,9 +46,9 @@ public final class ExtensionHostClient: Sendable {
     }
 
     /// The extension's input items, as the share sheet delivered them.
-    public func items() async throws -> [InputItem] {
+    public func items() async throws -> [ExtensionItem] {
         let value = try await extensionChannel.invokeMethod("getInputItems")
-        return try InputItem.list(from: value, channel: extensionChannel.name)
+        return try ExtensionItem.list(from: value, channel: extensionChannel.name)
     }
 
     /// The input items as the host sent them, untyped.

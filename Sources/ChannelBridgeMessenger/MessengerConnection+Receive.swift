@@ -129,7 +129,7 @@ extension MessengerConnection {
             return true
         case .run(let handler, let serial):
             let task = Task.immediate {
-                await self.runHandler(handler, id: id, serial: serial, payload: payload)
+                await self.runHandler(handler, channel: channel, id: id, serial: serial, payload: payload)
             }
             state.withLock { state in
                 if state.inbound[id]?.serial == serial { state.inbound[id]?.task = task }
@@ -138,10 +138,17 @@ extension MessengerConnection {
         }
     }
 
-    private func runHandler(_ handler: BinaryMessageHandler, id: UInt32, serial: UInt64, payload: [UInt8]?) async {
+    private func runHandler(_ handler: BinaryMessageHandler, channel: String, id: UInt32, serial: UInt64,
+                            payload: [UInt8]?) async {
         let result: Frame.Reply
+        // Work the handler schedules for after its reply (an event stream's first events) runs
+        // once the reply is queued, whether or not it is still owed.
+        let hook = AfterReply(channel: channel)
+        defer { hook.run() }
         do {
-            result = if let reply = try await handler(payload) { .bytes(reply) } else { .null }
+            result = try await AfterReply.$current.withValue(hook) {
+                if let reply = try await handler(payload) { .bytes(reply) } else { .null }
+            }
         } catch {
             result = .failure(String(describing: error))
         }

@@ -1,8 +1,8 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 
-/// One extension input item (`NSExtensionItem`): a title, a content text and its attachments.
-public struct InputItem: Sendable, Hashable {
+/// One extension input item as a client sees it (`NSExtensionItem`): a title, a content text and its attachments.
+public struct ExtensionItem: Sendable, Hashable {
     public var title: String?
     public var contentText: String?
     public var attachments: [Attachment]
@@ -23,18 +23,18 @@ public struct InputItem: Sendable, Hashable {
         self.attachments = attachments
     }
 
-    static func list(from value: StandardValue, channel: String) throws -> [InputItem] {
+    static func list(from value: StandardValue, channel: String) throws -> [ExtensionItem] {
         guard let elements = value.listValue else {
             throw ChannelError(.malformedReply, "getInputItems answered \(value), not a list", channel: channel, method: "getInputItems")
         }
         return elements.map { element in
-            InputItem(title: element["title"]?.stringValue, contentText: element["contentText"]?.stringValue,
+            ExtensionItem(title: element["title"]?.stringValue, contentText: element["contentText"]?.stringValue,
                       attachments: (element["attachments"]?.listValue ?? []).map(Attachment.init))
         }
     }
 }
 
-extension InputItem.Attachment {
+extension ExtensionItem.Attachment {
     init(_ value: StandardValue) {
         let type = value["typeIdentifier"]?.stringValue
         switch type {
