@@ -1,0 +1,25 @@
+import ChannelBridgePlugins
+import ChannelBridgeSharedPreferences
+
+/// The plugins every host session gets, by name, unless `--plugin` narrows them.
+public enum BuiltInPlugins {
+    /// The built-in plugin types by key.
+    public static let catalogue = PluginCatalogue([
+        SharedPreferenceAppGroupPlugin.pluginKey: SharedPreferenceAppGroupPlugin.self,
+    ])
+
+    /// The keys a session registers: every built-in one, or `selection` checked against the catalogue.
+    ///
+    /// - Throws: `HostError` `unknownPlugin` naming the unknown key and listing the known ones.
+    public static func keys(selecting selection: [String]?) throws(HostError) -> [String] {
+        guard let selection else { return catalogue.keys }
+        for key in selection {
+            do {
+                _ = try catalogue.plugin(named: key)
+            } catch {
+                throw HostError(.unknownPlugin, "--plugin \(key): \(error.message)")
+            }
+        }
+        return selection
+    }
+}

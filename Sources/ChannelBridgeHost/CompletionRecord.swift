@@ -1,0 +1,57 @@
+import ChannelBridgeCodec
+
+/// What the host prints as its last line on standard output when the request ends: one compact
+/// JSON object.
+///
+/// ```
+/// {"outcome":"completed","returnedItems":[{"map":[["ok",true]]}],"error":null,"openedURLs":[{"url":"https://example.com","opened":false}]}
+/// ```
+///
+/// `returnedItems` is the canonical TVN of what `exit` was given (`null` when nothing); `error` is
+/// `null` when completed, else `{"code","message","details"}` (details in TVN).
+public struct CompletionRecord: Sendable, Hashable {
+    public var outcome: HostOutcome
+    public var returnedItems: StandardValue?
+    public var error: MethodError?
+    public var openedURLs: [OpenedURL]
+
+    public init(outcome: HostOutcome, returnedItems: StandardValue? = nil, error: MethodError? = nil,
+                openedURLs: [OpenedURL] = []) {
+        self.outcome = outcome
+        self.returnedItems = returnedItems
+        self.error = error
+        self.openedURLs = openedURLs
+    }
+
+    public var json: JSONValue {
+        let errorJSON: JSONValue = error.map { error in
+            .object([
+                .init("code", .string(error.code)),
+                .init("message", error.message.map(JSONValue.string) ?? .null),
+                .init("details", TypedValueNotation.json(for: error.details)),
+            ])
+        } ?? .null
+        return .object([
+            .init("outcome", .string(outcome.name)),
+            .init("returnedItems", returnedItems.map(TypedValueNotation.json(for:)) ?? .null),
+            .init("error", errorJSON),
+            .init("openedURLs", .array(openedURLs.map { url in
+                .object([.init("url", .string(url.url)), .init("opened", .bool(url.opened))])
+            })),
+        ])
+    }
+
+    /// The record as one line of compact JSON, without the line break.
+    public var jsonLine: String { json.text }
+}
+
+/// One `openURL` call: the URL as given and what the host answered.
+public struct OpenedURL: Sendable, Hashable {
+    public var url: String
+    public var opened: Bool
+
+    public init(url: String, opened: Bool) {
+        self.url = url
+        self.opened = opened
+    }
+}

@@ -1,0 +1,157 @@
+import ChannelBridgeChannels
+import ChannelBridgeCodec
+import ChannelBridgeMessenger
+import ChannelBridgeStore
+
+/// Answers the extension channel (`channelbridge/extension` unless `--channel` says otherwise) for
+/// every session: the extension's `NSExtensionContext` seen from the UI side.
+///
+/// | method | arguments | result |
+/// |---|---|---|
+/// | `getInputItems` | — | the input items |
+/// | `exit` / `completeRequest` | `null` or a list of returned items | `null`; the request completes |
+/// | `cancel` | `{code, message?, details?}` | `null`; the request is cancelled |
+/// | `openURL` | `{url}` | `true` / `false` per `--open-url`; recorded |
+/// | `getAppGroupContainer` | `{appGroup}` | the container's path (created if missing) |
+///
+/// Error codes are `ErrorCode`'s. Any other method gets a null reply ("not implemented").
+public struct ExtensionChannelHandler: Sendable {
+    /// The `code` of every error the extension channel answers with.
+    public enum ErrorCode {
+        /// `exit`, `completeRequest` or `cancel` after the request has ended. Details: the outcome.
+        public static let requestAlreadyCompleted = "REQUEST_ALREADY_COMPLETED"
+        /// `getAppGroupContainer` for a group the host is not entitled to. Details: `appGroup`,
+        /// `entitledAppGroups`.
+        public static let appGroupNotEntitled = "APP_GROUP_NOT_ENTITLED"
+        /// Arguments of the wrong shape. Details: `method`, `argument`.
+        public static let invalidArguments = "INVALID_ARGUMENTS"
+        /// The store could not create or find the container. Details: `storeCode`, `path`.
+        public static let storeError = "STORE_ERROR"
+    }
+
+    public let channel: String
+    public let request: ExtensionRequest
+    public let store: AppGroupStore
+    public let entitledAppGroups: [String]
+    public let allowsOpenURL: Bool
+
+    public init(channel: String, request: ExtensionRequest, store: AppGroupStore, entitledAppGroups: [String],
+                allowsOpenURL: Bool) {
+        self.channel = channel
+        self.request = request
+        self.store = store
+        self.entitledAppGroups = entitledAppGroups
+        self.allowsOpenURL = allowsOpenURL
+    }
+
+    public func handle(_ call: MethodCall) async throws -> StandardValue {
+        switch call.method {
+        case "getInputItems":
+            return .list(request.inputItems.map(\.standardValue))
+        case "exit", "completeRequest":
+            let returned: StandardValue?
+            switch call.arguments {
+            case .null: returned = nil
+            case .list: returned = call.arguments
+            default:
+                throw invalid(call.method, nil, "the arguments must be null or a list of returned items, got "
+                              + Self.typeName(call.arguments))
+            }
+            try end(.completed, returnedItems: returned, error: nil, method: call.method)
+            return .null
+        case "cancel":
+            let code = try string(call, "code")
+            let message = try optionalString(call, "message")
+            let details = call.arguments["details"] ?? .null
+            try end(.cancelled, returnedItems: nil,
+                          error: MethodError(code: code, message: message, details: details), method: call.method)
+            return .null
+        case "openURL":
+            let url = try string(call, "url")
+            guard !url.isEmpty else { throw invalid(call.method, "url", "the argument 'url' must not be empty") }
+            request.recordOpenedURL(OpenedURL(url: url, opened: allowsOpenURL))
+            return .bool(allowsOpenURL)
+        case "getAppGroupContainer":
+            let appGroup = try string(call, "appGroup")
+            guard entitledAppGroups.contains(appGroup) else {
+                throw MethodError(
+                    code: ErrorCode.appGroupNotEntitled,
+                    message: "getAppGroupContainer: not entitled to the app group '\(appGroup)' (entitled app groups: "
+                        + "\(entitledAppGroups.joined(separator: ", ")))",
+                    details: ["appGroup": .string(appGroup),
+                              "entitledAppGroups": .list(entitledAppGroups.map(StandardValue.string))])
+            }
+            do {
+                return .string(try await store.group(appGroup).containerDirectory())
+            } catch {
+                var details: [StandardValue.MapEntry] = [.init("storeCode", .string(error.code.description))]
+                if let path = error.path { details.append(.init("path", .string(path))) }
+                throw MethodError(code: ErrorCode.storeError, message: "getAppGroupContainer: \(error.message)",
+                                  details: .map(details))
+            }
+        default:
+            throw MethodNotImplemented()
+        }
+    }
+
+    /// Ends the request, or answers `REQUEST_ALREADY_COMPLETED`. The host shuts down once this
+    /// call's reply has been queued. Nothing before the end suspends, so a request the session
+    /// reads after this one already sees the end.
+    private func end(_ outcome: HostOutcome, returnedItems: StandardValue?, error: MethodError?,
+                     method: String) throws {
+        let replied = OneShotSignal()
+        if let earlier = request.end(outcome, returnedItems: returnedItems, error: error, endingReply: replied) {
+            throw MethodError(
+                code: ErrorCode.requestAlreadyCompleted,
+                message: "\(method): the extension request has already ended (\(earlier.name))",
+                details: ["outcome": .string(earlier.name)])
+        }
+        AfterReply.schedule(on: channel) { replied.raise() }
+    }
+
+    private func string(_ call: MethodCall, _ name: String) throws(MethodError) -> String {
+        guard case .map = call.arguments else {
+            throw invalid(call.method, nil, "the arguments must be a map with '\(name)', got "
+                          + Self.typeName(call.arguments))
+        }
+        guard let value = call.arguments[name] else {
+            throw invalid(call.method, name, "the argument '\(name)' is missing")
+        }
+        guard case .string(let text) = value else {
+            throw invalid(call.method, name, "the argument '\(name)' must be a String, got \(Self.typeName(value))")
+        }
+        return text
+    }
+
+    private func optionalString(_ call: MethodCall, _ name: String) throws(MethodError) -> String? {
+        switch call.arguments[name] {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        case let value?:
+            throw invalid(call.method, name, "the argument '\(name)' must be a String or null, got \(Self.typeName(value))")
+        }
+    }
+
+    private func invalid(_ method: String, _ argument: String?, _ problem: String) -> MethodError {
+        MethodError(code: ErrorCode.invalidArguments, message: "\(method): \(problem)",
+                    details: ["method": .string(method), "argument": argument.map(StandardValue.string) ?? .null])
+    }
+
+    static func typeName(_ value: StandardValue) -> String {
+        switch value {
+        case .null: "null"
+        case .bool: "bool"
+        case .int32, .int64: "int"
+        case .float64: "double"
+        case .string: "String"
+        case .uint8List: "Uint8List"
+        case .int32List: "Int32List"
+        case .int64List: "Int64List"
+        case .float32List: "Float32List"
+        case .float64List: "Float64List"
+        case .list: "List"
+        case .map: "Map"
+        case .custom(let custom): "custom type \(custom.tag)"
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import ChannelBridgeStore
+
+extension HostOptions {
+    /// What a command line asks for.
+    public enum Command: Sendable, Equatable {
+        /// Run a host with these options.
+        case run(HostOptions)
+        /// Print the usage text (`--help`) and exit 0.
+        case help
+    }
+
+    /// Reads the command line (without the program name). Options take their value as the next
+    /// argument or after `=` (`--socket=/tmp/h.sock`).
+    ///
+    /// - Throws: `HostError` with code `usage` naming the offending argument.
+    public static func parse(_ arguments: [String]) throws(HostError) -> Command {
+        var options = HostOptions()
+        var appGroups: [String] = []
+        var plugins: [String] = []
+        var index = 0
+
+        func usage(_ message: String) -> HostError {
+            HostError(.usage, "extension-host: \(message)\nRun 'extension-host --help' for the options.")
+        }
+
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            guard argument.hasPrefix("-"), argument != "-" else {
+                throw usage("unexpected argument \(argument.debugDescription): the host takes options only")
+            }
+            var name = argument
+            var inlineValue: String?
+            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
+                name = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+
+            func value() throws(HostError) -> String {
+                if let inlineValue { return inlineValue }
+                guard index < arguments.count else { throw usage("\(name) needs a value") }
+                defer { index += 1 }
+                return arguments[index]
+            }
+
+            func nonEmpty() throws(HostError) -> String {
+                let text = try value()
+                guard !text.isEmpty else { throw usage("\(name) needs a non-empty value") }
+                return text
+            }
+
+            switch name {
+            case "--help", "-h":
+                return .help
+            case "--trace", "--echo":
+                guard inlineValue == nil else { throw usage("\(name) takes no value") }
+                if name == "--trace" { options.trace = true } else { options.echo = true }
+            case "--socket":
+                options.socketPath = try nonEmpty()
+            case "--max-frame-bytes":
+                let text = try value()
+                guard let bytes = Int(text), bytes >= 16, bytes <= Int(UInt32.max) else {
+                    throw usage("--max-frame-bytes needs a whole number from 16 to \(UInt32.max), not \(text.debugDescription)")
+                }
+                options.maxFrameBytes = bytes
+            case "--title":
+                options.title = try value()
+            case "--content-text":
+                options.contentText = try value()
+            case "--data-dir":
+                options.dataDirectory = try nonEmpty()
+            case "--app-group":
+                let group = try value()
+                do {
+                    try AppGroupStore.validate(groupName: group)
+                } catch {
+                    throw usage("--app-group: \(error.message)")
+                }
+                if !appGroups.contains(group) { appGroups.append(group) }
+            case "--channel":
+                options.channel = try nonEmpty()
+                guard options.channel.utf8.count <= Int(UInt16.max) else {
+                    throw usage("--channel: a channel name has at most 65,535 bytes")
+                }
+            case "--text":
+                options.inputs.append(.text(try value()))
+            case "--url":
+                options.inputs.append(.url(try nonEmpty()))
+            case "--file":
+                options.inputs.append(.file(try nonEmpty()))
+            case "--items":
+                guard options.itemsFile == nil else { throw usage("--items may be given once") }
+                options.itemsFile = try nonEmpty()
+            case "--share-key":
+                options.shareKey = try nonEmpty()
+            case "--info-plist":
+                options.infoPlist = try nonEmpty()
+            case "--deadline":
+                let text = try value()
+                guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 31_536_000 else {
+                    throw usage("--deadline needs a number of seconds above 0 (at most a year), not \(text.debugDescription)")
+                }
+                options.deadline = .milliseconds(Int64((seconds * 1000).rounded(.up)))
+            case "--open-url":
+                let text = try value()
+                switch text {
+                case "allow": options.allowsOpenURL = true
+                case "deny": options.allowsOpenURL = false
+                default: throw usage("--open-url takes allow or deny, not \(text.debugDescription)")
+                }
+            case "--plugin":
+                let plugin = try nonEmpty()
+                if !plugins.contains(plugin) { plugins.append(plugin) }
+            default:
+                throw usage("unknown option \(name)")
+            }
+        }
+
+        if !appGroups.isEmpty { options.appGroups = appGroups }
+        if !plugins.isEmpty { options.plugins = plugins }
+        if options.itemsFile != nil {
+            if !options.inputs.isEmpty {
+                throw usage("--items cannot be combined with --text, --url or --file: describe every item in the file")
+            }
+            if options.title != nil || options.contentText != nil {
+                throw usage("--items cannot be combined with --title or --content-text: put them in the file's items")
+            }
+        }
+        if options.channel == HostOptions.echoChannel && options.echo {
+            throw usage("--channel \(HostOptions.echoChannel) is the echo channel's name; choose another")
+        }
+        return .run(options)
+    }
+
+    /// The text `--help` prints.
+    public static let usageText = """
+        usage: extension-host [options]
+
+        Serves an app extension's native side over a Unix socket: the extension channel, the
+        built-in plugins and the app-group store. Prints `ready <socket-path>` when it accepts
+        connections and, when the request ends, one JSON line (the completion record).
+
+        Exit status: 0 completed (exit), 2 cancelled, 3 expired (--deadline), 130 SIGINT,
+        143 SIGTERM, 1 failed to start, 64 usage error.
+
+        options:
+          --socket PATH            socket to bind (default $XDG_RUNTIME_DIR/channelbridge/extension-host.sock,
+                                   else /tmp/channelbridge-<uid>/extension-host.sock)
+          --max-frame-bytes N      largest frame accepted (default 64 MiB)
+          --data-dir DIR           the store's data directory
+                                   (default $XDG_DATA_HOME/channelbridge, else ~/.local/share/channelbridge)
+          --app-group ID           an app group this extension is entitled to; repeatable
+                                   (default group.local); the first one gets --file copies and --share-key
+          --channel NAME           the extension channel (default channelbridge/extension)
+          --title S                the input item's title
+          --content-text S         the input item's content text
+          --text S                 a text attachment; repeatable, in order with --url and --file
+          --url U                  a URL attachment, kept exactly as given; repeatable
+          --file PATH              a file attachment, copied into the first group's container; repeatable
+          --items FILE.json        input items described in a file (see Protocol/extension-host.md)
+          --share-key KEY          write the shared items as JSON under KEY before serving
+          --info-plist FILE        refuse to start unless its NSExtensionActivationRule allows the items
+          --deadline SECONDS       expire (exit 3) when neither exit nor cancel came in time
+          --open-url allow|deny    what openURL answers (default deny)
+          --plugin NAME            register only these plugins; repeatable (default: every built-in one)
+          --echo                   also serve channelbridge/echo (binary; replies with the bytes it got)
+          --trace                  log every call, decoded, to standard error
+          --help                   print this text
+        """
+}

@@ -1,0 +1,95 @@
+import ChannelBridgeSocket
+import ChannelBridgeStore
+
+/// Everything `extension-host` can be told on its command line. Every option has a default, so
+/// `HostOptions()` is a host that `extension-host` alone would run.
+///
+/// ```swift
+/// var options = HostOptions()
+/// options.inputs = [.text("hello"), .url("https://example.com")]
+/// options.shareKey = "ShareKey"
+/// let host = try await ExtensionHost.start(options: options)
+/// ```
+public struct HostOptions: Sendable, Equatable {
+    /// One input item source given on the command line, in order.
+    public enum Input: Sendable, Equatable {
+        case text(String)
+        case url(String)
+        case file(String)
+    }
+
+    /// The socket path to bind (`--socket`); the default is `SocketPath.defaultPath()`.
+    public var socketPath: String
+    /// The largest frame the host accepts (`--max-frame-bytes`); `nil` keeps the messenger's default.
+    public var maxFrameBytes: Int?
+    /// `--title` and `--content-text`: the attributed title and content text of the input item.
+    public var title: String?
+    public var contentText: String?
+    /// The store's data directory (`--data-dir`).
+    public var dataDirectory: String
+    /// The app groups this extension is entitled to (`--app-group`, repeatable), in order; never empty.
+    public var appGroups: [String]
+    /// The extension channel's name (`--channel`).
+    public var channel: String
+    /// `--text`, `--url` and `--file`, in the order given.
+    public var inputs: [Input]
+    /// `--items FILE.json`: input items described in a file (instead of `inputs`).
+    public var itemsFile: String?
+    /// `--share-key KEY`: write the shared items as JSON under this key before serving.
+    public var shareKey: String?
+    /// `--info-plist FILE`: validate the input items against its `NSExtensionActivationRule`.
+    public var infoPlist: String?
+    /// `--deadline SECONDS`: expire when neither `exit` nor `cancel` came this long after the ready line.
+    public var deadline: Duration?
+    /// `--open-url allow|deny`: what `openURL` answers.
+    public var allowsOpenURL: Bool
+    /// `--trace`: log every call, decoded, to standard error.
+    public var trace: Bool
+    /// `--echo`: also serve `channelbridge/echo` (binary, replies with the bytes it got).
+    public var echo: Bool
+    /// `--plugin NAME` (repeatable): register only these plugins; `nil` registers every built-in one.
+    public var plugins: [String]?
+
+    public static let defaultAppGroup = "group.local"
+    public static let defaultChannel = "channelbridge/extension"
+    public static let echoChannel = "channelbridge/echo"
+
+    public init(
+        socketPath: String = SocketPath.defaultPath(),
+        maxFrameBytes: Int? = nil,
+        title: String? = nil,
+        contentText: String? = nil,
+        dataDirectory: String = AppGroupStore.defaultDataDirectory(),
+        appGroups: [String] = [HostOptions.defaultAppGroup],
+        channel: String = HostOptions.defaultChannel,
+        inputs: [Input] = [],
+        itemsFile: String? = nil,
+        shareKey: String? = nil,
+        infoPlist: String? = nil,
+        deadline: Duration? = nil,
+        allowsOpenURL: Bool = false,
+        trace: Bool = false,
+        echo: Bool = false,
+        plugins: [String]? = nil
+    ) {
+        self.socketPath = socketPath
+        self.maxFrameBytes = maxFrameBytes
+        self.title = title
+        self.contentText = contentText
+        self.dataDirectory = dataDirectory
+        self.appGroups = appGroups
+        self.channel = channel
+        self.inputs = inputs
+        self.itemsFile = itemsFile
+        self.shareKey = shareKey
+        self.infoPlist = infoPlist
+        self.deadline = deadline
+        self.allowsOpenURL = allowsOpenURL
+        self.trace = trace
+        self.echo = echo
+        self.plugins = plugins
+    }
+
+    /// The group that `--share-key` writes into and `--file` copies go to: the first entitled one.
+    public var primaryAppGroup: String { appGroups.first ?? Self.defaultAppGroup }
+}

@@ -1,0 +1,64 @@
+/// How an extension request ended; each outcome has its exit status.
+///
+/// | outcome | how | exit status |
+/// |---|---|---|
+/// | `completed` | a client called `exit` or `completeRequest` | 0 |
+/// | `cancelled` | a client called `cancel` | 2 |
+/// | `expired` | `--deadline` passed first | 3 |
+/// | `interrupted` | SIGINT / SIGTERM | 130 / 143 |
+public enum HostOutcome: Sendable, Hashable, CustomStringConvertible {
+    case completed
+    case cancelled
+    case expired
+    case interrupted(HostSignal)
+
+    /// The name in the completion record.
+    public var name: String {
+        switch self {
+        case .completed: "completed"
+        case .cancelled: "cancelled"
+        case .expired: "expired"
+        case .interrupted: "interrupted"
+        }
+    }
+
+    public var exitStatus: Int32 {
+        switch self {
+        case .completed: 0
+        case .cancelled: 2
+        case .expired: 3
+        case .interrupted(let signal): signal.exitStatus
+        }
+    }
+
+    public var description: String {
+        if case .interrupted(let signal) = self { return "interrupted (\(signal.name))" }
+        return name
+    }
+}
+
+/// The signals that interrupt a host. The executable catches them and hands them to
+/// `ExtensionHost.interrupt(_:)`.
+public enum HostSignal: Sendable, Hashable, CaseIterable {
+    case sigint
+    case sigterm
+
+    /// `SIGINT` / `SIGTERM`, as the completion record's error code.
+    public var name: String {
+        switch self {
+        case .sigint: "SIGINT"
+        case .sigterm: "SIGTERM"
+        }
+    }
+
+    /// The signal number on Linux.
+    public var number: Int32 {
+        switch self {
+        case .sigint: 2
+        case .sigterm: 15
+        }
+    }
+
+    /// 128 + the signal number, as shells report a process ended by that signal.
+    public var exitStatus: Int32 { 128 + number }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// Where the host writes its lines: the ready line and the completion record on one side,
+/// diagnostics and `--trace` on the other. Each call writes one whole line.
+///
+/// ```swift
+/// let lines = Mutex<[String]>([])
+/// let output = HostOutput(standardOutput: { line in lines.withLock { $0.append(line) } },
+///                         standardError: { _ in })
+/// ```
+public struct HostOutput: Sendable {
+    public var standardOutput: @Sendable (String) -> Void
+    public var standardError: @Sendable (String) -> Void
+
+    public init(standardOutput: @escaping @Sendable (String) -> Void,
+                standardError: @escaping @Sendable (String) -> Void) {
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+    }
+
+    /// The process's standard output and error, unbuffered: each line leaves at once, so a parent
+    /// reading the pipe sees the ready line as soon as it is printed. A closed pipe loses the line
+    /// and nothing else.
+    public static let process = HostOutput(
+        standardOutput: { line in try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8)) },
+        standardError: { line in try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8)) })
+}

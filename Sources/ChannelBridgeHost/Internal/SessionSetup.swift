@@ -1,0 +1,84 @@
+import ChannelBridgeChannels
+import ChannelBridgeCodec
+import ChannelBridgeMessenger
+import ChannelBridgePlugins
+import ChannelBridgeSharedPreferences
+import ChannelBridgeSocket
+import ChannelBridgeStore
+import Dispatch
+import Synchronization
+
+/// Turns an accepted connection into a `HostSession`: a plugin registry with the selected plugins
+/// registered by name, the extension channel, and the echo channel when asked for.
+struct SessionSetup: Sendable {
+    let options: HostOptions
+    let pluginKeys: [String]
+    let request: ExtensionRequest
+    let store: AppGroupStore
+    let sessions: SessionTable
+    let output: HostOutput
+
+    /// Runs on the accepting thread before the session sends HELLO or reads anything, so every
+    /// handler is in place for the client's first request.
+    func open(_ connection: SocketConnection) {
+        let id = sessions.nextID()
+        let label = "[session \(id)]"
+        let log = output.standardError
+        let transport: any BinaryMessenger = options.trace
+            ? TracingMessenger(base: connection.messenger, label: label, binaryChannels: [HostOptions.echoChannel],
+                               log: { log("extension-host: " + $0) })
+            : connection.messenger
+        let messenger = ShutdownGate(base: transport, request: request, extensionChannel: options.channel)
+
+        var environment = PluginEnvironment()
+        environment.preferenceStoreProvider = store
+        environment.entitledAppGroups = options.appGroups
+        let registry = PluginRegistry(messenger: messenger, environment: environment)
+        if let failure = Self.register(pluginKeys, with: registry) {
+            log("extension-host: \(label) \(failure)")
+        }
+
+        let handler = ExtensionChannelHandler(channel: options.channel, request: request, store: store,
+                                              entitledAppGroups: options.appGroups,
+                                              allowsOpenURL: options.allowsOpenURL)
+        let extensionChannel = MethodChannel(name: options.channel, messenger: messenger)
+        extensionChannel.setMethodCallHandler { call in try await handler.handle(call) }
+        var echoChannel: BasicMessageChannel<BinaryCodec>?
+        if options.echo {
+            let echo = BasicMessageChannel(name: HostOptions.echoChannel, messenger: messenger, codec: BinaryCodec())
+            echo.setMessageHandler { message in message }
+            echoChannel = echo
+        }
+
+        let session = HostSession(id: id, connection: connection, messenger: messenger, registry: registry,
+                                  extensionChannel: extensionChannel, echoChannel: echoChannel)
+        sessions.add(session)
+        if options.trace {
+            log("extension-host: \(label) connected: \(connection.peerCredentials)")
+        }
+        let trace = options.trace
+        connection.onClose { [sessions] error in
+            sessions.remove(id)
+            if trace { log("extension-host: \(label) closed: \(error)") }
+            Task { await session.tearDown() }
+        }
+    }
+
+    /// Registers the plugins through the registrant, by name, as Flutter's generated registrant
+    /// does. The registrant is async; this thread is the accepting thread, never a pool thread, so
+    /// it may wait for it.
+    private static func register(_ keys: [String], with registry: PluginRegistry) -> PluginError? {
+        let done = DispatchSemaphore(value: 0)
+        let failure = Mutex<PluginError?>(nil)
+        Task {
+            do throws(PluginError) {
+                try await PluginRegistrant(catalogue: BuiltInPlugins.catalogue).register(keys, with: registry)
+            } catch {
+                failure.withLock { $0 = error }
+            }
+            done.signal()
+        }
+        done.wait()
+        return failure.withLock { $0 }
+    }
+}

@@ -1,0 +1,57 @@
+import ChannelBridgeChannels
+import ChannelBridgeCodec
+import ChannelBridgeSocket
+import ChannelBridgeTestSupport
+import Foundation
+import Testing
+
+/// The containing app of the originating setup, as a separate process using the same store:
+/// what it writes reaches a client listening through the host, and it imports what the
+/// extension shared.
+@Suite struct ChangeStreamOverSocketTests {
+    @Test func aWriteByAnotherProcessReachesAListenerThroughTheHost() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        try await withHangGuard {
+            let host = try await HostTesting.start(directory, ["--app-group", "group.app"])
+            let connection = try await HostTesting.connect(directory)
+            let changes = EventChannel(name: "shared_preference_app_group/changes", messenger: connection.messenger)
+            var events = changes.receiveBroadcastStream(
+                arguments: HostTesting.map(["appGroup": "group.app", "keys": ["note"]])).makeAsyncIterator()
+            // The listen is answered before the first event; a write by this session proves it is active.
+            let prefs = HostTesting.methods(connection, HostTesting.prefsChannel)
+            _ = try await prefs.invokeMethod("setString", arguments: HostTesting.map(["key": "note", "value": "mine"]))
+            #expect(try await events.next() == .success(HostTesting.map(["key": "note", "value": "mine"])))
+
+            let peer = try ProcessRunner.run("channelbridge-store-peer", [
+                "set", "--data-dir", directory.data, "--group", "group.app", "--key", "note", "--value", #""from the app""#,
+            ])
+            #expect(peer.status == 0, "\(peer.stderr)")
+            #expect(try await events.next() == .success(HostTesting.map(["key": "note", "value": "from the app"])))
+
+            _ = try await HostTesting.methods(connection).invokeMethod("exit")
+            #expect(await host.waitForExit().status == 0)
+        }
+    }
+
+    @Test func theContainingAppTakesWhatTheExtensionShared() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        try await withHangGuard {
+            let host = try await HostTesting.start(directory, ["--app-group", "group.app", "--text", "hello",
+                                                               "--share-key", "ShareKey"])
+            let connection = try await HostTesting.connect(directory)
+            _ = try await HostTesting.methods(connection).invokeMethod("exit")
+            #expect(await host.waitForExit().status == 0)
+            let take = try ProcessRunner.run("channelbridge-store-peer", [
+                "take", "--data-dir", directory.data, "--group", "group.app", "--key", "ShareKey",
+            ])
+            #expect(take.status == 0)
+            #expect(take.stdout == #""{\"text\":[\"hello\"],\"files\":[]}""# + "\n")
+            let again = try ProcessRunner.run("channelbridge-store-peer", [
+                "get", "--data-dir", directory.data, "--group", "group.app", "--key", "ShareKey",
+            ])
+            #expect(again.stdout == "null\n")
+        }
+    }
+}

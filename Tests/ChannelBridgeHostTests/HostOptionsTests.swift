@@ -1,0 +1,56 @@
+import ChannelBridgeHost
+import ChannelBridgeSocket
+import ChannelBridgeStore
+import Testing
+
+@Suite struct HostOptionsTests {
+    @Test func noArgumentsGiveTheDefaults() throws {
+        let command = try HostOptions.parse([])
+        guard case .run(let options) = command else { Issue.record("\(command)"); return }
+        #expect(options.socketPath == SocketPath.defaultPath())
+        #expect(options.dataDirectory == AppGroupStore.defaultDataDirectory())
+        #expect(options.appGroups == ["group.local"])
+        #expect(options.channel == "channelbridge/extension")
+        #expect(options.inputs.isEmpty && options.itemsFile == nil && options.shareKey == nil)
+        #expect(options.deadline == nil && !options.allowsOpenURL && !options.trace && !options.echo)
+        #expect(options.plugins == nil && options.maxFrameBytes == nil)
+    }
+
+    @Test func everyOptionIsRead() throws {
+        let command = try HostOptions.parse([
+            "--socket", "/tmp/x.sock", "--max-frame-bytes", "1024", "--title", "T", "--content-text=C",
+            "--data-dir", "/tmp/d", "--app-group", "group.a", "--app-group=group.b", "--app-group", "group.a",
+            "--channel", "my/ext", "--text", "one", "--url", "https://u", "--file", "/f.png", "--text", "",
+            "--share-key", "ShareKey", "--info-plist", "/I.plist", "--deadline", "2.5", "--open-url", "allow",
+            "--trace", "--echo", "--plugin", "P", "--plugin", "Q",
+        ])
+        var expected = HostOptions(socketPath: "/tmp/x.sock", maxFrameBytes: 1024, title: "T", contentText: "C",
+                                   dataDirectory: "/tmp/d", appGroups: ["group.a", "group.b"], channel: "my/ext",
+                                   inputs: [.text("one"), .url("https://u"), .file("/f.png"), .text("")],
+                                   shareKey: "ShareKey", infoPlist: "/I.plist", deadline: .milliseconds(2500),
+                                   allowsOpenURL: true, trace: true, echo: true, plugins: ["P", "Q"])
+        #expect(command == .run(expected))
+        expected.appGroups = ["group.b"]
+        #expect(expected.primaryAppGroup == "group.b")
+    }
+
+    @Test func helpWinsWhereverItIs() throws {
+        #expect(try HostOptions.parse(["--text", "x", "-h"]) == .help)
+        #expect(try HostOptions.parse(["--help", "--bogus"]) == .help)
+    }
+
+    @Test(arguments: [
+        ["--items", "i.json", "--url", "u"], ["--items", "i.json", "--title", "t"], ["--items", "a", "--items", "b"],
+        ["--echo", "--channel", "channelbridge/echo"], ["--socket", ""], ["--max-frame-bytes", "8"],
+        ["--deadline", "nan"], ["--deadline", "-1"], ["--app-group", ".."], ["--plugin", ""], ["-x"],
+    ])
+    func malformedCommandLinesAreUsageErrors(arguments: [String]) {
+        #expect(throws: HostError.self) { try HostOptions.parse(arguments) }
+        do {
+            _ = try HostOptions.parse(arguments)
+        } catch {
+            #expect(error.code == .usage && error.exitStatus == 64)
+            #expect(error.message.hasPrefix("extension-host: "))
+        }
+    }
+}

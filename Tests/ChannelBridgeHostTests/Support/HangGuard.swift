@@ -1,0 +1,55 @@
+import Synchronization
+
+struct HangGuardExpired: Error, CustomStringConvertible {
+    var seconds: Int
+    var description: String { "hang guard: the test body did not finish within \(seconds) s" }
+}
+
+/// Runs `body`, failing instead of hanging if it has not finished after `seconds`. A generous
+/// guard against hangs only: nothing here asserts how fast anything is.
+@discardableResult
+func withHangGuard<T: Sendable>(seconds: Int = 120, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    let race = HangGuardRace<T>()
+    return try await withCheckedThrowingContinuation { continuation in
+        race.start(continuation, seconds: seconds, body)
+    }
+}
+
+/// Whichever of the body and the timer ends first resumes the caller and cancels the other.
+private final class HangGuardRace<T: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<T, any Error>?
+        var work: Task<Void, Never>?
+        var timer: Task<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    func start(_ continuation: CheckedContinuation<T, any Error>, seconds: Int,
+               _ body: @escaping @Sendable () async throws -> T) {
+        state.withLock { state in
+            state.continuation = continuation
+            state.work = Task {
+                let result: Result<T, any Error>
+                do { result = .success(try await body()) } catch { result = .failure(error) }
+                self.finish(result)
+            }
+            state.timer = Task {
+                try? await Task.sleep(for: .seconds(seconds))
+                guard !Task.isCancelled else { return }
+                self.finish(.failure(HangGuardExpired(seconds: seconds)))
+            }
+        }
+    }
+
+    private func finish(_ result: Result<T, any Error>) {
+        let (continuation, work, timer) = state.withLock { state in
+            defer { state.continuation = nil }
+            return (state.continuation, state.work, state.timer)
+        }
+        guard let continuation else { return }
+        work?.cancel()
+        timer?.cancel()
+        continuation.resume(with: result)
+    }
+}

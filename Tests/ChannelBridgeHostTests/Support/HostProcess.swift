@@ -1,0 +1,158 @@
+import ChannelBridgeTestSupport
+import Foundation
+import Glibc
+import Synchronization
+
+/// An `extension-host` child process: its standard output read line by line as it comes (so the
+/// test sees the ready line at once), its standard error collected, its exit awaited.
+final class HostProcess: Sendable {
+    struct Exit: Sendable {
+        var status: Int32
+        /// True when the process ended by a signal it did not handle (`status` is then the signal).
+        var bySignal: Bool
+        var stdoutLines: [String]
+        var stderr: String
+    }
+
+    struct EndedBeforeReady: Error, CustomStringConvertible {
+        var exit: Exit
+        var description: String {
+            "the host exited with \(exit.status) before its ready line; stderr: \(exit.stderr)"
+        }
+    }
+
+    private struct State {
+        var lines: [String] = []
+        var partial: [UInt8] = []
+        var stdoutClosed = false
+        var stderr: [UInt8] = []
+        var stderrClosed = false
+        var termination: (status: Int32, bySignal: Bool)?
+        var lineWaiters: [(count: Int, continuation: CheckedContinuation<Bool, Never>)] = []
+        var exitWaiters: [CheckedContinuation<Exit, Never>] = []
+    }
+
+    let arguments: [String]
+    private let process: Process
+    private let state = Mutex(State())
+
+    /// Starts `extension-host` with `arguments`.
+    init(_ arguments: [String], environment: [String: String]? = nil) throws {
+        self.arguments = arguments
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: "extension-host"))
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let output = Pipe(), error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = FileHandle.nullDevice
+        self.process = process
+        process.terminationHandler = { [self] process in
+            let reason = process.terminationReason == .uncaughtSignal
+            update { $0.termination = (process.terminationStatus, reason) }
+        }
+        try process.run()
+        read(output.fileHandleForReading) { state, bytes in
+            guard let bytes else {
+                state.stdoutClosed = true
+                if !state.partial.isEmpty { state.lines.append(String(decoding: state.partial, as: UTF8.self)) }
+                state.partial = []
+                return
+            }
+            for byte in bytes {
+                if byte == UInt8(ascii: "\n") {
+                    state.lines.append(String(decoding: state.partial, as: UTF8.self))
+                    state.partial = []
+                } else {
+                    state.partial.append(byte)
+                }
+            }
+        }
+        read(error.fileHandleForReading) { state, bytes in
+            if let bytes { state.stderr += bytes } else { state.stderrClosed = true }
+        }
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// Waits for the first line on standard output, which must be the ready line.
+    func readyLine() async throws -> String {
+        guard let line = await line(0) else { throw EndedBeforeReady(exit: await waitForExit()) }
+        return line
+    }
+
+    /// Waits for line `index` (from 0) of standard output; `nil` when output ended before it.
+    func line(_ index: Int) async -> String? {
+        let ready = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let answer = state.withLock { state -> Bool? in
+                if state.lines.count > index { return true }
+                if state.stdoutClosed { return false }
+                state.lineWaiters.append((index + 1, continuation))
+                return nil
+            }
+            if let answer { continuation.resume(returning: answer) }
+        }
+        return ready ? state.withLock { $0.lines[index] } : nil
+    }
+
+    /// Waits until the process has exited and both its pipes are drained.
+    func waitForExit() async -> Exit {
+        await withCheckedContinuation { continuation in
+            let exit = state.withLock { state -> Exit? in
+                if let exit = Self.exit(of: state) { return exit }
+                state.exitWaiters.append(continuation)
+                return nil
+            }
+            if let exit { continuation.resume(returning: exit) }
+        }
+    }
+
+    func send(signal: Int32) {
+        _ = kill(process.processIdentifier, signal)
+    }
+
+    private static func exit(of state: State) -> Exit? {
+        guard let termination = state.termination, state.stdoutClosed, state.stderrClosed else { return nil }
+        return Exit(status: termination.status, bySignal: termination.bySignal, stdoutLines: state.lines,
+                    stderr: String(decoding: state.stderr, as: UTF8.self))
+    }
+
+    /// Applies `change`, then resumes the waiters it satisfied.
+    private func update(_ change: (inout State) -> Void) {
+        let (lineWaiters, exitWaiters, exit) = state.withLock { state in
+            change(&state)
+            var resume: [(CheckedContinuation<Bool, Never>, Bool)] = []
+            state.lineWaiters.removeAll { waiter in
+                if state.lines.count >= waiter.count { resume.append((waiter.continuation, true)); return true }
+                if state.stdoutClosed { resume.append((waiter.continuation, false)); return true }
+                return false
+            }
+            let exit = Self.exit(of: state)
+            let exitWaiters = exit == nil ? [] : state.exitWaiters
+            if exit != nil { state.exitWaiters = [] }
+            return (resume, exitWaiters, exit)
+        }
+        for (waiter, value) in lineWaiters { waiter.resume(returning: value) }
+        if let exit { for waiter in exitWaiters { waiter.resume(returning: exit) } }
+    }
+
+    /// Reads `handle` to its end on a thread of its own (never on the concurrency pool), handing
+    /// each chunk, then `nil` at the end, to `apply`.
+    private func read(_ handle: FileHandle, _ apply: @escaping @Sendable (inout State, [UInt8]?) -> Void) {
+        let fd = handle.fileDescriptor
+        let thread = Thread {
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                let chunk = Array(buffer[0..<count])
+                self.update { apply(&$0, chunk) }
+            }
+            withExtendedLifetime(handle) {}
+            self.update { apply(&$0, nil) }
+        }
+        thread.start()
+    }
+}
