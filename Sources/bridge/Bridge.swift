@@ -6,7 +6,7 @@ import Glibc
 struct Bridge {
     static let commands: [any BridgeCommand.Type] = [
         CallCommand.self, SendCommand.self, ListenCommand.self, ItemsCommand.self, ExitCommand.self, CancelCommand.self,
-        PrefsCommand.self,
+        PrefsCommand.self, DemoCommand.self,
         CodecCommand.self, ConformanceCommand.self, BenchCommand.self,
     ]
 
