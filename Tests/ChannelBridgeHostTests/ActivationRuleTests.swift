@@ -1,3 +1,4 @@
+import ChannelBridgeTestSupport
 import ChannelBridgeHost
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import ChannelBridgeTestSupport
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger

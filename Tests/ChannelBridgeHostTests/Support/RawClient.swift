@@ -1,3 +1,4 @@
+import ChannelBridgeTestSupport
 import ChannelBridgeCodec
 import Foundation
 import Glibc

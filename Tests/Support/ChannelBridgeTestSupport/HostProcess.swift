@@ -1,22 +1,21 @@
-import ChannelBridgeTestSupport
 import Foundation
 import Glibc
 import Synchronization
 
 /// An `extension-host` child process: its standard output read line by line as it comes (so the
 /// test sees the ready line at once), its standard error collected, its exit awaited.
-final class HostProcess: Sendable {
-    struct Exit: Sendable {
-        var status: Int32
+public final class HostProcess: Sendable {
+    public struct Exit: Sendable {
+        public var status: Int32
         /// True when the process ended by a signal it did not handle (`status` is then the signal).
-        var bySignal: Bool
-        var stdoutLines: [String]
-        var stderr: String
+        public var bySignal: Bool
+        public var stdoutLines: [String]
+        public var stderr: String
     }
 
-    struct EndedBeforeReady: Error, CustomStringConvertible {
-        var exit: Exit
-        var description: String {
+    public struct EndedBeforeReady: Error, CustomStringConvertible {
+        public var exit: Exit
+        public var description: String {
             "the host exited with \(exit.status) before its ready line; stderr: \(exit.stderr)"
         }
     }
@@ -32,12 +31,12 @@ final class HostProcess: Sendable {
         var exitWaiters: [CheckedContinuation<Exit, Never>] = []
     }
 
-    let arguments: [String]
+    public let arguments: [String]
     private let process: Process
     private let state = Mutex(State())
 
     /// Starts `extension-host` with `arguments`.
-    init(_ arguments: [String], environment: [String: String]? = nil) throws {
+    public init(_ arguments: [String], environment: [String: String]? = nil) throws {
         self.arguments = arguments
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: "extension-host"))
@@ -74,16 +73,16 @@ final class HostProcess: Sendable {
         }
     }
 
-    var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { process.processIdentifier }
 
     /// Waits for the first line on standard output, which must be the ready line.
-    func readyLine() async throws -> String {
+    public func readyLine() async throws -> String {
         guard let line = await line(0) else { throw EndedBeforeReady(exit: await waitForExit()) }
         return line
     }
 
     /// Waits for line `index` (from 0) of standard output; `nil` when output ended before it.
-    func line(_ index: Int) async -> String? {
+    public func line(_ index: Int) async -> String? {
         let ready = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let answer = state.withLock { state -> Bool? in
                 if state.lines.count > index { return true }
@@ -97,7 +96,7 @@ final class HostProcess: Sendable {
     }
 
     /// Waits until the process has exited and both its pipes are drained.
-    func waitForExit() async -> Exit {
+    public func waitForExit() async -> Exit {
         await withCheckedContinuation { continuation in
             let exit = state.withLock { state -> Exit? in
                 if let exit = Self.exit(of: state) { return exit }
@@ -108,7 +107,7 @@ final class HostProcess: Sendable {
         }
     }
 
-    func send(signal: Int32) {
+    public func send(signal: Int32) {
         _ = kill(process.processIdentifier, signal)
     }
 

@@ -1,14 +1,14 @@
 import Synchronization
 
-struct HangGuardExpired: Error, CustomStringConvertible {
-    var seconds: Int
-    var description: String { "hang guard: the test body did not finish within \(seconds) s" }
+public struct HangGuardExpired: Error, CustomStringConvertible {
+    public var seconds: Int
+    public var description: String { "hang guard: the test body did not finish within \(seconds) s" }
 }
 
 /// Runs `body`, failing instead of hanging if it has not finished after `seconds`. A generous
 /// guard against hangs only: nothing here asserts how fast anything is.
 @discardableResult
-func withHangGuard<T: Sendable>(seconds: Int = 120, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+public func withHangGuard<T: Sendable>(seconds: Int = 120, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     let race = HangGuardRace<T>()
     return try await withCheckedThrowingContinuation { continuation in
         race.start(continuation, seconds: seconds, body)

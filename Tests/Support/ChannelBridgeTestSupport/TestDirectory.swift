@@ -2,25 +2,25 @@ import Foundation
 
 /// A fresh directory under /tmp with a short name, because a Unix socket path has at most 107
 /// bytes. Removed by `remove()`.
-struct TestDirectory: Sendable {
-    let path: String
+public struct TestDirectory: Sendable {
+    public let path: String
 
-    init() throws {
+    public init() throws {
         let name = "cbh-" + String(UUID().uuidString.prefix(8)).lowercased()
         path = "/tmp/" + name
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
     }
 
-    var socket: String { path + "/h.sock" }
-    var data: String { path + "/data" }
+    public var socket: String { path + "/h.sock" }
+    public var data: String { path + "/data" }
 
-    func group(_ name: String) -> String { data + "/app-groups/" + name }
-    func container(_ name: String) -> String { group(name) + "/container" }
-    func preferencesFile(_ name: String) -> String { group(name) + "/preferences.json" }
+    public func group(_ name: String) -> String { data + "/app-groups/" + name }
+    public func container(_ name: String) -> String { group(name) + "/container" }
+    public func preferencesFile(_ name: String) -> String { group(name) + "/preferences.json" }
 
     /// Writes `text` to a file in this directory and returns its path.
     @discardableResult
-    func write(_ name: String, _ text: String) throws -> String {
+    public func write(_ name: String, _ text: String) throws -> String {
         let file = path + "/" + name
         try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent,
                                                 withIntermediateDirectories: true)
@@ -28,7 +28,7 @@ struct TestDirectory: Sendable {
         return file
     }
 
-    func remove() {
+    public func remove() {
         try? FileManager.default.removeItem(atPath: path)
     }
 }
