@@ -96,6 +96,8 @@ let package = Package(
                                    "custom-plugin-example"],
                     swiftSettings: strict),
 
+        .testTarget(name: "BridgeCLITests",
+                    dependencies: ["ChannelBridgeTestSupport", "bridge", "extension-host"], swiftSettings: strict),
         .testTarget(name: "ChannelBridgeCodecTests",
                     dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeTestSupport", "bridge"],
                     swiftSettings: strict),
