@@ -97,7 +97,8 @@ let package = Package(
                     swiftSettings: strict),
 
         .testTarget(name: "BridgeCLITests",
-                    dependencies: ["ChannelBridgeTestSupport", "bridge", "extension-host"], swiftSettings: strict),
+                    dependencies: ["ChannelBridgeTestSupport", "bridge", "extension-host", "channelbridge-test-peer"],
+                    swiftSettings: strict),
         .testTarget(name: "ChannelBridgeCodecTests",
                     dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeTestSupport", "bridge"],
                     swiftSettings: strict),

@@ -92,3 +92,28 @@ import Testing
         #expect(seen == #"{"map":[["key","k"],["value",{"int32":1}]]}"# + "\n" + #"{"map":[["key","k"],["value",null]]}"# + "\n")
     }
 }
+
+/// `bridge listen` against a peer whose stream sends events, an error event and its end.
+@Suite struct ListenEndOfStreamTests {
+    @Test func errorEventsGoToStderrAndTheEndOfStreamExits0() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let peer = Process()
+        peer.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: "channelbridge-test-peer"))
+        peer.arguments = ["listen", directory.socket]
+        let input = Pipe(), output = Pipe()
+        peer.standardInput = input  // the peer exits when this closes
+        peer.standardOutput = output
+        try peer.run()
+        defer {
+            try? input.fileHandleForWriting.close()
+            peer.waitUntilExit()
+        }
+        #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) == "ready\n")
+        let outcome = try ProcessRunner.run("bridge", ["listen", "peer/events", #"{"count": 3, "errorAt": 1, "end": true}"#,
+                                                       "--socket", directory.socket])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout == "{\"int32\":0}\n{\"int32\":1}\n{\"int32\":2}\n")
+        #expect(outcome.stderr == "event error TICK_ERROR: error before 1 details: {\"int32\":1}\n")
+    }
+}
