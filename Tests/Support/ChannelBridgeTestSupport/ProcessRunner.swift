@@ -26,7 +26,9 @@ public struct ProcessRunner {
     public static func run(_ product: String, _ arguments: [String], stdin: String = "",
                            environment: [String: String]? = nil, currentDirectory: URL? = nil) throws -> Outcome {
         let process = Process()
-        process.executableURL = productsDirectory.appendingPathComponent(product)
+        // A bare name is a built product; an absolute path (e.g. /bin/sh) is used as it is.
+        process.executableURL = product.hasPrefix("/") ? URL(fileURLWithPath: product)
+            : productsDirectory.appendingPathComponent(product)
         process.arguments = arguments
         if let environment { process.environment = environment }
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
