@@ -94,3 +94,36 @@ import Testing
 
     func pythonString(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "\\'") + "'" }
 }
+
+/// `bridge conformance --socket`: every vector echoed byte for byte by a live host over the wire.
+@Suite struct ConformanceOverSocketTests {
+    @Test func everyVectorComesBackIdenticalFromALiveHost() async throws {
+        try await withHangGuard {
+            let directory = try TestDirectory()
+            defer { directory.remove() }
+            let host = try HostProcess(["--socket", directory.socket, "--data-dir", directory.data, "--echo"])
+            defer { host.send(signal: SIGKILL) }
+            #expect(try await host.readyLine() == "ready \(directory.socket)")
+            let outcome = try ProcessRunner.run("bridge", ["conformance", "--socket", directory.socket,
+                                                           "--vectors", packageRoot.appendingPathComponent("Protocol/vectors").path])
+            #expect(outcome.status == 0, "\(outcome.stdout)")
+            let closing = outcome.stdout.split(separator: "\n").last.map(String.init) ?? ""
+            #expect(closing.hasSuffix(" passed, 0 failed"))
+            #expect(!closing.hasPrefix("0 passed"))
+        }
+    }
+
+    @Test func aHostWithoutTheEchoChannelFailsEveryVector() async throws {
+        try await withHangGuard {
+            let directory = try TestDirectory()
+            defer { directory.remove() }
+            let host = try HostProcess(["--socket", directory.socket, "--data-dir", directory.data])
+            defer { host.send(signal: SIGKILL) }
+            _ = try await host.readyLine()
+            let outcome = try ProcessRunner.run("bridge", ["conformance", "--socket", directory.socket, "--vectors",
+                                                           packageRoot.appendingPathComponent("Protocol/vectors/standard-scalars.json").path])
+            #expect(outcome.status == 1)
+            #expect(outcome.stdout.contains("FAIL standard-scalars.json:null: echo on channelbridge/echo: sent 00, got back a null reply"))
+        }
+    }
+}
