@@ -96,6 +96,9 @@ let package = Package(
                                    "custom-plugin-example"],
                     swiftSettings: strict),
 
+        .testTarget(name: "ChannelBridgeClientTests",
+                    dependencies: ["ChannelBridgeClient", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger",
+                                   "ChannelBridgeTestSupport", "extension-host"], swiftSettings: strict),
         .testTarget(name: "BridgeCLITests",
                     dependencies: ["ChannelBridgeTestSupport", "bridge", "extension-host", "channelbridge-test-peer"],
                     swiftSettings: strict),

@@ -115,4 +115,9 @@ public struct SharedPreferencesClient: Sendable {
 public struct PreferenceChange: Sendable, Hashable {
     public var key: String
     public var value: StandardValue
+
+    public init(key: String, value: StandardValue) {
+        self.key = key
+        self.value = value
+    }
 }
