@@ -161,12 +161,16 @@ final class SocketTransport: FrameTransport {
     /// Called by the thread holding the flush role.
     private func flushWithoutBlocking() {
         while true {
-            let batch = state.withLock { state -> OutboundQueue? in
-                guard state.queue.isEmpty else { return state.queue.takeAll() }
-                return nil
+            // Seeing the queue empty and giving up the flush role happen under one lock: a writer
+            // that queues in between would otherwise see `flushing` still set and leave its bytes
+            // for nobody to send.
+            let next = state.withLock { state -> FlushStep in
+                guard state.queue.isEmpty else { return .send(state.queue.takeAll()) }
+                state.flushing = false
+                return .released(shutDown: state.takeShutdownIfDue(), closeNow: state.takeDescriptorCloseIfDue())
             }
-            guard var batch else {
-                releaseFlushRole(handedBack: false)
+            guard case .send(var batch) = next else {
+                finishReleasedFlush(next)
                 return
             }
             switch send(&batch, blocking: false) {
@@ -223,13 +227,14 @@ final class SocketTransport: FrameTransport {
     /// The writer thread's flush: waits for room with `poll`, gives up at the close deadline.
     private func flushBlocking() {
         while true {
-            let batch = state.withLock { state -> OutboundQueue? in
-                guard state.queue.isEmpty else { return state.queue.takeAll() }
+            let next = state.withLock { state -> FlushStep in
+                guard state.queue.isEmpty else { return .send(state.queue.takeAll()) }
                 state.handedToWriter = false
-                return nil
+                state.flushing = false
+                return .released(shutDown: state.takeShutdownIfDue(), closeNow: state.takeDescriptorCloseIfDue())
             }
-            guard var batch else {
-                releaseFlushRole(handedBack: true)
+            guard case .send(var batch) = next else {
+                finishReleasedFlush(next)
                 return
             }
             switch send(&batch, blocking: true) {
@@ -263,11 +268,14 @@ final class SocketTransport: FrameTransport {
         return .all
     }
 
-    private func releaseFlushRole(handedBack: Bool) {
-        let (shutDown, closeNow) = state.withLock { state in
-            state.flushing = false
-            return (state.takeShutdownIfDue(), state.takeDescriptorCloseIfDue())
-        }
+    private enum FlushStep {
+        case send(OutboundQueue)
+        case released(shutDown: Bool, closeNow: [CheckedContinuation<Void, Never>]?)
+    }
+
+    /// After the flush role was given up: shut down or close if that was due at that moment.
+    private func finishReleasedFlush(_ step: FlushStep) {
+        guard case .released(let shutDown, let closeNow) = step else { return }
         if shutDown { _ = shutdown(fd, Int32(SHUT_RDWR)) }
         if let closeNow { closeDescriptor(closeNow) }
     }
