@@ -31,6 +31,7 @@ public struct StandardReader {
         return base[offset]
     }
 
+    @inline(__always)
     mutating func readFixed<T: FixedWidthInteger>(_: T.Type, _ what: String) throws(CodecError) -> T {
         let size = MemoryLayout<T>.size
         guard base.count - offset >= size else { throw truncated(what, needed: size) }
@@ -90,6 +91,12 @@ public struct StandardReader {
                              offset: start)
         }
         let utf8 = UnsafeRawBufferPointer(rebasing: base[offset..<offset + count])
+        // ASCII is valid UTF-8: checked a word at a time, it skips the generic validator, whose
+        // metadata lookups cost more than the copy.
+        if Self.isASCII(utf8) {
+            offset += count
+            return String(decoding: utf8.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+        }
         guard let string = String(validating: utf8.assumingMemoryBound(to: UInt8.self), as: UTF8.self) else {
             throw CodecError(.invalidUTF8, "string is not valid UTF-8", offset: offset + invalidUTF8Offset(utf8))
         }
@@ -125,15 +132,15 @@ public struct StandardReader {
         case 0: return .null
         case 1: return .bool(true)
         case 2: return .bool(false)
-        case 3: return .int32(try readInt32())
-        case 4: return .int64(try readInt64())
+        case 3: return .int32(try readFixed(Int32.self, "int32"))
+        case 4: return .int64(try readFixed(Int64.self, "int64"))
         case 5, 7:
             // Tag 5 (the legacy "large int") is laid out like a string; Dart, C++ and Objective-C
             // read it as one.
             return .string(try readString(at: start))
         case 6:
             try readAlignment(8)
-            return .float64(try readFloat64())
+            return .float64(Double(bitPattern: UInt64(bitPattern: try readFixed(Int64.self, "float64"))))
         case 8:
             let count = try readSize()
             try checkCount(count, minimumSize: 1, "Uint8List", at: start)
@@ -181,5 +188,21 @@ public struct StandardReader {
         if depth > maxDepth {
             throw CodecError(.nestingTooDeep, "values nest deeper than \(maxDepth) levels", offset: start)
         }
+    }
+
+    /// True when every byte is below 0x80; eight bytes per step.
+    @inline(__always)
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        let count = bytes.count
+        while index + 8 <= count {
+            if bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            index += 8
+        }
+        while index < count {
+            if bytes[index] & 0x80 != 0 { return false }
+            index += 1
+        }
+        return true
     }
 }

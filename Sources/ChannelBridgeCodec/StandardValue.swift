@@ -23,8 +23,9 @@ public enum StandardValue: Sendable {
     case float64List([Double])
     case list([StandardValue])
     case map([MapEntry])
-    /// A value of a type registered by a codec extension (tag 128...255).
-    case custom(CustomValue)
+    /// A value of a type registered by a codec extension (tag 128...255). Indirect, so that the
+    /// existential it holds does not double the size of every value.
+    indirect case custom(CustomValue)
 
     /// One key/value pair of a `.map`, in wire order.
     public struct MapEntry: Sendable, Hashable {

@@ -13,6 +13,22 @@ public struct StandardWriter {
         self.codecExtension = codecExtension
     }
 
+    @inline(__always)
+    private mutating func append<T: FixedWidthInteger>(littleEndian value: T) {
+        // Byte by byte: appending the bytes of the value as a buffer goes through a generic
+        // sequence copy that costs several times more.
+        var remaining = value.littleEndian
+        for _ in 0..<MemoryLayout<T>.size {
+            bytes.append(UInt8(truncatingIfNeeded: remaining))
+            remaining = remaining >> 8
+        }
+    }
+
+    @inline(__always)
+    private mutating func append(_ raw: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: raw.assumingMemoryBound(to: UInt8.self))
+    }
+
     public mutating func writeByte(_ byte: UInt8) {
         bytes.append(byte)
     }
@@ -22,24 +38,24 @@ public struct StandardWriter {
     }
 
     public mutating func writeInt32(_ value: Int32) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        append(littleEndian: value)
     }
 
     public mutating func writeInt64(_ value: Int64) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        append(littleEndian: value)
     }
 
     public mutating func writeUInt16(_ value: UInt16) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        append(littleEndian: value)
     }
 
     public mutating func writeUInt32(_ value: UInt32) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        append(littleEndian: value)
     }
 
     /// Writes the IEEE-754 bits as they are (NaN payloads and signs survive), without alignment.
     public mutating func writeFloat64(_ value: Double) {
-        writeInt64(Int64(bitPattern: value.bitPattern))
+        append(littleEndian: value.bitPattern)
     }
 
     /// Writes a size in the shortest of the three forms: 1, 3 or 5 bytes.
@@ -48,47 +64,49 @@ public struct StandardWriter {
             bytes.append(UInt8(truncatingIfNeeded: size))
         } else if size <= 0xFFFF {
             bytes.append(254)
-            writeUInt16(UInt16(truncatingIfNeeded: size))
+            append(littleEndian: UInt16(truncatingIfNeeded: size))
         } else {
             bytes.append(255)
-            writeUInt32(UInt32(truncatingIfNeeded: size))
+            append(littleEndian: UInt32(truncatingIfNeeded: size))
         }
     }
 
     /// Pads with zero bytes until the message length is a multiple of `alignment`.
     public mutating func writeAlignment(_ alignment: Int) {
         let remainder = bytes.count % alignment
-        if remainder != 0 {
-            bytes.append(contentsOf: repeatElement(0, count: alignment - remainder))
-        }
+        guard remainder != 0 else { return }
+        for _ in 0..<alignment - remainder { bytes.append(0) }
     }
 
     /// Writes any value, handing custom values to the codec extension.
     public mutating func writeValue(_ value: StandardValue) throws(CodecError) {
-        switch value {
+        try withUnsafePointer(to: value) { (pointer) throws(CodecError) in try write(pointer) }
+    }
+
+    /// The recursive writer. Values are reached through pointers into their parents' storage, so
+    /// that an element is read in place: passing elements by value made a copy (and a retain and
+    /// release) of every one, which cost more than writing it.
+    private mutating func write(_ value: UnsafePointer<StandardValue>) throws(CodecError) {
+        switch value.pointee {
         case .null: bytes.append(0)
         case .bool(let flag): bytes.append(flag ? 1 : 2)
         case .int32(let v):
             bytes.append(3)
-            writeInt32(v)
+            append(littleEndian: v)
         case .int64(let v):
             bytes.append(4)
-            writeInt64(v)
+            append(littleEndian: v)
         case .float64(let v):
             bytes.append(6)
             writeAlignment(8)
-            writeFloat64(v)
+            append(littleEndian: v.bitPattern)
         case .string(let s):
             bytes.append(7)
-            var s = s
-            s.withUTF8 { utf8 in
-                writeSize(utf8.count)
-                bytes.append(contentsOf: utf8)
-            }
+            writeString(s)
         case .uint8List(let v):
             bytes.append(8)
             writeSize(v.count)
-            bytes.append(contentsOf: v)
+            v.withUnsafeBytes { append($0) }
         case .int32List(let v):
             writeTypedList(tag: 9, v, alignment: 4)
         case .int64List(let v):
@@ -100,16 +118,38 @@ public struct StandardWriter {
         case .list(let elements):
             bytes.append(12)
             writeSize(elements.count)
-            for element in elements { try writeValue(element) }
+            try elements.withUnsafeBufferPointer { (buffer) throws(CodecError) in
+                guard var element = buffer.baseAddress else { return }
+                for _ in 0..<buffer.count {
+                    try write(element)
+                    element += 1
+                }
+            }
         case .map(let entries):
             bytes.append(13)
             writeSize(entries.count)
-            for entry in entries {
-                try writeValue(entry.key)
-                try writeValue(entry.value)
+            try entries.withUnsafeBufferPointer { (buffer) throws(CodecError) in
+                guard let first = buffer.baseAddress else { return }
+                let (keyOffset, valueOffset) = (Self.keyOffset, Self.valueOffset)
+                for index in 0..<buffer.count {
+                    let entry = UnsafeRawPointer(first + index)
+                    try write((entry + keyOffset).assumingMemoryBound(to: StandardValue.self))
+                    try write((entry + valueOffset).assumingMemoryBound(to: StandardValue.self))
+                }
             }
         case .custom(let custom):
             try writeCustom(custom)
+        }
+    }
+
+    private static let keyOffset = MemoryLayout<StandardValue.MapEntry>.offset(of: \.key)!
+    private static let valueOffset = MemoryLayout<StandardValue.MapEntry>.offset(of: \.value)!
+
+    private mutating func writeString(_ string: String) {
+        var string = string
+        string.withUTF8 { utf8 in
+            writeSize(utf8.count)
+            append(UnsafeRawBufferPointer(utf8))
         }
     }
 
@@ -120,13 +160,13 @@ public struct StandardWriter {
         writeSize(elements.count)
         writeAlignment(alignment)
         // Element types are little-endian on every platform this package builds for.
-        elements.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        elements.withUnsafeBytes { append($0) }
     }
 
     private mutating func writeCustom(_ custom: CustomValue) throws(CodecError) {
         if let raw = custom.as(RawCustomValue.self) {
             bytes.append(raw.customTag)
-            bytes.append(contentsOf: raw.payload)
+            raw.payload.withUnsafeBytes { append($0) }
             return
         }
         if let codecExtension, try codecExtension.writeValue(custom, to: &self) {
