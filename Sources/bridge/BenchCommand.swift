@@ -28,7 +28,7 @@ enum BenchCommand: BridgeCommand {
     ]
 
     static let help = """
-        usage: bridge bench [scenario ...] [--json] [--repeat N] [--scale F]
+        usage: bridge bench [scenario ...] [--json] [--repeat N] [--scale F] [--no-pin]
 
         Scenarios (all of them when none is named):
         \(scenarios.map { "  " + $0.name.padded(10) + $0.summary }.joined(separator: "\n"))
@@ -43,6 +43,9 @@ enum BenchCommand: BridgeCommand {
           --repeat N   repetitions (default 5)
           --scale F    multiply every call, event, round and iteration count by F (default 1);
                        e.g. --scale 0.001 runs everything once at a tiny size
+          --no-pin     run the rtt pairs where the scheduler puts them; by default every process
+                       of both pairs runs on CPU 0, because a wake-up across CPUs on these virtual
+                       machines costs 10–50 µs and varies from run to run
 
         Build in release mode for meaningful figures:
           swift run -c release bridge bench --repeat 3
@@ -50,7 +53,7 @@ enum BenchCommand: BridgeCommand {
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         if arguments.first == "serve" { return try await BenchServer.run(Array(arguments.dropFirst())) }
-        let args = try Arguments(arguments, valued: ["repeat", "scale"], flags: ["json"])
+        let args = try Arguments(arguments, valued: ["repeat", "scale"], flags: ["json", "no-pin"])
         if args.wantsHelp {
             Output.line(help)
             return ExitCode.success
@@ -67,14 +70,17 @@ enum BenchCommand: BridgeCommand {
             if !chosen.contains(where: { $0.name == name }) { chosen.append(scenario) }
         }
         if chosen.isEmpty { chosen = scenarios }
-        let settings = BenchSettings(repetitions: repetitions, scale: scale)
+        let settings = BenchSettings(repetitions: repetitions, scale: scale, pinRoundTrips: !args.flag("no-pin"))
         let json = args.flag("json")
         if !json {
             Output.line(BenchReport.tableHeader)
             Output.flush()
         }
+        // Generous: the longest single step (a baseline run, a bulk round) takes seconds at scale 1.
+        BenchWatchdog.start(limit: .seconds(60 * max(1, scale)))
         var results: [ScenarioResult] = []
         for scenario in chosen {
+            BenchWatchdog.enter(scenario.name)
             let result = try await scenario.run(settings)
             results.append(result)
             if !json {

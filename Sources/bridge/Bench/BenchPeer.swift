@@ -58,23 +58,3 @@ struct BenchPeer {
         }
     }
 }
-
-/// Monotonic time in seconds, cheap enough to read around every call.
-enum BenchClock {
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-}
-
-/// How much work each scenario does: `--repeat` repetitions, counts multiplied by `--scale`.
-struct BenchSettings: Sendable {
-    var repetitions: Int
-    var scale: Double
-
-    /// `count` scaled, at least `minimum`.
-    func scaled(_ count: Int, minimum: Int = 1) -> Int {
-        max(minimum, Int((Double(count) * scale).rounded()))
-    }
-}

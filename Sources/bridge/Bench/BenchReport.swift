@@ -3,7 +3,7 @@ import Foundation
 /// Renders scenario results as the human table or as the JSON object scripts read.
 enum BenchReport {
     static let tableHeader = [
-        "scenario".padded(10), "figure".padded(24), "ratio".padded(9), "ours median (min–max)".padded(34),
+        "scenario".padded(10), "figure".padded(27), "ratio".padded(9), "ours median (min–max)".padded(34),
         "baseline median (min–max)".padded(34), "baseline",
     ].joined()
 
@@ -12,7 +12,7 @@ enum BenchReport {
         result.rows.map { row in
             [
                 result.scenario.padded(10),
-                row.figure.padded(24),
+                row.figure.padded(27),
                 (row.medianRatio.map { format($0) + "×" } ?? "—").padded(9),
                 (row.ours.map(summary) ?? "—").padded(34),
                 (row.baseline.map(summary) ?? "—").padded(34),

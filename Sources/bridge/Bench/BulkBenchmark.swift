@@ -49,6 +49,7 @@ enum BulkBenchmark {
                   bytes.first == payload.first, bytes.last == payload.last else {
                 throw BenchError("the bulk echo did not return the \(payload.count) bytes sent")
             }
+            BenchWatchdog.tick()
         }
         return 2 * Double(payload.count) * Double(rounds) / (BenchClock.now() - begin) / 1e9
     }

@@ -88,6 +88,7 @@ enum CodecBenchmark {
                 guard case .map(let entries) = try codec.decode(bytes) else { return 0 }
                 return entries.count + bytes.count
             })
+            BenchWatchdog.tick()
             let raw = try await RawBaseline.run("codec", ["count": cIterations], payload: payloadPath)
             c.values.append(try RawBaseline.figure("encdec_us", in: raw))
             json.values.append(try measure(iterations: jsonIterations) {

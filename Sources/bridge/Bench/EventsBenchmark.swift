@@ -40,6 +40,7 @@ enum EventsBenchmark {
                 throw BenchError("unexpected event \(event)")
             }
             received += 1
+            BenchWatchdog.tick()
         }
         let elapsed = BenchClock.now() - begin
         guard received == count else { throw BenchError("the stream ended after \(received) of \(count) events") }

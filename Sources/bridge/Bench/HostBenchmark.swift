@@ -46,6 +46,7 @@ enum HostBenchmark {
                 guard try await channel.send(message) == message else {
                     throw BenchError("\(echoChannel) did not echo the bytes it got")
                 }
+                BenchWatchdog.tick()
             }
             let busy = try host.residentMegabytes()
             connection.close()

@@ -16,6 +16,7 @@ enum RawBaseline {
         let child = try ChildProcess(product: product, arguments: arguments)
         child.closeInput()
         let output = try await child.finish()
+        BenchWatchdog.tick()
         guard let object = try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] else {
             throw BenchError("\(product) \(arguments.joined(separator: " ")) printed no JSON object: \(output)")
         }

@@ -2,7 +2,8 @@ import ChannelBridgeChannels
 import ChannelBridgeCodec
 
 /// `rtt`: `MethodChannel.invokeMethod` round trips with a small argument to `bridge bench serve`
-/// in another process, one at a time, against the raw C 64-byte ping-pong.
+/// in another process, one at a time, against the raw C 64-byte ping-pong. Unless `--no-pin`,
+/// every process of both pairs runs on CPU 0 (see `CPUAffinity`).
 enum RttBenchmark {
     static let argument: StandardValue = "ping"
 
@@ -11,6 +12,8 @@ enum RttBenchmark {
         let warmup = settings.scaled(10_000)
         var ours = [BenchSeries("p50_us"), BenchSeries("p99_us"), BenchSeries("calls_per_s")]
         var raw = ours
+        let pinned = settings.pinRoundTrips ? CPUAffinity.pinProcess(toCPU: 0) : nil
+        defer { pinned?.restore() }
         try await BenchPeer.with { peer in
             let channel = MethodChannel(name: BenchServer.methodChannel, messenger: peer.connection.messenger)
             for _ in 0..<settings.repetitions {
@@ -22,7 +25,7 @@ enum RttBenchmark {
                 }
             }
         }
-        let label = "raw C 64-byte ping-pong"
+        let label = "raw C 64-byte ping-pong" + (pinned == nil ? "" : ", both on CPU 0")
         return ScenarioResult(scenario: "rtt", rows: zip(ours, raw).map {
             BenchRow(figure: $0.name, ours: $0, baseline: $1, baselineLabel: label)
         })
@@ -30,7 +33,10 @@ enum RttBenchmark {
 
     /// p50 µs, p99 µs and calls/s of `calls` sequential calls after `warmup` more.
     static func measure(_ channel: MethodChannel, calls: Int, warmup: Int) async throws -> [Double] {
-        for _ in 0..<warmup { _ = try await channel.invokeMethod("echo", arguments: argument) }
+        for _ in 0..<warmup {
+            _ = try await channel.invokeMethod("echo", arguments: argument)
+            BenchWatchdog.tick()
+        }
         var samples = [Double](repeating: 0, count: calls)
         let begin = BenchClock.now()
         for index in 0..<calls {
@@ -38,6 +44,7 @@ enum RttBenchmark {
             let reply = try await channel.invokeMethod("echo", arguments: argument)
             samples[index] = (BenchClock.now() - start) * 1e6
             guard reply == argument else { throw BenchError("echo answered \(reply), not \(argument)") }
+            BenchWatchdog.tick()
         }
         let elapsed = BenchClock.now() - begin
         return [BenchSeries.percentile(samples, 0.50), BenchSeries.percentile(samples, 0.99), Double(calls) / elapsed]

@@ -1,0 +1,12 @@
+/// How much work each scenario does: `--repeat` repetitions, counts multiplied by `--scale`.
+struct BenchSettings: Sendable {
+    var repetitions: Int
+    var scale: Double
+    /// Run the `rtt` pairs on one CPU (`--no-pin` turns it off).
+    var pinRoundTrips = true
+
+    /// `count` scaled, at least `minimum`.
+    func scaled(_ count: Int, minimum: Int = 1) -> Int {
+        max(minimum, Int((Double(count) * scale).rounded()))
+    }
+}

@@ -1,0 +1,30 @@
+import ChannelBridgeChannels
+import ChannelBridgeCodec
+import Synchronization
+
+/// Streams `count` events of `size` bytes from a task of its own, as fast as it can post them (the
+/// transport queues what the socket cannot take yet).
+final class EventProducer: StreamHandler {
+    private let producer = Mutex<Task<Void, Never>?>(nil)
+
+    func onListen(arguments: StandardValue, events: EventSink) async throws {
+        guard let count = arguments["count"]?.intValue, let size = arguments["size"]?.intValue,
+              count >= 0, size >= 0 else {
+            throw MethodError(code: "INVALID_ARGUMENTS", message: "listen needs {\"count\": N, \"size\": S}")
+        }
+        let event = StandardValue.uint8List([UInt8](repeating: 0xA5, count: size))
+        let task = Task {
+            for index in 0..<count {
+                // Checking takes a lock; a cancelled stream drops events anyway.
+                if index & 1023 == 0, !events.isActive { return }
+                events.success(event)
+            }
+            events.endOfStream()
+        }
+        producer.withLock { $0 = task }
+    }
+
+    func onCancel(arguments: StandardValue) async throws {
+        producer.withLock { $0?.cancel() }
+    }
+}

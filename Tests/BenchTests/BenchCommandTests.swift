@@ -1,0 +1,133 @@
+import ChannelBridgeTestSupport
+import Foundation
+import Testing
+
+/// `bridge bench` run as a real process at a tiny size, so that every scenario, its baseline (the C
+/// program, `bridge bench serve`, the extension host) and the report keep working. No timings are
+/// asserted: only that every figure is there and is a finite positive number.
+@Suite struct BenchCommandTests {
+    /// The figures each scenario reports: ours, the baseline's, and the ratios.
+    static let expected: [String: (ours: Set<String>, baseline: Set<String>, ratio: Set<String>)] = [
+        "rtt": (["p50_us", "p99_us", "calls_per_s"], ["p50_us", "p99_us", "calls_per_s"],
+                ["p50_us", "p99_us", "calls_per_s"]),
+        "pipeline": (["calls_per_s"], ["calls_per_s", "calls_per_s_one_write"],
+                     ["calls_per_s", "calls_per_s_one_write"]),
+        "bulk": (["gb_per_s_1mib", "gb_per_s_16mib"], ["gb_per_s_1mib", "gb_per_s_16mib"],
+                 ["gb_per_s_1mib", "gb_per_s_16mib"]),
+        "codec": (["encdec_us"], ["encdec_us", "encdec_us_foundation_json"], ["encdec_us", "encdec_us_foundation_json"]),
+        "events": (["events_per_s"], ["events_per_s", "events_per_s_batched"], ["events_per_s", "events_per_s_batched"]),
+        "host": (["ready_ms", "rss_idle_mb", "rss_busy_mb"], [], []),
+    ]
+
+    @Test(arguments: ["rtt", "pipeline", "bulk", "codec", "events", "host"])
+    func everyFigureOfEveryScenario(scenario: String) throws {
+        let outcome = try BenchProcess.run("bridge", ["bench", scenario, "--repeat", "1", "--scale", "0.001", "--json"])
+        #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+        let scenarios = try #require(object["scenarios"] as? [String: Any])
+        #expect(Set(scenarios.keys) == [scenario])
+        let result = try #require(scenarios[scenario] as? [String: Any])
+        let expected = try #require(Self.expected[scenario])
+        for (part, names) in [("ours", expected.ours), ("baseline", expected.baseline), ("ratio", expected.ratio)] {
+            let figures = try #require(result[part] as? [String: Any], "\(scenario) has no \(part)")
+            #expect(Set(figures.keys) == names, "\(scenario).\(part)")
+            for (name, value) in figures {
+                let number = (value as? NSNumber)?.doubleValue
+                #expect(number.map { $0.isFinite && $0 > 0 } == true, "\(scenario).\(part).\(name) = \(value)")
+            }
+        }
+    }
+
+    @Test func tableHasOneRowPerFigureWithRatioFirst() throws {
+        let outcome = try BenchProcess.run("bridge", ["bench", "codec", "--repeat", "2", "--scale", "0.001"])
+        #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
+        let lines = outcome.stdout.split(separator: "\n").map(String.init)
+        try #require(lines.count == 3)
+        #expect(lines[0].hasPrefix("scenario  figure"))
+        #expect(lines[0].contains("ratio"))
+        #expect(lines[1].hasPrefix("codec     encdec_us "))
+        #expect(lines[2].hasPrefix("codec     encdec_us_foundation_json "))
+        // Ratio, then ours and the baseline as "median (min–max)".
+        let fields = lines[1].split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        #expect(fields[2].hasSuffix("×"))
+        #expect(fields[4].hasPrefix("(") && fields[4].contains("–"))
+    }
+
+    @Test(arguments: [
+        (["bench", "nope"], "bridge bench: unknown scenario 'nope'; known: rtt, pipeline, bulk, codec, events, host"),
+        (["bench", "--repeat", "0"], "bridge bench: --repeat takes a positive whole number"),
+        (["bench", "--scale", "-1"], "bridge bench: --scale takes a positive number"),
+        (["bench", "--frobnicate"], "bridge bench: unknown option --frobnicate"),
+        (["bench", "serve"], "bridge bench: serve needs --socket PATH"),
+    ] as [([String], String)])
+    func usageErrorsExit64(arguments: [String], firstLine: String) throws {
+        let outcome = try BenchProcess.run("bridge", arguments)
+        #expect(outcome.status == 64)
+        #expect(outcome.stdout == "")
+        #expect(outcome.stderr.split(separator: "\n").first.map(String.init) == firstLine)
+    }
+
+    @Test func helpNamesEveryScenario() throws {
+        let outcome = try BenchProcess.run("bridge", ["bench", "--help"])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout.hasPrefix("usage: bridge bench [scenario ...] [--json] [--repeat N] [--scale F] [--no-pin]"))
+        for scenario in Self.expected.keys { #expect(outcome.stdout.contains("\n  \(scenario) ")) }
+    }
+
+    /// The C codec checks that it re-encodes exactly the bytes it was given, so a payload that is
+    /// valid but not in canonical form (a 3-byte size where 1 byte does) is refused, and a
+    /// truncated one does not decode.
+    @Test func cCodecRefusesPayloadsItCannotReproduce() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-tests-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func run(_ bytes: [UInt8]) throws -> BenchProcess.Outcome {
+            let file = directory.appendingPathComponent("payload.bin")
+            try Data(bytes).write(to: file)
+            return try BenchProcess.run("channelbridge-raw-bench", ["codec", "--payload", file.path, "--count", "1"])
+        }
+        // ["ab", 1.5]: a list with a string and a float64 after one byte of padding.
+        let canonical: [UInt8] = [0x0C, 0x02, 0x07, 0x02, 0x61, 0x62, 0x06, 0x00, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F]
+        let good = try run(canonical)
+        #expect(good.status == 0, "stderr: \(good.stderr)")
+        #expect(good.stdout.hasPrefix("{\"encdec_us\": "))
+        let longSize = try run([0x07, 0xFE, 0x03, 0x00, 0x61, 0x62, 0x63])
+        #expect(longSize.status == 1)
+        #expect(longSize.stderr == "channelbridge-raw-bench: re-encoding the payload changed its bytes\n")
+        let truncated = try run(Array(canonical.dropLast()))
+        #expect(truncated.status == 1)
+        #expect(truncated.stderr == "channelbridge-raw-bench: the payload does not decode\n")
+    }
+}
+
+/// Runs a built product with a hang guard: a benchmark that stops making progress is killed after
+/// `limit` and reported, instead of hanging the suite.
+enum BenchProcess {
+    struct Outcome {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ product: String, _ arguments: [String], limit: TimeInterval = 180) throws -> Outcome {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: product))
+        process.arguments = arguments
+        let output = Pipe(), error = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let guardTimer = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + limit, execute: guardTimer)
+        let errorData = Locked<Data>(Data())
+        let reader = Thread { errorData.set(error.fileHandleForReading.readDataToEndOfFile()) }
+        reader.start()
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guardTimer.cancel()
+        while !errorData.isSet { usleep(1_000) }
+        return Outcome(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                       stderr: String(decoding: errorData.value, as: UTF8.self))
+    }
+}
