@@ -1,3 +1,4 @@
+import ChannelBridgeSocket
 import Foundation
 import Glibc
 
@@ -22,6 +23,7 @@ struct Bridge {
     static func main() async {
         // A peer or host that goes away must surface as an error on write, not kill this process.
         signal(SIGPIPE, SIG_IGN)
+        ProcessTuning.retainLargeAllocations()
         let arguments = Array(CommandLine.arguments.dropFirst())
         let status = await run(arguments)
         Output.flush()
