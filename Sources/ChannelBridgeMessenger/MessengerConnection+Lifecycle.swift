@@ -5,10 +5,16 @@ extension MessengerConnection {
 
     /// Ends the session from this side: sends GOODBYE `code`, sends the replies still owed (when
     /// `waitForOwedReplies`), then closes the transport. Requests still waiting for their replies
-    /// fail with `connectionClosed` when the transport closes.
+    /// fail with `connectionClosed` when the transport closes. Asked for while the frames of one
+    /// read are being delivered, it happens once they all have been, so requests that arrived
+    /// together with the one that ended the session still get their replies before the GOODBYE.
     public func close(code: GoodbyeCode = .normal, reason: String = "", waitForOwedReplies: Bool = true) {
         let (send, finishNow) = state.withLock { state -> (Bool, Bool) in
             guard !state.isClosed, state.sentGoodbye == nil else { return (false, false) }
+            if state.receivingBatch {
+                if state.deferredClose == nil { state.deferredClose = (code, reason, waitForOwedReplies) }
+                return (false, false)
+            }
             state.sentGoodbye = code
             return (true, !waitForOwedReplies || state.inbound.isEmpty)
         }

@@ -23,6 +23,15 @@ extension MessengerConnection {
     }
 
     private func processFrames() {
+        state.withLock { $0.receivingBatch = true }
+        defer {
+            let deferred = state.withLock { state in
+                state.receivingBatch = false
+                defer { state.deferredClose = nil }
+                return state.deferredClose
+            }
+            if let deferred { close(code: deferred.code, reason: deferred.reason, waitForOwedReplies: deferred.waitForOwedReplies) }
+        }
         while true {
             let next = decoder.withLock { decoder in Result { () throws(ProtocolViolation) in try decoder.next() } }
             switch next {

@@ -1,4 +1,5 @@
 import ChannelBridgeMessenger
+import ChannelBridgeTestSupport
 import ChannelBridgeTesting
 import Testing
 
@@ -186,6 +187,28 @@ import Testing
                 return error?.code == .connectionClosed && error?.message.contains("refused") == true
             }
             #expect(client.closeError?.code == .forbidden)
+        }
+    }
+
+    /// A handler that ends the session (as the extension host's `exit` does) while later requests
+    /// sit in the same read: those are answered first, then the GOODBYE goes out.
+    @Test func aCloseDuringOneReadWaitsForTheRestOfThatRead() async throws {
+        try await withHangGuard { () async throws in
+            let (host, peer) = InMemoryMessenger.makeRawPeer(role: .host)
+            host.setMessageHandler(onChannel: "end") { _ in
+                host.close(code: .shuttingDown, reason: "ending")
+                return [1]
+            }
+            host.setMessageHandler(onChannel: "later") { _ in [2] }
+            peer.send(FrameEncoder.encode(.hello(Frame.Hello(role: .client, peerName: "raw")))
+                      + FrameEncoder.encode(.request(id: 1, channel: "end", payload: []))
+                      + FrameEncoder.encode(.request(id: 2, channel: "later", payload: [])))
+            await eventually { (try? peer.receivedFrames().contains { if case .goodbye = $0 { true } else { false } }) == true }
+            #expect(try Array(peer.receivedFrames().dropFirst()) == [
+                .reply(id: 1, result: .bytes([1])),
+                .reply(id: 2, result: .bytes([2])),
+                .goodbye(code: .shuttingDown, reason: "ending"),
+            ])
         }
     }
 
