@@ -73,10 +73,12 @@ import Testing
         let watcher = Process()
         watcher.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: "bridge"))
         watcher.arguments = ["prefs", "watch", "k"] + store
-        let output = Pipe(), errors = Pipe()
-        watcher.standardOutput = output
-        watcher.standardError = errors
-        try watcher.run()
+        let output = try CloseOnExecPipe(), errors = try CloseOnExecPipe()
+        watcher.standardOutput = output.fileHandleForWriting
+        watcher.standardError = errors.fileHandleForWriting
+        try ProcessRunner.start(watcher)
+        try output.fileHandleForWriting.close()
+        try errors.fileHandleForWriting.close()
         defer { if watcher.isRunning { watcher.terminate() } }
         // The watcher says on stderr when it is watching; every write after that is reported.
         let notice = errors.fileHandleForReading.availableData
@@ -101,10 +103,12 @@ import Testing
         let peer = Process()
         peer.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: "channelbridge-test-peer"))
         peer.arguments = ["listen", directory.socket]
-        let input = Pipe(), output = Pipe()
-        peer.standardInput = input  // the peer exits when this closes
-        peer.standardOutput = output
-        try peer.run()
+        let input = try CloseOnExecPipe(), output = try CloseOnExecPipe()
+        peer.standardInput = input.fileHandleForReading  // the peer exits when the writing end closes
+        peer.standardOutput = output.fileHandleForWriting
+        try ProcessRunner.start(peer)
+        try input.fileHandleForReading.close()
+        try output.fileHandleForWriting.close()
         defer {
             try? input.fileHandleForWriting.close()
             peer.waitUntilExit()

@@ -1,17 +1,6 @@
 import ChannelBridgeCodec
+import ChannelBridgeTestSupport
 import Testing
-
-/// A small deterministic generator (SplitMix64), so failures reproduce from the seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 enum ValueGenerator {
     static func double(_ rng: inout SeededGenerator) -> Double {
@@ -63,7 +52,7 @@ enum ValueGenerator {
 
 @Suite struct RoundTripPropertyTests {
     @Test func standardCodecRoundTripsGeneratedValues() throws {
-        var rng = SeededGenerator(state: 0xC0FFEE)
+        var rng = SeededGenerator(seed: 0xC0FFEE)
         let codec = StandardMessageCodec()
         for _ in 0..<3_000 {
             let value = ValueGenerator.withoutCustom(ValueGenerator.value(&rng))
@@ -78,7 +67,7 @@ enum ValueGenerator {
     }
 
     @Test func methodCodecRoundTripsGeneratedCalls() throws {
-        var rng = SeededGenerator(state: 42)
+        var rng = SeededGenerator(seed: 42)
         let codec = StandardMethodCodec()
         for _ in 0..<1_000 {
             let args = ValueGenerator.withoutCustom(ValueGenerator.value(&rng))
@@ -92,7 +81,7 @@ enum ValueGenerator {
     }
 
     @Test func tvnRoundTripsGeneratedValues() throws {
-        var rng = SeededGenerator(state: 7)
+        var rng = SeededGenerator(seed: 7)
         for _ in 0..<2_000 {
             // Every bit pattern survives text, NaN payloads included ("NaN:<hex>").
             let value = ValueGenerator.value(&rng)
@@ -101,7 +90,7 @@ enum ValueGenerator {
     }
 
     @Test func randomBytesNeverCrashTheDecoders() {
-        var rng = SeededGenerator(state: 99)
+        var rng = SeededGenerator(seed: 99)
         let standard = StandardMessageCodec()
         let method = StandardMethodCodec()
         for _ in 0..<20_000 {

@@ -1,4 +1,5 @@
 import ChannelBridgeCodec
+import ChannelBridgeTestSupport
 import Testing
 
 /// Every rejection rule, with the code and the offset it reports.

@@ -1,4 +1,5 @@
 import ChannelBridgeCodec
+import ChannelBridgeTestSupport
 import Testing
 
 @Suite struct StandardMethodCodecTests {

@@ -9,11 +9,7 @@ import Testing
     let vectors = packageRoot.appendingPathComponent("Protocol/vectors").path
 
     func scratchScript(_ name: String, _ text: String) throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cb-conformance-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let path = directory.appendingPathComponent(name).path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
+        try TestDirectory().write(name, text)
     }
 
     func closingLine(_ stdout: String) -> String { String(stdout.split(separator: "\n").last ?? "") }

@@ -1,4 +1,5 @@
 import ChannelBridgeMessenger
+import ChannelBridgeTestSupport
 import Testing
 
 @Suite struct FrameEncoderTests {
@@ -25,9 +26,9 @@ import Testing
 
     @Test(arguments: 0..<cases.count)
     func encodesExactBytes(index: Int) {
-        let (frame, hex) = Self.cases[index]
-        #expect(hexString(FrameEncoder.encode(frame)) == hexString(bytes(hex: hex)))
-        #expect(FrameEncoder.encodedLength(of: frame) == bytes(hex: hex).count)
+        let (frame, expected) = Self.cases[index]
+        #expect(hexString(FrameEncoder.encode(frame)) == hexString(hex(expected)))
+        #expect(FrameEncoder.encodedLength(of: frame) == hex(expected).count)
     }
 
     @Test func appendsToAnExistingBuffer() {

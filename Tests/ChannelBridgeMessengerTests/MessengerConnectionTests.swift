@@ -1,4 +1,5 @@
 import ChannelBridgeMessenger
+import ChannelBridgeTestSupport
 import ChannelBridgeTesting
 import Testing
 

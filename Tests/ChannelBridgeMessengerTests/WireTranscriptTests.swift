@@ -1,4 +1,5 @@
 import ChannelBridgeMessenger
+import ChannelBridgeTestSupport
 import Foundation
 import Testing
 
@@ -89,7 +90,7 @@ import Testing
             lines.append("\(step.outgoing ? "-->" : "<--") \(step.note)")
             for (width, label) in [(4, "length \(length)"), (1, "kind \("\(step.frame.kind)".uppercased())")] + fields(step.frame)
                 where width > 0 {
-                let text = hex(bytes[offset..<offset + width])
+                let text = hexString(Array(bytes[offset..<offset + width]))
                 offset += width
                 lines.append("    " + text.padding(toLength: max(text.count, column), withPad: " ", startingAt: 0) + "  " + label)
             }
@@ -98,13 +99,8 @@ import Testing
         return lines.joined(separator: "\n")
     }
 
-    static func hex(_ bytes: ArraySlice<UInt8>) -> String {
-        let digits = Array("0123456789abcdef")
-        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] })
-    }
-
     @Test func transcriptInTheDocumentIsWhatTheEncoderWrites() throws {
-        let url = FramingVectors.repositoryRoot.appendingPathComponent("Protocol/wire-protocol.md")
+        let url = packageRoot.appendingPathComponent("Protocol/wire-protocol.md")
         let document = try String(contentsOf: url, encoding: .utf8)
         let begin = try #require(document.range(of: "<!-- transcript:begin -->\n```text\n"))
         let end = try #require(document.range(of: "\n```\n<!-- transcript:end -->"))

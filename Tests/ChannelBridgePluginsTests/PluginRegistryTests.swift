@@ -1,6 +1,7 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgePlugins
+import ChannelBridgeTestSupport
 import ChannelBridgeTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeStore
+import ChannelBridgeTestSupport
 import Testing
 
 /// Choosing the app group: entitlement, the default group, and the group being per session.

@@ -1,6 +1,7 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeStore
+import ChannelBridgeTestSupport
 import Testing
 
 private func change(_ key: String, _ value: StandardValue) -> EventChannel.Event {

@@ -1,6 +1,7 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeStore
+import ChannelBridgeTestSupport
 import Testing
 
 /// Setters, removal and `getAll`, checked through the plugin and in the store behind it.

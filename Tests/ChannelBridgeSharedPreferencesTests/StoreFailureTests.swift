@@ -1,6 +1,7 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeStore
+import ChannelBridgeTestSupport
 import Testing
 
 /// When the store cannot serve: a corrupt file, no store at all, a group name the store refuses.

@@ -4,16 +4,11 @@ import ChannelBridgeMessenger
 import ChannelBridgePlugins
 import ChannelBridgeSharedPreferences
 import ChannelBridgeStore
+import ChannelBridgeTestSupport
 import ChannelBridgeTesting
 import Testing
 
 private let channel = "shared_preference_app_group"
-
-/// Bytes from hex written with optional spaces.
-private func hex(_ text: String) -> [UInt8] {
-    // Test literals are fixed text; a typo should fail loudly.
-    try! Hex.decode(text.filter { !$0.isWhitespace })
-}
 
 /// The plugin seen from the wire: requests delivered as bytes to a `RecordingMessenger`, every reply
 /// the plugin sent recorded.

@@ -2,6 +2,7 @@ import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
 import ChannelBridgeSocket
+import ChannelBridgeTestSupport
 import Foundation
 import Testing
 
@@ -10,12 +11,12 @@ private typealias Support = ChannelsOverSocket
 /// This process is the host; the peer process connects to it and is killed with SIGKILL.
 @Suite(.serialized) struct ChannelsOverSocketKillTests {
     @Test func killingThePeerFailsEveryPendingCallAndTheHostGoesOn() async throws {
-        let directory = try Support.makeSocketDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await Support.withHangGuard { () async throws in
-            let sessions = Support.Inbox<SocketConnection>()
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        try await withHangGuard { () async throws in
+            let sessions = Inbox<SocketConnection>()
             let ticks = Support.TestTicks()
-            let listener = try SocketListener(path: directory + "/host.sock") { connection in
+            let listener = try SocketListener(path: directory.path + "/host.sock") { connection in
                 Support.serveTestChannels(on: connection, ticks: ticks)
                 sessions.put(connection)
             }

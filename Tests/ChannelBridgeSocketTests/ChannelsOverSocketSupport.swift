@@ -1,139 +1,20 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeSocket
+import ChannelBridgeTestSupport
 import Foundation
 import Glibc
-import Synchronization
 import Testing
 
 /// Support for the channel tests over real sockets with the peer in another process. Everything is
 /// namespaced here so that it cannot collide with other test files of this target.
 enum ChannelsOverSocket {
-    struct HangGuardExpired: Error, CustomStringConvertible {
-        let seconds: Int
-        var description: String { "hang guard: no result within \(seconds) s" }
-    }
-
     struct PeerFailed: Error, CustomStringConvertible {
         let description: String
     }
 
-    /// Runs `body`, failing with `HangGuardExpired` if it has not finished in `seconds`. A guard
-    /// against hangs only: nothing here asserts how fast anything is.
-    @discardableResult
-    static func withHangGuard<T: Sendable>(seconds: Int = 30,
-                                           _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        let race = Race<T>()
-        return try await withCheckedThrowingContinuation { continuation in
-            race.start(continuation, seconds: seconds, body)
-        }
-    }
-
-    /// Whichever of the body and the timer ends first resumes the caller and cancels the other.
-    private final class Race<T: Sendable>: Sendable {
-        private struct State {
-            var continuation: CheckedContinuation<T, any Error>?
-            var work: Task<Void, Never>?
-            var timer: Task<Void, Never>?
-        }
-
-        private let state = Mutex(State())
-
-        func start(_ continuation: CheckedContinuation<T, any Error>, seconds: Int,
-                   _ body: @escaping @Sendable () async throws -> T) {
-            state.withLock { state in
-                state.continuation = continuation
-                state.work = Task {
-                    let result: Result<T, any Error>
-                    do { result = .success(try await body()) } catch { result = .failure(error) }
-                    self.finish(result)
-                }
-                state.timer = Task {
-                    try? await Task.sleep(for: .seconds(seconds))
-                    guard !Task.isCancelled else { return }
-                    self.finish(.failure(HangGuardExpired(seconds: seconds)))
-                }
-            }
-        }
-
-        private func finish(_ result: Result<T, any Error>) {
-            let (continuation, work, timer) = state.withLock { state in
-                defer { state.continuation = nil }
-                return (state.continuation, state.work, state.timer)
-            }
-            guard let continuation else { return }
-            work?.cancel()
-            timer?.cancel()
-            continuation.resume(with: result)
-        }
-    }
-
-    /// Values pushed from handlers, taken in order by one reader.
-    final class Inbox<Value: Sendable>: Sendable {
-        private struct State {
-            var values: [Value] = []
-            var waiter: CheckedContinuation<Value, Never>?
-        }
-
-        private let state = Mutex(State())
-
-        func put(_ value: Value) {
-            let waiter = state.withLock { state -> CheckedContinuation<Value, Never>? in
-                if let waiter = state.waiter {
-                    state.waiter = nil
-                    return waiter
-                }
-                state.values.append(value)
-                return nil
-            }
-            waiter?.resume(returning: value)
-        }
-
-        func next() async -> Value {
-            await withCheckedContinuation { continuation in
-                let value = state.withLock { state -> Value? in
-                    if !state.values.isEmpty { return state.values.removeFirst() }
-                    state.waiter = continuation
-                    return nil
-                }
-                if let value { continuation.resume(returning: value) }
-            }
-        }
-
-        var waiting: [Value] { state.withLock { $0.values } }
-    }
-
-    /// A fresh directory for a socket file; short, because a Unix socket path has at most 107 bytes.
-    static func makeSocketDirectory() throws -> String {
-        let directory = "/tmp/cb-chan-\(getpid())-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o700])
-        return directory
-    }
-
     /// The `channelbridge-test-peer` executable as a child process.
     final class Peer: Sendable {
-        /// Finds the peer beside the running test binary (SwiftPM puts every product of a build in
-        /// one directory), or at `$CHANNELBRIDGE_TEST_PEER`.
-        static func executablePath() throws -> String {
-            if let path = ProcessInfo.processInfo.environment["CHANNELBRIDGE_TEST_PEER"] { return path }
-            var candidates: [String] = []
-            if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-                candidates.append(exe)
-            }
-            candidates.append(CommandLine.arguments[0])
-            for candidate in candidates {
-                var directory = URL(fileURLWithPath: candidate).deletingLastPathComponent()
-                for _ in 0..<4 {
-                    let peer = directory.appendingPathComponent("channelbridge-test-peer").path
-                    if FileManager.default.isExecutableFile(atPath: peer) { return peer }
-                    directory = directory.deletingLastPathComponent()
-                }
-            }
-            throw PeerFailed(description: "channelbridge-test-peer not found near \(candidates); build it "
-                + "(swift build --product channelbridge-test-peer) or set CHANNELBRIDGE_TEST_PEER")
-        }
-
         let pid: Int32
         private let process: Process
         private let stdin: FileHandle
@@ -149,15 +30,18 @@ enum ChannelsOverSocket {
         /// Starts `channelbridge-test-peer MODE PATH` and waits for its `ready` line.
         static func start(_ mode: String, path: String) async throws -> Peer {
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: try executablePath())
+            let executable = try ProcessRunner.locate("channelbridge-test-peer", overriddenBy: "CHANNELBRIDGE_TEST_PEER")
+            process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = [mode, path]
-            let input = Pipe()
-            let output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
+            let input = try CloseOnExecPipe()
+            let output = try CloseOnExecPipe()
+            process.standardInput = input.fileHandleForReading
+            process.standardOutput = output.fileHandleForWriting
             let exited = Inbox<Int32>()
             process.terminationHandler = { exited.put($0.terminationStatus) }
-            try process.run()
+            try ProcessRunner.start(process)
+            try input.fileHandleForReading.close()
+            try output.fileHandleForWriting.close()
             let peer = Peer(process: process, stdin: input.fileHandleForWriting, exited: exited)
             let ready = Inbox<Bool>()
             // A blocking read, on its own thread rather than the concurrency pool.
@@ -259,10 +143,10 @@ extension ChannelsOverSocket {
 
     /// Starts a peer host, connects to it, runs `body`, then ends both.
     static func withPeerHost(_ body: @escaping @Sendable (ClientSession) async throws -> Void) async throws {
-        let directory = try makeSocketDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = try TestDirectory()
+        defer { directory.remove() }
         try await withHangGuard {
-            let path = directory + "/peer.sock"
+            let path = directory.path + "/peer.sock"
             let peer = try await Peer.start("listen", path: path)
             let ticks = TestTicks()
             let connection: SocketConnection

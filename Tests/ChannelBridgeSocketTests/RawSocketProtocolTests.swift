@@ -1,5 +1,6 @@
 import ChannelBridgeMessenger
 import ChannelBridgeSocket
+import ChannelBridgeTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -16,11 +17,10 @@ import Testing
 
     /// The host-side vectors of Protocol/vectors/framing-invalid.json.
     static let invalidVectors: [InvalidVector] = {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Protocol/vectors/framing-invalid.json")
+        let url = packageRoot.appendingPathComponent("Protocol/vectors/framing-invalid.json")
         let object = try! JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
         return (object["vectors"] as! [[String: Any]]).filter { $0["receiver"] as? String == "host" }.map {
-            InvalidVector(name: $0["name"] as! String, bytes: bytes(hex: $0["hex"] as! String),
+            InvalidVector(name: $0["name"] as! String, bytes: hex($0["hex"] as! String),
                           goodbyeCode: UInt16($0["goodbyeCode"] as! Int), maxFrameLength: $0["maxFrameLength"] as? Int)
         }
     }()
@@ -35,7 +35,7 @@ import Testing
 
     @Test func aWellFormedSessionInExactBytes() async throws {
         try await withHangGuard { () async throws in
-            let directory = TemporaryDirectory()
+            let directory = try TestDirectory()
             defer { directory.remove() }
             let listener = try SocketListener(path: directory.path + "/h.sock",
                                               options: .init(connection: .init(name: "raw test host")),
@@ -59,7 +59,7 @@ import Testing
 
     @Test func everyMalformedFrameGetsItsGoodbyeAndOnlyThatConnectionCloses() async throws {
         try await withHangGuard(seconds: 90) { () async throws in
-            let directory = TemporaryDirectory()
+            let directory = try TestDirectory()
             defer { directory.remove() }
             let countBefore = Descriptors.count
             let listener = try SocketListener(path: directory.path + "/h.sock", onConnection: Self.configure)
@@ -108,7 +108,7 @@ import Testing
 
     @Test func manySessionsOpenAndCloseWithoutLeakingDescriptors() async throws {
         try await withHangGuard(seconds: 90) { () async throws in
-            let directory = TemporaryDirectory()
+            let directory = try TestDirectory()
             defer { directory.remove() }
             let listener = try SocketListener(path: directory.path + "/h.sock", onConnection: Self.configure)
             let path = listener.path

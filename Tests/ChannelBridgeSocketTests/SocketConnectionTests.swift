@@ -1,5 +1,6 @@
 import ChannelBridgeMessenger
 import ChannelBridgeSocket
+import ChannelBridgeTestSupport
 import Glibc
 import Testing
 
@@ -8,8 +9,8 @@ import Testing
     /// A listener on a fresh path whose sessions are configured by `configure`, and a cleanup.
     static func serve(options: SocketListener.Options = .init(),
                       _ configure: @escaping @Sendable (SocketConnection) -> Void = { _ in })
-        throws -> (SocketListener, TemporaryDirectory) {
-        let directory = TemporaryDirectory()
+        throws -> (SocketListener, TestDirectory) {
+        let directory = try TestDirectory()
         let listener = try SocketListener(path: directory.path + "/host.sock", options: options, onConnection: configure)
         return (listener, directory)
     }
@@ -147,7 +148,7 @@ import Testing
 
     @Test func connectErrorsAreClear() async throws {
         try await withHangGuard { () async throws in
-            let directory = TemporaryDirectory()
+            let directory = try TestDirectory()
             defer { directory.remove() }
             await #expect { try await SocketConnection.connect(to: directory.path + "/none.sock") } throws: {
                 ($0 as? SocketError)?.code == .notFound

@@ -1,5 +1,6 @@
 import ChannelBridgeMessenger
 import ChannelBridgeSocket
+import ChannelBridgeTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -14,7 +15,7 @@ import Testing
 
     @Test func socketFileIs0600AndCreatedDirectoriesAre0700() async throws {
         try await withHangGuard { () async throws in
-            let directory = TemporaryDirectory()
+            let directory = try TestDirectory()
             defer { directory.remove() }
             let path = directory.path + "/run/channelbridge/host.sock"
             let listener = try SocketListener(path: path) { _ in }
@@ -32,7 +33,7 @@ import Testing
 
     @Test func aSecondListenerOnALivePathFailsClearly() async throws {
         try await withHangGuard { () async throws in
-            let directory = TemporaryDirectory()
+            let directory = try TestDirectory()
             defer { directory.remove() }
             let path = directory.path + "/host.sock"
             let first = try SocketListener(path: path) { $0.messenger.setMessageHandler(onChannel: "who") { _ in [1] } }
@@ -52,7 +53,7 @@ import Testing
 
     @Test func aLiveSocketOfAnotherProgramIsNeverTakenOver() async throws {
         try await withHangGuard { () async throws in
-            let directory = TemporaryDirectory()
+            let directory = try TestDirectory()
             defer { directory.remove() }
             let path = directory.path + "/host.sock"
             let foreign = RawClient.listen(path: path)   // no lock file: only the connect probe can tell
@@ -69,7 +70,7 @@ import Testing
 
     @Test func aStaleSocketFileIsReplaced() async throws {
         try await withHangGuard { () async throws in
-            let directory = TemporaryDirectory()
+            let directory = try TestDirectory()
             defer { directory.remove() }
             let path = directory.path + "/host.sock"
             close(RawClient.listen(path: path))   // its process is "gone": the file stays, nothing accepts
@@ -86,7 +87,7 @@ import Testing
     }
 
     @Test func somethingElseAtThePathIsLeftAlone() async throws {
-        let directory = TemporaryDirectory()
+        let directory = try TestDirectory()
         defer { directory.remove() }
         let path = directory.path + "/host.sock"
         _ = FileManager.default.createFile(atPath: path, contents: Data("keep me".utf8))
@@ -109,7 +110,7 @@ import Testing
     /// The uid check, with the policy injected: this process is refused by its own listener.
     @Test func aRefusedPeerGetsForbiddenAsItsFirstAndOnlyFrame() async throws {
         try await withHangGuard { () async throws in
-            let directory = TemporaryDirectory()
+            let directory = try TestDirectory()
             defer { directory.remove() }
             let refused = Collector<PeerCredentials>()
             let options = SocketListener.Options(connection: .init(acceptPeer: { $0.uid != geteuid() }),
@@ -139,7 +140,7 @@ import Testing
 
     @Test func aClientRefusesAHostItsPolicyRejects() async throws {
         try await withHangGuard { () async throws in
-            let directory = TemporaryDirectory()
+            let directory = try TestDirectory()
             defer { directory.remove() }
             let listener = try SocketListener(path: directory.path + "/host.sock") { _ in }
             await #expect {
@@ -155,7 +156,7 @@ import Testing
         && FileManager.default.isExecutableFile(atPath: "/usr/bin/perl")))
     func aProcessOfAnotherUidIsRefused() async throws {
         try await withHangGuard { () async throws in
-            let directory = TemporaryDirectory()
+            let directory = try TestDirectory()
             defer { directory.remove() }
             let refused = Collector<PeerCredentials>()
             let path = directory.path + "/host.sock"
@@ -171,7 +172,7 @@ import Testing
             chmod(path, 0o777)
             let opened = await onThread { OtherUidClient.run(path: path) }
             #expect(opened.status == 0)
-            let received = try frames(in: bytes(hex: opened.stdout))
+            let received = try frames(in: hex(opened.stdout))
             #expect(received.count == 1)
             if case .goodbye(let code, _)? = received.first { #expect(code == .forbidden) } else { Issue.record("\(received)") }
             #expect(refused.all.map(\.uid) == [65534])
@@ -192,17 +193,12 @@ enum OtherUidClient {
     """
 
     static func run(path: String) -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/perl", "-e", script, path]
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        do { try process.run() } catch { return (-1, "", "\(error)") }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+        let arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/perl", "-e", script, path]
+        do {
+            let outcome = try ProcessRunner.run("/usr/bin/setpriv", arguments)
+            return (outcome.status, outcome.stdout, outcome.stderr)
+        } catch {
+            return (-1, "", "\(error)")
+        }
     }
 }

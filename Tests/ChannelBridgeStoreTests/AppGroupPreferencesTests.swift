@@ -1,5 +1,6 @@
 import ChannelBridgeCodec
 import ChannelBridgeStore
+import ChannelBridgeTestSupport
 import Foundation
 import Testing
 
@@ -13,7 +14,7 @@ import Testing
     }
 
     @Test func valuesSurviveIntoAFreshStoreAndAreWrittenInTheNormativeLayout() async throws {
-        try await withTemporaryDirectory { dataDirectory in
+        try await TestDirectory.withPath { dataDirectory in
             let prefs = try AppGroupStore(dataDirectory: dataDirectory).group(Self.group)
             for (key, value) in sampleValues { try await prefs.set(value, forKey: key) }
 
@@ -42,7 +43,7 @@ import Testing
     }
 
     @Test func writesLeaveOnlyThePreferencesAndLockFiles() async throws {
-        try await withTemporaryDirectory { dataDirectory in
+        try await TestDirectory.withPath { dataDirectory in
             let prefs = try AppGroupStore(dataDirectory: dataDirectory).group(Self.group)
             for index in 0..<20 { try await prefs.set(.int32(Int32(index)), forKey: "k\(index % 5)") }
             try await prefs.update(key: "k0") { _ in .string("updated") }
@@ -56,7 +57,7 @@ import Testing
     }
 
     @Test func readingAndWritingNothingCreatesNoFile() async throws {
-        try await withTemporaryDirectory { dataDirectory in
+        try await TestDirectory.withPath { dataDirectory in
             let prefs = try AppGroupStore(dataDirectory: dataDirectory).group(Self.group)
             #expect(try await prefs.value(forKey: "k") == nil)
             #expect(try await prefs.allValues() == [])
@@ -66,7 +67,7 @@ import Testing
     }
 
     @Test func aHandWrittenVersionOneFileIsReadAndItsUnknownMembersAreKept() async throws {
-        try await withTemporaryDirectory { dataDirectory in
+        try await TestDirectory.withPath { dataDirectory in
             let prefs = try AppGroupStore(dataDirectory: dataDirectory).group(Self.group)
             try FileManager.default.createDirectory(atPath: prefs.directory, withIntermediateDirectories: true)
             let text = #"{"extra": {"kept": [1, 2]}, "values": {"ShareKey": "{\"text\":[\"hi\"]}", "n": {"int64": 12}}, "version": 1}"#
@@ -84,7 +85,7 @@ import Testing
     }
 
     @Test func theChangeLogCountsWritesAndNamesTheirKeys() async throws {
-        try await withTemporaryDirectory { dataDirectory in
+        try await TestDirectory.withPath { dataDirectory in
             let prefs = try AppGroupStore(dataDirectory: dataDirectory).group(Self.group)
             try await prefs.set("x", forKey: "a")
             try await prefs.set("y", forKey: "b")
@@ -111,7 +112,7 @@ import Testing
     @Test(arguments: corruptFiles.indices)
     func aFileThatCannotBeReadIsAnErrorNamingItAndIsNeverReplaced(index: Int) async throws {
         let corrupt = Self.corruptFiles[index]
-        try await withTemporaryDirectory { dataDirectory in
+        try await TestDirectory.withPath { dataDirectory in
             let prefs = try AppGroupStore(dataDirectory: dataDirectory).group(Self.group)
             try FileManager.default.createDirectory(atPath: prefs.directory, withIntermediateDirectories: true)
             let url = URL(fileURLWithPath: prefs.preferencesFile)
@@ -140,7 +141,7 @@ import Testing
     }
 
     @Test func aPreferencesPathThatIsNotAFileIsAnIOErrorNamingIt() async throws {
-        try await withTemporaryDirectory { dataDirectory in
+        try await TestDirectory.withPath { dataDirectory in
             let prefs = try AppGroupStore(dataDirectory: dataDirectory).group(Self.group)
             try FileManager.default.createDirectory(atPath: prefs.preferencesFile, withIntermediateDirectories: true)
             let error = await #expect(throws: StoreError.self) { try await prefs.set(.int32(1), forKey: "k") }
@@ -167,7 +168,7 @@ import Testing
     }
 
     @Test func theContainerDirectoryIsCreatedInsideTheGroup() async throws {
-        try await withTemporaryDirectory { dataDirectory in
+        try await TestDirectory.withPath { dataDirectory in
             let prefs = try AppGroupStore(dataDirectory: dataDirectory + "/").group(Self.group)
             let container = try await prefs.containerDirectory()
             #expect(container == dataDirectory + "/app-groups/\(Self.group)/container")
@@ -178,7 +179,7 @@ import Testing
     }
 
     @Test func deletingTheGroupReportsItsKeysRemovedAndEndsTheStream() async throws {
-        try await withTemporaryDirectory { dataDirectory in
+        try await TestDirectory.withPath { dataDirectory in
             let prefs = try AppGroupStore(dataDirectory: dataDirectory).group(Self.group)
             try await prefs.set(.int32(1), forKey: "a")
             let recorder = ChangeRecorder(try await prefs.changes())

@@ -1,5 +1,6 @@
 import ChannelBridgeCodec
 import ChannelBridgeStore
+import ChannelBridgeTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -22,19 +23,19 @@ import Glibc
     }
 
     @Test func typedValuesWrittenHereReadTheSameInAnotherProcess() async throws {
-        try await withTemporaryDirectory { dataDirectory in
+        try await TestDirectory.withPath { dataDirectory in
             let prefs = try preferences(dataDirectory)
             for (key, value) in sampleValues { try await prefs.set(value, forKey: key) }
             for (key, value) in sampleValues {
                 let reader = try StorePeer("get", dataDirectory: dataDirectory, group: Self.group, ["--key", key])
                 try await reader.waitForSuccess()
-                #expect(reader.lines.items == [TypedValueNotation.canonicalText(value)], "key \(key)")
+                #expect(reader.lines.all == [TypedValueNotation.canonicalText(value)], "key \(key)")
             }
         }
     }
 
     @Test func twoProcessesWritingDistinctKeysAtOnceLoseNone() async throws {
-        try await withTemporaryDirectory { dataDirectory in
+        try await TestDirectory.withPath { dataDirectory in
             let writers = try ["a", "b"].map { prefix in
                 try StorePeer("write-keys", dataDirectory: dataDirectory, group: Self.group,
                               ["--prefix", prefix, "--count", "500", "--gate"])
@@ -53,7 +54,7 @@ import Glibc
     }
 
     @Test func updatesFromTwoProcessesAndThisOneAddUpExactly() async throws {
-        try await withTemporaryDirectory { dataDirectory in
+        try await TestDirectory.withPath { dataDirectory in
             let counters = try (0..<2).map { _ in
                 try StorePeer("increment", dataDirectory: dataDirectory, group: Self.group,
                               ["--key", "counter", "--count", "200", "--gate"])
@@ -74,7 +75,7 @@ import Glibc
     /// The seeds' `itemList` pattern, done right: extensions append to a list while the containing
     /// app imports and clears it. With `take` every item is imported exactly once.
     @Test func appendersAndATakingImporterLoseNoItem() async throws {
-        try await withTemporaryDirectory { dataDirectory in
+        try await TestDirectory.withPath { dataDirectory in
             let prefs = try preferences(dataDirectory)
             let appenders = try ["x", "y"].map { prefix in
                 try StorePeer("append", dataDirectory: dataDirectory, group: Self.group,
@@ -111,7 +112,7 @@ import Glibc
     }
 
     @Test func aWriterKilledMidLoopLeavesAReadableFileWithEveryAcknowledgedKey() async throws {
-        try await withTemporaryDirectory { dataDirectory in
+        try await TestDirectory.withPath { dataDirectory in
             var acknowledged: [String] = []
             for (round, threshold) in [40, 150, 300].enumerated() {
                 let writer = try StorePeer("write-keys", dataDirectory: dataDirectory, group: Self.group,
@@ -140,7 +141,7 @@ import Glibc
     }
 
     @Test func aReaderNeverSeesAHalfWrittenFile() async throws {
-        try await withTemporaryDirectory { dataDirectory in
+        try await TestDirectory.withPath { dataDirectory in
             let prefs = try preferences(dataDirectory)
             let writer = try StorePeer("write-keys", dataDirectory: dataDirectory, group: Self.group,
                                        ["--prefix", "k", "--count", "400"])
@@ -162,7 +163,7 @@ import Glibc
     }
 
     @Test func changesMadeByAnotherProcessReachAWatcherHere() async throws {
-        try await withTemporaryDirectory { dataDirectory in
+        try await TestDirectory.withPath { dataDirectory in
             let prefs = try preferences(dataDirectory)
             try await prefs.set(.string("old"), forKey: "existing")
             let recorder = ChangeRecorder(try await prefs.changes())
@@ -187,7 +188,7 @@ import Glibc
     }
 
     @Test func aWatcherInAnotherProcessSeesWritesMadeHere() async throws {
-        try await withTemporaryDirectory { dataDirectory in
+        try await TestDirectory.withPath { dataDirectory in
             let prefs = try preferences(dataDirectory)
             let watcher = try StorePeer("watch", dataDirectory: dataDirectory, group: Self.group, ["--count", "4"])
             try await watcher.waitForLine("watching")
@@ -200,7 +201,7 @@ import Glibc
             try await watcher.lines.wait(for: "the third change") { $0.count >= 4 }
             _ = try await prefs.take(key: "list")
             try await watcher.waitForSuccess()
-            #expect(watcher.lines.items == [
+            #expect(watcher.lines.all == [
                 "watching",
                 #"change list ["a","b"]"#,
                 #"change list ["a","b"]"#,
@@ -211,7 +212,7 @@ import Glibc
     }
 
     @Test func changesFromSeveralProcessesAtOnceAreAllReported() async throws {
-        try await withTemporaryDirectory { dataDirectory in
+        try await TestDirectory.withPath { dataDirectory in
             let prefs = try preferences(dataDirectory)
             let recorder = ChangeRecorder(try await prefs.changes())
             defer { recorder.stop() }

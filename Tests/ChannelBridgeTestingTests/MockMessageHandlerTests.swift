@@ -1,6 +1,7 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
+import ChannelBridgeTestSupport
 import ChannelBridgeTesting
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
     @Test func rawHandlerSeesTheBytesAndAnswersThem() async throws {
         let test = TestMessenger(role: .client)
         defer { test.close() }
-        let seen = Collected<[UInt8]?>()
+        let seen = Collector<[UInt8]?>()
         test.setMockMessageHandler(channel: "example/echo") { message in
             seen.append(message)
             return message.map { $0.reversed() }
@@ -71,7 +72,7 @@ import Testing
     @Test func allMessagesHandlerSeesEveryChannelFirst() async throws {
         let test = TestMessenger(role: .client)
         defer { test.close() }
-        let seen = Collected<String>()
+        let seen = Collector<String>()
         let (arrivals, arrived) = AsyncStream.makeStream(of: String.self)
         test.setMockMessageHandler(channel: "example/mocked") { _ in [0xAA] }
         test.allMessagesHandler = { channel, message, passThrough in

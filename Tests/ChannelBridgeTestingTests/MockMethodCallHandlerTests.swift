@@ -1,6 +1,7 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
+import ChannelBridgeTestSupport
 import ChannelBridgeTesting
 import Testing
 
@@ -12,7 +13,7 @@ private let getLevelCall = hex("07 08") + utf8("getLevel") + hex("00")
     @Test func answersWithTheHandlersResultOnTheWire() async throws {
         let test = TestMessenger(role: .client)
         defer { test.close() }
-        let seen = Collected<MethodCall>()
+        let seen = Collector<MethodCall>()
         test.setMockMethodCallHandler(channel: battery) { call in
             seen.append(call)
             return 87

@@ -3,6 +3,7 @@ import ChannelBridgeCodec
 import ChannelBridgePlugins
 import ChannelBridgeSharedPreferences
 import ChannelBridgeStore
+import ChannelBridgeTestSupport
 import ChannelBridgeTesting
 import Testing
 

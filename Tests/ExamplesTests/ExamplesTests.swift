@@ -24,16 +24,17 @@ import Testing
     /// Three extension processes share items while the containing app imports in a loop: every
     /// item is imported exactly once, none lost between the app's read and its removal.
     @Test func containingAppImportsEveryItemExactlyOnce() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cb-example-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let testDirectory = try TestDirectory()
+        defer { testDirectory.remove() }
+        let directory = testDirectory.data
         let finished = Locked(false)
         let sharing = Task.detached {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for sharer in 0..<3 {
                     group.addTask {
                         for item in 0..<20 {
-                            let outcome = try ProcessRunner.run("containing-app-example",
-                                                                ["share", "s\(sharer)-\(item)", "--data-dir", directory])
+                            let outcome = try await ProcessRunner.runOnThread(
+                                "containing-app-example", ["share", "s\(sharer)-\(item)", "--data-dir", directory])
                             #expect(outcome.status == 0, "\(outcome.stderr)")
                         }
                     }
@@ -43,13 +44,13 @@ import Testing
             finished.set(true)
         }
         var imported: [String] = []
-        func importOnce() throws {
-            let outcome = try ProcessRunner.run("containing-app-example", ["import", "--data-dir", directory])
+        func importOnce() async throws {
+            let outcome = try await ProcessRunner.runOnThread("containing-app-example", ["import", "--data-dir", directory])
             #expect(outcome.status == 0, "\(outcome.stderr)")
             imported += outcome.stdout.split(separator: "\n").map(String.init)
         }
-        while !finished.value { try importOnce() }
-        try importOnce()  // picks up whatever was shared after the last import in the loop
+        while !finished.value { try await importOnce() }
+        try await importOnce()  // picks up whatever was shared after the last import in the loop
         try await sharing.value
         #expect(imported.count == 60)
         let expected = Set((0..<3).flatMap { s in (0..<20).map { "s\(s)-\($0)" } })

@@ -1,5 +1,6 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgeTestSupport
 import Synchronization
 
 /// A stream handler whose behaviour a test scripts, and which reports every call in order.

@@ -1,4 +1,5 @@
 import ChannelBridgeMessenger
+import ChannelBridgeTestSupport
 import Foundation
 import Testing
 
@@ -23,11 +24,8 @@ enum FramingVectors {
         var testDescription: String { name }
     }
 
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     static func load(_ file: String) -> [[String: Any]] {
-        let url = repositoryRoot.appendingPathComponent("Protocol/vectors/\(file)")
+        let url = packageRoot.appendingPathComponent("Protocol/vectors/\(file)")
         guard let data = try? Data(contentsOf: url),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               object["format"] as? String == "channelbridge-framing-vectors/1",
@@ -39,7 +37,7 @@ enum FramingVectors {
 
     static let valid: [Valid] = load("framing-valid.json").map { entry in
         Valid(name: entry["name"] as! String,
-              bytes: ChannelBridgeMessengerTests.bytes(hex: entry["hex"] as! String),
+              bytes: hex(entry["hex"] as! String),
               frame: frame(from: entry["frame"] as! [String: Any]),
               canonical: entry["canonical"] as? Bool ?? true)
     }
@@ -47,7 +45,7 @@ enum FramingVectors {
     static let invalid: [Invalid] = load("framing-invalid.json").map { entry in
         Invalid(name: entry["name"] as! String,
                 receiver: entry["receiver"] as! String == "client" ? .client : .host,
-                bytes: ChannelBridgeMessengerTests.bytes(hex: entry["hex"] as! String),
+                bytes: hex(entry["hex"] as! String),
                 layer: entry["layer"] as! String,
                 violation: entry["violation"] as! String,
                 goodbyeCode: GoodbyeCode(rawValue: UInt16(entry["goodbyeCode"] as! Int)),
@@ -56,7 +54,7 @@ enum FramingVectors {
 
     static func frame(from fields: [String: Any]) -> Frame {
         func payload() -> [UInt8]? {
-            (fields["payload"] as? String).map { ChannelBridgeMessengerTests.bytes(hex: $0) }
+            (fields["payload"] as? String).map { hex($0) }
         }
         func uint32(_ key: String) -> UInt32 { UInt32((fields[key] as! NSNumber).uint64Value) }
         func uint64(_ key: String) -> UInt64 { UInt64(fields[key] as! String)! }

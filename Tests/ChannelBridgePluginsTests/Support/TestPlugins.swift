@@ -1,6 +1,7 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgePlugins
+import ChannelBridgeTestSupport
 import Synchronization
 
 /// Where the test plugins report what happened to them: handed to them through the environment,

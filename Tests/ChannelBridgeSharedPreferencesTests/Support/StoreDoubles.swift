@@ -1,5 +1,6 @@
 import ChannelBridgeCodec
 import ChannelBridgeStore
+import ChannelBridgeTestSupport
 import Synchronization
 
 /// In-memory app groups that report when a change stream of a group starts and ends, so that a

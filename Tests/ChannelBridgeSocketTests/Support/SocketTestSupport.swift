@@ -1,23 +1,6 @@
 import ChannelBridgeMessenger
 import Foundation
 import Glibc
-import Synchronization
-
-/// A fresh directory under /tmp for one test's sockets; removed by `remove()`.
-struct TemporaryDirectory: Sendable {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/cb-socket-test-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp failed")
-        path = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}
 
 /// Runs blocking test code (raw sockets, child processes) on its own thread, off the pool.
 func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
@@ -135,38 +118,5 @@ enum Descriptors {
         return withUnsafeBytes(of: address.sun_path) { raw in
             String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
         }
-    }
-}
-
-/// Collects values from concurrent tasks, in the order they arrive.
-final class Collector<Value: Sendable>: Sendable {
-    private let values = Mutex<[Value]>([])
-    func append(_ value: Value) { values.withLock { $0.append(value) } }
-    var all: [Value] { values.withLock { $0 } }
-    var count: Int { values.withLock { $0.count } }
-}
-
-/// Suspends callers until `open()`.
-final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let resumeNow = state.withLock { state -> Bool in
-                if state.open { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if resumeNow { continuation.resume() }
-        }
-    }
-
-    func open() {
-        let waiters = state.withLock { state in
-            state.open = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
     }
 }

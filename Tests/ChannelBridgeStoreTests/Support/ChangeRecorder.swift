@@ -1,4 +1,5 @@
 import ChannelBridgeStore
+import ChannelBridgeTestSupport
 
 /// Consumes a change stream in a task and collects what it yields.
 struct ChangeRecorder: Sendable {

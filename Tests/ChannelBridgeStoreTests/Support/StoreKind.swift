@@ -1,4 +1,5 @@
 import ChannelBridgeStore
+import ChannelBridgeTestSupport
 
 /// The two `PreferenceStore` implementations, so behaviour tests run against both.
 enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
@@ -13,7 +14,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
         case .memory:
             return try await body(InMemoryPreferenceStore())
         case .file:
-            return try await withTemporaryDirectory { directory in
+            return try await TestDirectory.withPath { directory in
                 try await body(try AppGroupStore(dataDirectory: directory).group("group.com.example.tests"))
             }
         }

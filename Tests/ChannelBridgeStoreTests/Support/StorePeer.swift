@@ -1,5 +1,5 @@
+import ChannelBridgeTestSupport
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,35 +7,10 @@ import Glibc
 /// The `channelbridge-store-peer` executable run as a child process: a second user of the store.
 /// Its stdout lines and exit status are collected for the test.
 final class StorePeer: Sendable {
-    /// Finds the peer beside the running test binary (SwiftPM puts every product of a build in one
-    /// directory), or at `$CHANNELBRIDGE_STORE_PEER`.
-    static func executablePath() throws -> String {
-        let environment = ProcessInfo.processInfo.environment
-        if let path = environment["CHANNELBRIDGE_STORE_PEER"] { return path }
-        var candidates: [String] = []
-        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            candidates.append(exe)
-        }
-        if let exe = Bundle.main.executableURL?.path { candidates.append(exe) }
-        candidates.append(CommandLine.arguments[0])
-        for candidate in candidates {
-            // Walk up from the binary: on Linux the test binary sits in the products directory;
-            // inside an .xctest bundle (macOS) it is a few levels deeper.
-            var directory = URL(fileURLWithPath: candidate).deletingLastPathComponent()
-            for _ in 0..<4 {
-                let peer = directory.appendingPathComponent("channelbridge-store-peer").path
-                if FileManager.default.isExecutableFile(atPath: peer) { return peer }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        throw HangGuardExpired(description: "channelbridge-store-peer not found near \(candidates); "
-            + "build it (swift build --product channelbridge-store-peer) or set CHANNELBRIDGE_STORE_PEER")
-    }
-
     let name: String
     let lines: Collector<String>
     private let process: Process
-    private let input: Pipe
+    private let input: CloseOnExecPipe
     private let errorLines: Collector<String>
     private let exitStatus: Collector<Int32>
 
@@ -46,20 +21,24 @@ final class StorePeer: Sendable {
         exitStatus = Collector(name: "\(name) exit status")
         errorLines = Collector(name: "\(name) stderr")
         process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.executablePath())
+        let executable = try ProcessRunner.locate("channelbridge-store-peer", overriddenBy: "CHANNELBRIDGE_STORE_PEER")
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = [command, "--data-dir", dataDirectory, "--group", group] + arguments
-        input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
+        input = try CloseOnExecPipe()
+        let output = try CloseOnExecPipe()
+        let errors = try CloseOnExecPipe()
+        process.standardInput = input.fileHandleForReading
+        process.standardOutput = output.fileHandleForWriting
+        process.standardError = errors.fileHandleForWriting
         let exitStatus = exitStatus
         process.terminationHandler = { process in
             exitStatus.append(process.terminationStatus)
             exitStatus.finish()
         }
-        try process.run()
+        try ProcessRunner.start(process)
+        try input.fileHandleForReading.close()
+        try output.fileHandleForWriting.close()
+        try errors.fileHandleForWriting.close()
         let lines = lines
         Self.readLines(from: output.fileHandleForReading) { lines.append($0) } atEnd: { lines.finish() }
         let errorLines = errorLines
@@ -73,12 +52,12 @@ final class StorePeer: Sendable {
 
     var processIdentifier: Int32 { process.processIdentifier }
     /// Whether the process has ended (and its exit status been collected).
-    var hasExited: Bool { !exitStatus.items.isEmpty }
-    var standardError: String { errorLines.items.joined(separator: "\n") }
+    var hasExited: Bool { !exitStatus.all.isEmpty }
+    var standardError: String { errorLines.all.joined(separator: "\n") }
 
     /// Lines that start with `acked `, without that prefix.
     var acknowledged: [String] {
-        lines.items.compactMap { $0.hasPrefix("acked ") ? String($0.dropFirst(6)) : nil }
+        lines.all.compactMap { $0.hasPrefix("acked ") ? String($0.dropFirst(6)) : nil }
     }
 
     /// Waits for a line equal to `line`.
@@ -137,13 +116,4 @@ final class StorePeer: Sendable {
         }
         thread.start()
     }
-}
-
-/// Runs `body` with a fresh directory that is removed afterwards.
-func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
-    let path = FileManager.default.temporaryDirectory
-        .appendingPathComponent("channelbridge-store-tests-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    return try await body(path)
 }

@@ -1,12 +1,18 @@
 import Synchronization
 
-public struct HangGuardExpired: Error, CustomStringConvertible {
-    public var seconds: Int
-    public var description: String { "hang guard: the test body did not finish within \(seconds) s" }
-}
-
-/// Runs `body`, failing instead of hanging if it has not finished after `seconds`. A generous
-/// guard against hangs only: nothing here asserts how fast anything is.
+/// Runs `body`, failing with `HangGuardExpired` instead of hanging if it has not finished after
+/// `seconds`. A generous guard against hangs only: nothing here asserts how fast anything is.
+///
+/// ```swift
+/// @Test func repliesArrive() async throws {
+///     try await withHangGuard {
+///         #expect(try await channel.invokeMethod("ping") == "pong")
+///     }
+/// }
+/// ```
+///
+/// Unlike a task group, the guard does not wait for a body that ignores cancellation: when the time
+/// is up the caller resumes at once and the body is cancelled and left behind.
 @discardableResult
 public func withHangGuard<T: Sendable>(seconds: Int = 120, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     let race = HangGuardRace<T>()

@@ -42,16 +42,18 @@ public final class HostProcess: Sendable {
         process.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: "extension-host"))
         process.arguments = arguments
         if let environment { process.environment = environment }
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
+        let output = try CloseOnExecPipe(), error = try CloseOnExecPipe()
+        process.standardOutput = output.fileHandleForWriting
+        process.standardError = error.fileHandleForWriting
         process.standardInput = FileHandle.nullDevice
         self.process = process
         process.terminationHandler = { [self] process in
             let reason = process.terminationReason == .uncaughtSignal
             update { $0.termination = (process.terminationStatus, reason) }
         }
-        try process.run()
+        try ProcessRunner.start(process)
+        try output.fileHandleForWriting.close()
+        try error.fileHandleForWriting.close()
         read(output.fileHandleForReading) { state, bytes in
             guard let bytes else {
                 state.stdoutClosed = true

@@ -32,11 +32,14 @@ public struct ProcessRunner {
         process.arguments = arguments
         if let environment { process.environment = environment }
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-        let input = Pipe(), output = Pipe(), error = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
+        let input = try CloseOnExecPipe(), output = try CloseOnExecPipe(), error = try CloseOnExecPipe()
+        process.standardInput = input.fileHandleForReading
+        process.standardOutput = output.fileHandleForWriting
+        process.standardError = error.fileHandleForWriting
+        try start(process)
+        try input.fileHandleForReading.close()
+        try output.fileHandleForWriting.close()
+        try error.fileHandleForWriting.close()
         // Write and read concurrently so large inputs and outputs cannot deadlock on full pipes.
         let writer = Thread {
             input.fileHandleForWriting.write(Data(stdin.utf8))

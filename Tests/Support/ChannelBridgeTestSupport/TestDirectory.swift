@@ -1,14 +1,33 @@
 import Foundation
+import Glibc
 
-/// A fresh directory under /tmp with a short name, because a Unix socket path has at most 107
-/// bytes. Removed by `remove()`.
+/// A fresh directory under /tmp, made by `mkdtemp` (so mode 0700), with a short name because a
+/// Unix socket path has at most 107 bytes. Removed by `remove()`.
+///
+/// ```swift
+/// let directory = try TestDirectory()
+/// defer { directory.remove() }
+/// let host = try HostProcess(["--socket", directory.socket, "--data-dir", directory.data])
+/// ```
 public struct TestDirectory: Sendable {
+    public struct CreationFailed: Error, CustomStringConvertible {
+        public var description: String
+    }
+
     public let path: String
 
     public init() throws {
-        let name = "cbh-" + String(UUID().uuidString.prefix(8)).lowercased()
-        path = "/tmp/" + name
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        var template = Array("/tmp/cbh-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        guard made != nil else { throw CreationFailed(description: "mkdtemp /tmp/cbh-XXXXXX: errno \(errno)") }
+        path = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Runs `body` with the path of a fresh test directory, removing the directory afterwards.
+    public static func withPath<T>(_ body: (String) async throws -> T) async throws -> T {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        return try await body(directory.path)
     }
 
     public var socket: String { path + "/h.sock" }

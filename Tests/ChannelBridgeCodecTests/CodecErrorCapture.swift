@@ -1,9 +1,4 @@
 import ChannelBridgeCodec
-import Foundation
-
-func hex(_ text: String) -> [UInt8] {
-    try! Hex.decode(text.replacingOccurrences(of: " ", with: ""))
-}
 
 /// Runs `body` and returns the CodecError it throws, or nil when it does not throw one.
 func codecError<T>(_ body: () throws(CodecError) -> T) -> CodecError? {

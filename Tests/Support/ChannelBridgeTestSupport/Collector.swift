@@ -1,14 +1,16 @@
 import Synchronization
 
-/// A test failed to see something it waited for within a generous hang guard.
-struct HangGuardExpired: Error, CustomStringConvertible {
-    var description: String
-}
-
-/// Collects elements that arrive from elsewhere (a child's stdout lines, a change stream) and lets a
-/// test wait until they satisfy a condition, with a generous hang guard instead of a timing
-/// assertion.
-final class Collector<Element: Sendable>: Sendable {
+/// Collects values that arrive from elsewhere (handlers on other tasks, a child's output lines, a
+/// change stream), in the order they arrive. A test reads them afterwards with `all`, or waits until
+/// they satisfy a condition, under a generous hang guard rather than a timing assertion.
+///
+/// ```swift
+/// let seen = Collector<String>()
+/// messenger.setMessageHandler(onChannel: "log") { seen.append(String(decoding: $0 ?? [], as: UTF8.self)); return nil }
+/// // …
+/// let firstTwo = try await seen.first(2)
+/// ```
+public final class Collector<Element: Sendable>: Sendable {
     private struct Waiter {
         let isSatisfied: @Sendable ([Element]) -> Bool
         let continuation: CheckedContinuation<[Element], any Error>
@@ -22,39 +24,42 @@ final class Collector<Element: Sendable>: Sendable {
     }
 
     private let state = Mutex(State())
-    let name: String
+    /// What is collected, for the messages of failed waits.
+    public let name: String
 
-    init(name: String) {
+    public init(name: String = "collected values") {
         self.name = name
     }
 
-    var items: [Element] { state.withLock { $0.items } }
-    var isFinished: Bool { state.withLock { $0.finished } }
+    /// Everything collected so far, in order.
+    public var all: [Element] { state.withLock { $0.items } }
+    public var count: Int { state.withLock { $0.items.count } }
+    public var isFinished: Bool { state.withLock { $0.finished } }
 
-    func append(_ item: Element) {
+    public func append(_ item: Element) {
         let ready = state.withLock { state -> [(CheckedContinuation<[Element], any Error>, [Element])] in
             state.items.append(item)
-            return takeSatisfied(&state)
+            return Self.takeSatisfied(&state)
         }
         for (continuation, items) in ready { continuation.resume(returning: items) }
     }
 
     /// No more elements will come; waiters that are not yet satisfied fail now.
-    func finish() {
-        let waiters = state.withLock { state -> ([Waiter], [Element]) in
+    public func finish() {
+        let (waiters, items) = state.withLock { state -> ([Waiter], [Element]) in
             state.finished = true
             defer { state.waiters = [:] }
             return (Array(state.waiters.values), state.items)
         }
-        for waiter in waiters.0 {
+        for waiter in waiters {
             waiter.continuation.resume(throwing: HangGuardExpired(
-                description: "\(name) ended before the expected items arrived; got \(waiters.1)"))
+                description: "\(name) ended before the expected items arrived; got \(items)"))
         }
     }
 
-    /// Waits until `isSatisfied(items)` holds and returns the items at that moment.
+    /// Waits until `isSatisfied(all)` holds and returns the items at that moment.
     @discardableResult
-    func wait(
+    public func wait(
         for what: String, hangGuard: Duration = .seconds(120),
         until isSatisfied: @escaping @Sendable ([Element]) -> Bool
     ) async throws -> [Element] {
@@ -71,8 +76,7 @@ final class Collector<Element: Sendable>: Sendable {
             let outcome = state.withLock { state -> Result<[Element], HangGuardExpired>? in
                 if isSatisfied(state.items) { return .success(state.items) }
                 if state.finished {
-                    return .failure(HangGuardExpired(
-                        description: "\(name) ended before \(what); got \(state.items)"))
+                    return .failure(HangGuardExpired(description: "\(name) ended before \(what); got \(state.items)"))
                 }
                 state.waiters[id] = Waiter(isSatisfied: isSatisfied, continuation: continuation)
                 return nil
@@ -82,18 +86,18 @@ final class Collector<Element: Sendable>: Sendable {
     }
 
     /// Waits until no more elements will come and returns all of them.
-    func waitForEnd(hangGuard: Duration = .seconds(120)) async throws -> [Element] {
+    public func waitForEnd(hangGuard: Duration = .seconds(120)) async throws -> [Element] {
         do {
             _ = try await wait(for: "the end", hangGuard: hangGuard) { _ in false }
         } catch let error as HangGuardExpired where isFinished {
             _ = error
         }
-        return items
+        return all
     }
 
     /// Waits until at least `count` items have arrived and returns the first `count`.
     @discardableResult
-    func first(_ count: Int, hangGuard: Duration = .seconds(120)) async throws -> [Element] {
+    public func first(_ count: Int, hangGuard: Duration = .seconds(120)) async throws -> [Element] {
         Array(try await wait(for: "\(count) items", hangGuard: hangGuard) { $0.count >= count }.prefix(count))
     }
 
@@ -105,7 +109,7 @@ final class Collector<Element: Sendable>: Sendable {
         }
     }
 
-    private func takeSatisfied(_ state: inout State) -> [(CheckedContinuation<[Element], any Error>, [Element])] {
+    private static func takeSatisfied(_ state: inout State) -> [(CheckedContinuation<[Element], any Error>, [Element])] {
         var ready: [(CheckedContinuation<[Element], any Error>, [Element])] = []
         for (id, waiter) in state.waiters where waiter.isSatisfied(state.items) {
             state.waiters[id] = nil

@@ -1,0 +1,22 @@
+import Foundation
+
+extension ProcessRunner {
+    /// `run(_:_:stdin:environment:currentDirectory:)` on a thread of its own: the caller suspends
+    /// instead of holding a thread of the cooperative pool (two threads on a two-core machine) for as
+    /// long as the child runs, so that the other tests running at the same time go on.
+    ///
+    /// ```swift
+    /// let outcome = try await ProcessRunner.runOnThread("bridge", ["codec", "encode"], stdin: "1\n")
+    /// ```
+    public static func runOnThread(_ product: String, _ arguments: [String], stdin: String = "",
+                                   environment: [String: String]? = nil,
+                                   currentDirectory: URL? = nil) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result {
+                    try run(product, arguments, stdin: stdin, environment: environment, currentDirectory: currentDirectory)
+                })
+            }.start()
+        }
+    }
+}
