@@ -16,18 +16,30 @@ import Testing
             let host = try await HostTesting.start(directory, ["--app-group", "group.app"])
             let connection = try await HostTesting.connect(directory)
             let changes = EventChannel(name: "shared_preference_app_group/changes", messenger: connection.messenger)
-            var events = changes.receiveBroadcastStream(
-                arguments: HostTesting.map(["appGroup": "group.app", "keys": ["note"]])).makeAsyncIterator()
-            // The listen is answered before the first event; a write by this session proves it is active.
+            let stream = changes.receiveBroadcastStream(
+                arguments: HostTesting.map(["appGroup": "group.app", "keys": ["note"]]))
+            let events = Collector<EventChannel.Event>(name: "change events")
+            let consuming = Task {
+                for try await event in stream { events.append(event) }
+            }
+            defer { consuming.cancel() }
+            // The host subscribes to the store while answering `listen`, which this session's own
+            // writes may overtake; writing until one is seen proves the stream is active.
             let prefs = HostTesting.methods(connection, HostTesting.prefsChannel)
-            _ = try await prefs.invokeMethod("setString", arguments: HostTesting.map(["key": "note", "value": "mine"]))
-            #expect(try await events.next() == .success(HostTesting.map(["key": "note", "value": "mine"])))
+            let mine = EventChannel.Event.success(HostTesting.map(["key": "note", "value": "mine"]))
+            while events.count == 0 {
+                _ = try await prefs.invokeMethod("setString", arguments: HostTesting.map(["key": "note", "value": "mine"]))
+                _ = try? await events.wait(for: "a first event", hangGuard: .milliseconds(500)) { !$0.isEmpty }
+            }
+            #expect(events.all.allSatisfy { $0 == mine })
 
             let peer = try ProcessRunner.run("channelbridge-store-peer", [
                 "set", "--data-dir", directory.data, "--group", "group.app", "--key", "note", "--value", #""from the app""#,
             ])
             #expect(peer.status == 0, "\(peer.stderr)")
-            #expect(try await events.next() == .success(HostTesting.map(["key": "note", "value": "from the app"])))
+            let fromTheApp = EventChannel.Event.success(HostTesting.map(["key": "note", "value": "from the app"]))
+            let seen = try await events.wait(for: "the other process's write") { $0.contains(fromTheApp) }
+            #expect(seen.last == fromTheApp)
 
             _ = try await HostTesting.methods(connection).invokeMethod("exit")
             #expect(await host.waitForExit().status == 0)
