@@ -55,7 +55,7 @@ public struct ExtensionChannelHandler: Sendable {
             case .list: returned = call.arguments
             default:
                 throw invalid(call.method, nil, "the arguments must be null or a list of returned items, got "
-                              + Self.typeName(call.arguments))
+                              + call.arguments.dartTypeName)
             }
             try end(.completed, returnedItems: returned, error: nil, method: call.method)
             return .null
@@ -112,13 +112,13 @@ public struct ExtensionChannelHandler: Sendable {
     private func string(_ call: MethodCall, _ name: String) throws(MethodError) -> String {
         guard case .map = call.arguments else {
             throw invalid(call.method, nil, "the arguments must be a map with '\(name)', got "
-                          + Self.typeName(call.arguments))
+                          + call.arguments.dartTypeName)
         }
         guard let value = call.arguments[name] else {
             throw invalid(call.method, name, "the argument '\(name)' is missing")
         }
         guard case .string(let text) = value else {
-            throw invalid(call.method, name, "the argument '\(name)' must be a String, got \(Self.typeName(value))")
+            throw invalid(call.method, name, "the argument '\(name)' must be a String, got \(value.dartTypeName)")
         }
         return text
     }
@@ -128,30 +128,12 @@ public struct ExtensionChannelHandler: Sendable {
         case nil, .null?: return nil
         case .string(let text)?: return text
         case let value?:
-            throw invalid(call.method, name, "the argument '\(name)' must be a String or null, got \(Self.typeName(value))")
+            throw invalid(call.method, name, "the argument '\(name)' must be a String or null, got \(value.dartTypeName)")
         }
     }
 
     private func invalid(_ method: String, _ argument: String?, _ problem: String) -> MethodError {
         MethodError(code: ErrorCode.invalidArguments, message: "\(method): \(problem)",
                     details: ["method": .string(method), "argument": argument.map(StandardValue.string) ?? .null])
-    }
-
-    static func typeName(_ value: StandardValue) -> String {
-        switch value {
-        case .null: "null"
-        case .bool: "bool"
-        case .int32, .int64: "int"
-        case .float64: "double"
-        case .string: "String"
-        case .uint8List: "Uint8List"
-        case .int32List: "Int32List"
-        case .int64List: "Int64List"
-        case .float32List: "Float32List"
-        case .float64List: "Float64List"
-        case .list: "List"
-        case .map: "Map"
-        case .custom(let custom): "custom type \(custom.tag)"
-        }
     }
 }

@@ -48,22 +48,5 @@ enum PreferenceType: Sendable {
     }
 
     /// The Dart name of a value's type, for messages.
-    static func typeName(of value: StandardValue) -> String {
-        switch value {
-        case .null: "null"
-        case .bool: "bool"
-        case .int32: "int (int32)"
-        case .int64: "int (int64)"
-        case .float64: "double"
-        case .string: "String"
-        case .uint8List: "Uint8List"
-        case .int32List: "Int32List"
-        case .int64List: "Int64List"
-        case .float32List: "Float32List"
-        case .float64List: "Float64List"
-        case .list(let elements): !elements.isEmpty && value.stringListValue != nil ? "List<String>" : "List"
-        case .map: "Map"
-        case .custom(let custom): "a custom value (type \(custom.tag))"
-        }
-    }
+    static func typeName(of value: StandardValue) -> String { value.dartTypeName }
 }
