@@ -2,6 +2,7 @@
 //
 //   channelbridge-test-peer listen PATH    host: accept sessions on PATH, serve each one
 //   channelbridge-test-peer connect PATH   client: connect to PATH and serve that one session
+//   channelbridge-test-peer fd-check PATH  descriptor counts around rounds of sessions (DescriptorCheck.swift)
 //
 // Prints `ready` on stdout once it can be talked to (listening, or connected with HELLOs exchanged),
 // then serves until stdin reaches end of file (the test process is gone) or, when connected, until
@@ -37,11 +38,19 @@ func exitWhenStdinEnds() {
 
 let arguments = CommandLine.arguments.dropFirst()
 guard arguments.count == 2, let mode = arguments.first, let path = arguments.last else {
-    fail("usage: channelbridge-test-peer listen|connect PATH")
+    fail("usage: channelbridge-test-peer listen|connect|fd-check PATH")
 }
-exitWhenStdinEnds()
+// fd-check ends by itself; the serving modes end with their test.
+if mode != "fd-check" { exitWhenStdinEnds() }
 
 switch mode {
+case "fd-check":
+    do {
+        try await DescriptorCheck.run(path: path)
+        exit(0)
+    } catch {
+        fail("fd-check: \(error)")
+    }
 case "listen":
     let listener: SocketListener
     do {
