@@ -14,8 +14,7 @@ import Synchronization
 /// let results = await VectorRunner(subject: peer).run(vectors)
 /// peer.close()
 /// ```
-// Invariant: the pipes are read and written only on `queue`; `process` is only launched in init
-// and otherwise asked for its status or signalled, which are thread-safe.
+// Invariant: pipes are used only on `queue`; `process` is launched in init, then only signalled or queried (thread-safe).
 public final class PeerCodecSubject: CodecSubject, @unchecked Sendable {
     /// The peer answered `error …`: the vector counts as rejected by it.
     public struct Rejection: Error, CustomStringConvertible {

@@ -73,17 +73,8 @@ public struct AppGroupPreferences: PreferenceStore {
         key: String, _ transform: @escaping @Sendable (StandardValue?) throws -> StandardValue?
     ) async throws -> StandardValue? {
         let outcome: Result<StandardValue?, any Error> = try await modify { values in
-            let old = values[key]
-            let new: StandardValue?
-            do {
-                new = try transform(old)
-                if let new { try ValueCheck.validate(new, forKey: key) }
-            } catch {
-                return .init(writtenKeys: [], result: .failure(error))
-            }
-            if old == nil && new == nil { return .init(writtenKeys: [], result: .success(nil)) }
-            values[key] = new
-            return .init(writtenKeys: [key], result: .success(new))
+            let (written, result) = ValueCheck.update(&values, key: key, transform)
+            return .init(writtenKeys: written, result: result)
         }
         return try outcome.get()
     }

@@ -54,17 +54,7 @@ public final class InMemoryPreferenceStore: PreferenceStore {
         key: String, _ transform: @escaping @Sendable (StandardValue?) throws -> StandardValue?
     ) async throws -> StandardValue? {
         let outcome: Result<StandardValue?, any Error> = modify { values in
-            let old = values[key]
-            let new: StandardValue?
-            do {
-                new = try transform(old)
-                if let new { try ValueCheck.validate(new, forKey: key) }
-            } catch {
-                return ([], .failure(error))
-            }
-            if old == nil && new == nil { return ([], .success(nil)) }
-            values[key] = new
-            return ([key], .success(new))
+            ValueCheck.update(&values, key: key, transform)
         }
         return try outcome.get()
     }

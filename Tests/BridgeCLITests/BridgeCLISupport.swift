@@ -29,3 +29,29 @@ struct LiveHost {
         return exit
     }
 }
+
+/// A `channelbridge-test-peer listen` child serving `peer/events` (and the rest of its session) on
+/// `socket`, past its ready line; it exits when `stop()` closes its stdin.
+struct ListeningTestPeer {
+    let process: Process
+    private let input: CloseOnExecPipe
+
+    init(socket: String) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: "channelbridge-test-peer"))
+        process.arguments = ["listen", socket]
+        input = try CloseOnExecPipe()
+        let output = try CloseOnExecPipe()
+        process.standardInput = input.fileHandleForReading
+        process.standardOutput = output.fileHandleForWriting
+        try ProcessRunner.start(process)
+        try input.fileHandleForReading.close()
+        try output.fileHandleForWriting.close()
+        #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) == "ready\n")
+    }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+}

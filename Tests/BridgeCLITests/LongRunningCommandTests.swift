@@ -51,20 +51,8 @@ import Testing
         try await withHangGuard {
             try await TestDirectory.withPath { directory in
                 let socket = directory + "/p.sock"
-                let peer = Process()
-                peer.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: "channelbridge-test-peer"))
-                peer.arguments = ["listen", socket]
-                let input = try CloseOnExecPipe(), output = try CloseOnExecPipe()
-                peer.standardInput = input.fileHandleForReading
-                peer.standardOutput = output.fileHandleForWriting
-                try ProcessRunner.start(peer)
-                try input.fileHandleForReading.close()
-                try output.fileHandleForWriting.close()
-                defer {
-                    try? input.fileHandleForWriting.close()
-                    peer.waitUntilExit()
-                }
-                #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) == "ready\n")
+                let peer = try ListeningTestPeer(socket: socket)
+                defer { peer.stop() }
                 // An endless stream: a tick every 10 ms until cancelled.
                 let listen = try RunningBridge(["listen", "peer/events", #"{"count": 0, "tick": 10}"#, "--socket", socket])
                 let first = try await listen.lines.first(2)

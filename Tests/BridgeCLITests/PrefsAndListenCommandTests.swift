@@ -100,20 +100,8 @@ import Testing
     @Test func errorEventsGoToStderrAndTheEndOfStreamExits0() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
-        let peer = Process()
-        peer.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: "channelbridge-test-peer"))
-        peer.arguments = ["listen", directory.socket]
-        let input = try CloseOnExecPipe(), output = try CloseOnExecPipe()
-        peer.standardInput = input.fileHandleForReading  // the peer exits when the writing end closes
-        peer.standardOutput = output.fileHandleForWriting
-        try ProcessRunner.start(peer)
-        try input.fileHandleForReading.close()
-        try output.fileHandleForWriting.close()
-        defer {
-            try? input.fileHandleForWriting.close()
-            peer.waitUntilExit()
-        }
-        #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) == "ready\n")
+        let peer = try ListeningTestPeer(socket: directory.socket)
+        defer { peer.stop() }
         let outcome = try ProcessRunner.run("bridge", ["listen", "peer/events", #"{"count": 3, "errorAt": 1, "end": true}"#,
                                                        "--socket", directory.socket])
         #expect(outcome.status == 0)

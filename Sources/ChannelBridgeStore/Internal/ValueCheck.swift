@@ -31,4 +31,23 @@ enum ValueCheck {
         default: return 0
         }
     }
+
+    /// One key's read-modify-write, shared by every store: applies `transform` to the current
+    /// value, validates the result and stores it. Returns the keys written (none when the
+    /// transform failed or changed nothing) and the new value or the transform's error.
+    static func update(
+        _ values: inout OrderedValues, key: String, _ transform: (StandardValue?) throws -> StandardValue?
+    ) -> (written: [String], result: Result<StandardValue?, any Error>) {
+        let old = values[key]
+        let new: StandardValue?
+        do {
+            new = try transform(old)
+            if let new { try validate(new, forKey: key) }
+        } catch {
+            return ([], .failure(error))
+        }
+        if old == nil && new == nil { return ([], .success(nil)) }
+        values[key] = new
+        return ([key], .success(new))
+    }
 }

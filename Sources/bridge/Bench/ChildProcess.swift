@@ -4,8 +4,7 @@ import Glibc
 /// A child process the benchmark starts and talks to: the raw C baselines, `bridge bench serve`
 /// and the extension host. Every blocking wait (pipes, exit) runs on a thread of its own, never on
 /// the Swift concurrency pool.
-// Invariant: every stored property is set once in init; Process is used only for calls that are
-// safe from any thread (pid, isRunning, terminate, waitUntilExit).
+// Invariant: properties are set once in init; Process is used only for thread-safe calls (pid, isRunning, terminate, wait).
 final class ChildProcess: @unchecked Sendable {
     /// Where `bridge` itself and the package's other products are (they are built side by side).
     static let productsDirectory: URL = {
