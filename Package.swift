@@ -63,7 +63,7 @@ let package = Package(
         .executableTarget(name: "channelbridge-raw-bench", path: "Sources/channelbridge-raw-bench"),
         .executableTarget(name: "bridge", dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeChannels",
                                                        "ChannelBridgeSocket", "ChannelBridgeMessenger", "ChannelBridgeClient",
-                                                       "ChannelBridgeStore"],
+                                                       "ChannelBridgeStore", "ChannelBridgeHost"],
                          resources: [.copy("Resources/representative-payload.tvn.json")], swiftSettings: strict),
         // Writes to a store from a separate process, for the store's multi-process tests.
         .executableTarget(name: "channelbridge-store-peer", dependencies: ["ChannelBridgeStore", "ChannelBridgeCodec"],

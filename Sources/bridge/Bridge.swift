@@ -39,6 +39,11 @@ struct Bridge {
             Output.line(help)
             return ExitCode.success
         }
+        if first == HostCommand.name {
+            // Not listed: the extension host itself, for `bridge demo` when the `extension-host`
+            // product was not built beside this one (`swift run bridge demo` builds only `bridge`).
+            return await HostCommand.run(Array(arguments.dropFirst()))
+        }
         guard let command = commands.first(where: { $0.name == first }) else {
             Output.error("bridge: unknown command '\(first)'\n\n\(help)")
             return ExitCode.usage

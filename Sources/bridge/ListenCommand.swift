@@ -1,6 +1,6 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
-import Dispatch
+import ChannelBridgeSocket
 import Glibc
 import Synchronization
 
@@ -38,7 +38,7 @@ enum ListenCommand: BridgeCommand {
         let client = try await context.connect()
         defer { client.close() }
 
-        let interrupted = InterruptFlag()
+        let interrupted = Mutex(false)
         let listening = Task {
             var seen = 0
             let events = EventChannel(name: args.positionals[0], messenger: client.messenger)
@@ -56,33 +56,26 @@ enum ListenCommand: BridgeCommand {
                 }
             }
         }
-        let signals = interrupted.watch { listening.cancel() }
-        defer { signals.cancel() }
+        // Ctrl-C cancels the stream (which sends `cancel`) and ends with status 130.
+        let watcher = SignalWatcher([SIGINT])
+        let watching = Task {
+            for await _ in watcher.signals {
+                interrupted.withLock { $0 = true }
+                listening.cancel()
+            }
+        }
+        defer {
+            watching.cancel()
+            watcher.cancel()
+        }
         do {
             try await listening.value
         } catch is CancellationError {
         } catch {
-            if !interrupted.fired { throw ClientContext.failure(error) }
+            if !interrupted.withLock({ $0 }) { throw ClientContext.failure(error) }
         }
         // Leaving the loop released the stream, which sends `cancel`; give it a moment to go out.
         try? await client.connection.messenger.ping()
-        return interrupted.fired ? 130 : ExitCode.success
-    }
-}
-
-/// Turns SIGINT into a cancellation of the listening task.
-final class InterruptFlag: Sendable {
-    private let state = Mutex(false)
-    var fired: Bool { state.withLock { $0 } }
-
-    func watch(_ onInterrupt: @escaping @Sendable () -> Void) -> any DispatchSourceSignal {
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT)
-        source.setEventHandler { [self] in
-            state.withLock { $0 = true }
-            onInterrupt()
-        }
-        source.resume()
-        return source
+        return interrupted.withLock { $0 } ? 130 : ExitCode.success
     }
 }

@@ -24,3 +24,31 @@ import Testing
         #expect(outcome.status == 64)
     }
 }
+
+/// `bridge extension-host`: the host `bridge demo` starts when only `bridge` was built (as with
+/// `swift run bridge demo` on a fresh machine).
+@Suite struct BridgeHostedExtensionHostTests {
+    @Test func bridgeRunsTheSameHost() async throws {
+        try await withHangGuard {
+            try await TestDirectory.withPath { directory in
+                let socket = directory + "/b.sock"
+                let host = Process()
+                host.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: "bridge"))
+                host.arguments = ["extension-host", "--socket", socket, "--data-dir", directory + "/data", "--text", "hi"]
+                let output = try CloseOnExecPipe()
+                host.standardOutput = output.fileHandleForWriting
+                try ProcessRunner.start(host)
+                try output.fileHandleForWriting.close()
+                let ready = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+                #expect(ready == "ready \(socket)\n")
+                let items = try await ProcessRunner.runOnThread("bridge", ["items", "--socket", socket])
+                #expect(items.stdout == #"[{"map":[["attachments",[{"map":[["typeIdentifier","public.plain-text"],["text","hi"]]}]]]}]"# + "\n")
+                #expect(try await ProcessRunner.runOnThread("bridge", ["exit", "--socket", socket]).status == 0)
+                let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                host.waitUntilExit()
+                #expect(host.terminationStatus == 0)
+                #expect(rest == #"{"outcome":"completed","returnedItems":null,"error":null,"openedURLs":[]}"# + "\n")
+            }
+        }
+    }
+}

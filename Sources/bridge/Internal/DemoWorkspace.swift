@@ -32,9 +32,14 @@ final class DemoWorkspace: Sendable {
         return child
     }
 
-    /// Starts the host and waits for its `ready` line.
+    /// Starts the host and waits for its `ready` line: the `extension-host` product when it was
+    /// built beside `bridge`, else the same host as `bridge extension-host`.
     func startHost(_ arguments: [String]) async throws -> DemoHost {
-        let child = try launch(try Self.sibling("extension-host"), arguments)
+        let child = if let host = try? Self.sibling("extension-host") {
+            try launch(host, arguments)
+        } else {
+            try launch(CommandLine.arguments[0], [HostCommand.name] + arguments)
+        }
         let ready = try await child.nextLine()
         guard ready.hasPrefix("ready ") else {
             throw CommandFailure(ExitCode.failure, "the host printed '\(ready)' instead of its ready line")
