@@ -12,7 +12,8 @@ import Testing
             #expect(outcome.status == 0, "\(outcome.stderr)")
             let counts = outcome.stdout.split(separator: " ").dropFirst().compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
             #expect(outcome.stdout.hasPrefix("fds "))
-            #expect(counts.count == 2 && counts[0] == counts[1], "descriptors before and after: \(outcome.stdout)")
+            // More after than before is a leak; fewer is a straggler of the warm-up round closing late.
+            #expect(counts.count == 2 && counts[1] <= counts[0], "descriptors before and after: \(outcome.stdout)")
         }
     }
 }

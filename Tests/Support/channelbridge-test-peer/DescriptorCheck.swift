@@ -15,14 +15,27 @@ enum DescriptorCheck {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count
     }
 
+    /// The count once it has stopped changing for 200 ms (threads of an earlier round may still
+    /// be closing their descriptors).
+    static func settledCount() async throws -> Int {
+        var last = count(), stable = 0
+        while stable < 10 {
+            try await Task.sleep(for: .milliseconds(20))
+            let now = count()
+            stable = now == last ? stable + 1 : 0
+            last = now
+        }
+        return last
+    }
+
     static func run(path: String, rounds: Int = 10) async throws {
         // Warm up once so lazily opened process-wide descriptors (e.g. /dev/urandom) are counted in both.
         try await round(path: path)
-        let before = count()
+        let before = try await settledCount()
         for _ in 0..<rounds { try await round(path: path) }
-        // Closing is asynchronous on the sessions' own threads; give them a moment to finish.
+        // Closing is asynchronous on the sessions' own threads; give them time to finish.
         var after = count()
-        for _ in 0..<100 where after != before {
+        for _ in 0..<250 where after > before {
             try await Task.sleep(for: .milliseconds(20))
             after = count()
         }
