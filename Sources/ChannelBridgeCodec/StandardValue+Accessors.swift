@@ -1,4 +1,4 @@
-import struct Foundation.Data
+import struct FoundationEssentials.Data
 
 // Reading ordinary Swift values back out of a StandardValue; each returns nil on a type mismatch.
 extension StandardValue {

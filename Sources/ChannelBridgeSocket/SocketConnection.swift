@@ -1,5 +1,5 @@
 import ChannelBridgeMessenger
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// One session over a connected Unix socket: a `MessengerConnection` (the `BinaryMessenger`),
@@ -48,7 +48,7 @@ public final class SocketConnection: Sendable {
         }
         let fd = try Syscalls.newStreamSocket()
         return try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
+            DetachedThread.start(name: "cb reader client") {
                 let outcome = Result { () throws(SocketError) -> SocketConnection in
                     try establish(fd: fd, address: address, path: path, options: options)
                 }
@@ -61,8 +61,6 @@ public final class SocketConnection: Sendable {
                 continuation.resume(returning: connection)
                 connection.transport.runReader(for: connection.messenger)
             }
-            thread.name = "channelbridge reader (client)"
-            thread.start()
         }
     }
 
@@ -108,8 +106,8 @@ public final class SocketConnection: Sendable {
 
     /// Starts the reader thread of an accepted connection.
     func startReading() {
-        let thread = Thread { [transport, messenger] in transport.runReader(for: messenger) }
-        thread.name = "channelbridge reader fd \(transport.fd)"
-        thread.start()
+        DetachedThread.start(name: "cb reader \(transport.fd)") { [transport, messenger] in
+            transport.runReader(for: messenger)
+        }
     }
 }

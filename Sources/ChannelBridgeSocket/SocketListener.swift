@@ -1,5 +1,5 @@
 import ChannelBridgeMessenger
-import Foundation
+import FoundationEssentials
 import Glibc
 import Synchronization
 
@@ -57,9 +57,7 @@ public final class SocketListener: Sendable {
         self.path = path
         self.options = options
         socket = try ListeningSocket.open(path: path, backlog: options.backlog)
-        let thread = Thread { [self] in acceptLoop(onConnection) }
-        thread.name = "channelbridge accept \(path)"
-        thread.start()
+        DetachedThread.start(name: "cb accept") { [self] in acceptLoop(onConnection) }
     }
 
     /// Stops accepting and removes the socket file. Sessions already accepted go on until they

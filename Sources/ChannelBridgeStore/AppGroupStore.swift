@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The app-group preference stores under one data directory: each group's preferences, lock and
@@ -26,8 +27,13 @@ public final class AppGroupStore: PreferenceStoreProvider {
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> String {
         if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") { return xdg + "/channelbridge" }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? passwordDatabaseHome()
         return home + "/.local/share/channelbridge"
+    }
+
+    private static func passwordDatabaseHome() -> String {
+        guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return "/" }
+        return String(cString: directory)
     }
 
     /// The preferences of `appGroup`. Nothing is created on disk until the first write.

@@ -1,15 +1,13 @@
-import Foundation
+import ChannelBridgeSocket
 
 /// Runs file work (reading the items file and the Info.plist, copying shared files) on a thread of
 /// its own, so that a large copy never holds a thread of the concurrency pool.
 enum BlockingWork {
     static func run<T: Sendable>(_ body: @escaping @Sendable () throws(HostError) -> T) async throws(HostError) -> T {
         let result: Result<T, HostError> = await withCheckedContinuation { continuation in
-            let thread = Thread {
+            DetachedThread.start(name: "host file work") {
                 continuation.resume(returning: Result { () throws(HostError) -> T in try body() })
             }
-            thread.name = "extension-host file work"
-            thread.start()
         }
         return try result.get()
     }

@@ -1,6 +1,6 @@
 import ChannelBridgeMessenger
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Glibc
 import Synchronization
 
@@ -195,9 +195,7 @@ final class SocketTransport: FrameTransport {
             return true
         }
         if start {
-            let thread = Thread { [self] in runWriter() }
-            thread.name = "channelbridge writer fd \(fd)"
-            thread.start()
+            DetachedThread.start(name: "cb writer \(fd)") { [self] in runWriter() }
         }
         writerWake.signal()
     }

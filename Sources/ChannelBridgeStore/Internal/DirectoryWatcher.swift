@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// One inotify descriptor for the whole process, watching every group directory that has a change
@@ -50,9 +50,7 @@ final class DirectoryWatcher: Sendable {
             return created
         }
         if let newDescriptor {
-            let thread = Thread { [self] in run(descriptor: newDescriptor) }
-            thread.name = "ChannelBridgeStore.watcher"
-            thread.start()
+            WatcherThread.start(name: "store watcher") { [self] in run(descriptor: newDescriptor) }
         }
     }
 

@@ -1,0 +1,37 @@
+import Glibc
+
+/// A detached pthread for the inotify reader (the store does not depend on the socket module,
+/// whose `DetachedThread` this mirrors), so the store links only FoundationEssentials.
+enum WatcherThread {
+    /// Runs `body` on a new detached thread named `name` (cut to the 15 bytes Linux keeps).
+    static func start(name: String, _ body: @escaping @Sendable () -> Void) {
+        let start = Unmanaged.passRetained(ThreadStart(name: name, body: body)).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        var thread = pthread_t()
+        let result = pthread_create(&thread, &attributes, { argument in
+            let start = Unmanaged<ThreadStart>.fromOpaque(argument!).takeRetainedValue()
+            setThreadName?(pthread_self(), String(decoding: start.name.utf8.prefix(15), as: UTF8.self))
+            start.body()
+            return nil
+        }, start)
+        // Without a thread the connection or the work it carries could never finish.
+        precondition(result == 0, "pthread_create failed: \(result)")
+    }
+}
+
+private final class ThreadStart: Sendable {
+    let name: String
+    let body: @Sendable () -> Void
+    init(name: String, body: @escaping @Sendable () -> Void) {
+        self.name = name
+        self.body = body
+    }
+}
+
+// `pthread_setname_np` needs _GNU_SOURCE, so the Glibc module map leaves it out; it is part of
+// glibc's ABI, so look it up. Names show in `top -H`, `perf` and debuggers.
+private let setThreadName: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32)? =
+    dlsym(nil, "pthread_setname_np").map { unsafeBitCast($0, to: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32).self) }
