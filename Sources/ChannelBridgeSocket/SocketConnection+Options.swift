@@ -15,15 +15,22 @@ extension SocketConnection {
         public var acceptPeer: @Sendable (PeerCredentials) -> Bool
         /// How long closing may wait for queued bytes to drain into the socket before giving up.
         public var closeTimeout: Duration
+        /// Lets tasks that prefer `SocketConnection.executor` run on the reader thread, between
+        /// reads, which saves a thread wake-up per round trip (see `ReaderExecutor`). The reader
+        /// then waits with `poll` on the socket and an eventfd, one more descriptor and one more
+        /// system call per wait; off by default.
+        public var runsTasksOnReaderThread: Bool
 
         public init(name: String = "channelbridge pid \(getpid())",
                     maxFrameLength: Int = FrameDecoder.defaultMaxFrameLength,
                     acceptPeer: @escaping @Sendable (PeerCredentials) -> Bool = SocketConnection.sameUser,
-                    closeTimeout: Duration = .seconds(5)) {
+                    closeTimeout: Duration = .seconds(5),
+                    runsTasksOnReaderThread: Bool = false) {
             self.name = name
             self.maxFrameLength = maxFrameLength
             self.acceptPeer = acceptPeer
             self.closeTimeout = closeTimeout
+            self.runsTasksOnReaderThread = runsTasksOnReaderThread
         }
 
         var messengerOptions: MessengerConnection.Options {

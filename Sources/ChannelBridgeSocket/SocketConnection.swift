@@ -21,11 +21,17 @@ public final class SocketConnection: Sendable {
     let transport: SocketTransport
 
     init(fd: Int32, role: PeerRole, path: String, credentials: PeerCredentials, options: Options) {
-        transport = SocketTransport(fd: fd, closeTimeout: options.closeTimeout)
+        transport = SocketTransport(fd: fd, closeTimeout: options.closeTimeout,
+                                    runsTasksOnReaderThread: options.runsTasksOnReaderThread)
         messenger = MessengerConnection(role: role, options: options.messengerOptions, transport: transport)
         peerCredentials = credentials
         self.path = path
     }
+
+    /// Runs tasks that prefer it on this connection's reader thread when
+    /// `Options.runsTasksOnReaderThread` is set, else on the global concurrent executor; see
+    /// `ReaderExecutor`.
+    public var executor: ReaderExecutor { transport.executor }
 
     /// The peer name from the peer's HELLO, once it has arrived.
     public var peerName: String? { messenger.peerHello?.peerName }

@@ -29,6 +29,7 @@ enum BenchCommand: BridgeCommand {
 
     static let help = """
         usage: bridge bench [scenario ...] [--json] [--repeat N] [--scale F] [--no-pin]
+                            [--pool-executor]
 
         Scenarios (all of them when none is named):
         \(scenarios.map { "  " + $0.name.padded(10) + $0.summary }.joined(separator: "\n"))
@@ -46,6 +47,9 @@ enum BenchCommand: BridgeCommand {
           --no-pin     run the rtt pairs where the scheduler puts them; by default every process
                        of both pairs runs on CPU 0, because a wake-up across CPUs on these virtual
                        machines costs 10–50 µs and varies from run to run
+          --pool-executor  resume the calling tasks of rtt, pipeline and bulk on Swift's global
+                       executor; by default they prefer the connection's reader thread
+                       (SocketConnection.Options.runsTasksOnReaderThread)
 
         Build in release mode for meaningful figures:
           swift run -c release bridge bench --repeat 3
@@ -53,7 +57,7 @@ enum BenchCommand: BridgeCommand {
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         if arguments.first == "serve" { return try await BenchServer.run(Array(arguments.dropFirst())) }
-        let args = try Arguments(arguments, valued: ["repeat", "scale"], flags: ["json", "no-pin"])
+        let args = try Arguments(arguments, valued: ["repeat", "scale"], flags: ["json", "no-pin", "pool-executor"])
         if args.wantsHelp {
             Output.line(help)
             return ExitCode.success
@@ -70,7 +74,8 @@ enum BenchCommand: BridgeCommand {
             if !chosen.contains(where: { $0.name == name }) { chosen.append(scenario) }
         }
         if chosen.isEmpty { chosen = scenarios }
-        let settings = BenchSettings(repetitions: repetitions, scale: scale, pinRoundTrips: !args.flag("no-pin"))
+        let settings = BenchSettings(repetitions: repetitions, scale: scale, pinRoundTrips: !args.flag("no-pin"),
+                                     readerExecutor: !args.flag("pool-executor"))
         let json = args.flag("json")
         if !json {
             Output.line(BenchReport.tableHeader)

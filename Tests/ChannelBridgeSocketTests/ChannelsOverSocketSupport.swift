@@ -142,7 +142,9 @@ extension ChannelsOverSocket {
     }
 
     /// Starts a peer host, connects to it, runs `body`, then ends both.
-    static func withPeerHost(_ body: @escaping @Sendable (ClientSession) async throws -> Void) async throws {
+    static func withPeerHost(options: SocketConnection.Options = .init(),
+                             configure: @escaping @Sendable (SocketConnection) -> Void = { _ in },
+                             _ body: @escaping @Sendable (ClientSession) async throws -> Void) async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
         try await withHangGuard {
@@ -151,7 +153,10 @@ extension ChannelsOverSocket {
             let ticks = TestTicks()
             let connection: SocketConnection
             do {
-                connection = try await SocketConnection.connect(to: path) { serveTestChannels(on: $0, ticks: ticks) }
+                connection = try await SocketConnection.connect(to: path, options: options) {
+                    serveTestChannels(on: $0, ticks: ticks)
+                    configure($0)
+                }
             } catch {
                 await peer.stop()
                 throw error

@@ -52,12 +52,14 @@ final class SocketTransport: FrameTransport {
     private enum Sent { case all, wouldBlock, failed(Int32) }
 
     let fd: Int32
+    let executor: ReaderExecutor
     private let closeTimeout: Duration
     private let state = Mutex(State())
     private let writerWake = DispatchSemaphore(value: 0)
 
-    init(fd: Int32, closeTimeout: Duration) {
+    init(fd: Int32, closeTimeout: Duration, runsTasksOnReaderThread: Bool) {
         self.fd = fd
+        executor = ReaderExecutor(enabled: runsTasksOnReaderThread)
         self.closeTimeout = closeTimeout
     }
 
@@ -92,7 +94,17 @@ final class SocketTransport: FrameTransport {
     /// on the descriptor. Runs on the connection's reader thread.
     func runReader(for connection: MessengerConnection) {
         state.withLock { $0.reader = pthread_self() }
+        executor.attachReaderThread()
         while true {
+            if executor.runsOnReader {
+                // Jobs first: they may queue frames (sent just below) and await their replies.
+                executor.runPending()
+                flushDeferred()
+                guard executor.prepareToWait() else { continue }
+                let readable = Syscalls.waitReadable(fd, orEvent: executor.wakeDescriptor)
+                executor.finishedWaiting()
+                guard readable else { continue }
+            }
             var failure = 0
             let count = connection.receive(readingWith: { buffer in
                 let count = Syscalls.read(fd, into: buffer)
@@ -107,6 +119,7 @@ final class SocketTransport: FrameTransport {
                 break
             }
         }
+        executor.finish()
         let (shutDown, closeNow) = state.withLock { state in
             state.readerExited = true
             state.writerShouldExit = true

@@ -157,6 +157,41 @@ enum Syscalls {
         return ready != 0
     }
 
+    /// `eventfd` is not in the Glibc module map either; it is part of glibc's ABI.
+    private typealias EventFD = @convention(c) (UInt32, Int32) -> Int32
+    private static let eventFD: EventFD? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "eventfd") else { return nil }
+        return unsafeBitCast(symbol, to: EventFD.self)
+    }()
+
+    /// A non-blocking, close-on-exec eventfd, or -1.
+    static func newEventDescriptor() -> Int32 {
+        guard let eventFD else { return -1 }
+        return eventFD(0, Int32(O_CLOEXEC | O_NONBLOCK))   // EFD_CLOEXEC, EFD_NONBLOCK
+    }
+
+    /// Adds one to an eventfd's counter (wakes a `poll` on it).
+    static func signal(eventDescriptor fd: Int32) {
+        var one: UInt64 = 1
+        _ = Glibc.write(fd, &one, 8)
+    }
+
+    /// Resets an eventfd's counter.
+    static func drain(eventDescriptor fd: Int32) {
+        var count: UInt64 = 0
+        _ = Glibc.read(fd, &count, 8)
+    }
+
+    /// Waits until `fd` or `eventFD` is readable; returns whether `fd` is (or has hung up).
+    static func waitReadable(_ fd: Int32, orEvent eventFD: Int32) -> Bool {
+        var pollers = (pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: eventFD, events: Int16(POLLIN), revents: 0))
+        let ready = withUnsafeMutableBytes(of: &pollers) { raw in
+            poll(raw.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, -1)
+        }
+        return ready > 0 && pollers.0.revents != 0
+    }
+
     static func closeDescriptor(_ fd: Int32) {
         // Linux releases the descriptor even when close reports EINTR: never retry.
         _ = Glibc.close(fd)

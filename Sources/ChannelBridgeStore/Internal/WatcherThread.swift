@@ -13,7 +13,7 @@ enum WatcherThread {
         var thread = pthread_t()
         let result = pthread_create(&thread, &attributes, { argument in
             let start = Unmanaged<ThreadStart>.fromOpaque(argument!).takeRetainedValue()
-            setThreadName?(pthread_self(), String(decoding: start.name.utf8.prefix(15), as: UTF8.self))
+            _ = setThreadName?(pthread_self(), String(decoding: start.name.utf8.prefix(15), as: UTF8.self))
             start.body()
             return nil
         }, start)

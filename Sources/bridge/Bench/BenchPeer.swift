@@ -17,14 +17,15 @@ struct BenchPeer {
         return "/tmp/channelbridge-bench-\(getpid())-\(purpose)-\(number)"
     }
 
-    static func start() async throws -> BenchPeer {
+    static func start(readerExecutor: Bool = false) async throws -> BenchPeer {
         let directory = socketDirectory("serve")
         let path = directory + "/bench.sock"
         let child = try ChildProcess(product: "bridge", arguments: ["bench", "serve", "--socket", path])
         do {
             let line = try await child.readLine()
             guard line == "ready \(path)" else { throw BenchError("bridge bench serve said '\(line)', not its ready line") }
-            let connection = try await SocketConnection.connect(to: path)
+            let connection = try await SocketConnection.connect(
+                to: path, options: SocketConnection.Options(runsTasksOnReaderThread: readerExecutor))
             _ = try await connection.messenger.waitForPeerHello()
             return BenchPeer(child: child, connection: connection, directory: directory)
         } catch {
@@ -45,9 +46,15 @@ struct BenchPeer {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// Runs `body` on the connection's reader thread (see `ReaderExecutor`) when it was started
+    /// with `readerExecutor`, else on the global executor.
+    func onReaderThread<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await withTaskExecutorPreference(connection.executor, operation: body)
+    }
+
     /// Runs `body` with a started peer, stopping it afterwards whatever happens.
-    static func with<T>(_ body: (BenchPeer) async throws -> T) async throws -> T {
-        let peer = try await start()
+    static func with<T>(readerExecutor: Bool = false, _ body: (BenchPeer) async throws -> T) async throws -> T {
+        let peer = try await start(readerExecutor: readerExecutor)
         do {
             let result = try await body(peer)
             try await peer.stop()

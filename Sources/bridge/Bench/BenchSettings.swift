@@ -4,6 +4,8 @@ struct BenchSettings: Sendable {
     var scale: Double
     /// Run the `rtt` pairs on one CPU (`--no-pin` turns it off).
     var pinRoundTrips = true
+    /// Client calls run on the connection's reader thread (`--pool-executor` turns it off).
+    var readerExecutor = true
 
     /// `count` scaled, at least `minimum`.
     func scaled(_ count: Int, minimum: Int = 1) -> Int {

@@ -20,14 +20,16 @@ enum BulkBenchmark {
     static func run(_ settings: BenchSettings) async throws -> ScenarioResult {
         var ours = sizes.map { BenchSeries($0.figure) }
         var raw = ours
-        try await BenchPeer.with { peer in
+        try await BenchPeer.with(readerExecutor: settings.readerExecutor) { peer in
             let channel = MethodChannel(name: BenchServer.methodChannel, messenger: peer.connection.messenger)
             let payloads = sizes.map { size in (0..<size.bytes).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) } }
             for _ in 0..<settings.repetitions {
                 for (index, size) in sizes.enumerated() {
                     let rounds = settings.scaled(size.rounds)
                     let warmup = settings.scaled(size.warmup, minimum: 0)
-                    ours[index].values.append(try await measure(channel, payloads[index], rounds: rounds, warmup: warmup))
+                    ours[index].values.append(try await peer.onReaderThread {
+                        try await measure(channel, payloads[index], rounds: rounds, warmup: warmup)
+                    })
                     let baseline = try await RawBaseline.run("bulk", ["size": size.bytes, "count": rounds, "warmup": warmup])
                     raw[index].values.append(try RawBaseline.figure("gb_per_s", in: baseline))
                 }

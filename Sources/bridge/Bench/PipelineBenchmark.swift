@@ -19,11 +19,14 @@ enum PipelineBenchmark {
         let oneWriteCalls = settings.scaled(200_000, minimum: depth)
         var ours = BenchSeries("calls_per_s")
         var batched = BenchSeries("calls_per_s"), oneWrite = BenchSeries("calls_per_s_one_write")
-        try await BenchPeer.with { peer in
+        try await BenchPeer.with(readerExecutor: settings.readerExecutor) { peer in
             let channel = MethodChannel(name: BenchServer.methodChannel, messenger: peer.connection.messenger)
             for _ in 0..<settings.repetitions {
-                _ = try await measure(channel, calls: warmup)
-                ours.values.append(try await measure(channel, calls: calls))
+                let rate = try await peer.onReaderThread {
+                    _ = try await measure(channel, calls: warmup)
+                    return try await measure(channel, calls: calls)
+                }
+                ours.values.append(rate)
                 let raw = try await RawBaseline.run("pipeline", ["count": calls, "warmup": warmup, "depth": depth],
                                                     flags: ["--batched"])
                 batched.values.append(try RawBaseline.figure("calls_per_s", in: raw))

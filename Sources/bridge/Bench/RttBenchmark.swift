@@ -14,10 +14,10 @@ enum RttBenchmark {
         var raw = ours
         let pinned = settings.pinRoundTrips ? CPUAffinity.pinProcess(toCPU: 0) : nil
         defer { pinned?.restore() }
-        try await BenchPeer.with { peer in
+        try await BenchPeer.with(readerExecutor: settings.readerExecutor) { peer in
             let channel = MethodChannel(name: BenchServer.methodChannel, messenger: peer.connection.messenger)
             for _ in 0..<settings.repetitions {
-                let figures = try await measure(channel, calls: calls, warmup: warmup)
+                let figures = try await peer.onReaderThread { try await measure(channel, calls: calls, warmup: warmup) }
                 let baseline = try await RawBaseline.run("rtt", ["count": calls, "warmup": warmup])
                 for index in ours.indices {
                     ours[index].values.append(figures[index])

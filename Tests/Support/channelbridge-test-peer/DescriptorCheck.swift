@@ -53,15 +53,23 @@ enum DescriptorCheck {
                 return call.arguments
             }
         }
-        // A session that works and is closed by the client.
-        let normal = try await SocketConnection.connect(to: path)
-        _ = try await MethodChannel(name: "fd/echo", messenger: normal.messenger).invokeMethod("echo", arguments: 1)
+        // A session that works and is closed by the client; its calls run on the reader thread,
+        // so the executor's eventfd is part of the count.
+        let onReader = SocketConnection.Options(runsTasksOnReaderThread: true)
+        let normal = try await SocketConnection.connect(to: path, options: onReader)
+        _ = try await withTaskExecutorPreference(normal.executor) {
+            try await MethodChannel(name: "fd/echo", messenger: normal.messenger).invokeMethod("echo", arguments: 1)
+        }
         normal.close()
         await normal.waitUntilClosed()
 
         // A session closed by the host while the client waits for a reply.
-        let pending = try await SocketConnection.connect(to: path)
-        let call = Task { try await MethodChannel(name: "fd/echo", messenger: pending.messenger).invokeMethod("hang") }
+        let pending = try await SocketConnection.connect(to: path, options: onReader)
+        let call = Task {
+            try await withTaskExecutorPreference(pending.executor) {
+                try await MethodChannel(name: "fd/echo", messenger: pending.messenger).invokeMethod("hang")
+            }
+        }
         while hostSide.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(1)) }
         try await Task.sleep(for: .milliseconds(20))
         hostSide.withLock { $0.last }?.messenger.close(code: .shuttingDown, waitForOwedReplies: false)
