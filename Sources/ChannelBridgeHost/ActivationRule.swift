@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An extension's `NSExtensionActivationRule`: which shared items make the share sheet offer it.
 ///
@@ -64,17 +64,23 @@ public struct ActivationRule: Sendable, Hashable {
         } catch {
             throw HostError(.activationRule, "--info-plist \(path): cannot read the file: \(InputItemsFile.reason(error))")
         }
-        let plist: Any
-        do {
-            plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
-        } catch {
-            throw HostError(.activationRule, "--info-plist \(path): not a property list: \(InputItemsFile.reason(error))")
-        }
-        return try parse(plist: plist, source: path)
+        return try parse(propertyList: data, source: path)
     }
 
-    /// Reads the rule out of a parsed property list.
-    public static func parse(plist: Any, source: String) throws(HostError) -> ActivationRule {
+    /// Reads the rule out of the bytes of an `Info.plist` (XML, binary or OpenStep format);
+    /// `source` names it in errors.
+    public static func parse(propertyList data: Data, source: String) throws(HostError) -> ActivationRule {
+        let plist: Any
+        do {
+            plist = try PropertyListDecoder().decode(PropertyListValue.self, from: data).anyValue
+        } catch {
+            throw HostError(.activationRule, "--info-plist \(source): not a property list: \(InputItemsFile.reason(error))")
+        }
+        return try parse(plist: plist, source: source)
+    }
+
+    /// Reads the rule out of a decoded property list (`PropertyListValue.anyValue`).
+    static func parse(plist: Any, source: String) throws(HostError) -> ActivationRule {
         func fail(_ message: String) -> HostError { HostError(.activationRule, "--info-plist \(source): \(message)") }
         guard let root = plist as? [String: Any] else { throw fail("the property list is not a dictionary") }
         guard let ext = root["NSExtension"] as? [String: Any] else { throw fail("there is no NSExtension dictionary") }
@@ -85,7 +91,7 @@ public struct ActivationRule: Sendable, Hashable {
             throw fail("there is no NSExtension → NSExtensionAttributes → NSExtensionActivationRule")
         }
         if let predicate = rule as? String {
-            switch predicate.trimmingCharacters(in: .whitespacesAndNewlines) {
+            switch predicate.trimmingWhitespaceAndNewlines {
             case "TRUEPREDICATE": return ActivationRule(form: .truePredicate, source: source)
             case "FALSEPREDICATE": return ActivationRule(form: .falsePredicate, source: source)
             default:
@@ -177,22 +183,18 @@ public struct ActivationRule: Sendable, Hashable {
     }
 }
 
-/// A property-list scalar told apart the way the plist had it: `<true/>` is a boolean, never the
-/// integer 1, and `<integer>1</integer>` is an integer, never `true` (Foundation hands both out
-/// as numbers that cast to either).
+/// A property-list scalar as `PropertyListValue` decoded it: `<true/>` is a boolean, never the
+/// integer 1, and `<integer>1</integer>` is an integer, never `true`. A whole `<real>` such as
+/// `1.0` reads as an integer, because `PropertyListDecoder` hands it out as one.
 struct PlistScalar {
     var bool: Bool?
     var integer: Int?
 
     init(_ value: Any) {
-        if type(of: value) == Bool.self, let flag = value as? Bool {
+        if let flag = value as? Bool {
             bool = flag
-        } else if let number = value as? NSNumber {
-            switch String(cString: number.objCType) {
-            case "c", "B": bool = number.boolValue
-            case "f", "d": break
-            default: integer = number.intValue
-            }
+        } else if let number = value as? Int {
+            integer = number
         }
     }
 }

@@ -6,7 +6,7 @@ import ChannelBridgeSharedPreferences
 import ChannelBridgeSocket
 import ChannelBridgeStore
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// An app extension's native side as a process: serves the extension channel, the built-in

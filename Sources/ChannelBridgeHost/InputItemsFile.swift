@@ -1,5 +1,6 @@
 import ChannelBridgeCodec
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Reads the `--items FILE.json` format (normative text in `Protocol/extension-host.md`):
 ///
@@ -120,12 +121,30 @@ public enum InputItemsFile {
         }
     }
 
+    /// Why reading, parsing or copying a file failed, as its message ends: the system's text for
+    /// the errno behind a file error ("No such file or directory"), Foundation's text for data that
+    /// is no property list, else the error's own text.
     static func reason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError,
-           underlying.domain == NSPOSIXErrorDomain, let code = POSIXErrorCode(rawValue: Int32(underlying.code)) {
-            return String(describing: POSIXError(code).localizedDescription)
+        switch error {
+        case let posix as POSIXError:
+            return systemMessage(posix.code.rawValue)
+        case let cocoa as CocoaError:
+            // FileManager and `Data(contentsOf:)` wrap the errno they met as the underlying error.
+            if let posix = cocoa.underlying as? POSIXError { return systemMessage(posix.code.rawValue) }
+            if cocoa.code == .propertyListReadCorrupt { return notAPropertyList }
+            return "The operation could not be completed. (NSCocoaErrorDomain error \(cocoa.code.rawValue).)"
+        case DecodingError.dataCorrupted:
+            // PropertyListDecoder's way of saying the data is no property list at all.
+            return notAPropertyList
+        default:
+            return String(describing: error)
         }
-        return nsError.localizedDescription
+    }
+
+    /// What `PropertyListSerialization` said of a malformed property list.
+    private static let notAPropertyList = "The operation could not be completed. The data is not in the correct format."
+
+    private static func systemMessage(_ code: Int32) -> String {
+        String(cString: strerror(code))
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Turns the command line's input options into the request's input items, and puts shared files
 /// where the originating extension puts them: copies in the app group's container.
@@ -21,11 +21,11 @@ public enum InputPreparation {
     /// copied or bound.
     public static func checkSources(_ items: [InputItem]) throws(HostError) {
         for case .file(let path, _) in items.flatMap(\.attachments).map(\.content) {
-            var isDirectory: ObjCBool = false
+            var isDirectory = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
                 throw HostError(.invalidInput, "input file \(path): no such file")
             }
-            guard !isDirectory.boolValue else { throw HostError(.invalidInput, "input file \(path): is a directory") }
+            guard !isDirectory else { throw HostError(.invalidInput, "input file \(path): is a directory") }
             guard FileManager.default.isReadableFile(atPath: path) else {
                 throw HostError(.invalidInput, "input file \(path): not readable")
             }
@@ -83,8 +83,7 @@ public enum InputPreparation {
     }
 
     private static func copy(_ source: String, to destination: String) throws(HostError) {
-        let directory = (destination as NSString).deletingLastPathComponent
-        let partial = directory + "/.\((destination as NSString).lastPathComponent).partial"
+        let partial = partialPath(for: destination)
         let manager = FileManager.default
         do {
             try? manager.removeItem(atPath: partial)
@@ -98,6 +97,13 @@ public enum InputPreparation {
             throw HostError(.store, "cannot copy \(source) into the container as \(destination): "
                             + InputItemsFile.reason(error))
         }
+    }
+
+    /// `DIR/.NAME.partial` for `DIR/NAME`: beside the destination, so the final rename stays on
+    /// one file system, and hidden. A destination is always `container/name`, one name without '/'.
+    private static func partialPath(for destination: String) -> String {
+        guard let slash = destination.lastIndex(of: "/") else { return ".\(destination).partial" }
+        return "\(destination[..<slash])/.\(destination[destination.index(after: slash)...]).partial"
     }
 
     static func absolute(_ path: String) -> String {

@@ -1,5 +1,5 @@
 import ChannelBridgeCodec
-import Foundation
+import FoundationEssentials
 
 /// The string the originating share extension stores under its share key (`ShareKey`): JSON
 /// `{"text": [...], "files": [...]}` with every text and URL attachment (URLs as their text) in

@@ -11,8 +11,7 @@ import Testing
             <plist version="1.0"><dict><key>NSExtension</key><dict><key>NSExtensionAttributes</key><dict>
             <key>NSExtensionActivationRule</key>\(ruleXML)</dict></dict></dict></plist>
             """
-        let plist = try PropertyListSerialization.propertyList(from: Data(xml.utf8), options: [], format: nil)
-        return try ActivationRule.parse(plist: plist, source: "Info.plist")
+        return try ActivationRule.parse(propertyList: Data(xml.utf8), source: "Info.plist")
     }
 
     private static func refusal(_ rule: ActivationRule, _ attachments: [InputAttachment]) -> String? {
@@ -88,13 +87,23 @@ import Testing
         }
         #expect(boolCount?.message == "--info-plist Info.plist: NSExtensionActivationRule → "
                 + "NSExtensionActivationSupportsImageWithMaxCount must be an integer of 0 or more")
+        let fractionCount = #expect(throws: HostError.self) {
+            try Self.rule("<dict><key>NSExtensionActivationSupportsImageWithMaxCount</key><real>1.5</real></dict>")
+        }
+        #expect(fractionCount?.message == "--info-plist Info.plist: NSExtensionActivationRule → "
+                + "NSExtensionActivationSupportsImageWithMaxCount must be an integer of 0 or more")
+        // PropertyListDecoder hands a whole <real> out as an integer, so it is a count.
+        let wholeReal = try Self.rule("<dict><key>NSExtensionActivationSupportsImageWithMaxCount</key><real>2.0</real></dict>")
+        #expect(wholeReal == (try Self.rule("<dict><key>NSExtensionActivationSupportsImageWithMaxCount</key><integer>2</integer></dict>")))
         let numberText = #expect(throws: HostError.self) {
             try Self.rule("<dict><key>NSExtensionActivationSupportsText</key><integer>1</integer></dict>")
         }
         #expect(numberText?.message == "--info-plist Info.plist: NSExtensionActivationRule → "
                 + "NSExtensionActivationSupportsText must be a boolean (<true/> or <false/>)")
         let missing = #expect(throws: HostError.self) {
-            try ActivationRule.parse(plist: ["NSExtension": ["NSExtensionAttributes": [String: Any]()]], source: "I")
+            try ActivationRule.parse(propertyList: Data("""
+                <plist version="1.0"><dict><key>NSExtension</key><dict><key>NSExtensionAttributes</key><dict/></dict></dict></plist>
+                """.utf8), source: "I")
         }
         #expect(missing?.message == "--info-plist I: there is no NSExtension → NSExtensionAttributes → NSExtensionActivationRule")
     }
