@@ -51,6 +51,11 @@ final class SocketTransport: FrameTransport {
 
     private enum Sent { case all, wouldBlock, failed(Int32) }
 
+    /// Bytes the reader thread queues before it sends them without waiting for the end of its
+    /// delivery. Sending everything at the end makes two busy peers take turns, each idle while
+    /// the other works through the whole batch; sending every so often lets them overlap.
+    static let readerFlushThreshold = 2048
+
     let fd: Int32
     let executor: ReaderExecutor
     private let closeTimeout: Duration
@@ -153,8 +158,10 @@ final class SocketTransport: FrameTransport {
             guard !state.closeRequested, !state.isShutDown else { return false }
             add(&state.queue)
             if state.flushing { return false }
-            // The reader sends what it queued once its delivery is done.
-            if let reader = state.reader, pthread_equal(reader, me) != 0 { return false }
+            // The reader sends what it queued once its delivery is done, or once it has queued
+            // enough that the peer can start on it while the reader goes on.
+            if let reader = state.reader, pthread_equal(reader, me) != 0,
+               state.queue.byteCount < Self.readerFlushThreshold { return false }
             state.flushing = true
             return true
         }
