@@ -45,9 +45,9 @@ public final class MethodChannel: Sendable {
     /// - Parameter timeout: when set, the request is withdrawn (CANCEL) if no reply arrives in time.
     public func invokeMethod(_ method: String, arguments: StandardValue = .null,
                              timeout: Duration? = nil) async throws -> StandardValue {
-        let request: [UInt8]
+        let request: (first: [UInt8], rest: [[UInt8]])
         do {
-            request = try codec.encodeMethodCall(MethodCall(method, arguments: arguments))
+            request = try codec.encodeMethodCallSegments(MethodCall(method, arguments: arguments))
         } catch {
             throw ChannelError(.unencodable, "Cannot encode the call: \(error)", channel: name, method: method,
                                codecError: error)
@@ -74,10 +74,12 @@ public final class MethodChannel: Sendable {
         return try envelope.get()
     }
 
-    private static func send(_ request: [UInt8], on channel: String, method: String,
+    private static func send(_ request: (first: [UInt8], rest: [[UInt8]]), on channel: String, method: String,
                              messenger: any BinaryMessenger) async throws -> [UInt8]? {
         do {
-            return try await messenger.send(onChannel: channel, message: request)
+            // One array is the common case; the plain send is what every messenger implements.
+            if request.rest.isEmpty { return try await messenger.send(onChannel: channel, message: request.first) }
+            return try await messenger.send(onChannel: channel, segments: MessageSegments(request.first, rest: request.rest))
         } catch var error as MessengerError {
             // The messenger sees only bytes; the method is known here.
             if error.channel == nil { error.channel = channel }
@@ -96,14 +98,14 @@ public final class MethodChannel: Sendable {
             return
         }
         let (name, codec) = (self.name, self.codec)
-        slot.install({ message in
+        slot.install(segmented: { message in
             try await Self.answer(message, with: handler, codec: codec, channel: name)
         }, on: messenger, channel: name)
     }
 
-    /// Turns one incoming request into its reply bytes (`nil` for "not implemented").
+    /// Turns one incoming request into its reply bytes, in segments (`nil` for "not implemented").
     static func answer(_ message: [UInt8]?, with handler: Handler, codec: any MethodCodec,
-                       channel: String) async throws -> [UInt8]? {
+                       channel: String) async throws -> MessageSegments? {
         let call: MethodCall
         do throws(CodecError) {
             guard let message else {
@@ -111,24 +113,25 @@ public final class MethodChannel: Sendable {
             }
             call = try codec.decodeMethodCall(message)
         } catch {
-            return try encodeError(MethodError(code: "malformed", message: error.description), codec: codec)
+            return MessageSegments(try encodeError(MethodError(code: "malformed", message: error.description), codec: codec))
         }
         let result: StandardValue
         do {
             result = try await handler(call)
         } catch let error as MethodError {
-            return try encodeError(error, codec: codec)
+            return MessageSegments(try encodeError(error, codec: codec))
         } catch is MethodNotImplemented {
             return nil
         } catch {
-            return try encodeError(MethodError(code: "error", message: String(describing: error)), codec: codec)
+            return MessageSegments(try encodeError(MethodError(code: "error", message: String(describing: error)), codec: codec))
         }
         do {
-            return try codec.encodeSuccessEnvelope(result)
+            let (first, rest) = try codec.encodeSuccessEnvelopeSegments(result)
+            return MessageSegments(first, rest: rest)
         } catch {
-            return try encodeError(MethodError(
+            return MessageSegments(try encodeError(MethodError(
                 code: "error", message: "Cannot encode the result of \(call.method) on channel \(channel): \(error)"),
-                codec: codec)
+                codec: codec))
         }
     }
 

@@ -17,9 +17,25 @@ public protocol MethodCodec: Sendable {
     /// `includingStacktrace` is true (as Flutter's `encodeErrorEnvelopeWithStacktrace` does).
     func encodeErrorEnvelope(_ error: MethodError, includingStacktrace: Bool) throws(CodecError) -> [UInt8]
     func decodeEnvelope(_ bytes: [UInt8]) throws(CodecError) -> MethodEnvelope
+
+    /// The bytes of `encodeMethodCall`, as arrays to be sent back to back: `first`, then `rest`. A
+    /// codec may keep a large byte value as the caller's own array instead of copying it into the
+    /// message; channels send the segments with scatter-gather I/O. By default `rest` is empty.
+    func encodeMethodCallSegments(_ call: MethodCall) throws(CodecError) -> (first: [UInt8], rest: [[UInt8]])
+    /// The bytes of `encodeSuccessEnvelope`, as arrays to be sent back to back (see
+    /// `encodeMethodCallSegments`).
+    func encodeSuccessEnvelopeSegments(_ result: StandardValue) throws(CodecError) -> (first: [UInt8], rest: [[UInt8]])
 }
 
 extension MethodCodec {
+    public func encodeMethodCallSegments(_ call: MethodCall) throws(CodecError) -> (first: [UInt8], rest: [[UInt8]]) {
+        (try encodeMethodCall(call), [])
+    }
+
+    public func encodeSuccessEnvelopeSegments(_ result: StandardValue) throws(CodecError) -> (first: [UInt8], rest: [[UInt8]]) {
+        (try encodeSuccessEnvelope(result), [])
+    }
+
     /// Writes the stacktrace slot only when the error has a stacktrace.
     public func encodeErrorEnvelope(_ error: MethodError) throws(CodecError) -> [UInt8] {
         try encodeErrorEnvelope(error, includingStacktrace: error.stacktrace != nil)

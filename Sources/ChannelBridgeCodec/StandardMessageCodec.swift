@@ -37,8 +37,8 @@ public struct StandardMessageCodec: MessageCodec {
         }
     }
 
-    func makeWriter() -> StandardWriter {
-        StandardWriter(reservingCapacity: 64, extension: codecExtension)
+    func makeWriter(segmenting: Bool = false) -> StandardWriter {
+        StandardWriter(reservingCapacity: 64, extension: codecExtension, keepingLargeByteLists: segmenting)
     }
 
     /// Runs `body` on a reader over `bytes` and insists that it consumed every byte.

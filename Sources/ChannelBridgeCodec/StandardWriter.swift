@@ -4,13 +4,60 @@
 /// using `writeValue` for nested Standard values. Alignment is counted from the first byte of the
 /// whole message, which is this buffer's first byte.
 public struct StandardWriter {
-    public private(set) var bytes: [UInt8]
+    /// The buffer being appended to: the whole message, or in a segmenting writer the bytes
+    /// since the last large byte list it kept by reference.
+    private var current: [UInt8]
+    /// A segmenting writer's finished segments, before `current`.
+    private var finished: [[UInt8]] = []
+    private var finishedCount = 0
+    private let keepsLargeByteLists: Bool
     let codecExtension: (any StandardCodecExtension)?
 
+    /// A `Uint8List` at least this long is kept as its own segment by a segmenting writer.
+    static let keptByteListLength = 64 << 10
+
     public init(reservingCapacity capacity: Int = 64, extension codecExtension: (any StandardCodecExtension)? = nil) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        self.init(reservingCapacity: capacity, extension: codecExtension, keepingLargeByteLists: false)
+    }
+
+    init(reservingCapacity capacity: Int, extension codecExtension: (any StandardCodecExtension)?,
+         keepingLargeByteLists: Bool) {
+        current = []
+        current.reserveCapacity(capacity)
         self.codecExtension = codecExtension
+        keepsLargeByteLists = keepingLargeByteLists
+    }
+
+    /// Everything written so far, as one array.
+    public var bytes: [UInt8] {
+        if finished.isEmpty { return current }
+        var all: [UInt8] = []
+        all.reserveCapacity(finishedCount + current.count)
+        for segment in finished { all.append(contentsOf: segment) }
+        all.append(contentsOf: current)
+        return all
+    }
+
+    /// Everything written so far, in order, as arrays that together are `bytes`: `first` alone,
+    /// except that a segmenting writer keeps each large `Uint8List` as the value's own array
+    /// instead of copying it, so a transport can send it with scatter-gather I/O. Without kept
+    /// lists `rest` is empty and nothing is allocated for it.
+    var segments: (first: [UInt8], rest: [[UInt8]]) {
+        guard let first = finished.first else { return (current, []) }
+        var rest = Array(finished.dropFirst())
+        if !current.isEmpty { rest.append(current) }
+        return (first, rest)
+    }
+
+    /// Bytes written so far: alignment counts from the first byte of the whole message.
+    private var position: Int { finishedCount + current.count }
+
+    private mutating func keep(_ byteList: [UInt8]) {
+        if !current.isEmpty { finished.append(current) }
+        finished.append(byteList)
+        finishedCount += current.count + byteList.count
+        current = []
+        current.reserveCapacity(64)
     }
 
     @inline(__always)
@@ -19,22 +66,22 @@ public struct StandardWriter {
         // sequence copy that costs several times more.
         var remaining = value.littleEndian
         for _ in 0..<MemoryLayout<T>.size {
-            bytes.append(UInt8(truncatingIfNeeded: remaining))
+            current.append(UInt8(truncatingIfNeeded: remaining))
             remaining = remaining >> 8
         }
     }
 
     @inline(__always)
     private mutating func append(_ raw: UnsafeRawBufferPointer) {
-        bytes.append(contentsOf: raw.assumingMemoryBound(to: UInt8.self))
+        current.append(contentsOf: raw.assumingMemoryBound(to: UInt8.self))
     }
 
     public mutating func writeByte(_ byte: UInt8) {
-        bytes.append(byte)
+        current.append(byte)
     }
 
     public mutating func writeBytes(_ other: some Collection<UInt8>) {
-        bytes.append(contentsOf: other)
+        current.append(contentsOf: other)
     }
 
     public mutating func writeInt32(_ value: Int32) {
@@ -61,21 +108,21 @@ public struct StandardWriter {
     /// Writes a size in the shortest of the three forms: 1, 3 or 5 bytes.
     public mutating func writeSize(_ size: Int) {
         if size < 254 {
-            bytes.append(UInt8(truncatingIfNeeded: size))
+            current.append(UInt8(truncatingIfNeeded: size))
         } else if size <= 0xFFFF {
-            bytes.append(254)
+            current.append(254)
             append(littleEndian: UInt16(truncatingIfNeeded: size))
         } else {
-            bytes.append(255)
+            current.append(255)
             append(littleEndian: UInt32(truncatingIfNeeded: size))
         }
     }
 
     /// Pads with zero bytes until the message length is a multiple of `alignment`.
     public mutating func writeAlignment(_ alignment: Int) {
-        let remainder = bytes.count % alignment
+        let remainder = position % alignment
         guard remainder != 0 else { return }
-        for _ in 0..<alignment - remainder { bytes.append(0) }
+        for _ in 0..<alignment - remainder { current.append(0) }
     }
 
     /// Writes any value, handing custom values to the codec extension.
@@ -88,25 +135,29 @@ public struct StandardWriter {
     /// release) of every one, which cost more than writing it.
     private mutating func write(_ value: UnsafePointer<StandardValue>) throws(CodecError) {
         switch value.pointee {
-        case .null: bytes.append(0)
-        case .bool(let flag): bytes.append(flag ? 1 : 2)
+        case .null: current.append(0)
+        case .bool(let flag): current.append(flag ? 1 : 2)
         case .int32(let v):
-            bytes.append(3)
+            current.append(3)
             append(littleEndian: v)
         case .int64(let v):
-            bytes.append(4)
+            current.append(4)
             append(littleEndian: v)
         case .float64(let v):
-            bytes.append(6)
+            current.append(6)
             writeAlignment(8)
             append(littleEndian: v.bitPattern)
         case .string(let s):
-            bytes.append(7)
+            current.append(7)
             writeString(s)
         case .uint8List(let v):
-            bytes.append(8)
+            current.append(8)
             writeSize(v.count)
-            v.withUnsafeBytes { append($0) }
+            if keepsLargeByteLists && v.count >= Self.keptByteListLength {
+                keep(v)
+            } else {
+                v.withUnsafeBytes { append($0) }
+            }
         case .int32List(let v):
             writeTypedList(tag: 9, v, alignment: 4)
         case .int64List(let v):
@@ -116,7 +167,7 @@ public struct StandardWriter {
         case .float32List(let v):
             writeTypedList(tag: 14, v, alignment: 4)
         case .list(let elements):
-            bytes.append(12)
+            current.append(12)
             writeSize(elements.count)
             try elements.withUnsafeBufferPointer { (buffer) throws(CodecError) in
                 guard var element = buffer.baseAddress else { return }
@@ -126,7 +177,7 @@ public struct StandardWriter {
                 }
             }
         case .map(let entries):
-            bytes.append(13)
+            current.append(13)
             writeSize(entries.count)
             try entries.withUnsafeBufferPointer { (buffer) throws(CodecError) in
                 guard let first = buffer.baseAddress else { return }
@@ -156,7 +207,7 @@ public struct StandardWriter {
     // Typed lists are always padded, even when empty: every Flutter reader aligns before reading
     // the elements, so the unpadded form (Flutter's C++ writer) does not read back.
     mutating func writeTypedList<T>(tag: UInt8, _ elements: [T], alignment: Int) {
-        bytes.append(tag)
+        current.append(tag)
         writeSize(elements.count)
         writeAlignment(alignment)
         // Element types are little-endian on every platform this package builds for.
@@ -165,7 +216,7 @@ public struct StandardWriter {
 
     private mutating func writeCustom(_ custom: CustomValue) throws(CodecError) {
         if let raw = custom.as(RawCustomValue.self) {
-            bytes.append(raw.customTag)
+            current.append(raw.customTag)
             raw.payload.withUnsafeBytes { append($0) }
             return
         }

@@ -3,6 +3,10 @@
 /// in Flutter's terms). A thrown error is reported to the requester as a handler failure.
 public typealias BinaryMessageHandler = @Sendable (_ message: [UInt8]?) async throws -> [UInt8]?
 
+/// A `BinaryMessageHandler` whose reply comes as arrays to be sent back to back, so that a large
+/// part of it (a big byte value) need not be copied into one reply buffer.
+public typealias SegmentedMessageHandler = @Sendable (_ message: [UInt8]?) async throws -> MessageSegments?
+
 /// Identifies one installed handler. Removing it never removes a handler installed later on the
 /// same channel (Flutter Darwin's connection id).
 public struct MessageHandlerToken: Sendable, Hashable {
@@ -26,6 +30,12 @@ public protocol BinaryMessenger: AnyObject, Sendable {
     /// failed; cancelling the calling task withdraws the request.
     func send(onChannel channel: String, message: [UInt8]?) async throws -> [UInt8]?
 
+    /// Sends a request whose bytes are `segments` back to back, and waits for its reply. The peer
+    /// sees one message; a transport may send the arrays with scatter-gather I/O instead of
+    /// copying them into one frame. By default they are joined and sent with
+    /// `send(onChannel:message:)`.
+    func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]?
+
     /// Sends a one-way message that is never answered.
     func post(onChannel channel: String, message: [UInt8]?) throws
 
@@ -34,9 +44,26 @@ public protocol BinaryMessenger: AnyObject, Sendable {
     @discardableResult
     func setMessageHandler(onChannel channel: String, _ handler: BinaryMessageHandler?) -> MessageHandlerToken
 
+    /// Installs (or removes) a handler whose replies come in segments (see
+    /// `send(onChannel:segments:)`). By default the segments are joined.
+    @discardableResult
+    func setSegmentedMessageHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken
+
     /// Removes the handler installed with `token`, if it is still the current one.
     func removeMessageHandler(_ token: MessageHandlerToken)
 
     /// Runs `callback` once when this messenger's connection ends (at once if it already has).
     func onClose(_ callback: @escaping @Sendable (MessengerError) -> Void)
+}
+
+extension BinaryMessenger {
+    public func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
+        try await send(onChannel: channel, message: segments.joined)
+    }
+
+    @discardableResult
+    public func setSegmentedMessageHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken {
+        guard let handler else { return setMessageHandler(onChannel: channel, nil) }
+        return setMessageHandler(onChannel: channel) { message in try await handler(message)?.joined }
+    }
 }

@@ -41,8 +41,11 @@ public enum FrameEncoder {
     /// Appends everything of `frame` except the bytes of its payload (REQUEST, MESSAGE, and REPLY
     /// status 0), which the caller writes right after. The length field already counts them. This
     /// lets a transport send a large payload from its own array without copying it.
-    package static func encodeHead(of frame: Frame, into buffer: inout [UInt8]) {
-        let bodyLength = bodyLength(of: frame)
+    ///
+    /// `extraPayloadLength` counts payload bytes that are not in `frame` (whose payload is then
+    /// empty): segments the caller writes after the head.
+    package static func encodeHead(of frame: Frame, extraPayloadLength: Int = 0, into buffer: inout [UInt8]) {
+        let bodyLength = bodyLength(of: frame) + extraPayloadLength
         precondition(bodyLength < Int(UInt32.max), "frame too long for the u32 length field")
         buffer.appendLittleEndian(UInt32(1 + bodyLength))
         buffer.append(frame.kind.rawValue)

@@ -23,6 +23,9 @@ public protocol FrameTransport: AnyObject, Sendable {
     /// to back, so that the payload need not be copied into a frame buffer.
     func write(_ head: [UInt8], followedBy payload: [UInt8])
 
+    /// Queues a frame whose payload is `payloads` back to back, each kept in its own array.
+    func write(_ head: [UInt8], followedBy payloads: [[UInt8]])
+
     /// Sends what is queued, then ends the connection.
     func close()
 }
@@ -30,5 +33,11 @@ public protocol FrameTransport: AnyObject, Sendable {
 extension FrameTransport {
     public func write(_ head: [UInt8], followedBy payload: [UInt8]) {
         write(head + payload)
+    }
+
+    public func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) {
+        var frame = head
+        for payload in payloads { frame.append(contentsOf: payload) }
+        write(frame)
     }
 }

@@ -113,7 +113,7 @@ extension MessengerConnection {
         enum Outcome {
             case ignore, duplicate
             case answer(Frame.Reply)
-            case run(BinaryMessageHandler, serial: UInt64)
+            case run(ConnectionState.Handler, serial: UInt64)
         }
         let outcome = state.withLock { state -> Outcome in
             if state.isClosed { return .ignore }
@@ -147,16 +147,27 @@ extension MessengerConnection {
         }
     }
 
-    private func runHandler(_ handler: BinaryMessageHandler, channel: String, id: UInt32, serial: UInt64,
+    private func runHandler(_ handler: ConnectionState.Handler, channel: String, id: UInt32, serial: UInt64,
                             payload: [UInt8]?) async {
-        let result: Frame.Reply
+        var result: Frame.Reply
+        var segments: (parts: [[UInt8]], count: Int)?
         // Work the handler schedules for after its reply (an event stream's first events) runs
         // once the reply is queued, whether or not it is still owed.
         let hook = AfterReply(channel: channel)
         defer { hook.run() }
         do {
             result = try await AfterReply.$current.withValue(hook) {
-                if let reply = try await handler(payload) { .bytes(reply) } else { .null }
+                switch handler {
+                case .plain(let handler):
+                    return if let reply = try await handler(payload) { .bytes(reply) } else { .null }
+                case .segmented(let handler):
+                    guard let reply = try await handler(payload) else { return .null }
+                    guard !reply.rest.isEmpty else { return .bytes(reply.first) }
+                    let count = reply.count
+                    guard count >= Self.separatePayloadThreshold else { return .bytes(reply.joined) }
+                    segments = (reply.all, count)
+                    return .bytes([])
+                }
             }
         } catch {
             result = .failure(String(describing: error))
@@ -168,7 +179,11 @@ extension MessengerConnection {
             return (true, state.isDrained)
         }
         guard owed else { return }
-        writeFrame(.reply(id: id, result: result))
+        if case .bytes = result, let segments {
+            writeFrame(.reply(id: id, result: .bytes([])), payloadSegments: segments.parts, count: segments.count)
+        } else {
+            writeFrame(.reply(id: id, result: result))
+        }
         if drained { finishDrained() }
     }
 
@@ -192,12 +207,15 @@ extension MessengerConnection {
     }
 
     private func handleMessage(channel: String, payload: [UInt8]?) {
-        let handler = state.withLock { state -> BinaryMessageHandler? in
+        let handler = state.withLock { state -> ConnectionState.Handler? in
             state.peerGoodbye == nil && !state.isClosed ? state.handlers[channel]?.handler : nil
         }
         guard let handler else { return }
         Task.immediate {
-            _ = try? await handler(payload)
+            switch handler {
+            case .plain(let handler): _ = try? await handler(payload)
+            case .segmented(let handler): _ = try? await handler(payload)
+            }
         }
     }
 

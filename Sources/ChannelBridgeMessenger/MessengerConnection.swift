@@ -49,7 +49,26 @@ public final class MessengerConnection: BinaryMessenger {
     // MARK: BinaryMessenger
 
     public func send(onChannel channel: String, message: [UInt8]?) async throws -> [UInt8]? {
-        try validate(channel: channel, payloadCount: message?.count ?? 0, fixedBodyBytes: 4 + 2 + 1)
+        try await request(onChannel: channel, payloadCount: message?.count ?? 0) { id in
+            writeFrame(.request(id: id, channel: channel, payload: message))
+        }
+    }
+
+    /// Large segments go out of their own arrays, uncopied (see `FrameTransport`).
+    public func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
+        let count = segments.count
+        guard count >= Self.separatePayloadThreshold, !segments.rest.isEmpty else {
+            return try await send(onChannel: channel, message: segments.joined)
+        }
+        return try await request(onChannel: channel, payloadCount: count) { id in
+            writeFrame(.request(id: id, channel: channel, payload: []), payloadSegments: segments.all, count: count)
+        }
+    }
+
+    /// Sends a REQUEST, written by `writeRequest` once its id is registered, and waits for the reply.
+    private func request(onChannel channel: String, payloadCount: Int,
+                         writeRequest: (UInt32) -> Void) async throws -> [UInt8]? {
+        try validate(channel: channel, payloadCount: payloadCount, fixedBodyBytes: 4 + 2 + 1)
         try Task.checkCancellation()
         let id = try state.withLock { state throws(MessengerError) -> UInt32 in
             if let refusal = state.refusalToSend() {
@@ -77,7 +96,7 @@ public final class MessengerConnection: BinaryMessenger {
                     continuation.resume(throwing: failure)
                     return
                 }
-                writeFrame(.request(id: id, channel: channel, payload: message))
+                writeRequest(id)
             }
         } onCancel: {
             cancelRequest(id)
@@ -99,7 +118,22 @@ public final class MessengerConnection: BinaryMessenger {
             let id = state.nextHandlerID
             if state.isClosed { return MessageHandlerToken(channel: channel, id: id) }
             if let handler {
-                state.handlers[channel] = ConnectionState.InstalledHandler(id: id, handler: handler)
+                state.handlers[channel] = ConnectionState.InstalledHandler(id: id, handler: .plain(handler))
+            } else {
+                state.handlers[channel] = nil
+            }
+            return MessageHandlerToken(channel: channel, id: id)
+        }
+    }
+
+    @discardableResult
+    public func setSegmentedMessageHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken {
+        state.withLock { state in
+            state.nextHandlerID += 1
+            let id = state.nextHandlerID
+            if state.isClosed { return MessageHandlerToken(channel: channel, id: id) }
+            if let handler {
+                state.handlers[channel] = ConnectionState.InstalledHandler(id: id, handler: .segmented(handler))
             } else {
                 state.handlers[channel] = nil
             }
@@ -152,6 +186,15 @@ public final class MessengerConnection: BinaryMessenger {
         } else {
             transport.write(FrameEncoder.encode(frame))
         }
+    }
+
+    /// Writes `frame` (whose payload is empty) with `payloadSegments`, `count` bytes in all, as its
+    /// payload; each segment stays in its own array.
+    func writeFrame(_ frame: Frame, payloadSegments: [[UInt8]], count: Int) {
+        var head: [UInt8] = []
+        head.reserveCapacity(32)
+        FrameEncoder.encodeHead(of: frame, extraPayloadLength: count, into: &head)
+        transport.write(head, followedBy: payloadSegments)
     }
 
     static let separatePayloadThreshold = 64 << 10

@@ -10,13 +10,29 @@ final class HandlerSlot: Sendable {
     /// replaced, if any.
     @discardableResult
     func install(_ handler: BinaryMessageHandler?, on messenger: any BinaryMessenger, channel: String) -> MessageHandlerToken? {
+        install(on: messenger, channel: channel, removing: handler == nil) {
+            messenger.setMessageHandler(onChannel: channel, handler)
+        }
+    }
+
+    /// Installs a handler that replies in segments (or removes this slot's handler, for `nil`).
+    @discardableResult
+    func install(segmented handler: SegmentedMessageHandler?, on messenger: any BinaryMessenger,
+                 channel: String) -> MessageHandlerToken? {
+        install(on: messenger, channel: channel, removing: handler == nil) {
+            messenger.setSegmentedMessageHandler(onChannel: channel, handler)
+        }
+    }
+
+    private func install(on messenger: any BinaryMessenger, channel: String, removing: Bool,
+                         _ setHandler: () -> MessageHandlerToken) -> MessageHandlerToken? {
         // The messenger call runs under the lock so that two concurrent installs on one channel
         // object leave the token of the handler that the messenger actually kept. The messenger
         // never calls back into a channel from setMessageHandler, so this cannot deadlock.
         token.withLock { token in
             let previous = token
-            if let handler {
-                token = messenger.setMessageHandler(onChannel: channel, handler)
+            if !removing {
+                token = setHandler()
             } else {
                 if let previous { messenger.removeMessageHandler(previous) }
                 token = nil

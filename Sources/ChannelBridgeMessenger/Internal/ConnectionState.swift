@@ -15,7 +15,13 @@ struct ConnectionState {
 
     struct InstalledHandler {
         var id: UInt64
-        var handler: BinaryMessageHandler
+        var handler: Handler
+    }
+
+    /// A handler as it was installed: plain replies are not wrapped, so they cost nothing extra.
+    enum Handler {
+        case plain(BinaryMessageHandler)
+        case segmented(SegmentedMessageHandler)
     }
 
     /// Someone waiting for a PONG or for the peer's HELLO.

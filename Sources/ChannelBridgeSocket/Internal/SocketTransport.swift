@@ -81,6 +81,13 @@ final class SocketTransport: FrameTransport {
         }
     }
 
+    func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) {
+        enqueue { queue in
+            queue.append(head)
+            for payload in payloads { queue.append(payload) }
+        }
+    }
+
     func close() {
         let flush = state.withLock { state -> Bool in
             guard !state.closeRequested else { return false }

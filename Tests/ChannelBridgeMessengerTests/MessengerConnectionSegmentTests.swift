@@ -1,0 +1,86 @@
+import ChannelBridgeMessenger
+import ChannelBridgeTestSupport
+import ChannelBridgeTesting
+import Synchronization
+import Testing
+
+/// Requests and replies given as segments: the peer sees one message, and large segments reach
+/// the transport as the caller's own arrays.
+@Suite struct MessengerConnectionSegmentTests {
+    /// Records what the connection hands its transport; never delivers anything.
+    final class RecordingTransport: FrameTransport {
+        enum Write: Sendable { case whole([UInt8]), split(head: [UInt8], payloads: [[UInt8]]) }
+        let writes = Mutex<[Write]>([])
+        func write(_ bytes: [UInt8]) { writes.withLock { $0.append(.whole(bytes)) } }
+        func write(_ head: [UInt8], followedBy payload: [UInt8]) { write(head, followedBy: [payload]) }
+        func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) {
+            writes.withLock { $0.append(.split(head: head, payloads: payloads)) }
+        }
+        func close() {}
+    }
+
+    static func bytes(_ count: Int, seed: UInt8) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ Int(seed)) }
+    }
+
+    @Test func segmentsArriveAsOneMessageBothWays() async throws {
+        try await withHangGuard { () async throws in
+            let (client, host) = InMemoryMessenger.makePair()
+            defer { client.close() }
+            let large = Self.bytes(100_000, seed: 3)
+            host.setSegmentedMessageHandler(onChannel: "split") { message in
+                guard let message else { return nil }
+                return MessageSegments([0xAA], rest: [message, [0xBB, 0xCC]])
+            }
+            let cases = [MessageSegments([1, 2], rest: [[3]]), MessageSegments([9], rest: [large, [4, 5]]),
+                         MessageSegments(large), MessageSegments([], rest: [[6]])]
+            for segments in cases {
+                let reply = try await client.send(onChannel: "split", segments: segments)
+                #expect(reply == [0xAA] + segments.joined + [0xBB, 0xCC])
+            }
+            // A segmented handler that answers nil is a null reply, as a plain one.
+            host.setSegmentedMessageHandler(onChannel: "nothing") { _ in nil }
+            #expect(try await client.send(onChannel: "nothing", segments: MessageSegments([1])) == nil)
+        }
+    }
+
+    @Test func largeSegmentsReachTheTransportUncopied() async throws {
+        let transport = RecordingTransport()
+        let connection = MessengerConnection(role: .client, transport: transport)
+        let large = Self.bytes(70_000, seed: 5)
+        let call = Task { try await connection.send(onChannel: "bulk", segments: MessageSegments([1, 2, 3], rest: [large])) }
+        await eventually { transport.writes.withLock { $0.count } == 2 }
+        let write = transport.writes.withLock { $0[1] }
+        guard case .split(let head, let payloads) = write else {
+            Issue.record("the request was copied into one array: \(write)")
+            return
+        }
+        #expect(payloads.count == 2)
+        #expect(payloads.last.map { Self.sameStorage($0, large) } == true)
+        var decoder = FrameDecoder()
+        decoder.append(head + Array(payloads.joined()))
+        #expect(try decoder.next() == .request(id: 1, channel: "bulk", payload: [1, 2, 3] + large))
+        #expect(decoder.bufferedByteCount == 0)
+        call.cancel()
+        _ = await call.result
+    }
+
+    @Test func smallSegmentsAreJoinedIntoOneFrame() async throws {
+        let transport = RecordingTransport()
+        let connection = MessengerConnection(role: .client, transport: transport)
+        let call = Task { try await connection.send(onChannel: "small", segments: MessageSegments([1], rest: [[2, 3]])) }
+        await eventually { transport.writes.withLock { $0.count } == 2 }
+        let write = transport.writes.withLock { $0[1] }
+        guard case .whole(let bytes) = write else {
+            Issue.record("a small request was split: \(write)")
+            return
+        }
+        #expect(bytes == FrameEncoder.encode(.request(id: 1, channel: "small", payload: [1, 2, 3])))
+        call.cancel()
+        _ = await call.result
+    }
+
+    static func sameStorage(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
+    }
+}
