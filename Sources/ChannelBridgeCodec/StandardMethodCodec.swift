@@ -14,19 +14,21 @@ public struct StandardMethodCodec: MethodCodec {
     }
 
     public func encodeMethodCall(_ call: MethodCall) throws(CodecError) -> [UInt8] {
-        try writeMethodCall(call, into: messageCodec.makeWriter()).bytes
+        var writer = messageCodec.makeWriter()
+        try writeMethodCall(call, into: &writer)
+        return writer.bytes
     }
 
     /// A `Uint8List` of 64 KiB or more stays the value's own array, uncopied.
     public func encodeMethodCallSegments(_ call: MethodCall) throws(CodecError) -> (first: [UInt8], rest: [[UInt8]]) {
-        try writeMethodCall(call, into: messageCodec.makeWriter(segmenting: true)).segments
+        var writer = messageCodec.makeWriter(segmenting: true)
+        try writeMethodCall(call, into: &writer)
+        return writer.segments
     }
 
-    private func writeMethodCall(_ call: MethodCall, into writer: StandardWriter) throws(CodecError) -> StandardWriter {
-        var writer = writer
+    private func writeMethodCall(_ call: MethodCall, into writer: inout StandardWriter) throws(CodecError) {
         try writer.writeValue(.string(call.method))
         try writer.writeValue(call.arguments)
-        return writer
     }
 
     public func decodeMethodCall(_ bytes: [UInt8]) throws(CodecError) -> MethodCall {
@@ -42,19 +44,21 @@ public struct StandardMethodCodec: MethodCodec {
     }
 
     public func encodeSuccessEnvelope(_ result: StandardValue) throws(CodecError) -> [UInt8] {
-        try writeSuccessEnvelope(result, into: messageCodec.makeWriter()).bytes
+        var writer = messageCodec.makeWriter()
+        try writeSuccessEnvelope(result, into: &writer)
+        return writer.bytes
     }
 
     /// A `Uint8List` of 64 KiB or more stays the value's own array, uncopied.
     public func encodeSuccessEnvelopeSegments(_ result: StandardValue) throws(CodecError) -> (first: [UInt8], rest: [[UInt8]]) {
-        try writeSuccessEnvelope(result, into: messageCodec.makeWriter(segmenting: true)).segments
+        var writer = messageCodec.makeWriter(segmenting: true)
+        try writeSuccessEnvelope(result, into: &writer)
+        return writer.segments
     }
 
-    private func writeSuccessEnvelope(_ result: StandardValue, into writer: StandardWriter) throws(CodecError) -> StandardWriter {
-        var writer = writer
+    private func writeSuccessEnvelope(_ result: StandardValue, into writer: inout StandardWriter) throws(CodecError) {
         writer.writeByte(0)
         try writer.writeValue(result)
-        return writer
     }
 
     public func encodeErrorEnvelope(_ error: MethodError, includingStacktrace: Bool) throws(CodecError) -> [UInt8] {

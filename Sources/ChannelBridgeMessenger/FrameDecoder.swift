@@ -31,6 +31,7 @@ public struct FrameDecoder: Sendable {
     private var largePayload: [UInt8] = []
     private var largeFilled = 0
     private var failure: ProtocolViolation?
+    private var channelNames = ChannelNameCache()
 
     public init(maxFrameLength: Int = FrameDecoder.defaultMaxFrameLength) {
         self.maxFrameLength = max(1, min(maxFrameLength, Int(UInt32.max)))
@@ -121,12 +122,15 @@ public struct FrameDecoder: Sendable {
 
         if available >= 4 + length {
             let kind = storage[readIndex + 4]
+            var names = channelNames
             let frame = try storage.withUnsafeBytes { raw in
                 Result { () throws(ProtocolViolation) in
                     try FrameParser.parse(kind: kind,
-                                          body: UnsafeRawBufferPointer(rebasing: raw[bodyStart..<bodyStart + bodyLength]))
+                                          body: UnsafeRawBufferPointer(rebasing: raw[bodyStart..<bodyStart + bodyLength]),
+                                          names: &names)
                 }
             }.get()
+            channelNames = names
             readIndex += 4 + length
             if readIndex == writeIndex { readIndex = 0; writeIndex = 0 }
             return frame
@@ -138,12 +142,14 @@ public struct FrameDecoder: Sendable {
         guard bodyLength >= Self.directPayloadThreshold,
               known == .request || known == .message || known == .reply else { return nil }
         let end = writeIndex
+        var names = channelNames
         let parsed = try storage.withUnsafeBytes { raw in
             Result { () throws(ProtocolViolation) in
                 try FrameParser.parseHead(kind: known, bytes: UnsafeRawBufferPointer(rebasing: raw[bodyStart..<end]),
-                                          bodyLength: bodyLength)
+                                          bodyLength: bodyLength, names: &names)
             }
         }.get()
+        channelNames = names
         guard let (head, headLength) = parsed else { return nil }
         // Everything buffered belongs to this incomplete frame: move its payload bytes over.
         let payloadLength = bodyLength - headLength

@@ -31,11 +31,13 @@ enum FrameParser {
     }
 
     /// Decodes a complete body.
-    static func parse(kind rawKind: UInt8, body: UnsafeRawBufferPointer) throws(ProtocolViolation) -> Frame {
+    static func parse(kind rawKind: UInt8, body: UnsafeRawBufferPointer,
+                      names: inout ChannelNameCache) throws(ProtocolViolation) -> Frame {
         guard let kind = Frame.Kind(rawValue: rawKind) else { throw unknownKind(rawKind) }
         switch kind {
         case .request, .message, .reply:
-            guard let (head, headLength) = try parseHead(kind: kind, bytes: body, bodyLength: body.count) else {
+            guard let (head, headLength) = try parseHead(kind: kind, bytes: body, bodyLength: body.count,
+                                                         names: &names) else {
                 throw shortBody(kind, body.count)
             }
             return head.frame(payload: Array(UnsafeRawBufferPointer(rebasing: body[headLength...])))
@@ -56,19 +58,19 @@ enum FrameParser {
 
     /// Decodes the fixed fields of a REQUEST, MESSAGE or REPLY from the first bytes of a body of
     /// `bodyLength` bytes. Returns `nil` when `bytes` is a prefix too short to hold them.
-    static func parseHead(kind: Frame.Kind, bytes: UnsafeRawBufferPointer,
-                          bodyLength: Int) throws(ProtocolViolation) -> (PayloadHead, Int)? {
+    static func parseHead(kind: Frame.Kind, bytes: UnsafeRawBufferPointer, bodyLength: Int,
+                          names: inout ChannelNameCache) throws(ProtocolViolation) -> (PayloadHead, Int)? {
         var reader = ByteReader(bytes)
         do {
             switch kind {
             case .request:
                 let id = try reader.read(UInt32.self)
                 guard id != 0 else { throw ProtocolViolation(.zeroRequestID, "REQUEST id 0 is reserved") }
-                let channel = try readChannel(&reader)
+                let channel = try readChannel(&reader, names: &names)
                 let isNull = try readPayloadFlags(&reader, payloadLength: bodyLength - reader.offset - 1)
                 return (.request(id: id, channel: channel, isNull: isNull), reader.offset)
             case .message:
-                let channel = try readChannel(&reader)
+                let channel = try readChannel(&reader, names: &names)
                 let isNull = try readPayloadFlags(&reader, payloadLength: bodyLength - reader.offset - 1)
                 return (.message(channel: channel, isNull: isNull), reader.offset)
             case .reply:
@@ -94,13 +96,15 @@ enum FrameParser {
         }
     }
 
-    private static func readChannel(_ reader: inout ByteReader) throws -> String {
+    private static func readChannel(_ reader: inout ByteReader, names: inout ChannelNameCache) throws -> String {
         let count = Int(try reader.read(UInt16.self))
         guard count > 0 else { throw ProtocolViolation(.emptyChannel, "channel name of length 0") }
         let bytes = try reader.readSlice(count)
+        if let known = names.name(for: bytes) { return known }
         guard let channel = String(validating: bytes, as: UTF8.self) else {
             throw ProtocolViolation(.invalidUTF8, "channel name is not valid UTF-8")
         }
+        names.remember(channel, bytes: bytes)
         return channel
     }
 
