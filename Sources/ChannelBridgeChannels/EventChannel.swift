@@ -42,6 +42,8 @@ public final class EventChannel: Sendable {
     public let messenger: any BinaryMessenger
     public let codec: any MethodCodec
     private let methods: MethodChannel
+    /// The listener side's `listen` and `cancel` calls, sent one after another in the order made.
+    private let requests = SerialQueue()
     private let shared = Shared()
 
     public init(name: String, messenger: any BinaryMessenger, codec: some MethodCodec = StandardMethodCodec()) {
@@ -92,7 +94,8 @@ public final class EventChannel: Sendable {
     /// messenger's handler for that name.
     public func receiveBroadcastStream(arguments: StandardValue = .null) -> AsyncThrowingStream<Event, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Event.self)
-        let subscription = EventSubscription(methods: methods, arguments: arguments, continuation: continuation)
+        let subscription = EventSubscription(methods: methods, requests: requests, arguments: arguments,
+                                             continuation: continuation)
         let previous = shared.state.withLock { state -> EventSubscription? in
             let previous = state.subscription
             state.subscription = subscription

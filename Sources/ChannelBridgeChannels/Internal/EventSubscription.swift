@@ -5,10 +5,12 @@ import Synchronization
 /// One `receiveBroadcastStream` on the listener side: the messenger handler that turns MESSAGE
 /// frames into events, the `listen` call, and the `cancel` call when the stream terminates.
 ///
-/// `listen` and `cancel` start with `Task.immediate`, so a messenger that writes a request before
-/// its first suspension (as `MessengerConnection` does) puts them on the wire in the order they
-/// were made: a `cancel` for an ended stream always precedes the `listen` of the next one, and a
-/// `cancel` never precedes its own `listen`. The owner handles them in arrival order.
+/// `listen` and `cancel` go through the channel's request queue, one after another in the order
+/// they were made: a `cancel` for an ended stream always precedes the `listen` of the next one,
+/// and a `cancel` never precedes its own `listen`. (Starting each with `Task.immediate` was not
+/// enough: the end of a stream is seen on the connection's reader thread, and the task that sends
+/// its `cancel` could reach the wire after the consumer's next `listen`, which then cancelled the
+/// new stream.) The owner handles them in arrival order.
 final class EventSubscription: Sendable {
     typealias Continuation = AsyncThrowingStream<EventChannel.Event, any Error>.Continuation
 
@@ -21,12 +23,14 @@ final class EventSubscription: Sendable {
     let channel: String
     let arguments: StandardValue
     private let methods: MethodChannel
+    private let requests: SerialQueue
     private let continuation: Continuation
     private let state = Mutex(State())
 
-    init(methods: MethodChannel, arguments: StandardValue, continuation: Continuation) {
+    init(methods: MethodChannel, requests: SerialQueue, arguments: StandardValue, continuation: Continuation) {
         self.channel = methods.name
         self.methods = methods
+        self.requests = requests
         self.arguments = arguments
         self.continuation = continuation
     }
@@ -45,7 +49,7 @@ final class EventSubscription: Sendable {
     /// Sends `listen`; a refusal or failure ends the stream with its error.
     func listen() {
         let (methods, arguments) = (self.methods, self.arguments)
-        Task.immediate { [self] in
+        requests.submit { [self] in
             do {
                 _ = try await methods.invokeMethod("listen", arguments: arguments)
             } catch {
@@ -90,7 +94,7 @@ final class EventSubscription: Sendable {
         if let token { methods.messenger.removeMessageHandler(token) }
         guard !skipCancel else { return }
         let (methods, arguments) = (self.methods, self.arguments)
-        Task.immediate {
+        requests.submit {
             _ = try? await methods.invokeMethod("cancel", arguments: arguments)
         }
     }

@@ -1,0 +1,40 @@
+import ChannelBridgeChannels
+import ChannelBridgeCodec
+import ChannelBridgeSocket
+import ChannelBridgeTestSupport
+import Testing
+
+private typealias Support = ChannelsOverSocket
+
+/// A listener that listens again as soon as a stream ends, with the owner in another process: the
+/// `cancel` of the ended stream must reach the owner before the next `listen`, or it cancels the
+/// new stream, which then loses its events and never ends. The end is seen on the connection's
+/// reader thread while the consumer listens again from its own task, so the order holds only if
+/// the channel keeps it. (`EventChannelRequestOrderTests` pins the order down deterministically; on
+/// a socket the race is timing-dependent, and `bridge bench events` met it about once in 20 streams.)
+@Suite(.serialized) struct EventStreamRelistenTests {
+    static let rounds = 40
+    static let baseCount = 2_000
+
+    @Test func everyStreamEndsWhenListenedToAgainAtOnce() async throws {
+        try await Support.withPeerHost { session in
+            for round in 0..<Self.rounds {
+                let count = Self.baseCount + round % 7
+                let arguments = Support.map([("count", .int(count)), ("end", .bool(true))])
+                var received = 0
+                for try await event in session.events.receiveBroadcastStream(arguments: arguments) {
+                    #expect(try event.get() == .int(received))
+                    received += 1
+                }
+                #expect(received == count, "round \(round)")
+            }
+            // Each stream was listened to and then cancelled, in that order.
+            let log = try await Support.peerEventLog(session.methods) { $0.count >= 2 * Self.rounds }
+            let calls = log.compactMap { entry -> String? in
+                guard case .list(let pair) = entry, case .string(let call)? = pair.first else { return nil }
+                return call
+            }
+            #expect(calls == Array(repeating: ["listen", "cancel"], count: Self.rounds).flatMap { $0 })
+        }
+    }
+}
