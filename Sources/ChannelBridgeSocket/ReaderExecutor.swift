@@ -20,57 +20,40 @@ import Synchronization
 /// }
 /// ```
 ///
-/// Jobs share the thread with reading: a job that computes for long delays this connection's
-/// frames, and a job that blocks waiting for this connection's replies never gets them. Without
-/// the option, and once the connection has ended, jobs go to the global concurrent executor, so
-/// a task preferring this executor always finishes.
+/// The reader thread never waits for jobs: it blocks in `read` as it always does. A job that
+/// another thread enqueues while the reader is blocked runs on the global concurrent executor
+/// instead (waking the reader would cost a system call on every read), so a task's first steps
+/// after `withTaskExecutorPreference` may run on the pool; from its first reply on it runs on the
+/// reader. Jobs share the thread with reading: a job that computes for long delays this
+/// connection's frames. Without the option, and once the connection has ended, every job goes to
+/// the global concurrent executor, so a task preferring this executor always finishes.
 public final class ReaderExecutor: TaskExecutor {
-    private enum Phase {
-        /// Not started yet, or serving; jobs queue for the reader thread.
-        case reader
-        /// The option is off or the reader has exited: jobs go to the global executor.
-        case global
-    }
-
     private struct State {
-        var phase: Phase
+        /// False when the option is off or the reader has exited: jobs go to the global executor.
+        var serving: Bool
         var jobs: [UnownedJob] = []
-        var readerWaiting = false
-        var wakePending = false
+        /// The reader is in (or about to enter) a blocking read.
+        var readerBlocked = false
     }
 
     private let state: Mutex<State>
-    /// The eventfd that wakes a reader waiting in `poll`; -1 when jobs never run on the reader.
-    let wakeDescriptor: Int32
     /// Set once by the reader thread before it runs jobs, read by every enqueue.
     private let readerThread = Atomic<UInt>(0)
+    /// Whether the reader thread runs jobs at all.
+    let isEnabled: Bool
 
     init(enabled: Bool) {
-        let descriptor = enabled ? Syscalls.newEventDescriptor() : -1
-        wakeDescriptor = descriptor
-        state = Mutex(State(phase: descriptor >= 0 ? .reader : .global))
+        isEnabled = enabled
+        state = Mutex(State(serving: enabled))
     }
-
-    deinit {
-        // A connection whose reader never ran (its setup failed) still owns the eventfd.
-        if case .reader = state.withLock({ $0.phase }) { Syscalls.closeDescriptor(wakeDescriptor) }
-    }
-
-    /// Whether the reader thread must wait with `poll` on the socket and this executor's eventfd.
-    var runsOnReader: Bool { wakeDescriptor >= 0 }
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let onReader = readerThread.load(ordering: .acquiring) == Self.currentThreadID()
+        let onReader = readerThread.load(ordering: .acquiring) == UInt(pthread_self())
         let toGlobal = state.withLock { state -> Bool in
-            guard case .reader = state.phase else { return true }
+            guard state.serving, onReader || !state.readerBlocked else { return true }
+            // The reader runs what is queued before it next blocks.
             state.jobs.append(job)
-            // The reader runs its own jobs before it next waits; others wake it when it waits.
-            if !onReader, state.readerWaiting, !state.wakePending {
-                state.wakePending = true
-                // Under the lock, so that `finish` cannot close the descriptor before this write.
-                Syscalls.signal(eventDescriptor: wakeDescriptor)
-            }
             return false
         }
         if toGlobal { globalConcurrentExecutor.enqueue(job) }
@@ -80,7 +63,7 @@ public final class ReaderExecutor: TaskExecutor {
 
     /// Called by the reader thread once, before anything else.
     func attachReaderThread() {
-        readerThread.store(Self.currentThreadID(), ordering: .releasing)
+        readerThread.store(UInt(pthread_self()), ordering: .releasing)
     }
 
     /// Runs every queued job, and the jobs those queue, until none is left.
@@ -97,38 +80,28 @@ public final class ReaderExecutor: TaskExecutor {
         }
     }
 
-    /// Marks the reader as about to wait; false when jobs came in meanwhile and should run first.
-    func prepareToWait() -> Bool {
+    /// The reader is about to block in `read`; false when jobs came in meanwhile and should run
+    /// first. Until `didUnblock`, other threads' jobs go to the global executor.
+    func willBlock() -> Bool {
         state.withLock { state in
             guard state.jobs.isEmpty else { return false }
-            state.readerWaiting = true
+            state.readerBlocked = true
             return true
         }
     }
 
-    /// After the wait: later enqueues need not wake the reader until it waits again.
-    func finishedWaiting() {
-        let drain = state.withLock { state -> Bool in
-            state.readerWaiting = false
-            defer { state.wakePending = false }
-            return state.wakePending
-        }
-        if drain { Syscalls.drain(eventDescriptor: wakeDescriptor) }
+    /// The reader's `read` returned: jobs queue for it again.
+    func didUnblock() {
+        state.withLock { $0.readerBlocked = false }
     }
 
     /// The reader is exiting: jobs already queued and any later ones go to the global executor.
     func finish() {
-        let (jobs, close) = state.withLock { state -> ([UnownedJob], Bool) in
-            guard case .reader = state.phase else { return ([], false) }
-            state.phase = .global
+        let jobs = state.withLock { state -> [UnownedJob] in
+            state.serving = false
             defer { state.jobs = [] }
-            return (state.jobs, true)
+            return state.jobs
         }
-        if close { Syscalls.closeDescriptor(wakeDescriptor) }
         for job in jobs { globalConcurrentExecutor.enqueue(job) }
-    }
-
-    private static func currentThreadID() -> UInt {
-        UInt(pthread_self())
     }
 }

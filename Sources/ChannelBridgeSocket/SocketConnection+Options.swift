@@ -16,9 +16,8 @@ extension SocketConnection {
         /// How long closing may wait for queued bytes to drain into the socket before giving up.
         public var closeTimeout: Duration
         /// Lets tasks that prefer `SocketConnection.executor` run on the reader thread, between
-        /// reads, which saves a thread wake-up per round trip (see `ReaderExecutor`). The reader
-        /// then waits with `poll` on the socket and an eventfd, one more descriptor and one more
-        /// system call per wait; off by default.
+        /// reads, which saves a thread wake-up per round trip (see `ReaderExecutor`); off by
+        /// default, because such tasks then share the thread that reads this connection.
         public var runsTasksOnReaderThread: Bool
 
         public init(name: String = "channelbridge pid \(getpid())",

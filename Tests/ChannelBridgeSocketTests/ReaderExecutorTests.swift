@@ -35,7 +35,8 @@ private typealias Support = ChannelsOverSocket
             try await Self.askForCallBack(session.methods)
             let readerThread = reader.value
             #expect(readerThread != 0)
-            // The reader is idle in poll now: the hop onto the executor must wake it.
+            // The reader is blocked in read now: the first steps run on the pool, every step after
+            // a reply on the reader.
             try await Task.sleep(for: .milliseconds(50))
             let threads = try await withTaskExecutorPreference(session.connection.executor) { () async throws -> [UInt] in
                 var threads: [UInt] = []

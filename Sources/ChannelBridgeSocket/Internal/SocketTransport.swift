@@ -108,18 +108,16 @@ final class SocketTransport: FrameTransport {
         state.withLock { $0.reader = pthread_self() }
         executor.attachReaderThread()
         while true {
-            if executor.runsOnReader {
+            if executor.isEnabled {
                 // Jobs first: they may queue frames (sent just below) and await their replies.
                 executor.runPending()
                 flushDeferred()
-                guard executor.prepareToWait() else { continue }
-                let readable = Syscalls.waitReadable(fd, orEvent: executor.wakeDescriptor)
-                executor.finishedWaiting()
-                guard readable else { continue }
+                guard executor.willBlock() else { continue }
             }
             var failure = 0
             let count = connection.receive(readingWith: { buffer in
                 let count = Syscalls.read(fd, into: buffer)
+                if executor.isEnabled { executor.didUnblock() }
                 if count < 0 { failure = -count }
                 return max(count, 0)
             })

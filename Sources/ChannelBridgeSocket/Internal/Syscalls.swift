@@ -113,6 +113,19 @@ enum Syscalls {
     /// Sends as much of `chunks` as the socket takes now, without blocking or raising SIGPIPE.
     /// Returns the byte count, or the negated errno (`-EAGAIN` when the socket is full).
     static func sendNow(_ fd: Int32, _ chunks: ArraySlice<[UInt8]>, firstOffset: Int) -> Int {
+        // One chunk (a small frame, or many coalesced) is the common case: plain `send` spares
+        // the kernel copying in a message header and an iovec array.
+        if chunks.count == 1 {
+            return chunks[chunks.startIndex].withUnsafeBytes { raw in
+                while true {
+                    let sent = send(fd, raw.baseAddress! + firstOffset, raw.count - firstOffset,
+                                    Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    if sent >= 0 { return sent }
+                    if errno == EINTR { continue }
+                    return -Int(errno)
+                }
+            }
+        }
         let count = min(chunks.count, maxIOVectors)
         var vectors = [iovec](repeating: iovec(), count: count)
         return withPinnedBuffers(chunks.prefix(count)) { pointers in
@@ -155,41 +168,6 @@ enum Syscalls {
         var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
         let ready = poll(&poller, 1, milliseconds)
         return ready != 0
-    }
-
-    /// `eventfd` is not in the Glibc module map either; it is part of glibc's ABI.
-    private typealias EventFD = @convention(c) (UInt32, Int32) -> Int32
-    private static let eventFD: EventFD? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "eventfd") else { return nil }
-        return unsafeBitCast(symbol, to: EventFD.self)
-    }()
-
-    /// A non-blocking, close-on-exec eventfd, or -1.
-    static func newEventDescriptor() -> Int32 {
-        guard let eventFD else { return -1 }
-        return eventFD(0, Int32(O_CLOEXEC | O_NONBLOCK))   // EFD_CLOEXEC, EFD_NONBLOCK
-    }
-
-    /// Adds one to an eventfd's counter (wakes a `poll` on it).
-    static func signal(eventDescriptor fd: Int32) {
-        var one: UInt64 = 1
-        _ = Glibc.write(fd, &one, 8)
-    }
-
-    /// Resets an eventfd's counter.
-    static func drain(eventDescriptor fd: Int32) {
-        var count: UInt64 = 0
-        _ = Glibc.read(fd, &count, 8)
-    }
-
-    /// Waits until `fd` or `eventFD` is readable; returns whether `fd` is (or has hung up).
-    static func waitReadable(_ fd: Int32, orEvent eventFD: Int32) -> Bool {
-        var pollers = (pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: eventFD, events: Int16(POLLIN), revents: 0))
-        let ready = withUnsafeMutableBytes(of: &pollers) { raw in
-            poll(raw.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, -1)
-        }
-        return ready > 0 && pollers.0.revents != 0
     }
 
     static func closeDescriptor(_ fd: Int32) {

@@ -53,8 +53,7 @@ enum DescriptorCheck {
                 return call.arguments
             }
         }
-        // A session that works and is closed by the client; its calls run on the reader thread,
-        // so the executor's eventfd is part of the count.
+        // A session that works and is closed by the client; its calls run on the reader thread.
         let onReader = SocketConnection.Options(runsTasksOnReaderThread: true)
         let normal = try await SocketConnection.connect(to: path, options: onReader)
         _ = try await withTaskExecutorPreference(normal.executor) {
