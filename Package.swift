@@ -31,8 +31,11 @@ let package = Package(
         // Flutter's channels on top of both leaves.
         .target(name: "ChannelBridgeChannels",
                 dependencies: ["ChannelBridgeCodec", "ChannelBridgeMessenger"], swiftSettings: strict),
-        // The only library that talks to the kernel.
-        .target(name: "ChannelBridgeSocket", dependencies: ["ChannelBridgeMessenger"], swiftSettings: strict),
+        // OS threads for blocking work, shared by the socket transport and the store.
+        .target(name: "ChannelBridgePlatform", swiftSettings: strict),
+        // Unix sockets: the transport under the messenger.
+        .target(name: "ChannelBridgeSocket", dependencies: ["ChannelBridgeMessenger", "ChannelBridgePlatform"],
+                swiftSettings: strict),
         // In-memory transports and test doubles, shipped as a product.
         .target(name: "ChannelBridgeTesting",
                 dependencies: ["ChannelBridgeMessenger", "ChannelBridgeChannels", "ChannelBridgeCodec"],
@@ -41,7 +44,8 @@ let package = Package(
         .target(name: "ChannelBridgeConformance", dependencies: ["ChannelBridgeCodec", "ChannelBridgeMessenger"],
                 swiftSettings: strict),
         // The app-group preference store: durable, multi-process-safe files (flock, fsync, inotify).
-        .target(name: "ChannelBridgeStore", dependencies: ["ChannelBridgeCodec"], swiftSettings: strict),
+        .target(name: "ChannelBridgeStore", dependencies: ["ChannelBridgeCodec", "ChannelBridgePlatform"],
+                swiftSettings: strict),
         // Plugins registered by name on a messenger, as Flutter's generated registrant does.
         .target(name: "ChannelBridgePlugins",
                 dependencies: ["ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger"], swiftSettings: strict),
@@ -52,7 +56,8 @@ let package = Package(
         // The extension host's logic; the executable is a thin shell around it.
         .target(name: "ChannelBridgeHost",
                 dependencies: ["ChannelBridgePlugins", "ChannelBridgeSharedPreferences", "ChannelBridgeSocket",
-                               "ChannelBridgeChannels", "ChannelBridgeStore", "ChannelBridgeCodec", "ChannelBridgeMessenger"],
+                               "ChannelBridgeChannels", "ChannelBridgeStore", "ChannelBridgeCodec", "ChannelBridgeMessenger",
+                               "ChannelBridgePlatform"],
                 swiftSettings: strict),
         .executableTarget(name: "extension-host", dependencies: ["ChannelBridgeHost", "ChannelBridgeSocket"], swiftSettings: strict),
         // Drives an extension host from another process: typed calls over the socket.
@@ -115,6 +120,8 @@ let package = Package(
         .testTarget(name: "ChannelBridgeMessengerTests",
                     dependencies: ["ChannelBridgeMessenger", "ChannelBridgeTesting", "ChannelBridgeTestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "ChannelBridgePlatformTests",
+                    dependencies: ["ChannelBridgePlatform", "ChannelBridgeTestSupport"], swiftSettings: strict),
         .testTarget(name: "ChannelBridgeSocketTests",
                     dependencies: ["ChannelBridgeSocket", "ChannelBridgeMessenger", "ChannelBridgeChannels",
                                    "ChannelBridgeCodec", "channelbridge-test-peer", "ChannelBridgeTestSupport"],

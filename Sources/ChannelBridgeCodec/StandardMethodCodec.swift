@@ -14,21 +14,26 @@ public struct StandardMethodCodec: MethodCodec {
     }
 
     public func encodeMethodCall(_ call: MethodCall) throws(CodecError) -> [UInt8] {
-        var writer = messageCodec.makeWriter()
-        try writeMethodCall(call, into: &writer)
-        return writer.bytes
+        try written(segmenting: false) { (writer) throws(CodecError) in try Self.write(call, into: &writer) }.bytes
     }
 
     /// A `Uint8List` of 64 KiB or more stays the value's own array, uncopied.
     public func encodeMethodCallSegments(_ call: MethodCall) throws(CodecError) -> (first: [UInt8], rest: [[UInt8]]) {
-        var writer = messageCodec.makeWriter(segmenting: true)
-        try writeMethodCall(call, into: &writer)
-        return writer.segments
+        try written(segmenting: true) { (writer) throws(CodecError) in try Self.write(call, into: &writer) }.segments
     }
 
-    private func writeMethodCall(_ call: MethodCall, into writer: inout StandardWriter) throws(CodecError) {
+    private static func write(_ call: MethodCall, into writer: inout StandardWriter) throws(CodecError) {
         try writer.writeValue(.string(call.method))
         try writer.writeValue(call.arguments)
+    }
+
+    /// A fresh writer after `body` wrote to it. The writer goes by `inout` rather than as a
+    /// returned copy: copying it cost a retain and release of its buffers per message.
+    private func written(segmenting: Bool,
+                         _ body: (inout StandardWriter) throws(CodecError) -> Void) throws(CodecError) -> StandardWriter {
+        var writer = messageCodec.makeWriter(segmenting: segmenting)
+        try body(&writer)
+        return writer
     }
 
     public func decodeMethodCall(_ bytes: [UInt8]) throws(CodecError) -> MethodCall {
@@ -44,19 +49,15 @@ public struct StandardMethodCodec: MethodCodec {
     }
 
     public func encodeSuccessEnvelope(_ result: StandardValue) throws(CodecError) -> [UInt8] {
-        var writer = messageCodec.makeWriter()
-        try writeSuccessEnvelope(result, into: &writer)
-        return writer.bytes
+        try written(segmenting: false) { (writer) throws(CodecError) in try Self.writeSuccess(result, into: &writer) }.bytes
     }
 
     /// A `Uint8List` of 64 KiB or more stays the value's own array, uncopied.
     public func encodeSuccessEnvelopeSegments(_ result: StandardValue) throws(CodecError) -> (first: [UInt8], rest: [[UInt8]]) {
-        var writer = messageCodec.makeWriter(segmenting: true)
-        try writeSuccessEnvelope(result, into: &writer)
-        return writer.segments
+        try written(segmenting: true) { (writer) throws(CodecError) in try Self.writeSuccess(result, into: &writer) }.segments
     }
 
-    private func writeSuccessEnvelope(_ result: StandardValue, into writer: inout StandardWriter) throws(CodecError) {
+    private static func writeSuccess(_ result: StandardValue, into writer: inout StandardWriter) throws(CodecError) {
         writer.writeByte(0)
         try writer.writeValue(result)
     }

@@ -113,30 +113,20 @@ public final class MessengerConnection: BinaryMessenger {
 
     @discardableResult
     public func setMessageHandler(onChannel channel: String, _ handler: BinaryMessageHandler?) -> MessageHandlerToken {
-        state.withLock { state in
-            state.nextHandlerID += 1
-            let id = state.nextHandlerID
-            if state.isClosed { return MessageHandlerToken(channel: channel, id: id) }
-            if let handler {
-                state.handlers[channel] = ConnectionState.InstalledHandler(id: id, handler: .plain(handler))
-            } else {
-                state.handlers[channel] = nil
-            }
-            return MessageHandlerToken(channel: channel, id: id)
-        }
+        install(handler.map(ConnectionState.Handler.plain), onChannel: channel)
     }
 
     @discardableResult
     public func setSegmentedMessageHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken {
+        install(handler.map(ConnectionState.Handler.segmented), onChannel: channel)
+    }
+
+    private func install(_ handler: ConnectionState.Handler?, onChannel channel: String) -> MessageHandlerToken {
         state.withLock { state in
             state.nextHandlerID += 1
             let id = state.nextHandlerID
             if state.isClosed { return MessageHandlerToken(channel: channel, id: id) }
-            if let handler {
-                state.handlers[channel] = ConnectionState.InstalledHandler(id: id, handler: .segmented(handler))
-            } else {
-                state.handlers[channel] = nil
-            }
+            state.handlers[channel] = handler.map { ConnectionState.InstalledHandler(id: id, handler: $0) }
             return MessageHandlerToken(channel: channel, id: id)
         }
     }

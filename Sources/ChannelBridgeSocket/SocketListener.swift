@@ -1,4 +1,5 @@
 import ChannelBridgeMessenger
+import ChannelBridgePlatform
 import FoundationEssentials
 import Glibc
 import Synchronization

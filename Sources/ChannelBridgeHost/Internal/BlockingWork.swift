@@ -1,4 +1,4 @@
-import ChannelBridgeSocket
+import ChannelBridgePlatform
 
 /// Runs file work (reading the items file and the Info.plist, copying shared files) on a thread of
 /// its own, so that a large copy never holds a thread of the concurrency pool.

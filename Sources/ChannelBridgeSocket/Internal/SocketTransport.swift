@@ -1,4 +1,5 @@
 import ChannelBridgeMessenger
+import ChannelBridgePlatform
 import Dispatch
 import FoundationEssentials
 import Glibc

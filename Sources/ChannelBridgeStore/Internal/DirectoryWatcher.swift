@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ChannelBridgePlatform
 import Glibc
 #endif
 import FoundationEssentials
@@ -50,7 +51,7 @@ final class DirectoryWatcher: Sendable {
             return created
         }
         if let newDescriptor {
-            WatcherThread.start(name: "store watcher") { [self] in run(descriptor: newDescriptor) }
+            DetachedThread.start(name: "store watcher") { [self] in run(descriptor: newDescriptor) }
         }
     }
 

@@ -4,7 +4,9 @@ import Glibc
 /// blocking syscall never holds a thread of Swift's cooperative pool.
 ///
 /// This is plain pthreads rather than Foundation's `Thread` so that the host links only
-/// FoundationEssentials: full Foundation brings ICU and about 6 MB of resident pages with it.
+/// FoundationEssentials: full Foundation brings ICU and about 6 MB of resident pages with it. The
+/// socket transport (reader, writer, accept threads), the store (its inotify reader) and the
+/// host (file copies) all start their threads here.
 ///
 /// ```swift
 /// DetachedThread.start(name: "file copy") { copyEverything() }
