@@ -24,6 +24,8 @@ public final class MethodChannel: Sendable {
     /// throw `MethodNotImplemented` for a null reply, or throw anything else for an error envelope
     /// with code `"error"` and the error's description as its message.
     public typealias Handler = @Sendable (MethodCall) async throws -> StandardValue
+    /// A handler that answers without suspending; see `setSynchronousMethodCallHandler`.
+    public typealias SynchronousHandler = @Sendable (MethodCall) throws -> StandardValue
 
     public let name: String
     public let messenger: any BinaryMessenger
@@ -103,26 +105,78 @@ public final class MethodChannel: Sendable {
         }, on: messenger, channel: name)
     }
 
+    /// Installs (or, with `nil`, removes) a handler that answers at once, without suspending.
+    ///
+    /// It runs right on the connection's reader thread, as each call is read, with no task
+    /// started for it, which makes a small call cost noticeably less CPU on a busy server (see
+    /// `bridge bench pipeline`). It must not block: the connection reads nothing else meanwhile.
+    /// Flutter's platform-side handlers have this shape too.
+    ///
+    /// ```swift
+    /// channel.setSynchronousMethodCallHandler { call in
+    ///     guard call.method == "echo" else { throw MethodNotImplemented() }
+    ///     return call.arguments
+    /// }
+    /// ```
+    public func setSynchronousMethodCallHandler(_ handler: SynchronousHandler?) {
+        guard let handler else {
+            slot.install(nil, on: messenger, channel: name)
+            return
+        }
+        let (name, codec) = (self.name, self.codec)
+        slot.install(synchronous: { message in
+            let call: MethodCall
+            switch Self.decodeCall(message, codec: codec) {
+            case .success(let decoded): call = decoded
+            case .failure(let malformed): return try malformed.reply()
+            }
+            return try Self.encodeOutcome(Result { try handler(call) }, of: call, codec: codec, channel: name)
+        }, on: messenger, channel: name)
+    }
+
     /// Turns one incoming request into its reply bytes, in segments (`nil` for "not implemented").
     static func answer(_ message: [UInt8]?, with handler: Handler, codec: any MethodCodec,
                        channel: String) async throws -> MessageSegments? {
         let call: MethodCall
-        do throws(CodecError) {
-            guard let message else {
-                throw CodecError(.invalidMethodCall, "method call payload is null")
-            }
-            call = try codec.decodeMethodCall(message)
-        } catch {
-            return MessageSegments(try encodeError(MethodError(code: "malformed", message: error.description), codec: codec))
+        switch decodeCall(message, codec: codec) {
+        case .success(let decoded): call = decoded
+        case .failure(let malformed): return try malformed.reply()
         }
-        let result: StandardValue
-        do {
-            result = try await handler(call)
-        } catch let error as MethodError {
-            return MessageSegments(try encodeError(error, codec: codec))
-        } catch is MethodNotImplemented {
-            return nil
+        let outcome: Result<StandardValue, any Error>
+        do { outcome = .success(try await handler(call)) } catch { outcome = .failure(error) }
+        return try encodeOutcome(outcome, of: call, codec: codec, channel: channel)
+    }
+
+    /// A request whose payload is no method call: answered with the `malformed` error envelope.
+    struct MalformedCall: Error {
+        let error: CodecError
+        let codec: any MethodCodec
+        func reply() throws -> MessageSegments {
+            MessageSegments(try encodeError(MethodError(code: "malformed", message: error.description), codec: codec))
+        }
+    }
+
+    static func decodeCall(_ message: [UInt8]?, codec: any MethodCodec) -> Result<MethodCall, MalformedCall> {
+        do throws(CodecError) {
+            guard let message else { throw CodecError(.invalidMethodCall, "method call payload is null") }
+            return .success(try codec.decodeMethodCall(message))
         } catch {
+            return .failure(MalformedCall(error: error, codec: codec))
+        }
+    }
+
+    /// The reply to `call` for what its handler returned or threw.
+    static func encodeOutcome(_ outcome: Result<StandardValue, any Error>, of call: MethodCall,
+                              codec: any MethodCodec, channel: String) throws -> MessageSegments? {
+        let result: StandardValue
+        switch outcome {
+        case .success(let value):
+            result = value
+        case .failure(let error as MethodError):
+            return MessageSegments(try encodeError(error, codec: codec))
+        case .failure(is MethodNotImplemented):
+            return nil
+        case .failure(let error):
             return MessageSegments(try encodeError(MethodError(code: "error", message: String(describing: error)), codec: codec))
         }
         do {

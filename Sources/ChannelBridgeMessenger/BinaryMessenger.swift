@@ -5,6 +5,9 @@ public typealias BinaryMessageHandler = @Sendable (_ message: [UInt8]?) async th
 
 /// A `BinaryMessageHandler` whose reply comes as arrays to be sent back to back, so that a large
 /// part of it (a big byte value) need not be copied into one reply buffer.
+/// A handler that answers without suspending (see `setSynchronousMessageHandler`).
+public typealias SynchronousMessageHandler = @Sendable (_ message: [UInt8]?) throws -> MessageSegments?
+
 public typealias SegmentedMessageHandler = @Sendable (_ message: [UInt8]?) async throws -> MessageSegments?
 
 /// Identifies one installed handler. Removing it never removes a handler installed later on the
@@ -49,6 +52,12 @@ public protocol BinaryMessenger: AnyObject, Sendable {
     @discardableResult
     func setSegmentedMessageHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken
 
+    /// Installs (or removes) a handler that answers without suspending. A transport may run it
+    /// right where it reads the request, with no task started for it. By default it is installed
+    /// as a segmented handler.
+    @discardableResult
+    func setSynchronousMessageHandler(onChannel channel: String, _ handler: SynchronousMessageHandler?) -> MessageHandlerToken
+
     /// Removes the handler installed with `token`, if it is still the current one.
     func removeMessageHandler(_ token: MessageHandlerToken)
 
@@ -65,5 +74,11 @@ extension BinaryMessenger {
     public func setSegmentedMessageHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken {
         guard let handler else { return setMessageHandler(onChannel: channel, nil) }
         return setMessageHandler(onChannel: channel) { message in try await handler(message)?.joined }
+    }
+
+    @discardableResult
+    public func setSynchronousMessageHandler(onChannel channel: String, _ handler: SynchronousMessageHandler?) -> MessageHandlerToken {
+        guard let handler else { return setSegmentedMessageHandler(onChannel: channel, nil) }
+        return setSegmentedMessageHandler(onChannel: channel) { message in try handler(message) }
     }
 }

@@ -113,6 +113,7 @@ extension MessengerConnection {
         enum Outcome {
             case ignore, duplicate
             case answer(Frame.Reply)
+            case answerNow(SynchronousMessageHandler)
             case run(ConnectionState.Handler, serial: UInt64)
         }
         let outcome = state.withLock { state -> Outcome in
@@ -123,6 +124,7 @@ extension MessengerConnection {
             if state.sentGoodbye != nil { return .answer(.failure("the connection is closing")) }
             if let reason = state.refusalReason { return .answer(.failure(reason)) }
             guard let installed = state.handlers[channel] else { return .answer(.null) }
+            if case .synchronous(let handler) = installed.handler { return .answerNow(handler) }
             state.nextInboundSerial &+= 1
             state.inbound[id] = ConnectionState.InboundRequest(serial: state.nextInboundSerial)
             return .run(installed.handler, serial: state.nextInboundSerial)
@@ -135,6 +137,17 @@ extension MessengerConnection {
             return false
         case .answer(let result):
             writeFrame(.reply(id: id, result: result))
+            return true
+        case .answerNow(let handler):
+            do {
+                guard let reply = try handler(payload) else {
+                    writeFrame(.reply(id: id, result: .null))
+                    return true
+                }
+                writeReply(id: id, reply)
+            } catch {
+                writeFrame(.reply(id: id, result: .failure(String(describing: error))))
+            }
             return true
         case .run(let handler, let serial):
             let task = Task.immediate {
@@ -150,7 +163,7 @@ extension MessengerConnection {
     private func runHandler(_ handler: ConnectionState.Handler, channel: String, id: UInt32, serial: UInt64,
                             payload: [UInt8]?) async {
         var result: Frame.Reply
-        var segments: (parts: [[UInt8]], count: Int)?
+        var segmented: MessageSegments?
         // Work the handler schedules for after its reply (an event stream's first events) runs
         // once the reply is queued, whether or not it is still owed.
         let hook = AfterReply(channel: channel)
@@ -162,10 +175,11 @@ extension MessengerConnection {
                     return if let reply = try await handler(payload) { .bytes(reply) } else { .null }
                 case .segmented(let handler):
                     guard let reply = try await handler(payload) else { return .null }
-                    guard !reply.rest.isEmpty else { return .bytes(reply.first) }
-                    let count = reply.count
-                    guard count >= Self.separatePayloadThreshold else { return .bytes(reply.joined) }
-                    segments = (reply.all, count)
+                    segmented = reply
+                    return .bytes([])
+                case .synchronous(let handler):
+                    guard let reply = try handler(payload) else { return .null }
+                    segmented = reply
                     return .bytes([])
                 }
             }
@@ -179,12 +193,22 @@ extension MessengerConnection {
             return (true, state.isDrained)
         }
         guard owed else { return }
-        if case .bytes = result, let segments {
-            writeFrame(.reply(id: id, result: .bytes([])), payloadSegments: segments.parts, count: segments.count)
+        if case .bytes = result, let segmented {
+            writeReply(id: id, segmented)
         } else {
             writeFrame(.reply(id: id, result: result))
         }
         if drained { finishDrained() }
+    }
+
+    /// A REPLY with `reply` as its payload; large segments go out of their own arrays.
+    private func writeReply(id: UInt32, _ reply: MessageSegments) {
+        let count = reply.count
+        guard !reply.rest.isEmpty, count >= Self.separatePayloadThreshold else {
+            writeFrame(.reply(id: id, result: .bytes(reply.joined)))
+            return
+        }
+        writeFrame(.reply(id: id, result: .bytes([])), payloadSegments: reply.all, count: count)
     }
 
     private func handleReply(id: UInt32, result: Frame.Reply) {
@@ -211,10 +235,15 @@ extension MessengerConnection {
             state.peerGoodbye == nil && !state.isClosed ? state.handlers[channel]?.handler : nil
         }
         guard let handler else { return }
+        if case .synchronous(let handler) = handler {
+            _ = try? handler(payload)
+            return
+        }
         Task.immediate {
             switch handler {
             case .plain(let handler): _ = try? await handler(payload)
             case .segmented(let handler): _ = try? await handler(payload)
+            case .synchronous(let handler): _ = try? handler(payload)
             }
         }
     }

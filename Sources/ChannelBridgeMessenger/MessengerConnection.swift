@@ -121,6 +121,11 @@ public final class MessengerConnection: BinaryMessenger {
         install(handler.map(ConnectionState.Handler.segmented), onChannel: channel)
     }
 
+    @discardableResult
+    public func setSynchronousMessageHandler(onChannel channel: String, _ handler: SynchronousMessageHandler?) -> MessageHandlerToken {
+        install(handler.map(ConnectionState.Handler.synchronous), onChannel: channel)
+    }
+
     private func install(_ handler: ConnectionState.Handler?, onChannel channel: String) -> MessageHandlerToken {
         state.withLock { state in
             state.nextHandlerID += 1

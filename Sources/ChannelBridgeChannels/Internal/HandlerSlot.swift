@@ -24,6 +24,15 @@ final class HandlerSlot: Sendable {
         }
     }
 
+    /// Installs a handler that answers without suspending (or removes this slot's handler).
+    @discardableResult
+    func install(synchronous handler: SynchronousMessageHandler?, on messenger: any BinaryMessenger,
+                 channel: String) -> MessageHandlerToken? {
+        install(on: messenger, channel: channel, removing: handler == nil) {
+            messenger.setSynchronousMessageHandler(onChannel: channel, handler)
+        }
+    }
+
     private func install(on messenger: any BinaryMessenger, channel: String, removing: Bool,
                          _ setHandler: () -> MessageHandlerToken) -> MessageHandlerToken? {
         // The messenger call runs under the lock so that two concurrent installs on one channel

@@ -22,6 +22,7 @@ struct ConnectionState {
     enum Handler {
         case plain(BinaryMessageHandler)
         case segmented(SegmentedMessageHandler)
+        case synchronous(SynchronousMessageHandler)
     }
 
     /// Someone waiting for a PONG or for the peer's HELLO.

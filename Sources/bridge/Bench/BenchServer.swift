@@ -49,7 +49,8 @@ enum BenchServer {
 
     static func install(on connection: SocketConnection) {
         let methods = MethodChannel(name: methodChannel, messenger: connection.messenger)
-        methods.setMethodCallHandler { call in
+        // Echo answers at once: a synchronous handler runs on the reader thread, no task per call.
+        methods.setSynchronousMethodCallHandler { call in
             guard call.method == "echo" else { throw MethodNotImplemented() }
             return call.arguments
         }
