@@ -45,7 +45,7 @@ public final class MethodChannel: Sendable {
     ///   `timedOut`; `MessengerError` (e.g. `connectionClosed`) with `channel` and `method` filled in.
     ///   Cancelling the calling task withdraws the request.
     /// - Parameter timeout: when set, the request is withdrawn (CANCEL) if no reply arrives in time.
-    public func invokeMethod(_ method: String, arguments: StandardValue = .null,
+    nonisolated(nonsending) public func invokeMethod(_ method: String, arguments: StandardValue = .null,
                              timeout: Duration? = nil) async throws -> StandardValue {
         let request: (first: [UInt8], rest: [[UInt8]])
         do {
@@ -76,7 +76,7 @@ public final class MethodChannel: Sendable {
         return try envelope.get()
     }
 
-    private static func send(_ request: (first: [UInt8], rest: [[UInt8]]), on channel: String, method: String,
+    nonisolated(nonsending) private static func send(_ request: (first: [UInt8], rest: [[UInt8]]), on channel: String, method: String,
                              messenger: any BinaryMessenger) async throws -> [UInt8]? {
         do {
             // One array is the common case; the plain send is what every messenger implements.

@@ -31,7 +31,7 @@ public protocol BinaryMessenger: AnyObject, Sendable {
     /// Sends a request and waits for its reply; `nil` is a null reply. Throws `MessengerError` when
     /// the connection ends first (code `connectionClosed`, naming the channel) or the remote handler
     /// failed; cancelling the calling task withdraws the request.
-    func send(onChannel channel: String, message: [UInt8]?) async throws -> [UInt8]?
+    nonisolated(nonsending) func send(onChannel channel: String, message: [UInt8]?) async throws -> [UInt8]?
 
     /// Sends a request whose bytes are `segments` back to back, and waits for its reply. The peer
     /// sees one message; a transport may send the arrays with scatter-gather I/O instead of

@@ -136,7 +136,7 @@ extension MessengerConnection {
         if let goodbye { writeFrame(goodbye) }
         transport.close()
         for call in closed.pending {
-            call.continuation?.resume(throwing: Self.closedBeforeReply(channel: call.channel, error))
+            call.continuation.resume(throwing: Self.closedBeforeReply(channel: call.channel, error))
         }
         for task in closed.inboundTasks { task.cancel() }
         for ping in closed.pings { ping.resume(throwing: MessengerError(.connectionClosed, error.message)) }

@@ -214,11 +214,11 @@ extension MessengerConnection {
     private func handleReply(id: UInt32, result: Frame.Reply) {
         // A REPLY for an id not in flight is ignored: it can cross this side's CANCEL.
         let (call, drained) = state.withLock { state -> (ConnectionState.PendingCall?, Bool) in
-            guard let call = state.pending[id], call.continuation != nil else { return (nil, false) }
-            state.pending[id] = nil
+            guard let call = state.pending.removeValue(forKey: id) else { return (nil, false) }
             return (call, state.isDrained)
         }
-        guard let call, let continuation = call.continuation else { return }
+        guard let call else { return }
+        let continuation = call.continuation
         switch result {
         case .bytes(let bytes):
             continuation.resume(returning: bytes)

@@ -25,6 +25,8 @@ public final class MessengerConnection: BinaryMessenger {
 
     let transport: any FrameTransport
     let state = Mutex(ConnectionState())
+    /// The last REQUEST id taken.
+    private let requestIDs = Atomic<UInt32>(0)
     /// Touched only by the one thread delivering received bytes at a time (`FrameTransport` rule).
     let decoder: Mutex<FrameDecoder>
 
@@ -48,7 +50,7 @@ public final class MessengerConnection: BinaryMessenger {
 
     // MARK: BinaryMessenger
 
-    public func send(onChannel channel: String, message: [UInt8]?) async throws -> [UInt8]? {
+    nonisolated(nonsending) public func send(onChannel channel: String, message: [UInt8]?) async throws -> [UInt8]? {
         try await request(onChannel: channel, payloadCount: message?.count ?? 0) { id in
             writeFrame(.request(id: id, channel: channel, payload: message))
         }
@@ -66,30 +68,26 @@ public final class MessengerConnection: BinaryMessenger {
     }
 
     /// Sends a REQUEST, written by `writeRequest` once its id is registered, and waits for the reply.
-    private func request(onChannel channel: String, payloadCount: Int,
+    nonisolated(nonsending) private func request(onChannel channel: String, payloadCount: Int,
                          writeRequest: (UInt32) -> Void) async throws -> [UInt8]? {
         try validate(channel: channel, payloadCount: payloadCount, fixedBodyBytes: 4 + 2 + 1)
         try Task.checkCancellation()
-        let id = try state.withLock { state throws(MessengerError) -> UInt32 in
-            if let refusal = state.refusalToSend() {
-                throw MessengerError(.connectionClosed, refusal, channel: channel)
-            }
-            let id = state.allocateRequestID()
-            state.pending[id] = ConnectionState.PendingCall(channel: channel)
-            return id
-        }
+        // The id is taken without the state lock, so that a call takes that lock once: ids are
+        // 32 bits, and one still in flight 4 billion requests later is refused below.
+        let taken = requestIDs.wrappingAdd(1, ordering: .relaxed).newValue
+        let id = taken != 0 ? taken : requestIDs.wrappingAdd(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 let failure = state.withLock { state -> (any Error)? in
-                    guard var call = state.pending[id] else {
-                        return Self.closedBeforeReply(channel: channel, state.closeError)
+                    if let refusal = state.refusalToSend() {
+                        return MessengerError(.connectionClosed, refusal, channel: channel)
                     }
-                    if call.cancelled {
-                        state.pending[id] = nil
-                        return CancellationError()
+                    guard state.pending[id] == nil else {
+                        return MessengerError(.connectionClosed, "request id \(id) is still in flight", channel: channel)
                     }
-                    call.continuation = continuation
-                    state.pending[id] = call
+                    // A cancel that came before this found no entry to withdraw; it is seen here.
+                    if Task.isCancelled { return CancellationError() }
+                    state.pending[id] = ConnectionState.PendingCall(channel: channel, continuation: continuation)
                     return nil
                 }
                 if let failure {
@@ -156,14 +154,9 @@ public final class MessengerConnection: BinaryMessenger {
     /// Withdraws a request whose caller was cancelled: fails the caller and tells the peer.
     private func cancelRequest(_ id: UInt32) {
         let (continuation, drained) = state.withLock { state -> (UnsafeContinuation<[UInt8]?, any Error>?, Bool) in
-            guard var call = state.pending[id] else { return (nil, false) }
-            guard let continuation = call.continuation else {
-                call.cancelled = true
-                state.pending[id] = call
-                return (nil, false)
-            }
-            state.pending[id] = nil
-            return (continuation, state.isDrained)
+            // No entry yet: `request` sees the cancellation when it registers the call.
+            guard let call = state.pending.removeValue(forKey: id) else { return (nil, false) }
+            return (call.continuation, state.isDrained)
         }
         guard let continuation else { return }
         writeFrame(.cancel(id: id))

@@ -3,8 +3,7 @@ struct ConnectionState {
     /// A request this side sent. `continuation` is nil while `send` is still registering it.
     struct PendingCall {
         var channel: String
-        var continuation: UnsafeContinuation<[UInt8]?, any Error>?
-        var cancelled = false
+        var continuation: UnsafeContinuation<[UInt8]?, any Error>
     }
 
     /// A request the peer sent whose handler is still running (a reply is owed).
@@ -46,7 +45,6 @@ struct ConnectionState {
     var receivingBatch = false
     var deferredClose: (code: GoodbyeCode, reason: String, waitForOwedReplies: Bool)?
 
-    var nextRequestID: UInt32 = 0
     var pending: [UInt32: PendingCall] = [:]
     var nextInboundSerial: UInt64 = 0
     var inbound: [UInt32: InboundRequest] = [:]
@@ -59,14 +57,6 @@ struct ConnectionState {
     var helloWaiters: [UInt64: Waiter<Frame.Hello>] = [:]
 
     var isClosed: Bool { closeError != nil }
-
-    /// An id that is neither 0 nor in flight.
-    mutating func allocateRequestID() -> UInt32 {
-        repeat {
-            nextRequestID &+= 1
-        } while nextRequestID == 0 || pending[nextRequestID] != nil
-        return nextRequestID
-    }
 
     /// Why a new request or message cannot go out now, if it cannot.
     func refusalToSend() -> String? {
