@@ -23,6 +23,10 @@ public protocol FrameTransport: AnyObject, Sendable {
     /// to back, so that the payload need not be copied into a frame buffer.
     func write(_ head: [UInt8], followedBy payload: [UInt8])
 
+    /// Queues one frame of exactly `length` bytes that `encode` appends to the buffer it is given,
+    /// so that a transport can encode small frames straight into its own send buffer.
+    func write(frameOfLength length: Int, _ encode: (inout [UInt8]) -> Void)
+
     /// Queues a frame whose payload is `payloads` back to back, each kept in its own array.
     func write(_ head: [UInt8], followedBy payloads: [[UInt8]])
 
@@ -33,6 +37,13 @@ public protocol FrameTransport: AnyObject, Sendable {
 extension FrameTransport {
     public func write(_ head: [UInt8], followedBy payload: [UInt8]) {
         write(head + payload)
+    }
+
+    public func write(frameOfLength length: Int, _ encode: (inout [UInt8]) -> Void) {
+        var frame: [UInt8] = []
+        frame.reserveCapacity(length)
+        encode(&frame)
+        write(frame)
     }
 
     public func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) {

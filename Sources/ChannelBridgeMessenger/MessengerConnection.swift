@@ -71,7 +71,6 @@ public final class MessengerConnection: BinaryMessenger {
     nonisolated(nonsending) private func request(onChannel channel: String, payloadCount: Int,
                          writeRequest: (UInt32) -> Void) async throws -> [UInt8]? {
         try validate(channel: channel, payloadCount: payloadCount, fixedBodyBytes: 4 + 2 + 1)
-        try Task.checkCancellation()
         // The id is taken without the state lock, so that a call takes that lock once: ids are
         // 32 bits, and one still in flight 4 billion requests later is refused below.
         let taken = requestIDs.wrappingAdd(1, ordering: .relaxed).newValue
@@ -172,7 +171,7 @@ public final class MessengerConnection: BinaryMessenger {
             FrameEncoder.encodeHead(of: frame, into: &head)
             transport.write(head, followedBy: payload)
         } else {
-            transport.write(FrameEncoder.encode(frame))
+            transport.write(frameOfLength: FrameEncoder.encodedLength(of: frame)) { FrameEncoder.encode(frame, into: &$0) }
         }
     }
 

@@ -34,6 +34,29 @@ struct OutboundQueue {
         }
     }
 
+    /// Appends `length` bytes that `encode` writes: into the last block when they fit, so a small
+    /// frame never needs an array of its own.
+    mutating func append(length: Int, _ encode: (inout [UInt8]) -> Void) {
+        guard length > 0 else { return }
+        guard length <= Self.smallChunk else {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(length)
+            encode(&bytes)
+            append(bytes)
+            return
+        }
+        byteCount += length
+        if !(lastIsBlock && chunks[chunks.count - 1].count + length <= Self.blockSize) {
+            var block: [UInt8] = []
+            block.reserveCapacity(Self.blockSize)
+            chunks.append(block)
+            lastIsBlock = true
+        }
+        let before = chunks[chunks.count - 1].count
+        encode(&chunks[chunks.count - 1])
+        assert(chunks[chunks.count - 1].count - before == length, "a frame encoded to another length than announced")
+    }
+
     /// Removes and returns everything queued.
     mutating func takeAll() -> OutboundQueue {
         defer { self = OutboundQueue() }

@@ -82,6 +82,10 @@ final class SocketTransport: FrameTransport {
         }
     }
 
+    func write(frameOfLength length: Int, _ encode: (inout [UInt8]) -> Void) {
+        enqueue { $0.append(length: length, encode) }
+    }
+
     func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) {
         enqueue { queue in
             queue.append(head)
