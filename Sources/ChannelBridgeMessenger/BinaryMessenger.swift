@@ -5,10 +5,10 @@ public typealias BinaryMessageHandler = @Sendable (_ message: [UInt8]?) async th
 
 /// A `BinaryMessageHandler` whose reply comes as arrays to be sent back to back, so that a large
 /// part of it (a big byte value) need not be copied into one reply buffer.
+public typealias SegmentedMessageHandler = @Sendable (_ message: [UInt8]?) async throws -> MessageSegments?
+
 /// A handler that answers without suspending (see `setSynchronousMessageHandler`).
 public typealias SynchronousMessageHandler = @Sendable (_ message: [UInt8]?) throws -> MessageSegments?
-
-public typealias SegmentedMessageHandler = @Sendable (_ message: [UInt8]?) async throws -> MessageSegments?
 
 /// Identifies one installed handler. Removing it never removes a handler installed later on the
 /// same channel (Flutter Darwin's connection id).

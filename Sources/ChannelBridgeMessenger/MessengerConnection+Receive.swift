@@ -139,15 +139,7 @@ extension MessengerConnection {
             writeFrame(.reply(id: id, result: result))
             return true
         case .answerNow(let handler):
-            do {
-                guard let reply = try handler(payload) else {
-                    writeFrame(.reply(id: id, result: .null))
-                    return true
-                }
-                writeReply(id: id, reply)
-            } catch {
-                writeFrame(.reply(id: id, result: .failure(String(describing: error))))
-            }
+            writeReply(id: id, Result { try handler(payload) })
             return true
         case .run(let handler, let serial):
             let task = Task.immediate {
@@ -162,29 +154,21 @@ extension MessengerConnection {
 
     private func runHandler(_ handler: ConnectionState.Handler, channel: String, id: UInt32, serial: UInt64,
                             payload: [UInt8]?) async {
-        var result: Frame.Reply
-        var segmented: MessageSegments?
+        let answer: Result<MessageSegments?, any Error>
         // Work the handler schedules for after its reply (an event stream's first events) runs
         // once the reply is queued, whether or not it is still owed.
         let hook = AfterReply(channel: channel)
         defer { hook.run() }
         do {
-            result = try await AfterReply.$current.withValue(hook) {
+            answer = .success(try await AfterReply.$current.withValue(hook) {
                 switch handler {
-                case .plain(let handler):
-                    return if let reply = try await handler(payload) { .bytes(reply) } else { .null }
-                case .segmented(let handler):
-                    guard let reply = try await handler(payload) else { return .null }
-                    segmented = reply
-                    return .bytes([])
-                case .synchronous(let handler):
-                    guard let reply = try handler(payload) else { return .null }
-                    segmented = reply
-                    return .bytes([])
+                case .plain(let handler): try await handler(payload).map { MessageSegments($0) }
+                case .segmented(let handler): try await handler(payload)
+                case .synchronous(let handler): try handler(payload)
                 }
-            }
+            })
         } catch {
-            result = .failure(String(describing: error))
+            answer = .failure(error)
         }
         // A cancelled or closed request is no longer owed: its entry is gone.
         let (owed, drained) = state.withLock { state -> (Bool, Bool) in
@@ -193,22 +177,26 @@ extension MessengerConnection {
             return (true, state.isDrained)
         }
         guard owed else { return }
-        if case .bytes = result, let segmented {
-            writeReply(id: id, segmented)
-        } else {
-            writeFrame(.reply(id: id, result: result))
-        }
+        writeReply(id: id, answer)
         if drained { finishDrained() }
     }
 
-    /// A REPLY with `reply` as its payload; large segments go out of their own arrays.
-    private func writeReply(id: UInt32, _ reply: MessageSegments) {
-        let count = reply.count
-        guard !reply.rest.isEmpty, count >= Self.separatePayloadThreshold else {
-            writeFrame(.reply(id: id, result: .bytes(reply.joined)))
-            return
+    /// The REPLY for what a handler answered: its bytes (large segments go out of their own
+    /// arrays), null, or the failure's description.
+    private func writeReply(id: UInt32, _ answer: Result<MessageSegments?, any Error>) {
+        switch answer {
+        case .success(nil):
+            writeFrame(.reply(id: id, result: .null))
+        case .success(let reply?):
+            let count = reply.count
+            guard !reply.rest.isEmpty, count >= Self.separatePayloadThreshold else {
+                writeFrame(.reply(id: id, result: .bytes(reply.joined)))
+                return
+            }
+            writeFrame(.reply(id: id, result: .bytes([])), payloadSegments: reply.all, count: count)
+        case .failure(let error):
+            writeFrame(.reply(id: id, result: .failure(String(describing: error))))
         }
-        writeFrame(.reply(id: id, result: .bytes([])), payloadSegments: reply.all, count: count)
     }
 
     private func handleReply(id: UInt32, result: Frame.Reply) {
@@ -234,17 +222,11 @@ extension MessengerConnection {
         let handler = state.withLock { state -> ConnectionState.Handler? in
             state.peerGoodbye == nil && !state.isClosed ? state.handlers[channel]?.handler : nil
         }
-        guard let handler else { return }
-        if case .synchronous(let handler) = handler {
-            _ = try? handler(payload)
-            return
-        }
-        Task.immediate {
-            switch handler {
-            case .plain(let handler): _ = try? await handler(payload)
-            case .segmented(let handler): _ = try? await handler(payload)
-            case .synchronous(let handler): _ = try? handler(payload)
-            }
+        switch handler {
+        case .synchronous(let handler)?: _ = try? handler(payload)
+        case .plain(let handler)?: Task.immediate { _ = try? await handler(payload) }
+        case .segmented(let handler)?: Task.immediate { _ = try? await handler(payload) }
+        case nil: break
         }
     }
 

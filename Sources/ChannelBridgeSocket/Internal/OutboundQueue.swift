@@ -16,22 +16,13 @@ struct OutboundQueue {
     var isEmpty: Bool { chunks.isEmpty }
 
     mutating func append(_ bytes: [UInt8]) {
-        guard !bytes.isEmpty else { return }
-        byteCount += bytes.count
-        if bytes.count <= Self.smallChunk {
-            if lastIsBlock, chunks[chunks.count - 1].count + bytes.count <= Self.blockSize {
-                chunks[chunks.count - 1].append(contentsOf: bytes)
-            } else {
-                var block: [UInt8] = []
-                block.reserveCapacity(Self.blockSize)
-                block.append(contentsOf: bytes)
-                chunks.append(block)
-                lastIsBlock = true
-            }
-        } else {
-            chunks.append(bytes)
-            lastIsBlock = false
+        guard bytes.count > Self.smallChunk else {
+            append(length: bytes.count) { $0.append(contentsOf: bytes) }
+            return
         }
+        byteCount += bytes.count
+        chunks.append(bytes)
+        lastIsBlock = false
     }
 
     /// Appends `length` bytes that `encode` writes: into the last block when they fit, so a small
