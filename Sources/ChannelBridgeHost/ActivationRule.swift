@@ -70,27 +70,27 @@ public struct ActivationRule: Sendable, Hashable {
     /// Reads the rule out of the bytes of an `Info.plist` (XML, binary or OpenStep format);
     /// `source` names it in errors.
     public static func parse(propertyList data: Data, source: String) throws(HostError) -> ActivationRule {
-        let plist: Any
+        let plist: PropertyListValue
         do {
-            plist = try PropertyListDecoder().decode(PropertyListValue.self, from: data).anyValue
+            plist = try PropertyListDecoder().decode(PropertyListValue.self, from: data)
         } catch {
             throw HostError(.activationRule, "--info-plist \(source): not a property list: \(InputItemsFile.reason(error))")
         }
         return try parse(plist: plist, source: source)
     }
 
-    /// Reads the rule out of a decoded property list (`PropertyListValue.anyValue`).
-    static func parse(plist: Any, source: String) throws(HostError) -> ActivationRule {
+    /// Reads the rule out of a decoded property list.
+    static func parse(plist: PropertyListValue, source: String) throws(HostError) -> ActivationRule {
         func fail(_ message: String) -> HostError { HostError(.activationRule, "--info-plist \(source): \(message)") }
-        guard let root = plist as? [String: Any] else { throw fail("the property list is not a dictionary") }
-        guard let ext = root["NSExtension"] as? [String: Any] else { throw fail("there is no NSExtension dictionary") }
-        guard let attributes = ext["NSExtensionAttributes"] as? [String: Any] else {
+        guard let root = plist.dictionary else { throw fail("the property list is not a dictionary") }
+        guard let ext = root["NSExtension"]?.dictionary else { throw fail("there is no NSExtension dictionary") }
+        guard let attributes = ext["NSExtensionAttributes"]?.dictionary else {
             throw fail("there is no NSExtension → NSExtensionAttributes dictionary")
         }
         guard let rule = attributes["NSExtensionActivationRule"] else {
             throw fail("there is no NSExtension → NSExtensionAttributes → NSExtensionActivationRule")
         }
-        if let predicate = rule as? String {
+        if case .string(let predicate) = rule {
             switch predicate.trimmingWhitespaceAndNewlines {
             case "TRUEPREDICATE": return ActivationRule(form: .truePredicate, source: source)
             case "FALSEPREDICATE": return ActivationRule(form: .falsePredicate, source: source)
@@ -101,7 +101,7 @@ public struct ActivationRule: Sendable, Hashable {
                            + "(NSExtensionActivationSupports… keys)")
             }
         }
-        guard let dictionary = rule as? [String: Any] else {
+        guard let dictionary = rule.dictionary else {
             throw fail("NSExtensionActivationRule must be a dictionary or a predicate string")
         }
         var limits = Limits()
@@ -110,7 +110,7 @@ public struct ActivationRule: Sendable, Hashable {
             if ignoredKeys.contains(key) { continue }
             limits.presentKeys.insert(key)
             if key == supportsText {
-                guard let flag = PlistScalar(value).bool else {
+                guard case .bool(let flag) = value else {
                     throw fail("NSExtensionActivationRule → \(key) must be a boolean (<true/> or <false/>)")
                 }
                 limits.supportsText = flag
@@ -120,7 +120,7 @@ public struct ActivationRule: Sendable, Hashable {
                 throw fail("NSExtensionActivationRule has the key \(key), which the host does not know; known keys: "
                            + ([supportsText] + countKeys + ignoredKeys.sorted()).joined(separator: ", "))
             }
-            guard let count = PlistScalar(value).integer, count >= 0 else {
+            guard case .integer(let count) = value, count >= 0 else {
                 throw fail("NSExtensionActivationRule → \(key) must be an integer of 0 or more")
             }
             switch key {
@@ -179,22 +179,6 @@ public struct ActivationRule: Sendable, Hashable {
         }
         if let minimum = limits.attachmentsMin, total < minimum {
             throw refuse("\(plural(total, "")) in all, but \(Self.attachmentsMin) is \(minimum)")
-        }
-    }
-}
-
-/// A property-list scalar as `PropertyListValue` decoded it: `<true/>` is a boolean, never the
-/// integer 1, and `<integer>1</integer>` is an integer, never `true`. A whole `<real>` such as
-/// `1.0` reads as an integer, because `PropertyListDecoder` hands it out as one.
-struct PlistScalar {
-    var bool: Bool?
-    var integer: Int?
-
-    init(_ value: Any) {
-        if let flag = value as? Bool {
-            bool = flag
-        } else if let number = value as? Int {
-            integer = number
         }
     }
 }

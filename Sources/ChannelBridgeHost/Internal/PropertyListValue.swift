@@ -44,22 +44,8 @@ enum PropertyListValue: Decodable {
         }
     }
 
-    /// The value as `PropertyListSerialization` hands it out (dictionaries as `[String: Any]`,
-    /// arrays as `[Any]`, scalars as Swift values), which is what `ActivationRule.parse` reads.
-    var anyValue: Any {
-        switch self {
-        case .dictionary(let dictionary): dictionary.mapValues(\.anyValue)
-        case .array(let array): array.map(\.anyValue)
-        case .string(let text): text
-        case .bool(let flag): flag
-        case .integer(let integer): integer
-        case .real(let real): real
-        case .data(let data): data
-        case .date(let date): date
-        case .other: Other()
-        }
+    /// The dictionary, when the value is one.
+    var dictionary: [String: PropertyListValue]? {
+        if case .dictionary(let dictionary) = self { dictionary } else { nil }
     }
-
-    /// Stands for `.other` in `anyValue`: neither a string, a boolean, a number nor a collection.
-    struct Other {}
 }
