@@ -1,6 +1,6 @@
 import ChannelBridgeCodec
 
-/// The JSON shapes that `bridge codec`, the peer line protocol and vector files use for method
+/// The JSON shapes that `channelbridge codec`, the peer line protocol and vector files use for method
 /// calls and envelopes: call `{"method", "args"}`, success `{"result"}`, error
 /// `{"code", "message", "details", "stacktrace"?}` (values in TVN).
 public enum CodecJSONShapes {

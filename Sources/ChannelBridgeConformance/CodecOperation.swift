@@ -1,6 +1,6 @@
 import ChannelBridgeCodec
 
-/// One `encode`/`decode` request in the shapes `bridge codec` and the peer line protocol share:
+/// One `encode`/`decode` request in the shapes `channelbridge codec` and the peer line protocol share:
 /// codecs `standard`, `standard-method`, `json`, `json-method`; kind `message` for message codecs,
 /// `call`/`success`/`error` to encode and `call`/`envelope` to decode for method codecs.
 public struct CodecOperation: Sendable, Hashable {

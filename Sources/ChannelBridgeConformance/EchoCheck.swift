@@ -1,7 +1,7 @@
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
 
-/// The live check of `bridge conformance --socket`: every vector's bytes are sent as a request on
+/// The live check of `channelbridge conformance --socket`: every vector's bytes are sent as a request on
 /// an echo channel, and the reply must be the same bytes. This catches framing and alignment
 /// faults in a transport (a dropped or added byte, a length off by one, a payload cut at a
 /// buffer boundary) as well as in a codec.

@@ -10,7 +10,7 @@ import Synchronization
 /// further request fails at once, naming how it ended.
 ///
 /// ```swift
-/// let peer = try PeerCodecSubject(command: "bridge codec serve")
+/// let peer = try PeerCodecSubject(command: "channelbridge codec serve")
 /// let results = await VectorRunner(subject: peer).run(vectors)
 /// peer.close()
 /// ```

@@ -68,7 +68,7 @@ extension Frame {
         /// Feature bits; version 1 sends 0 and receivers ignore bits they do not know.
         public var flags: UInt16
         public var role: PeerRole
-        /// Free text naming the sender, e.g. `bridge 0.1 pid 4242`; at most 65,535 UTF-8 bytes.
+        /// Free text naming the sender, e.g. `channelbridge 0.1 pid 4242`; at most 65,535 UTF-8 bytes.
         public var peerName: String
 
         public init(version: UInt16 = Hello.currentVersion, flags: UInt16 = 0, role: PeerRole, peerName: String) {

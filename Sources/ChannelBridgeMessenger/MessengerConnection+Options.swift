@@ -1,7 +1,7 @@
 extension MessengerConnection {
     /// Settings for one session.
     public struct Options: Sendable {
-        /// Free text sent as the peer name in this side's HELLO, e.g. `bridge 0.1 pid 4242`.
+        /// Free text sent as the peer name in this side's HELLO, e.g. `channelbridge 0.1 pid 4242`.
         /// Longer than 65,535 UTF-8 bytes is cut.
         public var name: String
         /// The largest frame this side accepts (the value of the length field). A larger incoming

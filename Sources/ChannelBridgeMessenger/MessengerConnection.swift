@@ -7,7 +7,7 @@ import Synchronization
 /// and reports the end with `receiveEnd(error:)`. Nothing here blocks or starts threads.
 ///
 /// ```swift
-/// let connection = MessengerConnection(role: .client, options: .init(name: "bridge 0.1"), transport: myTransport)
+/// let connection = MessengerConnection(role: .client, options: .init(name: "channelbridge 0.1"), transport: myTransport)
 /// connection.setMessageHandler(onChannel: "channelbridge/echo") { message in message }
 /// // the transport: connection.receive(bytesRead) ... connection.receiveEnd(error: nil)
 /// let reply = try await connection.send(onChannel: "channelbridge/echo", message: [1, 2, 3])

@@ -1,4 +1,4 @@
-/* channelbridge-raw-bench: the raw baselines `bridge bench` measures ChannelBridge against.
+/* channelbridge-raw-bench: the raw baselines `channelbridge bench` measures ChannelBridge against.
  * Each subcommand prints one JSON object on stdout. */
 #define _POSIX_C_SOURCE 200809L
 #include "raw_bench.h"

@@ -1,4 +1,4 @@
-/* Raw C baselines for `bridge bench`: what plain blocking sockets and a plain C codec do on this
+/* Raw C baselines for `channelbridge bench`: what plain blocking sockets and a plain C codec do on this
  * machine, measured in the same run as ChannelBridge itself. Plain C11 + POSIX. */
 #ifndef CHANNELBRIDGE_RAW_BENCH_H
 #define CHANNELBRIDGE_RAW_BENCH_H

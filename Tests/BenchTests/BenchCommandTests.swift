@@ -2,8 +2,8 @@ import ChannelBridgeTestSupport
 import Foundation
 import Testing
 
-/// `bridge bench` run as a real process at a tiny size, so that every scenario, its baseline (the C
-/// program, `bridge bench serve`, the extension host) and the report keep working. No timings are
+/// `channelbridge bench` run as a real process at a tiny size, so that every scenario, its baseline (the C
+/// program, `channelbridge bench serve`, the extension host) and the report keep working. No timings are
 /// asserted: only that every figure is there and is a finite positive number.
 @Suite struct BenchCommandTests {
     /// The figures each scenario reports: ours, the baseline's, and the ratios.
@@ -21,7 +21,7 @@ import Testing
 
     @Test(arguments: ["rtt", "pipeline", "bulk", "codec", "events", "host"])
     func everyFigureOfEveryScenario(scenario: String) throws {
-        let outcome = try BenchProcess.run("bridge", ["bench", scenario, "--repeat", "1", "--scale", "0.001", "--json"])
+        let outcome = try BenchProcess.run("channelbridge", ["bench", scenario, "--repeat", "1", "--scale", "0.001", "--json"])
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
         let scenarios = try #require(object["scenarios"] as? [String: Any])
@@ -39,7 +39,7 @@ import Testing
     }
 
     @Test func tableHasOneRowPerFigureWithRatioFirst() throws {
-        let outcome = try BenchProcess.run("bridge", ["bench", "codec", "--repeat", "2", "--scale", "0.001"])
+        let outcome = try BenchProcess.run("channelbridge", ["bench", "codec", "--repeat", "2", "--scale", "0.001"])
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
         let lines = outcome.stdout.split(separator: "\n").map(String.init)
         try #require(lines.count == 3)
@@ -54,23 +54,23 @@ import Testing
     }
 
     @Test(arguments: [
-        (["bench", "nope"], "bridge bench: unknown scenario 'nope'; known: rtt, pipeline, bulk, codec, events, host"),
-        (["bench", "--repeat", "0"], "bridge bench: --repeat takes a positive whole number"),
-        (["bench", "--scale", "-1"], "bridge bench: --scale takes a positive number"),
-        (["bench", "--frobnicate"], "bridge bench: unknown option --frobnicate"),
-        (["bench", "serve"], "bridge bench: serve needs --socket PATH"),
+        (["bench", "nope"], "channelbridge bench: unknown scenario 'nope'; known: rtt, pipeline, bulk, codec, events, host"),
+        (["bench", "--repeat", "0"], "channelbridge bench: --repeat takes a positive whole number"),
+        (["bench", "--scale", "-1"], "channelbridge bench: --scale takes a positive number"),
+        (["bench", "--frobnicate"], "channelbridge bench: unknown option --frobnicate"),
+        (["bench", "serve"], "channelbridge bench: serve needs --socket PATH"),
     ] as [([String], String)])
     func usageErrorsExit64(arguments: [String], firstLine: String) throws {
-        let outcome = try BenchProcess.run("bridge", arguments)
+        let outcome = try BenchProcess.run("channelbridge", arguments)
         #expect(outcome.status == 64)
         #expect(outcome.stdout == "")
         #expect(outcome.stderr.split(separator: "\n").first.map(String.init) == firstLine)
     }
 
     @Test func helpNamesEveryScenario() throws {
-        let outcome = try BenchProcess.run("bridge", ["bench", "--help"])
+        let outcome = try BenchProcess.run("channelbridge", ["bench", "--help"])
         #expect(outcome.status == 0)
-        #expect(outcome.stdout.hasPrefix("usage: bridge bench [scenario ...] [--json] [--repeat N] [--scale F] [--no-pin]"))
+        #expect(outcome.stdout.hasPrefix("usage: channelbridge bench [scenario ...] [--json] [--repeat N] [--scale F] [--no-pin]"))
         for scenario in Self.expected.keys { #expect(outcome.stdout.contains("\n  \(scenario) ")) }
     }
 

@@ -2,10 +2,10 @@ import ChannelBridgeTestSupport
 import Foundation
 import Testing
 
-/// `bridge conformance` as a process: against our codecs, our own peer adapter, and adapters that
+/// `channelbridge conformance` as a process: against our codecs, our own peer adapter, and adapters that
 /// are wrong on purpose, hang or die.
 @Suite struct ConformanceCommandTests {
-    let bridge = ProcessRunner.path(of: "bridge")
+    let channelbridge = ProcessRunner.path(of: "channelbridge")
     let vectors = packageRoot.appendingPathComponent("Protocol/vectors").path
 
     func scratchScript(_ name: String, _ text: String) throws -> String {
@@ -15,15 +15,15 @@ import Testing
     func closingLine(_ stdout: String) -> String { String(stdout.split(separator: "\n").last ?? "") }
 
     @Test func builtInCodecsPassEveryPublishedVector() throws {
-        let outcome = try ProcessRunner.run("bridge", ["conformance", "--vectors", vectors])
+        let outcome = try ProcessRunner.run("channelbridge", ["conformance", "--vectors", vectors])
         #expect(outcome.status == 0)
         #expect(closingLine(outcome.stdout).hasSuffix(" passed, 0 failed"))
         #expect(outcome.stdout.split(separator: "\n").count == 1)
     }
 
     @Test func ourOwnAdapterPassesTheSameVectors() throws {
-        let direct = try ProcessRunner.run("bridge", ["conformance", "--vectors", vectors])
-        let peer = try ProcessRunner.run("bridge", ["conformance", "--vectors", vectors, "--peer", "\(bridge) codec serve"])
+        let direct = try ProcessRunner.run("channelbridge", ["conformance", "--vectors", vectors])
+        let peer = try ProcessRunner.run("channelbridge", ["conformance", "--vectors", vectors, "--peer", "\(channelbridge) codec serve"])
         #expect(peer.status == 0)
         #expect(closingLine(peer.stdout) == closingLine(direct.stdout))
     }
@@ -37,7 +37,7 @@ import Testing
     func brokenAdaptersAreCaughtAndNamed(kind: String, mutation: String) throws {
         let script = try scratchScript("\(kind).py", """
             import subprocess, sys
-            inner = subprocess.Popen([\(pythonString(bridge)), "codec", "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            inner = subprocess.Popen([\(pythonString(channelbridge)), "codec", "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             for line in sys.stdin:
                 inner.stdin.write(line); inner.stdin.flush()
                 answer = inner.stdout.readline().rstrip("\\n")
@@ -47,7 +47,7 @@ import Testing
                     answer = "ok " + h
                 print(answer, flush=True)
             """)
-        let outcome = try ProcessRunner.run("bridge", ["conformance", "--vectors", vectors + "/standard-scalars.json",
+        let outcome = try ProcessRunner.run("channelbridge", ["conformance", "--vectors", vectors + "/standard-scalars.json",
                                                        "--peer", "python3 \(script)"])
         #expect(outcome.status == 1)
         let failures = outcome.stdout.split(separator: "\n").filter { $0.hasPrefix("FAIL ") }
@@ -62,7 +62,7 @@ import Testing
 
     @Test func aHangingPeerIsKilledAndReported() throws {
         let script = try scratchScript("hang.sh", "read line; sleep 600\n")
-        let outcome = try ProcessRunner.run("bridge", ["conformance", "--vectors", vectors + "/standard-scalars.json",
+        let outcome = try ProcessRunner.run("channelbridge", ["conformance", "--vectors", vectors + "/standard-scalars.json",
                                                        "--peer", "sh \(script)", "--timeout", "1"])
         #expect(outcome.status == 1)
         #expect(outcome.stdout.contains("peer did not answer within"))
@@ -71,7 +71,7 @@ import Testing
 
     @Test func aDyingPeerIsReported() throws {
         let script = try scratchScript("die.sh", "read line; echo 'ok 00'; exit 3\n")
-        let outcome = try ProcessRunner.run("bridge", ["conformance", "--vectors", vectors + "/standard-scalars.json",
+        let outcome = try ProcessRunner.run("channelbridge", ["conformance", "--vectors", vectors + "/standard-scalars.json",
                                                        "--peer", "sh \(script)", "--json"])
         #expect(outcome.status == 1)
         #expect(outcome.stdout.contains("exited with status 3"))
@@ -79,11 +79,11 @@ import Testing
     }
 
     @Test func usageAndDataErrors() throws {
-        let missing = try ProcessRunner.run("bridge", ["conformance", "--vectors", "/nonexistent"])
+        let missing = try ProcessRunner.run("channelbridge", ["conformance", "--vectors", "/nonexistent"])
         #expect(missing.status == 64)
-        #expect(missing.stderr.hasPrefix("bridge conformance: no such vector file or directory: /nonexistent"))
+        #expect(missing.stderr.hasPrefix("channelbridge conformance: no such vector file or directory: /nonexistent"))
         let bad = try scratchScript("bad.json", "{\"messages\": [{\"name\": \"x\"}]}")
-        let data = try ProcessRunner.run("bridge", ["conformance", "--vectors", bad])
+        let data = try ProcessRunner.run("channelbridge", ["conformance", "--vectors", bad])
         #expect(data.status == 65)
         #expect(data.stderr.contains("x: missing \"hex\""))
     }
@@ -91,7 +91,7 @@ import Testing
     func pythonString(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "\\'") + "'" }
 }
 
-/// `bridge conformance --socket`: every vector echoed byte for byte by a live host over the wire.
+/// `channelbridge conformance --socket`: every vector echoed byte for byte by a live host over the wire.
 @Suite struct ConformanceOverSocketTests {
     @Test func everyVectorComesBackIdenticalFromALiveHost() async throws {
         try await withHangGuard {
@@ -100,7 +100,7 @@ import Testing
             let host = try HostProcess(["--socket", directory.socket, "--data-dir", directory.data, "--echo"])
             defer { host.send(signal: SIGKILL) }
             #expect(try await host.readyLine() == "ready \(directory.socket)")
-            let outcome = try ProcessRunner.run("bridge", ["conformance", "--socket", directory.socket,
+            let outcome = try ProcessRunner.run("channelbridge", ["conformance", "--socket", directory.socket,
                                                            "--vectors", packageRoot.appendingPathComponent("Protocol/vectors").path])
             #expect(outcome.status == 0, "\(outcome.stdout)")
             let closing = outcome.stdout.split(separator: "\n").last.map(String.init) ?? ""
@@ -116,7 +116,7 @@ import Testing
             let host = try HostProcess(["--socket", directory.socket, "--data-dir", directory.data])
             defer { host.send(signal: SIGKILL) }
             _ = try await host.readyLine()
-            let outcome = try ProcessRunner.run("bridge", ["conformance", "--socket", directory.socket, "--vectors",
+            let outcome = try ProcessRunner.run("channelbridge", ["conformance", "--socket", directory.socket, "--vectors",
                                                            packageRoot.appendingPathComponent("Protocol/vectors/standard-scalars.json").path])
             #expect(outcome.status == 1)
             #expect(outcome.stdout.contains("FAIL standard-scalars.json:null: echo on channelbridge/echo: sent 00, got back a null reply"))

@@ -20,7 +20,7 @@ import Testing
 
     static let changes = "shared_preference_app_group/changes"
     static let steps: [Step] = [
-        Step(outgoing: true, frame: .hello(.init(role: .client, peerName: "bridge 0.1 pid 4242")),
+        Step(outgoing: true, frame: .hello(.init(role: .client, peerName: "channelbridge 0.1 pid 4242")),
              note: "HELLO from the client"),
         Step(outgoing: false, frame: .hello(.init(role: .host, peerName: "extension-host 0.1 pid 4243")),
              note: "HELLO from the host (both sides send HELLO at once; neither waits for the other)"),

@@ -11,7 +11,7 @@ private typealias Support = ChannelsOverSocket
 /// new stream, which then loses its events and never ends. The end is seen on the connection's
 /// reader thread while the consumer listens again from its own task, so the order holds only if
 /// the channel keeps it. (`EventChannelRequestOrderTests` pins the order down deterministically; on
-/// a socket the race is timing-dependent, and `bridge bench events` met it about once in 20 streams.)
+/// a socket the race is timing-dependent, and `channelbridge bench events` met it about once in 20 streams.)
 @Suite(.serialized) struct EventStreamRelistenTests {
     static let rounds = 40
     static let baseCount = 2_000

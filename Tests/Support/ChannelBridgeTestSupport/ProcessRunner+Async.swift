@@ -6,7 +6,7 @@ extension ProcessRunner {
     /// long as the child runs, so that the other tests running at the same time go on.
     ///
     /// ```swift
-    /// let outcome = try await ProcessRunner.runOnThread("bridge", ["codec", "encode"], stdin: "1\n")
+    /// let outcome = try await ProcessRunner.runOnThread("channelbridge", ["codec", "encode"], stdin: "1\n")
     /// ```
     public static func runOnThread(_ product: String, _ arguments: [String], stdin: String = "",
                                    environment: [String: String]? = nil,

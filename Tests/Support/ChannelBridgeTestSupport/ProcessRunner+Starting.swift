@@ -14,7 +14,7 @@ extension ProcessRunner {
     ///
     /// ```swift
     /// let process = Process()
-    /// process.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: "bridge"))
+    /// process.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: "channelbridge"))
     /// try ProcessRunner.start(process)
     /// ```
     public static func start(_ process: Process) throws {

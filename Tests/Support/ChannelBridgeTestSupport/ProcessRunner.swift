@@ -13,7 +13,7 @@ public struct ProcessRunner {
         var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         while url.path != "/" {
             url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("bridge").path) { return url }
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("channelbridge").path) { return url }
         }
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     }()

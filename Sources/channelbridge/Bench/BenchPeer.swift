@@ -1,0 +1,67 @@
+import ChannelBridgeSocket
+import Foundation
+import Glibc
+import Synchronization
+
+/// `channelbridge bench serve` started as a separate process, and this process's connection to it.
+struct BenchPeer {
+    let child: ChildProcess
+    let connection: SocketConnection
+    let directory: String
+
+    private static let counter = Atomic<Int>(0)
+
+    /// A fresh directory for one socket, short enough for `sun_path`; the listener creates it.
+    static func socketDirectory(_ purpose: String) -> String {
+        let number = counter.wrappingAdd(1, ordering: .relaxed).newValue
+        return "/tmp/channelbridge-bench-\(getpid())-\(purpose)-\(number)"
+    }
+
+    static func start(readerExecutor: Bool = false) async throws -> BenchPeer {
+        let directory = socketDirectory("serve")
+        let path = directory + "/bench.sock"
+        let child = try ChildProcess(product: "channelbridge", arguments: ["bench", "serve", "--socket", path])
+        do {
+            let line = try await child.readLine()
+            guard line == "ready \(path)" else { throw BenchError("channelbridge bench serve said '\(line)', not its ready line") }
+            let connection = try await SocketConnection.connect(
+                to: path, options: SocketConnection.Options(runsTasksOnReaderThread: readerExecutor))
+            _ = try await connection.messenger.waitForPeerHello()
+            return BenchPeer(child: child, connection: connection, directory: directory)
+        } catch {
+            child.closeInput()
+            child.terminate()
+            await child.waitForExit()
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
+    }
+
+    /// Closes the connection and ends the server (its stdin ends).
+    func stop() async throws {
+        connection.close()
+        await connection.waitUntilClosed()
+        child.closeInput()
+        _ = try await child.finish()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Runs `body` on the connection's reader thread (see `ReaderExecutor`) when it was started
+    /// with `readerExecutor`, else on the global executor.
+    func onReaderThread<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await withTaskExecutorPreference(connection.executor, operation: body)
+    }
+
+    /// Runs `body` with a started peer, stopping it afterwards whatever happens.
+    static func with<T>(readerExecutor: Bool = false, _ body: (BenchPeer) async throws -> T) async throws -> T {
+        let peer = try await start(readerExecutor: readerExecutor)
+        do {
+            let result = try await body(peer)
+            try await peer.stop()
+            return result
+        } catch {
+            try? await peer.stop()
+            throw error
+        }
+    }
+}

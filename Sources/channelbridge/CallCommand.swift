@@ -1,0 +1,51 @@
+import ChannelBridgeCodec
+
+/// `channelbridge call CHANNEL METHOD [ARGS]`: one MethodChannel call.
+enum CallCommand: CLICommand {
+    static let name = "call"
+    static let summary = "invoke a method on a host channel and print the result"
+
+    static let help = """
+        usage: channelbridge call CHANNEL METHOD [ARGS] [--codec standard|json] [--socket PATH] [--json]
+
+        Invokes METHOD on the MethodChannel CHANNEL of a running host and prints the result as
+        canonical typed value notation. ARGS is lenient TVN: bare integers are int32 (int64 when
+        too big), numbers with a fraction are float64, plain objects are maps with string keys.
+
+        Exit status: 0 success; 1 the host answered with an error or "not implemented";
+        64 usage; 65 ARGS is not valid TVN; 69 host unreachable or connection lost.
+
+        Options:
+          --codec NAME    the channel's method codec: standard (default) or json
+        \(ClientContext.optionsHelp)
+
+        Examples:
+          channelbridge call channelbridge/extension getInputItems
+          channelbridge call shared_preference_app_group getString '{"key": "ShareKey"}'
+          channelbridge call shared_preference_app_group setInt '{"key": "n", "value": 3}'
+        """
+
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        let args = try Arguments(arguments, valued: ClientContext.valuedOptions.union(["codec"]), flags: ClientContext.flagOptions)
+        if args.wantsHelp {
+            Output.line(help)
+            return ExitCode.success
+        }
+        guard args.positionals.count >= 2 else { throw UsageError("needs CHANNEL and METHOD") }
+        guard args.positionals.count <= 3 else { throw UsageError("unexpected argument '\(args.positionals[3])'") }
+        let codecName = args.value("codec") ?? "standard"
+        guard codecName == "standard" || codecName == "json" else {
+            throw UsageError("unknown codec '\(codecName)'; use standard or json")
+        }
+        let channel = args.positionals[0], method = args.positionals[1]
+        let arguments = try args.positionals.count == 3 ? ClientContext.value(args.positionals[2], what: "ARGS") : .null
+        let context = ClientContext(args)
+        let result = try await context.withClient { client in
+            codecName == "json"
+                ? try await client.invokeMethod(method, onChannel: channel, arguments: arguments, codec: JSONMethodCodec())
+                : try await client.invokeMethod(method, onChannel: channel, arguments: arguments)
+        }
+        Output.line(context.text(result))
+        return ExitCode.success
+    }
+}

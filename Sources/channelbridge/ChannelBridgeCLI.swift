@@ -1,0 +1,64 @@
+import ChannelBridgeSocket
+import Foundation
+import Glibc
+
+/// `channelbridge`: the command-line face of ChannelBridge. Each subcommand lives in its own file.
+@main
+struct ChannelBridgeCLI {
+    static let commands: [any CLICommand.Type] = [
+        CallCommand.self, SendCommand.self, ListenCommand.self, ItemsCommand.self, ExitCommand.self, CancelCommand.self,
+        PrefsCommand.self, DemoCommand.self,
+        CodecCommand.self, ConformanceCommand.self, BenchCommand.self,
+    ]
+
+    static let help = """
+        usage: channelbridge <command> [options]
+
+        Commands:
+        \(commands.map { "  " + $0.name.padding(toLength: 12, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
+
+        Run 'channelbridge <command> --help' for a command's options and examples.
+        """
+
+    static func main() async {
+        // A peer or host that goes away must surface as an error on write, not kill this process.
+        signal(SIGPIPE, SIG_IGN)
+        ProcessTuning.retainLargeAllocations()
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let status = await run(arguments)
+        Output.flush()
+        exit(status)
+    }
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        guard let first = arguments.first else {
+            Output.error(help)
+            return ExitCode.usage
+        }
+        if first == "--help" || first == "-h" || first == "help" {
+            Output.line(help)
+            return ExitCode.success
+        }
+        if first == HostCommand.name {
+            // Not listed: the extension host itself, for `channelbridge demo` when the `extension-host`
+            // product was not built beside this one (`swift run channelbridge demo` builds only `channelbridge`).
+            return await HostCommand.run(Array(arguments.dropFirst()))
+        }
+        guard let command = commands.first(where: { $0.name == first }) else {
+            Output.error("channelbridge: unknown command '\(first)'\n\n\(help)")
+            return ExitCode.usage
+        }
+        do {
+            return try await command.run(Array(arguments.dropFirst()))
+        } catch let failure as CommandFailure {
+            Output.error("channelbridge \(command.name): \(failure.message)")
+            return failure.status
+        } catch let error as UsageError {
+            Output.error("channelbridge \(command.name): \(error.message)\nRun 'channelbridge \(command.name) --help' for usage.")
+            return ExitCode.usage
+        } catch {
+            Output.error("channelbridge \(command.name): \(error)")
+            return ExitCode.failure
+        }
+    }
+}

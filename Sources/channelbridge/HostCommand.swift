@@ -1,0 +1,12 @@
+import ChannelBridgeHost
+
+/// `channelbridge extension-host [options]`: the same host as the `extension-host` executable (the same
+/// library, options and exit statuses), so that `channelbridge demo` can start one as a child process
+/// even when only `channelbridge` has been built.
+enum HostCommand {
+    static let name = "extension-host"
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        await ExtensionHostCommand.main(arguments: arguments, interruptions: HostSignal.watch())
+    }
+}

@@ -1,0 +1,54 @@
+import ChannelBridgeTestSupport
+import Foundation
+import Testing
+
+/// `channelbridge demo`, the first command a newcomer runs (README).
+@Suite struct DemoCommandTests {
+    @Test func demoRunsTheWholeFlowAndLeavesNothingBehind() throws {
+        let before = Set((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter { $0.hasPrefix("cb-demo-") }
+        let outcome = try ProcessRunner.run("channelbridge", ["demo"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let lines = outcome.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.contains("ui ←   \"{\\\"text\\\":[\\\"Hello from the share sheet\\\",\\\"https://example.com/article?id=42\\\"],\\\"files\\\":[]}\""))
+        #expect(lines.contains(#"app ←  {"map":[["key","lastShared"],["value","Hello from the share sheet"]]}"#))
+        #expect(lines.contains(#"app ←  {"map":[["key","ShareKey"],["value",""]]}"#))
+        #expect(lines.contains(#"host   completion record: {"outcome":"completed","returnedItems":null,"error":null,"openedURLs":[]}"#))
+        #expect(lines.contains("host   exited with status 0"))
+        #expect(lines.last(where: { !$0.isEmpty }) == "demo complete")
+        let after = Set((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter { $0.hasPrefix("cb-demo-") }
+        #expect(after.subtracting(before).isEmpty)
+    }
+
+    @Test func demoTakesNoArguments() throws {
+        let outcome = try ProcessRunner.run("channelbridge", ["demo", "extra"])
+        #expect(outcome.status == 64)
+    }
+}
+
+/// `channelbridge extension-host`: the host `channelbridge demo` starts when only `channelbridge` was built (as with
+/// `swift run channelbridge demo` on a fresh machine).
+@Suite struct BridgeHostedExtensionHostTests {
+    @Test func bridgeRunsTheSameHost() async throws {
+        try await withHangGuard {
+            try await TestDirectory.withPath { directory in
+                let socket = directory + "/b.sock"
+                let host = Process()
+                host.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: "channelbridge"))
+                host.arguments = ["extension-host", "--socket", socket, "--data-dir", directory + "/data", "--text", "hi"]
+                let output = try CloseOnExecPipe()
+                host.standardOutput = output.fileHandleForWriting
+                try ProcessRunner.start(host)
+                try output.fileHandleForWriting.close()
+                let ready = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+                #expect(ready == "ready \(socket)\n")
+                let items = try await ProcessRunner.runOnThread("channelbridge", ["items", "--socket", socket])
+                #expect(items.stdout == #"[{"map":[["attachments",[{"map":[["typeIdentifier","public.plain-text"],["text","hi"]]}]]]}]"# + "\n")
+                #expect(try await ProcessRunner.runOnThread("channelbridge", ["exit", "--socket", socket]).status == 0)
+                let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                host.waitUntilExit()
+                #expect(host.terminationStatus == 0)
+                #expect(rest == #"{"outcome":"completed","returnedItems":null,"error":null,"openedURLs":[]}"# + "\n")
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import ChannelBridgeTestSupport
+import Foundation
+import Testing
+
+/// `channelbridge prefs` through a host and directly on a store, and `channelbridge listen`.
+@Suite struct PrefsAndListenCommandTests {
+    @Test func prefsThroughTheHost() async throws {
+        try await withHangGuard {
+            let live = try await LiveHost.start(["--app-group", "group.a"])
+            defer { Task { _ = await live.stop() } }
+            #expect(try live.channelbridge(["prefs", "set", "s", "text"]).stdout == "")
+            #expect(try live.channelbridge(["prefs", "set", "n", "7", "--type", "int"]).status == 0)
+            #expect(try live.channelbridge(["prefs", "set", "d", "2.5", "--type", "double"]).status == 0)
+            #expect(try live.channelbridge(["prefs", "set", "b", "true", "--type", "bool"]).status == 0)
+            #expect(try live.channelbridge(["prefs", "set", "l", #"["x", "y"]"#, "--type", "string-array"]).status == 0)
+            #expect(try live.channelbridge(["prefs", "set", "y", "00ff", "--type", "bytes"]).status == 0)
+            #expect(try live.channelbridge(["prefs", "get", "n"]).stdout == #"{"int32":7}"# + "\n")
+            #expect(try live.channelbridge(["prefs", "get", "missing"]).stdout == "null\n")
+            #expect(try live.channelbridge(["prefs", "all", "--app-group", "group.a"]).stdout
+                    == #"{"map":[["s","text"],["n",{"int32":7}],["d",{"float64":2.5}],["b",true],["l",["x","y"]],["y",{"uint8list":"00ff"}]]}"# + "\n")
+            #expect(try live.channelbridge(["prefs", "remove", "s"]).status == 0)
+            #expect(try live.channelbridge(["prefs", "get", "s"]).stdout == "null\n")
+            #expect(try live.channelbridge(["prefs", "clear"]).status == 0)
+            #expect(try live.channelbridge(["prefs", "all"]).stdout == #"{"map":[]}"# + "\n")
+            let wrong = try live.channelbridge(["prefs", "set", "n", "seven", "--type", "int"])
+            #expect(wrong.status == 65)
+            #expect(wrong.stderr == "channelbridge prefs: VALUE 'seven' is not an integer\n")
+        }
+    }
+
+    @Test func prefsDirectlyOnAStoreSeenByAHost() async throws {
+        try await withHangGuard {
+            let live = try await LiveHost.start(["--app-group", "group.a"])
+            defer { Task { _ = await live.stop() } }
+            let store = ["--data-dir", live.directory.data, "--app-group", "group.a"]
+            let set = try ProcessRunner.run("channelbridge", ["prefs", "set", "k", "from the store"] + store)
+            #expect(set.status == 0)
+            #expect(try live.channelbridge(["prefs", "get", "k"]).stdout == "\"from the store\"\n")
+            #expect(try ProcessRunner.run("channelbridge", ["prefs", "get", "k", "--json"] + store).stdout == "\"from the store\"\n")
+            let both = try ProcessRunner.run("channelbridge", ["prefs", "all", "--socket", "/tmp/x.sock"] + store)
+            #expect(both.status == 64)
+        }
+    }
+
+    /// `listen --count 1` on the changes stream while a separate process writes through the store.
+    @Test func listenPrintsEventsAndStopsAfterCount() async throws {
+        try await withHangGuard {
+            let live = try await LiveHost.start(["--app-group", "group.a"])
+            defer { Task { _ = await live.stop() } }
+            let done = Locked(false)
+            let listening = Task.detached {
+                defer { done.set(true) }
+                return try live.channelbridge(["listen", "shared_preference_app_group/changes", #"{"appGroup": "group.a", "keys": ["watched"]}"#,
+                                 "--count", "1"])
+            }
+            // Writes until the listener has seen one (it may subscribe after the first writes).
+            let store = ["--data-dir", live.directory.data, "--app-group", "group.a"]
+            while !done.value {
+                _ = try ProcessRunner.run("channelbridge", ["prefs", "set", "other", "x"] + store)
+                _ = try ProcessRunner.run("channelbridge", ["prefs", "set", "watched", "v"] + store)
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let outcome = try await listening.value
+            #expect(outcome.status == 0)
+            #expect(outcome.stdout == #"{"map":[["key","watched"],["value","v"]]}"# + "\n")
+        }
+    }
+
+    @Test func watchOnAStorePrintsChangesFromOtherProcesses() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let store = ["--data-dir", directory.data, "--app-group", "group.w"]
+        let watcher = Process()
+        watcher.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: "channelbridge"))
+        watcher.arguments = ["prefs", "watch", "k"] + store
+        let output = try CloseOnExecPipe(), errors = try CloseOnExecPipe()
+        watcher.standardOutput = output.fileHandleForWriting
+        watcher.standardError = errors.fileHandleForWriting
+        try ProcessRunner.start(watcher)
+        try output.fileHandleForWriting.close()
+        try errors.fileHandleForWriting.close()
+        defer { if watcher.isRunning { watcher.terminate() } }
+        // The watcher says on stderr when it is watching; every write after that is reported.
+        let notice = errors.fileHandleForReading.availableData
+        #expect(String(decoding: notice, as: UTF8.self) == "channelbridge prefs: watching group.w in \(directory.data)\n")
+        _ = try ProcessRunner.run("channelbridge", ["prefs", "set", "k", "1", "--type", "int"] + store)
+        _ = try ProcessRunner.run("channelbridge", ["prefs", "remove", "k"] + store)
+        var seen = ""
+        while seen.split(separator: "\n").count < 2 {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(seen == #"{"map":[["key","k"],["value",{"int32":1}]]}"# + "\n" + #"{"map":[["key","k"],["value",null]]}"# + "\n")
+    }
+}
+
+/// `channelbridge listen` against a peer whose stream sends events, an error event and its end.
+@Suite struct ListenEndOfStreamTests {
+    @Test func errorEventsGoToStderrAndTheEndOfStreamExits0() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let peer = try ListeningTestPeer(socket: directory.socket)
+        defer { peer.stop() }
+        let outcome = try ProcessRunner.run("channelbridge", ["listen", "peer/events", #"{"count": 3, "errorAt": 1, "end": true}"#,
+                                                       "--socket", directory.socket])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout == "{\"int32\":0}\n{\"int32\":1}\n{\"int32\":2}\n")
+        #expect(outcome.stderr == "event error TICK_ERROR: error before 1 details: {\"int32\":1}\n")
+    }
+}
