@@ -6,7 +6,7 @@ import Glibc
 @main
 struct ChannelBridgeCLI {
     static let commands: [any CLICommand.Type] = [
-        CallCommand.self, SendCommand.self, ListenCommand.self, ItemsCommand.self, ExitCommand.self, CancelCommand.self,
+        CallCommand.self, SessionCommand.self, SendCommand.self, ListenCommand.self, ItemsCommand.self, ExitCommand.self, CancelCommand.self,
         PrefsCommand.self, DemoCommand.self,
         CodecCommand.self, ConformanceCommand.self, BenchCommand.self,
     ]
