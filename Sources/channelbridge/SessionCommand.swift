@@ -39,7 +39,7 @@ enum SessionCommand: CLICommand {
           --codec NAME    the channels' method codec: standard (default) or json
         \(ClientContext.optionsHelp)
 
-        Example:
+        From a script:
           printf '%s\\n' 'shared_preference_app_group setAppGroup {"appGroup": "group.a"}' \\
                         'shared_preference_app_group getInt {"key": "launches"}' | channelbridge session
         """
