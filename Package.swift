@@ -66,9 +66,12 @@ let package = Package(
                 swiftSettings: strict),
         // Raw C baselines for `channelbridge bench`: socket ping-pong, pipelining, bulk, streams, and a C codec.
         .executableTarget(name: "channelbridge-raw-bench", path: "Sources/channelbridge-raw-bench"),
+        // Depends on the executables it starts (`bench`'s baselines, `demo`'s host) so that SwiftPM builds them
+        // beside it: `swift run -c release channelbridge bench` works on a fresh clone. They are built, not linked.
         .executableTarget(name: "channelbridge", dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeChannels",
                                                        "ChannelBridgeSocket", "ChannelBridgeMessenger", "ChannelBridgeClient",
-                                                       "ChannelBridgeStore", "ChannelBridgeHost"],
+                                                       "ChannelBridgeStore", "ChannelBridgeHost",
+                                                       "extension-host", "channelbridge-raw-bench"],
                          resources: [.copy("Resources/representative-payload.tvn.json")], swiftSettings: strict),
         // Writes to a store from a separate process, for the store's multi-process tests.
         .executableTarget(name: "channelbridge-store-peer", dependencies: ["ChannelBridgeStore", "ChannelBridgeCodec"],

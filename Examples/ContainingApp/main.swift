@@ -6,41 +6,64 @@
 // extension appends with `update` (one atomic read-modify-write under the group's lock) and the
 // app imports with `take` (read and remove in one step), so every item is imported exactly once.
 //
-//   containing-app-example share ITEM --data-dir DIR [--group G]   (the extension's side)
-//   containing-app-example import --data-dir DIR [--group G]        (the app's side: one item per line)
+//   containing-app-example share ITEM [--data-dir DIR] [--app-group G]   (the extension's side)
+//   containing-app-example import [--data-dir DIR] [--app-group G]       (the app's side: one item per line)
+//
+// The options are the CLI's and the host's: --data-dir defaults to the host's store
+// ($XDG_DATA_HOME/channelbridge, else ~/.local/share/channelbridge), --app-group to group.local.
 
 import ChannelBridgeCodec
 import ChannelBridgeStore
 import Foundation
 
 let itemListKey = "itemList"
+let usage = "usage: containing-app-example share ITEM|import [--data-dir DIR] [--app-group G]\n"
 
-func option(_ name: String, in arguments: [String]) -> String? {
-    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
-    return arguments[index + 1]
+func fail(_ message: String, status: Int32 = 64) -> Never {
+    FileHandle.standardError.write(Data((message.hasSuffix("\n") ? message : message + "\n").utf8))
+    exit(status)
 }
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-guard let role = arguments.first, let dataDirectory = option("--data-dir", in: arguments) else {
-    FileHandle.standardError.write(Data("usage: containing-app-example share ITEM|import --data-dir DIR [--group G]\n".utf8))
-    exit(64)
+// Operands, and the two options with their values.
+var operands: [String] = []
+var options: [String: String] = [:]
+var remaining = CommandLine.arguments.dropFirst()[...]
+while let argument = remaining.popFirst() {
+    guard argument == "--data-dir" || argument == "--app-group" else {
+        if argument.hasPrefix("--") { fail("unknown option \(argument)\n" + usage) }
+        operands.append(argument)
+        continue
+    }
+    guard let value = remaining.popFirst() else { fail("\(argument) needs a value\n" + usage) }
+    options[String(argument.dropFirst(2))] = value
 }
-let store = try AppGroupStore(dataDirectory: dataDirectory).group(option("--group", in: arguments) ?? "group.example")
 
-switch role {
-case "share":
-    guard arguments.count > 1 else { exit(64) }
-    let item = arguments[1]
-    // Appending under the lock: a concurrent import either sees the item or leaves it for the next.
-    _ = try await store.update(key: itemListKey) { current in
-        .list((current?.listValue ?? []) + [.string(item)])
+let dataDirectory = options["data-dir"] ?? AppGroupStore.defaultDataDirectory()
+let store: AppGroupPreferences
+do {
+    store = try AppGroupStore(dataDirectory: dataDirectory).group(options["app-group"] ?? "group.local")
+} catch {
+    fail("containing-app-example: \(error.message)")
+}
+
+do {
+    switch operands.first {
+    case "share":
+        guard operands.count == 2 else { fail(usage) }
+        let item = operands[1]
+        // Appending under the lock: a concurrent import either sees the item or leaves it for the next.
+        _ = try await store.update(key: itemListKey) { current in
+            .list((current?.listValue ?? []) + [.string(item)])
+        }
+    case "import":
+        guard operands.count == 1 else { fail(usage) }
+        let imported = try await store.take(key: itemListKey)?.listValue ?? []
+        for item in imported {
+            print(item.stringValue ?? TypedValueNotation.canonicalText(item))
+        }
+    default:
+        fail(usage)
     }
-case "import":
-    let imported = try await store.take(key: itemListKey)?.listValue ?? []
-    for item in imported {
-        print(item.stringValue ?? TypedValueNotation.canonicalText(item))
-    }
-default:
-    FileHandle.standardError.write(Data("unknown role '\(role)'; use share or import\n".utf8))
-    exit(64)
+} catch {
+    fail("containing-app-example: \((error as? StoreError)?.message ?? "\(error)")", status: 1)
 }

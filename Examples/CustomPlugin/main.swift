@@ -2,6 +2,9 @@
 // socket from a client.
 //
 //   custom-plugin-example NAME
+//
+// The socket lives in a private scratch directory (under $TMPDIR, else /tmp) that is removed at
+// the end, with the listener's lock file: nothing is left behind.
 
 import ChannelBridgeChannels
 import ChannelBridgeCodec
@@ -10,33 +13,53 @@ import ChannelBridgeSocket
 import Foundation
 import GreeterPlugin
 
-let name = CommandLine.arguments.dropFirst().first ?? "world"
-let path = "/tmp/cb-greeter-\(getpid()).sock"
+/// A fresh directory only this user can enter (mkdtemp), for the socket.
+func makeScratchDirectory() -> String {
+    var template = Array((NSTemporaryDirectory() + "cb-greeter-XXXXXX").utf8CString)
+    guard mkdtemp(&template) != nil else { fatalError("mkdtemp: errno \(errno)") }
+    return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+}
 
-// What the host knows how to register, by key; a registrant registers a list of keys.
-let catalogue = try PluginCatalogue([GreeterPlugin.self])
+func run(name: String, socket path: String) async throws {
+    // What the host knows how to register, by key; a registrant registers a list of keys.
+    let catalogue = try PluginCatalogue([GreeterPlugin.self])
 
-// The host: each session (connection) is one engine with its own registry, as in Flutter.
-let listener = try SocketListener(path: path) { session in
-    let registry = PluginRegistry(messenger: session.messenger)
-    do {
-        // Registered by name, as `registrar(forPlugin: "GreeterPlugin")` in a generated registrant.
-        let key = "GreeterPlugin"
-        try catalogue.plugin(named: key).register(with: try registry.registrar(forPlugin: key))
-    } catch {
-        FileHandle.standardError.write(Data("registration failed: \(error)\n".utf8))
+    // The host: each session (connection) is one engine with its own registry, as in Flutter.
+    let listener = try SocketListener(path: path) { session in
+        let registry = PluginRegistry(messenger: session.messenger)
+        do {
+            // Registered by name, as `registrar(forPlugin: "GreeterPlugin")` in a generated registrant.
+            let key = "GreeterPlugin"
+            try catalogue.plugin(named: key).register(with: try registry.registrar(forPlugin: key))
+        } catch {
+            FileHandle.standardError.write(Data("registration failed: \(error)\n".utf8))
+        }
     }
+
+    // A client process would do exactly this.
+    let connection = try await SocketConnection.connect(to: path)
+    let greeter = MethodChannel(name: GreeterPlugin.channelName, messenger: connection.messenger)
+    print(try await greeter.invokeMethod("greet", arguments: ["name": .string(name)]).stringValue ?? "?")
+    print("greetings so far: \(try await greeter.invokeMethod("greetings").intValue ?? -1)")
+    do {
+        _ = try await greeter.invokeMethod("wave")
+    } catch {
+        print(error)
+    }
+    connection.close()
+    listener.close()
+    // Closing returns at once; the socket file is gone only when the accepting thread has ended.
+    await listener.waitUntilClosed()
 }
 
-// A client process would do exactly this.
-let connection = try await SocketConnection.connect(to: path)
-let greeter = MethodChannel(name: GreeterPlugin.channelName, messenger: connection.messenger)
-print(try await greeter.invokeMethod("greet", arguments: ["name": .string(name)]).stringValue ?? "?")
-print("greetings so far: \(try await greeter.invokeMethod("greetings").intValue ?? -1)")
+let name = CommandLine.arguments.dropFirst().first ?? "world"
+let directory = makeScratchDirectory()
+var status: Int32 = 0
 do {
-    _ = try await greeter.invokeMethod("wave")
+    try await run(name: name, socket: directory + "/greeter.sock")
 } catch {
-    print(error)
+    FileHandle.standardError.write(Data("custom-plugin-example: \(error)\n".utf8))
+    status = 1
 }
-connection.close()
-listener.close()
+try? FileManager.default.removeItem(atPath: directory)
+exit(status)

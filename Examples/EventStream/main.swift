@@ -2,6 +2,9 @@
 // the other listens and prints each event until the end of the stream.
 //
 //   event-stream-example [COUNT]
+//
+// The socket lives in a private scratch directory (under $TMPDIR, else /tmp) that is removed at
+// the end, with the listener's lock file: nothing is left behind.
 
 import ChannelBridgeChannels
 import ChannelBridgeCodec
@@ -24,20 +27,40 @@ struct Countdown: StreamHandler {
     func onCancel(arguments: StandardValue) async throws {}
 }
 
+/// A fresh directory only this user can enter (mkdtemp), for the socket.
+func makeScratchDirectory() -> String {
+    var template = Array((NSTemporaryDirectory() + "cb-events-XXXXXX").utf8CString)
+    guard mkdtemp(&template) != nil else { fatalError("mkdtemp: errno \(errno)") }
+    return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+}
+
+func run(count: Int, socket path: String) async throws {
+    // The owner: every session that connects gets the countdown channel.
+    let listener = try SocketListener(path: path) { session in
+        EventChannel(name: "example/countdown", messenger: session.messenger).setStreamHandler(Countdown())
+    }
+
+    // The listener side, in the same process over the socket (any process could connect instead).
+    let connection = try await SocketConnection.connect(to: path)
+    let events = EventChannel(name: "example/countdown", messenger: connection.messenger)
+    for try await event in events.receiveBroadcastStream(arguments: ["from": .int(count)]) {
+        print(TypedValueNotation.canonicalText(try event.get()))
+    }
+    print("end of stream")
+    connection.close()
+    listener.close()
+    // Closing returns at once; the socket file is gone only when the accepting thread has ended.
+    await listener.waitUntilClosed()
+}
+
 let count = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 3
-let path = "/tmp/cb-events-\(getpid()).sock"
-
-// The owner: every session that connects gets the countdown channel.
-let listener = try SocketListener(path: path) { session in
-    EventChannel(name: "example/countdown", messenger: session.messenger).setStreamHandler(Countdown())
+let directory = makeScratchDirectory()
+var status: Int32 = 0
+do {
+    try await run(count: count, socket: directory + "/events.sock")
+} catch {
+    FileHandle.standardError.write(Data("event-stream-example: \(error)\n".utf8))
+    status = 1
 }
-
-// The listener side, in the same process over the socket (any process could connect instead).
-let connection = try await SocketConnection.connect(to: path)
-let events = EventChannel(name: "example/countdown", messenger: connection.messenger)
-for try await event in events.receiveBroadcastStream(arguments: ["from": .int(count)]) {
-    print(TypedValueNotation.canonicalText(try event.get()))
-}
-print("end of stream")
-connection.close()
-listener.close()
+try? FileManager.default.removeItem(atPath: directory)
+exit(status)

@@ -31,10 +31,11 @@ import ChannelBridgePlugins
 /// The app group is chosen per session (per registry): each session starts with none, unless
 /// exactly one group is entitled, which is then the default.
 ///
-/// Event channel `shared_preference_app_group/changes`: listen with `{appGroup, keys?}`; every write
-/// to that group, by this session, another session or another process using the same store, is
-/// sent as `{key, value}` (`value` null for a removal; one event per key for `removeAll`), limited to
-/// `keys` when given. An unentitled group refuses the listen.
+/// Event channel `shared_preference_app_group/changes`: listen with `{appGroup?, keys?}` (without
+/// `appGroup`, the session's group); every write to that group, by this session, another session or
+/// another process using the same store, is sent as `{key, value}` (`value` null for a removal; one
+/// event per key for `removeAll`), limited to `keys` when given. An unentitled group refuses the
+/// listen.
 ///
 /// ```swift
 /// var environment = PluginEnvironment()
@@ -60,11 +61,11 @@ public enum SharedPreferenceAppGroupPlugin: Plugin {
         let configuration = PreferenceConfiguration(
             provider: registrar.environment.preferenceStoreProvider,
             entitledAppGroups: registrar.environment.entitledAppGroups)
-        registrar.addMethodCallDelegate(
-            PreferenceMethodHandler(configuration),
-            channel: MethodChannel(name: channelName, messenger: registrar.messenger))
+        let methods = PreferenceMethodHandler(configuration)
+        registrar.addMethodCallDelegate(methods, channel: MethodChannel(name: channelName, messenger: registrar.messenger))
+        // A listen without `appGroup` follows the session's group, as every method does.
         registrar.addStreamHandler(
-            PreferenceChangesStreamHandler(configuration),
+            PreferenceChangesStreamHandler(configuration, sessionAppGroup: { methods.sessionAppGroup }),
             channel: EventChannel(name: changesChannelName, messenger: registrar.messenger))
     }
 }

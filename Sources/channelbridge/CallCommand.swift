@@ -15,6 +15,9 @@ enum CallCommand: CLICommand {
         Exit status: 0 success; 1 the host answered with an error or "not implemented";
         64 usage; 65 ARGS is not valid TVN; 69 host unreachable or connection lost.
 
+        Each command is a session of its own: what a call chooses for its session (setAppGroup)
+        is gone for the next command. Run calls that belong together with 'channelbridge session'.
+
         Options:
           --codec NAME    the channel's method codec: standard (default) or json
         \(ClientContext.optionsHelp)
@@ -41,11 +44,33 @@ enum CallCommand: CLICommand {
         let arguments = try args.positionals.count == 3 ? ClientContext.value(args.positionals[2], what: "ARGS") : .null
         let context = ClientContext(args)
         let result = try await context.withClient { client in
-            codecName == "json"
-                ? try await client.invokeMethod(method, onChannel: channel, arguments: arguments, codec: JSONMethodCodec())
-                : try await client.invokeMethod(method, onChannel: channel, arguments: arguments)
+            do {
+                return codecName == "json"
+                    ? try await client.invokeMethod(method, onChannel: channel, arguments: arguments, codec: JSONMethodCodec())
+                    : try await client.invokeMethod(method, onChannel: channel, arguments: arguments)
+            } catch {
+                var failure = ClientContext.failure(error)
+                if let hint = hint(for: error, method: method, arguments: arguments) { failure.message += "\nhint: " + hint }
+                throw failure
+            }
         }
         Output.line(context.text(result))
         return ExitCode.success
+    }
+
+    /// Lenient TVN reads a bare `3` as an int32, which a `setDouble` refuses (Dart always sends a
+    /// double): say how to write a double.
+    static func hint(for error: any Error, method: String, arguments: StandardValue) -> String? {
+        guard let error = error as? MethodError, error.code == "INVALID_ARGUMENTS", method == "setDouble" else { return nil }
+        switch arguments["value"] {
+        case .int32(let int)?: return doubleHint(String(int))
+        case .int64(let int)?: return doubleHint(String(int))
+        default: return nil
+        }
+    }
+
+    private static func doubleHint(_ int: String) -> String {
+        "a bare \(int) is an int in typed value notation; write \(int).0 or {\"float64\": \(int)} for a double, "
+            + "or use 'channelbridge prefs set KEY \(int) --type double'"
     }
 }

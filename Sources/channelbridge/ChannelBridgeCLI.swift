@@ -6,7 +6,7 @@ import Glibc
 @main
 struct ChannelBridgeCLI {
     static let commands: [any CLICommand.Type] = [
-        CallCommand.self, SendCommand.self, ListenCommand.self, ItemsCommand.self, ExitCommand.self, CancelCommand.self,
+        CallCommand.self, SessionCommand.self, SendCommand.self, ListenCommand.self, ItemsCommand.self, ExitCommand.self, CancelCommand.self,
         PrefsCommand.self, DemoCommand.self,
         CodecCommand.self, ConformanceCommand.self, BenchCommand.self,
     ]
@@ -40,8 +40,8 @@ struct ChannelBridgeCLI {
             return ExitCode.success
         }
         if first == HostCommand.name {
-            // Not listed: the extension host itself, for `channelbridge demo` when the `extension-host`
-            // product was not built beside this one (`swift run channelbridge demo` builds only `channelbridge`).
+            // Not listed: the extension host itself, for `channelbridge demo` when no `extension-host` is beside
+            // this binary (one copied on its own; SwiftPM builds it with `channelbridge`, which depends on it).
             return await HostCommand.run(Array(arguments.dropFirst()))
         }
         guard let command = commands.first(where: { $0.name == first }) else {

@@ -36,7 +36,7 @@ enum ExitCommand: CLICommand {
 
         Calls exit on the extension channel, returning ITEMS (lenient TVN, optional) to the host,
         which then completes the request and exits 0. Prints nothing.
-        \(ClientContext.optionsHelp)
+        \(ClientContext.socketHelp)
 
         Examples:
           channelbridge exit
@@ -44,7 +44,7 @@ enum ExitCommand: CLICommand {
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try Arguments(arguments, valued: ClientContext.valuedOptions, flags: ClientContext.flagOptions)
+        let args = try Arguments(arguments, valued: ClientContext.valuedOptions)
         if args.wantsHelp {
             Output.line(help)
             return ExitCode.success
@@ -65,14 +65,15 @@ enum CancelCommand: CLICommand {
 
         Calls cancel on the extension channel with an error CODE, an optional MESSAGE and optional
         DETAILS (lenient TVN); the host then exits 2 and reports them in its completion record.
-        \(ClientContext.optionsHelp)
+        Prints nothing.
+        \(ClientContext.socketHelp)
 
         Example:
           channelbridge cancel USER_CANCELLED "closed by the user"
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try Arguments(arguments, valued: ClientContext.valuedOptions, flags: ClientContext.flagOptions)
+        let args = try Arguments(arguments, valued: ClientContext.valuedOptions)
         if args.wantsHelp {
             Output.line(help)
             return ExitCode.success

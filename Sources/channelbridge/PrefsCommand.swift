@@ -60,6 +60,9 @@ enum PrefsCommand: CLICommand {
         default: throw UsageError("unknown prefs command '\(verb)'; use get, set, remove, all, clear or watch")
         }
         if verb != "set", args.value("type") != nil { throw UsageError("--type goes with set") }
+        if args.flag("json"), ["set", "remove", "clear"].contains(verb) {
+            throw UsageError("--json goes with get, all and watch (\(verb) prints nothing)")
+        }
         let context = ClientContext(args)
         if let dataDirectory = args.value("data-dir") {
             guard args.value("socket") == nil else { throw UsageError("--data-dir and --socket exclude each other") }

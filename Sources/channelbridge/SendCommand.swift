@@ -9,9 +9,15 @@ enum SendCommand: CLICommand {
     static let help = """
         usage: channelbridge send CHANNEL MESSAGE [--codec standard|json|string|binary] [--socket PATH] [--json]
 
-        Sends MESSAGE on the BasicMessageChannel CHANNEL and prints the reply ('null' for a null
-        reply). MESSAGE is lenient TVN for standard and json, the text itself for string, and hex
-        for binary; the reply is printed the same way.
+        Sends MESSAGE on the BasicMessageChannel CHANNEL and prints the reply. MESSAGE is lenient
+        TVN for standard and json, the text itself for string, and hex for binary; the reply is
+        printed the same way (--json: as plain JSON, for standard and json).
+
+        A null reply means no handler took the message (or its handler answered nothing, as a
+        Flutter handler returning null does): it is reported like call's "not implemented".
+
+        Exit status: 0 a reply; 1 a null reply or a failed handler; 64 usage; 65 MESSAGE is not
+        valid; 69 host unreachable or connection lost.
 
         Options:
           --codec NAME    standard (default), json, string or binary
@@ -31,17 +37,19 @@ enum SendCommand: CLICommand {
         guard args.positionals.count == 2 else { throw UsageError("needs CHANNEL and MESSAGE") }
         let channel = args.positionals[0], text = args.positionals[1]
         let context = ClientContext(args)
-        switch args.value("codec") ?? "standard" {
+        let codec = args.value("codec") ?? "standard"
+        if context.json, codec == "string" || codec == "binary" {
+            throw UsageError("--json goes with --codec standard or json (a \(codec) reply is printed as it is)")
+        }
+        switch codec {
         case "standard":
             let message = try ClientContext.value(text, what: "MESSAGE")
-            let reply = try await send(StandardMessageCodec(), channel, message, context)
-            Output.line(reply.map(context.text) ?? "null")
+            Output.line(context.text(try await send(StandardMessageCodec(), channel, message, context)))
         case "json":
             let message = try ClientContext.value(text, what: "MESSAGE")
-            let reply = try await send(JSONMessageCodec(), channel, message, context)
-            Output.line(reply.map(context.text) ?? "null")
+            Output.line(context.text(try await send(JSONMessageCodec(), channel, message, context)))
         case "string":
-            Output.line(try await send(StringCodec(), channel, text, context) ?? "null")
+            Output.line(try await send(StringCodec(), channel, text, context))
         case "binary":
             let bytes: [UInt8]
             do {
@@ -49,17 +57,22 @@ enum SendCommand: CLICommand {
             } catch {
                 throw CommandFailure(ExitCode.dataError, "MESSAGE is not hex: \(error.message)")
             }
-            Output.line(try await send(BinaryCodec(), channel, bytes, context).map(Hex.encode) ?? "null")
+            Output.line(Hex.encode(try await send(BinaryCodec(), channel, bytes, context)))
         case let other:
             throw UsageError("unknown codec '\(other)'; use standard, json, string or binary")
         }
         return ExitCode.success
     }
 
+    /// The reply; a null reply (no handler, as a `call` to an unknown method gets) fails with status 1.
     static func send<Codec: MessageCodec>(_ codec: Codec, _ channel: String, _ message: Codec.Message,
-                                          _ context: ClientContext) async throws -> Codec.Message? {
-        try await context.withClient { client in
+                                          _ context: ClientContext) async throws -> Codec.Message {
+        let reply = try await context.withClient { client in
             try await BasicMessageChannel(name: channel, messenger: client.messenger, codec: codec).send(message)
         }
+        guard let reply else {
+            throw CommandFailure(ExitCode.failure, "not implemented: no handler answered the message on channel \(channel) (null reply)")
+        }
+        return reply
     }
 }

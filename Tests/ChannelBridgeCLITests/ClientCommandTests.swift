@@ -1,5 +1,6 @@
 import ChannelBridgeTestSupport
 import Foundation
+import Glibc
 import Testing
 
 /// `channelbridge call|send|items|exit|cancel` against a real `extension-host` child: exact stdout,
@@ -62,7 +63,61 @@ import Testing
     @Test func anUnreachableHostExits69() throws {
         let outcome = try ProcessRunner.run("channelbridge", ["items", "--socket", "/tmp/cb-nothing-here.sock"])
         #expect(outcome.status == 69)
-        #expect(outcome.stderr == "channelbridge items: cannot reach a host at /tmp/cb-nothing-here.sock: notFound: no socket file: no host has started there (/tmp/cb-nothing-here.sock)\n")
+        #expect(outcome.stdout == "")
+        #expect(outcome.stderr == "channelbridge items: cannot reach a host at /tmp/cb-nothing-here.sock: "
+                + "no host is listening there (no socket file; it may have finished)\n")
+    }
+
+    /// A socket file whose host died without removing it (killed) refuses connections.
+    @Test func aStaleSocketFileSaysNoHostIsListening() async throws {
+        try await withHangGuard {
+            let live = try await LiveHost.start()
+            defer { live.directory.remove() }
+            live.host.send(signal: SIGKILL)
+            _ = await live.host.waitForExit()
+            let outcome = try await ProcessRunner.runOnThread("channelbridge", ["exit", "--socket", live.socket])
+            #expect(outcome.status == 69)
+            #expect(outcome.stderr == "channelbridge exit: cannot reach a host at \(live.socket): "
+                    + "no host is listening there (a stale socket file; it may have finished)\n")
+        }
+    }
+
+    /// Each command is a session of its own: the one-shot `call` says so when the host wants a
+    /// group chosen first.
+    @Test func appGroupHasNotBeenSetGetsAHintTowardsSession() async throws {
+        try await withHangGuard {
+            let live = try await LiveHost.start(["--app-group", "group.a", "--app-group", "group.b"])
+            defer { Task { _ = await live.stop() } }
+            let chosen = try live.channelbridge(["call", "shared_preference_app_group", "setAppGroup", #"{"appGroup": "group.a"}"#])
+            #expect(chosen.status == 0)
+            let outcome = try live.channelbridge(["call", "shared_preference_app_group", "getInt", #"{"key": "launches"}"#])
+            #expect(outcome.status == 1)
+            #expect(outcome.stdout == "")
+            #expect(outcome.stderr == """
+                channelbridge call: remote error APP_GROUP_HAS_NOT_BEEN_SET: You need to call setAppGroup before getInt; this session has no app group (entitled app groups: group.a, group.b)
+                details: {"map":[["method","getInt"],["entitledAppGroups",["group.a","group.b"]]]}
+                hint: each channelbridge command is a session of its own, so a setAppGroup made by an earlier command is gone; choose the group in the same session with 'channelbridge session', or use 'channelbridge prefs … --app-group GROUP'
+
+                """)
+        }
+    }
+
+    @Test func setDoubleWithABareIntegerGetsAHint() async throws {
+        try await withHangGuard {
+            let live = try await LiveHost.start()
+            defer { Task { _ = await live.stop() } }
+            let outcome = try live.channelbridge(["call", "shared_preference_app_group", "setDouble", #"{"key": "x", "value": 3}"#])
+            #expect(outcome.status == 1)
+            #expect(outcome.stderr == """
+                channelbridge call: remote error INVALID_ARGUMENTS: setDouble: the argument 'value' for key 'x' must be double or null, got int (int32)
+                details: {"map":[["method","setDouble"],["argument","value"]]}
+                hint: a bare 3 is an int in typed value notation; write 3.0 or {"float64": 3} for a double, or use 'channelbridge prefs set KEY 3 --type double'
+
+                """)
+            let fixed = try live.channelbridge(["call", "shared_preference_app_group", "setDouble", #"{"key": "x", "value": 3.0}"#])
+            #expect(fixed.status == 0)
+            #expect(try live.channelbridge(["prefs", "get", "x"]).stdout == #"{"float64":3.0}"# + "\n")
+        }
     }
 
     @Test func sendEchoesThroughEveryCodec() async throws {
@@ -75,9 +130,28 @@ import Testing
                     == #"{"map":[["a",[{"int32":1},{"float64":2.5}]]]}"# + "\n")
             #expect(try live.channelbridge(["send", "channelbridge/echo", #"{"a": [1, 2.5]}"#, "--codec", "json"]).stdout
                     == #"{"map":[["a",[{"int32":1},{"float64":2.5}]]]}"# + "\n")
-            #expect(try live.channelbridge(["send", "no/handler", "1"]).stdout == "null\n")
+            #expect(try live.channelbridge(["send", "channelbridge/echo", "", "--codec", "binary"]).stdout == "\n")
             let bad = try live.channelbridge(["send", "channelbridge/echo", "0g", "--codec", "binary"])
             #expect(bad.status == 65)
+            let json = try live.channelbridge(["send", "channelbridge/echo", "x", "--codec", "string", "--json"])
+            #expect(json.status == 64)
+            #expect(json.stderr == "channelbridge send: --json goes with --codec standard or json (a string reply is printed as it is)\n"
+                    + "Run 'channelbridge send --help' for usage.\n")
+        }
+    }
+
+    /// A null reply is what a channel with no handler answers: reported as `call` reports an unknown method.
+    @Test func sendToAChannelWithNoHandlerExits1() async throws {
+        try await withHangGuard {
+            let live = try await LiveHost.start()
+            defer { Task { _ = await live.stop() } }
+            for codec in ["standard", "json", "string", "binary"] {
+                let outcome = try live.channelbridge(["send", "no/handler", "10", "--codec", codec])
+                #expect(outcome.status == 1, "\(codec)")
+                #expect(outcome.stdout == "", "\(codec)")
+                #expect(outcome.stderr == "channelbridge send: not implemented: no handler answered the message on channel no/handler (null reply)\n",
+                        "\(codec)")
+            }
         }
     }
 
@@ -88,9 +162,29 @@ import Testing
             #expect(outcome.status == 0)
             #expect(outcome.stdout == "")
             let exit = await live.host.waitForExit()
-            live.directory.remove()
+            defer { live.directory.remove() }
             #expect(exit.status == 0)
             #expect(exit.stdoutLines.last == #"{"outcome":"completed","returnedItems":["done"],"error":null,"openedURLs":[]}"#)
+            // The host has finished and removed its socket file.
+            for command in [["exit"], ["cancel", "LATE"]] {
+                let again = try await ProcessRunner.runOnThread("channelbridge", command + ["--socket", live.socket])
+                #expect(again.status == 69)
+                #expect(again.stdout == "")
+                #expect(again.stderr == "channelbridge \(command[0]): cannot reach a host at \(live.socket): "
+                        + "no host is listening there (no socket file; it may have finished)\n")
+            }
+        }
+    }
+
+    /// `exit` and `cancel` print nothing, so they take no `--json`.
+    @Test func exitAndCancelTakeNoJSONOption() throws {
+        for command in [["exit"], ["cancel", "CODE"]] {
+            let outcome = try ProcessRunner.run("channelbridge", command + ["--json", "--socket", "/tmp/cb-nothing-here.sock"])
+            #expect(outcome.status == 64)
+            #expect(outcome.stderr == "channelbridge \(command[0]): unknown option --json\nRun 'channelbridge \(command[0]) --help' for usage.\n")
+            let help = try ProcessRunner.run("channelbridge", command + ["--help"])
+            #expect(help.status == 0)
+            #expect(!help.stdout.contains("--json"))
         }
     }
 

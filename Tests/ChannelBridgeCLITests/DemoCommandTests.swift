@@ -25,10 +25,10 @@ import Testing
     }
 }
 
-/// `channelbridge extension-host`: the host `channelbridge demo` starts when only `channelbridge` was built (as with
-/// `swift run channelbridge demo` on a fresh machine).
-@Suite struct BridgeHostedExtensionHostTests {
-    @Test func bridgeRunsTheSameHost() async throws {
+/// `channelbridge extension-host`: the host `channelbridge demo` starts when no `extension-host` is
+/// beside it (a `channelbridge` copied on its own; SwiftPM builds both together).
+@Suite struct CLIHostedExtensionHostTests {
+    @Test func channelbridgeRunsTheSameHost() async throws {
         try await withHangGuard {
             try await TestDirectory.withPath { directory in
                 let socket = directory + "/b.sock"

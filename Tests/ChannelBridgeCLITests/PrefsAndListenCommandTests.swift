@@ -25,6 +25,45 @@ import Testing
             let wrong = try live.channelbridge(["prefs", "set", "n", "seven", "--type", "int"])
             #expect(wrong.status == 65)
             #expect(wrong.stderr == "channelbridge prefs: VALUE 'seven' is not an integer\n")
+            let json = try live.channelbridge(["prefs", "set", "n", "7", "--json"])
+            #expect(json.status == 64)
+            #expect(json.stderr == "channelbridge prefs: --json goes with get, all and watch (set prints nothing)\n"
+                    + "Run 'channelbridge prefs --help' for usage.\n")
+        }
+    }
+
+    /// A whole number typed for a double is stored as a double, through a host and on a store.
+    @Test func aWholeNumberSetAsDoubleIsStoredAsADouble() async throws {
+        try await withHangGuard {
+            let live = try await LiveHost.start()
+            defer { Task { _ = await live.stop() } }
+            let set = try live.channelbridge(["prefs", "set", "ratio", "3", "--type", "double"])
+            #expect(set.status == 0)
+            #expect(set.stdout == "")
+            #expect(set.stderr == "")
+            #expect(try live.channelbridge(["prefs", "get", "ratio"]).stdout == #"{"float64":3.0}"# + "\n")
+            let store = ["--data-dir", live.directory.data]
+            #expect(try ProcessRunner.run("channelbridge", ["prefs", "set", "other", "-2", "--type", "double"] + store).status == 0)
+            #expect(try ProcessRunner.run("channelbridge", ["prefs", "get", "other"] + store).stdout == #"{"float64":-2.0}"# + "\n")
+            #expect(try live.channelbridge(["call", "shared_preference_app_group", "getDouble", #"{"key": "other"}"#]).stdout
+                    == #"{"float64":-2.0}"# + "\n")
+        }
+    }
+
+    /// `prefs watch` through a host with no `--app-group` watches the host's default group, as
+    /// `get` and `set` use it (the help's own example).
+    @Test func watchThroughAHostUsesItsDefaultGroup() async throws {
+        try await withHangGuard {
+            let live = try await LiveHost.start()
+            defer { Task { _ = await live.stop() } }
+            let watcher = try LineDrivenChild(ProcessRunner.path(of: "channelbridge"),
+                                              ["prefs", "watch", "ShareKey", "--socket", live.socket])
+            defer { watcher.process.terminate() }
+            let store = ["--data-dir", live.directory.data]   // group.local, the host's default
+            let seen = try await writeUntilSeen(by: watcher) { round in
+                try await ProcessRunner.runOnThread("channelbridge", ["prefs", "set", "ShareKey", "v\(round)"] + store)
+            }
+            #expect(seen.wholeMatch(of: /\{"map":\[\["key","ShareKey"\],\["value","v\d+"\]\]\}/) != nil, "\(seen)")
         }
     }
 
@@ -47,22 +86,17 @@ import Testing
         try await withHangGuard {
             let live = try await LiveHost.start(["--app-group", "group.a"])
             defer { Task { _ = await live.stop() } }
-            let done = Locked(false)
-            let listening = Task.detached {
-                defer { done.set(true) }
-                return try live.channelbridge(["listen", "shared_preference_app_group/changes", #"{"appGroup": "group.a", "keys": ["watched"]}"#,
-                                 "--count", "1"])
-            }
-            // Writes until the listener has seen one (it may subscribe after the first writes).
+            let listener = try LineDrivenChild(ProcessRunner.path(of: "channelbridge"), [
+                "listen", "shared_preference_app_group/changes", #"{"appGroup": "group.a", "keys": ["watched"]}"#,
+                "--count", "1", "--socket", live.socket])
             let store = ["--data-dir", live.directory.data, "--app-group", "group.a"]
-            while !done.value {
-                _ = try ProcessRunner.run("channelbridge", ["prefs", "set", "other", "x"] + store)
-                _ = try ProcessRunner.run("channelbridge", ["prefs", "set", "watched", "v"] + store)
-                try await Task.sleep(for: .milliseconds(100))
+            let seen = try await writeUntilSeen(by: listener) { _ in
+                _ = try await ProcessRunner.runOnThread("channelbridge", ["prefs", "set", "other", "x"] + store)
+                return try await ProcessRunner.runOnThread("channelbridge", ["prefs", "set", "watched", "v"] + store)
             }
-            let outcome = try await listening.value
-            #expect(outcome.status == 0)
-            #expect(outcome.stdout == #"{"map":[["key","watched"],["value","v"]]}"# + "\n")
+            #expect(seen == #"{"map":[["key","watched"],["value","v"]]}"#)
+            #expect(await listener.status() == 0)
+            #expect(await LineDrivenChild.rest(of: listener.stdout) == [])
         }
     }
 
@@ -108,4 +142,26 @@ import Testing
         #expect(outcome.stdout == "{\"int32\":0}\n{\"int32\":1}\n{\"int32\":2}\n")
         #expect(outcome.stderr == "event error TICK_ERROR: error before 1 details: {\"int32\":1}\n")
     }
+}
+
+/// Writes with `write` until `watcher` prints its first line, and returns that line. The watcher
+/// may subscribe after the first writes, and nothing tells from outside when it has: each round
+/// starts a process, so the rounds are paced by the writes themselves, and they stop at the line.
+func writeUntilSeen(by watcher: LineDrivenChild,
+                    _ write: @escaping @Sendable (Int) async throws -> ProcessRunner.Outcome) async throws -> String {
+    let writer = Task {
+        var round = 0
+        while !Task.isCancelled {
+            let outcome = try await write(round)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            round += 1
+        }
+    }
+    defer { writer.cancel() }
+    guard let line = await watcher.stdout.next() else {
+        let errors = await LineDrivenChild.rest(of: watcher.stderr)
+        Issue.record("the watcher ended before printing a line: \(errors)")
+        return ""
+    }
+    return line
 }

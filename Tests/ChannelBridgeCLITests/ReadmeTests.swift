@@ -1,109 +1,215 @@
 import ChannelBridgeTestSupport
 import Foundation
+import Glibc
 import Testing
 
-/// Runs the shell commands shown in README.md, so the README cannot drift from what the tools do.
-/// A line `# → TEXT` after a command is its expected stdout (`# → exit N: LINE` an expected exit
-/// status and first stderr line); `extension-host … &` starts a host for the lines after it.
-/// `swift …` lines are the package manager's (`swift run channelbridge demo` runs in DemoCommandTests,
-/// `swift test` is CI itself).
+/// README.md's shell lines, run as a new user types them on a fresh clone: every line of every
+/// ```` ```sh ```` block, exactly as written, in order, in one plain `/bin/sh` started in the
+/// checkout, with a fresh `HOME`, `TMPDIR` in a directory of this test's own, no `XDG_*` variables,
+/// and the caller's `PATH` with every entry inside a SwiftPM build folder (`/.build/`) removed. The
+/// test never puts the build folder on `PATH`: the README's own `export PATH="$(swift build
+/// --show-bin-path):$PATH"` line does, and without it the lines after it fail.
+///
+/// After each line the test asks the shell for `$?` (an `echo` it sends after the line) and reads
+/// the line's standard output and error up to that point. A line followed by `# → TEXT` lines must
+/// print exactly those lines; a line with none must print nothing; `# → exit N: TEXT` means exit
+/// status N and TEXT as the whole of standard error; every other line must exit 0 with nothing on
+/// standard error. A line ending in `&` starts a background job: as a person waits for the host's
+/// `ready` line, the test waits for the job's `# →` lines before typing the next line.
+///
+/// The `swift` lines are not run: while `swift test` runs, SwiftPM holds the package's build
+/// folder lock, and `swift run` or `swift build` started from inside it wait for that lock forever
+/// (`swift build --show-bin-path` takes no lock, so the `export` line runs as typed). Each is in
+/// `notRunHere` with what stands in for it; a `swift` line missing there fails the test:
+/// - `swift build`: the test checks what the line promises, that `swift build --show-bin-path`
+///   (run in the same plain shell) is the folder this `swift test` built every product into, and
+///   that every executable target of Package.swift is in it.
+/// - the others are the suite itself or checked elsewhere, as `notRunHere` says.
+///
+/// At the end nothing may be left behind: nothing in `TMPDIR` (no scratch directory, socket, lock
+/// file or store; SwiftPM's own empty `TemporaryDirectory.*` folders excepted) and no store in the
+/// fresh `HOME`. Processes a failed run left in the test's
+/// directories (a background host) are killed.
 @Suite struct ReadmeTests {
-    struct Step {
-        var command: String
-        var expected: String?
+    struct ShellLine: Sendable {
+        var number: Int
+        var text: String
+        var stdout: [String] = []
+        var failure: (status: Int32, stderr: String)?
+
+        /// The line without a trailing comment (a space, then `#`).
+        var command: String {
+            (text.range(of: " #").map { String(text[..<$0.lowerBound]) } ?? text).trimmingCharacters(in: .whitespaces)
+        }
     }
 
-    static func blocks() throws -> [[Step]] {
+    /// The `swift` lines, and what stands in for each (see the doc comment above).
+    static let notRunHere: [String: String] = [
+        "swift run channelbridge demo": "DemoCommandTests runs `channelbridge demo`, the program this line builds and runs",
+        "swift test": "the suite this test is part of",
+        "swift build": "checked: `swift build --show-bin-path` is this run's products folder and holds every executable target",
+        "swift run -c release channelbridge bench": "minutes of benchmarks; BenchTests runs `channelbridge bench` at a small scale",
+        "swift run -c release channelbridge bench rtt --json": "a benchmark; BenchTests runs its JSON output at a small scale",
+    ]
+
+    static func shellLines() throws -> [ShellLine] {
         let text = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        var blocks: [[Step]] = []
-        var current: [Step]?
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            if line == "```sh" { current = []; continue }
-            if line == "```", let steps = current {
-                blocks.append(steps)
-                current = nil
-                continue
-            }
-            guard current != nil else { continue }
+        var lines: [ShellLine] = []
+        var inBlock = false
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).enumerated() {
+            if line == "```sh" { inBlock = true; continue }
+            if line.hasPrefix("```") { inBlock = false; continue }
+            guard inBlock, !line.isEmpty else { continue }
             if line.hasPrefix("# → ") {
-                current![current!.count - 1].expected = String(line.dropFirst(4))
-            } else if !line.isEmpty {
-                // A trailing comment explains the command; it is not part of it.
-                let command = line.range(of: "  #").map { String(line[..<$0.lowerBound]) } ?? line
-                current!.append(Step(command: command.trimmingCharacters(in: .whitespaces)))
-            }
-        }
-        return blocks
-    }
-
-    /// Splits a command line into words the way sh does for the quoting the README uses.
-    static func words(_ line: String) -> [String] {
-        var words: [String] = [], word = "", quote: Character?, inWord = false
-        for character in line {
-            if let open = quote {
-                if character == open { quote = nil } else { word.append(character) }
-            } else if character == "'" || character == "\"" {
-                quote = character
-                inWord = true
-            } else if character == " " {
-                if inWord { words.append(word) }
-                word = ""
-                inWord = false
+                let shown = String(line.dropFirst(4))
+                if shown.hasPrefix("exit "), let colon = shown.firstIndex(of: ":"),
+                   let status = Int32(shown[shown.index(shown.startIndex, offsetBy: 5)..<colon]) {
+                    lines[lines.count - 1].failure = (status, String(shown[shown.index(colon, offsetBy: 2)...]))
+                } else {
+                    lines[lines.count - 1].stdout.append(shown)
+                }
             } else {
-                word.append(character)
-                inWord = true
+                lines.append(ShellLine(number: index + 1, text: line))
             }
         }
-        if inWord { words.append(word) }
-        return words
+        return lines
     }
 
-    @Test func everyShellCommandInTheReadmeDoesWhatItSays() async throws {
-        let blocks = try Self.blocks()
-        #expect(blocks.flatMap { $0 }.filter { $0.command.hasPrefix("channelbridge ") }.count >= 6)
-        for block in blocks {
-            try await run(block)
+    /// What a new user's shell has: the caller's environment without SwiftPM build folders on
+    /// `PATH`, without `XDG_*`, with a fresh `HOME` and this test's `TMPDIR`.
+    static func plainEnvironment(home: String, tmp: String) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("XDG_") }
+        let path = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").filter { !$0.contains("/.build/") }
+        environment["PATH"] = path.joined(separator: ":")
+        environment["HOME"] = home
+        environment["TMPDIR"] = tmp
+        return environment
+    }
+
+    static func executableTargets() throws -> [String] {
+        let manifest = try String(contentsOf: packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
+        return manifest.matches(of: /\.executableTarget\(name: "([^"]+)"/).map { String($0.output.1) }
+    }
+
+    @Test func everyShellLineDoesWhatTheReadmeSays() async throws {
+        let lines = try Self.shellLines()
+        #expect(lines.filter { $0.command.hasPrefix("channelbridge ") }.count >= 6)
+        let home = try TestDirectory(), tmp = try TestDirectory()
+        defer {
+            Self.killProcesses(under: [home.path, tmp.path])
+            home.remove()
+            tmp.remove()
         }
-    }
-
-    func run(_ steps: [Step]) async throws {
-        let directory = try TestDirectory()
-        defer { directory.remove() }
-        var host: HostProcess?
-        defer { if let host { host.send(signal: SIGKILL) } }
-        let environment = ProcessInfo.processInfo.environment.merging(
-            ["PATH": ProcessRunner.productsDirectory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")],
-            uniquingKeysWith: { $1 })
-        for step in steps {
-            if step.command.hasPrefix("swift ") { continue }
-            // The README's socket path, moved into this test's own directory.
-            let command = step.command.replacingOccurrences(of: "/tmp/readme.sock", with: directory.socket)
-            if command.hasPrefix("extension-host ") {
-                #expect(command.hasSuffix(" &"))
-                let arguments = Self.words(String(command.dropLast(2))).dropFirst()
-                let started = try HostProcess(Array(arguments) + ["--data-dir", directory.data])
-                #expect(try await started.readyLine() == "ready \(directory.socket)")
-                host = started
+        let environment = Self.plainEnvironment(home: home.path, tmp: tmp.path)
+        let shell = try LineDrivenChild("/bin/sh", [], environment: environment, currentDirectory: packageRoot.path)
+        defer { if shell.process.isRunning { kill(shell.process.processIdentifier, SIGKILL) } }
+        for line in lines {
+            if line.command.hasPrefix("swift ") {
+                guard Self.notRunHere[line.command] != nil else {
+                    Issue.record("README.md:\(line.number): `\(line.command)` is a swift line ReadmeTests does not know")
+                    continue
+                }
+                if line.command == "swift build" { try checkSwiftBuild(environment) }
                 continue
             }
-            let outcome = try ProcessRunner.run("/bin/sh", ["-c", command], environment: environment)
-            if let expected = step.expected, expected.hasPrefix("exit ") {
-                let status = expected.dropFirst(5).prefix(while: { $0 != ":" })
-                #expect(outcome.status == Int32(status), "\(step.command)")
-                #expect(outcome.stderr.split(separator: "\n").first.map(String.init) == String(expected.split(separator: ":", maxSplits: 1)[1].dropFirst()),
-                        "\(step.command)")
-            } else {
-                #expect(outcome.status == 0, "\(step.command): \(outcome.stderr)")
-                if let expected = step.expected {
-                    #expect(outcome.stdout == expected + "\n", "\(step.command)")
+            guard try await run(line, in: shell) else { break }
+        }
+        shell.closeInput()
+        _ = try await withHangGuard(seconds: 60) { await shell.status() }
+        // SwiftPM itself leaves three empty TemporaryDirectory.XXXXXX folders in TMPDIR per
+        // invocation (`swift build --show-bin-path` included); everything else is the README's.
+        let left = Self.contents(tmp.path).filter { !$0.hasPrefix("TemporaryDirectory.") }
+        #expect(left == [], "the README's lines left these in TMPDIR")
+        #expect(!FileManager.default.fileExists(atPath: home.path + "/.local/share/channelbridge"))
+    }
+
+    /// Types `line` into the shell and checks what it printed and its status. False when the
+    /// shell can no longer be trusted (a line hung).
+    func run(_ line: ShellLine, in shell: LineDrivenChild) async throws -> Bool {
+        let marker = "@@readme-status"
+        shell.send(line.text)
+        shell.send("echo \"\(marker) $?\"; echo \(marker) >&2")
+        let place = "README.md:\(line.number): \(line.text)"
+        var stdout: [String] = [], stderr: [String] = [], status: Int32?
+        do {
+            (stdout, status, stderr) = try await withHangGuard(seconds: 60) { () async -> ([String], Int32?, [String]) in
+                var stdout: [String] = [], stderr: [String] = [], status: Int32?
+                while let text = await shell.stdout.next() {
+                    guard let found = text.range(of: marker + " ") else { stdout.append(text); continue }
+                    if found.lowerBound != text.startIndex { stdout.append(String(text[..<found.lowerBound]) + "(no newline)") }
+                    status = Int32(text[found.upperBound...])
+                    break
+                }
+                while let text = await shell.stderr.next(), text != marker { stderr.append(text) }
+                return (stdout, status, stderr)
+            }
+            // A background job's lines (the host's ready line) may come after the shell's answer:
+            // wait for them as a person waits for `ready` before typing on.
+            if line.command.hasSuffix("&"), stdout.count < line.stdout.count {
+                let missing = line.stdout.count - stdout.count
+                stdout += try await withHangGuard(seconds: 30) { () async -> [String] in
+                    var lines: [String] = []
+                    while lines.count < missing, let text = await shell.stdout.next() { lines.append(text) }
+                    return lines
                 }
             }
+        } catch is HangGuardExpired {
+            let errors = shell.stderr.waiting.compactMap { $0 }
+            Issue.record("\(place): hung; printed \(stdout), and on stderr \(stderr + errors)")
+            return false
         }
-        if let running = host {
-            // The session ends with `channelbridge exit`: the host completes and prints its record.
-            let exit = await running.waitForExit()
-            #expect(exit.status == 0)
-            host = nil
+        if let failure = line.failure {
+            #expect(status == failure.status, "\(place)")
+            #expect(stderr == [failure.stderr], "\(place)")
+        } else {
+            #expect(status == 0, "\(place): \(stderr)")
+            #expect(stderr == [], "\(place)")
+        }
+        #expect(stdout == line.stdout, "\(place)")
+        return true
+    }
+
+    /// What `swift build` promises: every program of the package in the folder the next line
+    /// puts on PATH, built by this run.
+    func checkSwiftBuild(_ environment: [String: String]) throws {
+        let shown = try ProcessRunner.run("/bin/sh", ["-c", "swift build --show-bin-path"], environment: environment,
+                                          currentDirectory: packageRoot)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let folder = URL(fileURLWithPath: shown.stdout.trimmingCharacters(in: .newlines)).resolvingSymlinksInPath()
+        #expect(folder.path == ProcessRunner.productsDirectory.resolvingSymlinksInPath().path,
+                "swift build --show-bin-path is not the folder this swift test built into: run swift test in the default configuration")
+        for target in try Self.executableTargets() {
+            #expect(FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent(target).path), "\(target) was not built")
+        }
+    }
+
+    /// README's contributing rule: no executable of the package shares a name with a command on
+    /// the system `PATH` (as `bridge` did with iproute2's).
+    @Test func noExecutableTargetIsNamedLikeASystemCommand() throws {
+        let home = try TestDirectory()
+        defer { home.remove() }
+        let targets = try Self.executableTargets()
+        #expect(targets.contains("channelbridge") && targets.contains("extension-host"))
+        for target in targets {
+            let found = try ProcessRunner.run("/bin/sh", ["-c", "command -v \"$0\"", target],
+                                              environment: Self.plainEnvironment(home: home.path, tmp: home.path))
+            #expect(found.status != 0, "\(target) is also \(found.stdout)")
+        }
+    }
+
+    static func contents(_ directory: String) -> [String] {
+        (try? FileManager.default.subpathsOfDirectory(atPath: directory)) ?? ["(cannot list \(directory))"]
+    }
+
+    /// Kills every process whose working directory is inside one of `directories`: a host a
+    /// failed run left in the background.
+    static func killProcesses(under directories: [String]) {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in entries {
+            guard let pid = Int32(entry), pid != getpid(),
+                  let cwd = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(entry)/cwd"),
+                  directories.contains(where: { cwd == $0 || cwd.hasPrefix($0 + "/") }) else { continue }
+            kill(pid, SIGKILL)
         }
     }
 }

@@ -89,15 +89,40 @@ private func change(_ key: String, _ value: StandardValue) -> EventChannel.Event
         let session = try await PreferencesSession.start(provider: ObservedStoreProvider())
         defer { session.close() }
         try await withHangGuard { () async throws in
-            await #expect(throws: invalidArguments("listen", "appGroup", "the argument 'appGroup' is missing")) {
-                for try await _ in session.changes.receiveBroadcastStream(arguments: ["keys": ["a"]]) {}
+            await #expect(throws: invalidArguments("listen", "appGroup", "the argument 'appGroup' must be a String, got int (int32)")) {
+                for try await _ in session.changes.receiveBroadcastStream(arguments: ["appGroup": 1]) {}
             }
-            await #expect(throws: invalidArguments("listen", nil, "the arguments must be a map with 'appGroup', got null")) {
-                for try await _ in session.changes.receiveBroadcastStream() {}
+            await #expect(throws: invalidArguments("listen", nil, "the arguments must be a map with 'appGroup', got String")) {
+                for try await _ in session.changes.receiveBroadcastStream(arguments: "group.local") {}
             }
             await #expect(throws: invalidArguments("listen", "keys", "the argument 'keys' must be a List<String> or null, got String")) {
                 for try await _ in session.changes.receiveBroadcastStream(arguments: ["appGroup": "group.local", "keys": "a"]) {}
             }
+        }
+    }
+
+    /// A listen that names no group follows the session's, as the methods do: the default (the only
+    /// entitled group), else the one chosen with `setAppGroup`, else none.
+    @Test func aListenWithoutAGroupUsesTheSessionsGroup() async throws {
+        let provider = ObservedStoreProvider()
+        let single = try await PreferencesSession.start(provider: provider)
+        defer { single.close() }
+        let several = try await PreferencesSession.start(provider: provider, entitled: ["group.a", "group.b"])
+        defer { several.close() }
+        try await withHangGuard { () async throws in
+            var events = single.changes.receiveBroadcastStream(arguments: ["keys": ["k"]]).makeAsyncIterator()
+            #expect(await provider.signals.next() == .subscribed("group.local"))
+            try await single.call("setString", ["key": "k", "value": "v"])
+            #expect(try await events.next() == change("k", "v"))
+
+            await #expect(throws: appGroupHasNotBeenSet("listen", entitled: ["group.a", "group.b"])) {
+                for try await _ in several.changes.receiveBroadcastStream() {}
+            }
+            try await several.call("setAppGroup", ["appGroup": "group.b"])
+            var chosen = several.changes.receiveBroadcastStream(arguments: ["appGroup": nil]).makeAsyncIterator()
+            #expect(await provider.signals.next() == .subscribed("group.b"))
+            try await several.call("setInt", ["key": "n", "value": 1])
+            #expect(try await chosen.next() == change("n", 1))
         }
     }
 

@@ -2,16 +2,42 @@ import ChannelBridgeTestSupport
 import Foundation
 import Testing
 
-/// Every program under Examples/ runs, as a user would run it.
+/// Every program under Examples/ runs, as a user would run it (README.md lists the same commands).
 @Suite struct ExamplesTests {
-    @Test func eventStreamPrintsTheCountdownAndTheEnd() throws {
-        let outcome = try ProcessRunner.run("event-stream-example", ["3"])
-        #expect(outcome.status == 0)
-        #expect(outcome.stdout == "{\"int32\":3}\n{\"int32\":2}\n{\"int32\":1}\n\"liftoff\"\nend of stream\n")
+    /// The environment with `TMPDIR` in a test directory, so that what an example leaves in it shows.
+    static func environment(tmp: String, _ changes: [String: String?] = [:]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = tmp
+        for (name, value) in changes { environment[name] = value }
+        return environment
     }
 
-    @Test func customPluginIsRegisteredByNameAndCalledOverASocket() throws {
-        let outcome = try ProcessRunner.run("custom-plugin-example", ["Ada"])
+    static func contents(_ directory: String) -> [String] {
+        (try? FileManager.default.subpathsOfDirectory(atPath: directory)) ?? ["(cannot list \(directory))"]
+    }
+
+    /// Entries of /tmp named `prefix…`: an example that ignored TMPDIR would leave them there.
+    static func inSystemTmp(_ prefix: String) -> Set<String> {
+        Set(((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter { $0.hasPrefix(prefix) })
+    }
+
+    @Test func eventStreamPrintsTheCountdownAndTheEndAndLeavesNothingBehind() throws {
+        let tmp = try TestDirectory()
+        defer { tmp.remove() }
+        let before = Self.inSystemTmp("cb-events-")
+        let outcome = try ProcessRunner.run("event-stream-example", ["3"], environment: Self.environment(tmp: tmp.path))
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout == "{\"int32\":3}\n{\"int32\":2}\n{\"int32\":1}\n\"liftoff\"\nend of stream\n")
+        #expect(outcome.stderr == "")
+        #expect(Self.contents(tmp.path) == [])   // no socket, no lock file, no directory
+        #expect(Self.inSystemTmp("cb-events-").subtracting(before).isEmpty)
+    }
+
+    @Test func customPluginIsRegisteredByNameAndCalledOverASocketAndLeavesNothingBehind() throws {
+        let tmp = try TestDirectory()
+        defer { tmp.remove() }
+        let before = Self.inSystemTmp("cb-greeter-")
+        let outcome = try ProcessRunner.run("custom-plugin-example", ["Ada"], environment: Self.environment(tmp: tmp.path))
         #expect(outcome.status == 0)
         #expect(outcome.stdout == """
             Hello, Ada!
@@ -19,6 +45,31 @@ import Testing
             notImplemented on channel 'example/greeter' (method 'wave'): No implementation found for method wave on channel example/greeter
 
             """)
+        #expect(outcome.stderr == "")
+        #expect(Self.contents(tmp.path) == [])
+        #expect(Self.inSystemTmp("cb-greeter-").subtracting(before).isEmpty)
+    }
+
+    /// The containing app takes the CLI's options with the CLI's and the host's defaults:
+    /// `--app-group` (group.local) and `--data-dir` ($XDG_DATA_HOME/channelbridge, else
+    /// ~/.local/share/channelbridge).
+    @Test func containingAppTakesTheCLIsOptionsAndDefaults() throws {
+        let home = try TestDirectory()
+        defer { home.remove() }
+        let plain = Self.environment(tmp: home.path, ["HOME": home.path, "XDG_DATA_HOME": nil])
+        #expect(try ProcessRunner.run("containing-app-example", ["share", "one"], environment: plain).status == 0)
+        #expect(FileManager.default.fileExists(atPath: home.path + "/.local/share/channelbridge/app-groups/group.local/preferences.json"))
+        let other = ["--app-group", "group.other", "--data-dir", home.data]
+        #expect(try ProcessRunner.run("containing-app-example", ["share", "two"] + other, environment: plain).status == 0)
+        #expect(try ProcessRunner.run("containing-app-example", ["import"] + other, environment: plain).stdout == "two\n")
+        #expect(try ProcessRunner.run("containing-app-example", ["import"], environment: plain).stdout == "one\n")
+        let usage = "usage: containing-app-example share ITEM|import [--data-dir DIR] [--app-group G]\n"
+        let old = try ProcessRunner.run("containing-app-example", ["import", "--group", "g"], environment: plain)
+        #expect(old.status == 64)
+        #expect(old.stderr == "unknown option --group\n" + usage)
+        let bad = try ProcessRunner.run("containing-app-example", ["import", "--app-group", "a/b"], environment: plain)
+        #expect(bad.status == 64)
+        #expect(bad.stderr == "containing-app-example: invalid app group name \"a/b\": it contains '/'\n")
     }
 
     /// Three extension processes share items while the containing app imports in a loop: every

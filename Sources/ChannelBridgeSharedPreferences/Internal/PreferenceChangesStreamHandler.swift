@@ -7,16 +7,27 @@ import Synchronization
 /// the group named in `listen` as `{key, value}` events.
 final class PreferenceChangesStreamHandler: StreamHandler {
     private let configuration: PreferenceConfiguration
+    /// The session's group (from its method handler), for a listen that names none.
+    private let sessionAppGroup: @Sendable () -> String?
     /// Forwards the active stream's changes; cancelled by `onCancel`.
     private let forwarder = Mutex<Task<Void, Never>?>(nil)
 
-    init(_ configuration: PreferenceConfiguration) {
+    init(_ configuration: PreferenceConfiguration, sessionAppGroup: @escaping @Sendable () -> String?) {
         self.configuration = configuration
+        self.sessionAppGroup = sessionAppGroup
     }
 
     func onListen(arguments: StandardValue, events: EventSink) async throws {
         let call = PreferenceArguments(MethodCall("listen", arguments: arguments))
-        let appGroup = try call.string("appGroup")
+        let appGroup: String
+        let namesNoGroup = arguments == .null || (arguments.mapEntries != nil && (arguments["appGroup"] ?? .null) == .null)
+        if !namesNoGroup {
+            appGroup = try call.string("appGroup")
+        } else if let group = sessionAppGroup() {
+            appGroup = group
+        } else {
+            throw PreferenceErrors.appGroupHasNotBeenSet(method: "listen", entitled: configuration.entitledAppGroups)
+        }
         let keys = try Self.keyFilter(arguments)
         try configuration.checkEntitled(appGroup)
         let store = try configuration.store(for: appGroup)

@@ -50,6 +50,9 @@ final class PreferenceMethodHandler: MethodCallDelegate {
         self.appGroup = Mutex(configuration.defaultAppGroup)
     }
 
+    /// The group this session's calls use now: chosen with `setAppGroup`, else the default.
+    var sessionAppGroup: String? { appGroup.withLock { $0 } }
+
     func handle(_ call: MethodCall) async throws -> StandardValue {
         guard let method = Method(rawValue: call.method) else { throw MethodNotImplemented() }
         let arguments = PreferenceArguments(call)

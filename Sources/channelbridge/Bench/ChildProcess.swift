@@ -16,7 +16,11 @@ final class ChildProcess: @unchecked Sendable {
     static func path(of product: String) throws -> String {
         let path = productsDirectory.appendingPathComponent(product).path
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw BenchError("\(product) is not built beside channelbridge (\(path)); run 'swift build' for the whole package")
+            // `channelbridge` depends on its siblings, so SwiftPM builds them with it; this is a copied or
+            // half-built folder. Name the configuration this binary was built in: a debug build does not help.
+            let configuration = productsDirectory.lastPathComponent == "release" ? " -c release" : ""
+            throw BenchError("\(product) is not built beside channelbridge (\(path)); build it with "
+                + "'swift build\(configuration) --product \(product)'")
         }
         return path
     }

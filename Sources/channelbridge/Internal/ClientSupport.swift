@@ -8,9 +8,13 @@ import ChannelBridgeSocket
 /// values, and turning errors into the documented exit statuses.
 struct ClientContext {
     static let valuedOptions: Set<String> = ["socket"]
+    /// For commands that print values; a command that prints none takes no `--json`.
     static let flagOptions: Set<String> = ["json"]
-    static let optionsHelp = """
+    static let socketHelp = """
           --socket PATH   the host's socket (default: \(SocketPath.defaultPath()))
+        """
+    static let optionsHelp = socketHelp + """
+
           --json          print plain JSON instead of typed value notation where the value allows it
         """
 
@@ -25,6 +29,11 @@ struct ClientContext {
     func connect() async throws -> ExtensionHostClient {
         do {
             return try await ExtensionHostClient.connect(to: socketPath)
+        } catch let error as SocketError where error.code == .notFound || error.code == .connectionRefused {
+            // A host removes its socket file when it finishes, so "never started" and "finished" look the same.
+            let file = error.code == .notFound ? "no socket file" : "a stale socket file"
+            throw CommandFailure(ExitCode.unavailable,
+                                 "cannot reach a host at \(socketPath): no host is listening there (\(file); it may have finished)")
         } catch {
             throw CommandFailure(ExitCode.unavailable, "cannot reach a host at \(socketPath): \(Self.describe(error))")
         }
@@ -47,8 +56,9 @@ struct ClientContext {
 
     /// Maps any failure of a remote call to a message and an exit status: 1 for an answer from
     /// the host (an error envelope, not implemented, a handler failure), 69 when the host is
-    /// gone, 65 for data this side could not encode.
-    static func failure(_ error: any Error) -> CommandFailure {
+    /// gone, 65 for data this side could not encode. A one-shot command adds a hint where an error
+    /// comes from each command being a session of its own.
+    static func failure(_ error: any Error, oneShot: Bool = true) -> CommandFailure {
         switch error {
         case let failure as CommandFailure:
             return failure
@@ -56,6 +66,11 @@ struct ClientContext {
             var text = "remote error \(error.code)"
             if let message = error.message { text += ": \(message)" }
             if error.details != .null { text += "\ndetails: \(TypedValueNotation.canonicalText(error.details))" }
+            if oneShot, error.code == "APP_GROUP_HAS_NOT_BEEN_SET" {
+                text += "\nhint: each channelbridge command is a session of its own, so a setAppGroup made by an earlier"
+                    + " command is gone; choose the group in the same session with 'channelbridge session', or use"
+                    + " 'channelbridge prefs … --app-group GROUP'"
+            }
             return CommandFailure(ExitCode.failure, text)
         case let error as ChannelError where error.code == .notImplemented:
             return CommandFailure(ExitCode.failure, "not implemented: \(error.message)")

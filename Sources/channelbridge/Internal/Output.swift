@@ -31,4 +31,10 @@ enum Output {
         flush()
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
+
+    /// An interactive prompt on stderr, with no newline, after everything printed so far.
+    static func prompt(_ text: String) {
+        flush()
+        FileHandle.standardError.write(Data(text.utf8))
+    }
 }

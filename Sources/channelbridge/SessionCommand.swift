@@ -1,0 +1,133 @@
+import ChannelBridgeClient
+import ChannelBridgeCodec
+import Foundation
+import Glibc
+
+/// `channelbridge session`: several calls on one connection, one per input line, so that what a
+/// call chooses for its session (`setAppGroup`) holds for the calls after it.
+enum SessionCommand: CLICommand {
+    static let name = "session"
+    static let summary = "run calls read from stdin on one connection, one result line per call"
+
+    static let lineHelp = """
+        One call per line: CHANNEL METHOD [ARGS]
+          ARGS is the rest of the line, lenient typed value notation as for 'channelbridge call'
+          (it may be wrapped in single quotes, as on a shell command line).
+          Each call prints one line: its result, or 'error: <message>'.
+          Empty lines and lines starting with # are skipped; 'help' prints this text.
+          End of input (Ctrl-D) ends the session.
+        Example:
+          shared_preference_app_group setAppGroup {"appGroup": "group.a"}
+          shared_preference_app_group getInt {"key": "launches"}
+        """
+
+    static let help = """
+        usage: channelbridge session [--codec standard|json] [--socket PATH] [--json]
+
+        Connects once and runs one MethodChannel call per line of standard input, in order, each
+        after the previous one has answered, all in the same session: a group chosen with
+        setAppGroup holds for the calls after it, as it does for a Flutter UI. Prints one line per
+        call: the result as canonical TVN (plain JSON with --json), or 'error: <message>' for a
+        call that failed (the calls after it still run). On a terminal it prompts on stderr.
+
+        \(lineHelp)
+
+        Exit status: 0 every call succeeded; 1 a call failed or a line was not a call; 64 usage;
+        69 host unreachable, or the connection was lost (the lines after it are not run).
+
+        Options:
+          --codec NAME    the channels' method codec: standard (default) or json
+        \(ClientContext.optionsHelp)
+
+        From a script:
+          printf '%s\\n' 'shared_preference_app_group setAppGroup {"appGroup": "group.a"}' \\
+                        'shared_preference_app_group getInt {"key": "launches"}' | channelbridge session
+        """
+
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        let args = try Arguments(arguments, valued: ClientContext.valuedOptions.union(["codec"]), flags: ClientContext.flagOptions)
+        if args.wantsHelp {
+            Output.line(help)
+            return ExitCode.success
+        }
+        if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'; the calls come on stdin") }
+        let codecName = args.value("codec") ?? "standard"
+        guard codecName == "standard" || codecName == "json" else {
+            throw UsageError("unknown codec '\(codecName)'; use standard or json")
+        }
+        let context = ClientContext(args)
+        let interactive = isatty(STDIN_FILENO) == 1
+        let client = try await context.connect()
+        defer { client.close() }
+        if interactive {
+            Output.error("connected to \(context.socketPath); one call per line: CHANNEL METHOD [ARGS]; 'help' for more, Ctrl-D to end")
+        }
+        let input = StandardInputLines()
+        var failed = false
+        while true {
+            if interactive { Output.prompt("channelbridge> ") }
+            guard let line = await input.next() else { break }
+            let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            if text.isEmpty || text.hasPrefix("#") { continue }
+            if text == "help" {
+                Output.error(lineHelp)
+                continue
+            }
+            do {
+                let call = try SessionLine(text)
+                let result = try await invoke(call, on: client, json: codecName == "json")
+                Output.line(context.text(result))
+            } catch {
+                failed = true
+                let failure = ClientContext.failure(error, oneShot: false)
+                // One line per call, so details go on the same line.
+                Output.line("error: " + failure.message.split(separator: "\n").joined(separator: " "))
+                if failure.status == ExitCode.unavailable {
+                    Output.flush()
+                    return ExitCode.unavailable
+                }
+            }
+            // Each result as soon as it is known: a terminal, or a program reading the other end of a pipe, sees it.
+            Output.flush()
+        }
+        if interactive { Output.prompt("\n") }
+        return failed ? ExitCode.failure : ExitCode.success
+    }
+
+    static func invoke(_ call: SessionLine, on client: ExtensionHostClient, json: Bool) async throws -> StandardValue {
+        let arguments = try call.arguments.map { try ClientContext.value($0, what: "ARGS") } ?? .null
+        return json
+            ? try await client.invokeMethod(call.method, onChannel: call.channel, arguments: arguments, codec: JSONMethodCodec())
+            : try await client.invokeMethod(call.method, onChannel: call.channel, arguments: arguments)
+    }
+}
+
+/// One input line of `channelbridge session`: `CHANNEL METHOD [ARGS]`.
+struct SessionLine: Equatable {
+    var channel: String
+    var method: String
+    /// The rest of the line, as typed (without surrounding single quotes); nil when there is none.
+    var arguments: String?
+
+    init(channel: String, method: String, arguments: String?) {
+        self.channel = channel
+        self.method = method
+        self.arguments = arguments
+    }
+
+    /// Splits a trimmed, non-empty line; a line without METHOD is a `CommandFailure` (status 1).
+    init(_ line: String) throws {
+        func word(_ text: Substring) -> (Substring, Substring) {
+            let end = text.firstIndex(where: { $0 == " " || $0 == "\t" }) ?? text.endIndex
+            return (text[..<end], text[end...].drop(while: { $0 == " " || $0 == "\t" }))
+        }
+        let (channel, afterChannel) = word(line[...])
+        let (method, rest) = word(afterChannel)
+        guard !method.isEmpty else { throw CommandFailure(ExitCode.failure, "needs CHANNEL and METHOD, got '\(line)'") }
+        var arguments = rest.isEmpty ? nil : String(rest)
+        if let quoted = arguments, quoted.count >= 2, quoted.hasPrefix("'"), quoted.hasSuffix("'") {
+            arguments = String(quoted.dropFirst().dropLast())
+        }
+        self.init(channel: String(channel), method: String(method), arguments: arguments)
+    }
+}
