@@ -50,9 +50,10 @@ public struct StandardValueEncoder: Sendable {
     /// - Throws: `EncodingError.invalidValue` for an integer Dart cannot hold (a `UInt64` above
     ///   `Int64.max`), or a value that encodes nothing at all.
     public func encode<T: Encodable>(_ value: T) throws -> StandardValue {
-        let encoder = ValueEncoder(options: ValueEncoder.Options(self))
+        let encoder = ValueEncoder(options: ValueEncoder.Options(self), capacityHint: TypeFacts.mapCapacity(of: T.self))
         if let special = try encoder.encodeSpecial(value) { return special }
         try value.encode(to: encoder)
+        TypeFacts.recordMapCapacity(encoder.entryCount, of: T.self)
         guard let result = try encoder.takeValue() else {
             throw EncodingError.invalidValue(value, EncodingError.Context(
                 codingPath: [], debugDescription: "\(T.self) did not encode any value"))

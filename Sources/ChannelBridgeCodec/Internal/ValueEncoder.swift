@@ -1,8 +1,12 @@
 import struct FoundationEssentials.Data
 
-/// The `Encoder` behind `StandardValueEncoder`: one per value that opens containers of its own.
-/// Scalars, byte arrays and arrays of numbers or strings are written directly, without one, which
-/// is most of what makes encoding cheap.
+/// The `Encoder` behind `StandardValueEncoder`: one per value that opens containers of its own,
+/// holding what its containers write. Scalars, byte arrays and arrays of numbers or strings are
+/// written directly, without one, which is most of what makes encoding cheap.
+///
+/// The mutable stored properties skip the runtime exclusivity checks: an encoder is used by one
+/// `encode(to:)` call on one thread, and no access to it overlaps another; on a struct of scalar
+/// fields the checks cost about as much as the writes themselves.
 final class ValueEncoder: Encoder {
     struct Options {
         let typedLists: Bool
@@ -14,12 +18,9 @@ final class ValueEncoder: Encoder {
         }
     }
 
-    /// What has been encoded at this level so far.
-    enum Storage {
-        case empty
-        case value(StandardValue)
-        case map(MapBuilder)
-        case list(ListBuilder)
+    /// What kind of value this level holds so far.
+    private enum Kind {
+        case empty, single, keyed, unkeyed
     }
 
     let options: Options
@@ -27,12 +28,26 @@ final class ValueEncoder: Encoder {
     /// links so that nothing is built unless someone asks for the path.
     private let parent: ValueEncoder?
     private let key: (any CodingKey)?
-    var storage: Storage = .empty
+    /// How many entries a map of this type had the last time, if known.
+    private let capacityHint: Int
 
-    init(options: Options, parent: ValueEncoder? = nil, key: (any CodingKey)? = nil) {
+    @exclusivity(unchecked) private var kind = Kind.empty
+    @exclusivity(unchecked) private var single = StandardValue.null
+    /// A keyed container's entries, in the order they were first encoded.
+    @exclusivity(unchecked) private var entries: [StandardValue.MapEntry] = []
+    /// An unkeyed container's elements.
+    @exclusivity(unchecked) private var elements: [StandardValue] = []
+    /// Slots whose value a nested container or super encoder writes later.
+    @exclusivity(unchecked) private var pending: [(index: Int, encoder: ValueEncoder)] = []
+    /// A 256-bit filter of the keys written so far: a key whose bit is clear cannot be a repeat,
+    /// so the common case compares no strings at all.
+    @exclusivity(unchecked) private var seen: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    init(options: Options, parent: ValueEncoder? = nil, key: (any CodingKey)? = nil, capacityHint: Int = 0) {
         self.options = options
         self.parent = parent
         self.key = key
+        self.capacityHint = capacityHint
     }
 
     var codingPath: [any CodingKey] {
@@ -48,68 +63,157 @@ final class ValueEncoder: Encoder {
     var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(KeyedValueEncodingContainer<Key>(encoder: self, map: mapBuilder()))
+        startKeyed()
+        return KeyedEncodingContainer(KeyedValueEncodingContainer<Key>(encoder: self))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        UnkeyedValueEncodingContainer(encoder: self, list: listBuilder())
+        startUnkeyed()
+        return UnkeyedValueEncodingContainer(encoder: self)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
         SingleValueValueEncodingContainer(encoder: self)
     }
 
-    /// The map this level writes into; asking twice gives the same one, as with `JSONEncoder`.
-    func mapBuilder() -> MapBuilder {
-        switch storage {
-        case .map(let map):
-            return map
+    /// A child encoder for a nested container or super encoder, whose value lands in a slot here later.
+    func nested(key: some CodingKey) -> ValueEncoder {
+        ValueEncoder(options: options, parent: self, key: key)
+    }
+
+    // MARK: Writing
+
+    /// Makes this level a map; asking twice gives the same one, as with `JSONEncoder`.
+    func startKeyed() {
+        switch kind {
+        case .keyed:
+            return
         case .empty:
-            let map = MapBuilder()
-            storage = .map(map)
-            return map
-        case .value, .list:
+            kind = .keyed
+            entries.reserveCapacity(capacityHint > 0 ? capacityHint : 8)
+        case .single, .unkeyed:
             preconditionFailure("a keyed container was asked for at `\(renderCodingPath(codingPath))` where a different kind of value was already encoded")
         }
     }
 
-    func listBuilder() -> ListBuilder {
-        switch storage {
-        case .list(let list):
-            return list
+    func startUnkeyed() {
+        switch kind {
+        case .unkeyed:
+            return
         case .empty:
-            let list = ListBuilder()
-            storage = .list(list)
-            return list
-        case .value, .map:
+            kind = .unkeyed
+        case .single, .keyed:
             preconditionFailure("an unkeyed container was asked for at `\(renderCodingPath(codingPath))` where a different kind of value was already encoded")
         }
     }
 
     /// Sets this level's single value.
     func setSingleValue(_ value: StandardValue) {
-        guard case .empty = storage else {
+        guard case .empty = kind else {
             preconditionFailure("a second value was encoded through a single value container at `\(renderCodingPath(codingPath))`")
         }
-        storage = .value(value)
+        kind = .single
+        single = value
     }
+
+    /// Writes `value` under `key`. A key written again replaces its value in place: the later
+    /// value wins, as in `JSONEncoder`. Flutter's decoders disagree on repeated keys (Dart and Java
+    /// keep the last, C++ the first), so none is ever sent.
+    @discardableResult
+    func set(_ key: String, _ value: StandardValue) -> Int {
+        let hash = Self.filterHash(key)
+        let bit: UInt64 = 1 << UInt64(hash & 63)
+        let word: UInt64
+        switch (hash >> 6) & 3 {
+        case 0: word = seen.0
+        case 1: word = seen.1
+        case 2: word = seen.2
+        default: word = seen.3
+        }
+        if word & bit != 0, let index = index(of: key) {
+            entries[index].value = value
+            if !pending.isEmpty { pending.removeAll { $0.index == index } }
+            return index
+        }
+        switch (hash >> 6) & 3 {
+        case 0: seen.0 |= bit
+        case 1: seen.1 |= bit
+        case 2: seen.2 |= bit
+        default: seen.3 |= bit
+        }
+        entries.append(StandardValue.MapEntry(.string(key), value))
+        return entries.count - 1
+    }
+
+    func setPending(_ key: String, _ encoder: ValueEncoder) {
+        let index = set(key, .null)
+        pending.append((index, encoder))
+    }
+
+    private func index(of key: String) -> Int? {
+        entries.firstIndex { entry in
+            if case .string(let existing) = entry.key { return existing == key }
+            return false
+        }
+    }
+
+    /// A cheap hash of a key for the filter: its length and its first and last eight bytes.
+    @inline(__always)
+    private static func filterHash(_ key: String) -> UInt {
+        let hash = key.utf8.withContiguousStorageIfAvailable { bytes -> UInt in
+            let count = bytes.count
+            var hash = UInt(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15
+            if count >= 8 {
+                let raw = UnsafeRawBufferPointer(bytes)
+                hash ^= UInt(truncatingIfNeeded: raw.loadUnaligned(as: UInt64.self))
+                hash ^= UInt(truncatingIfNeeded: raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)) &* 31
+            } else {
+                for byte in bytes { hash = (hash << 8) | UInt(byte) }
+            }
+            return hash
+        } ?? UInt(truncatingIfNeeded: key.utf8.count)   // a bridged string: the length alone
+        return hash ^ (hash >> 29) ^ (hash >> 47)
+    }
+
+    func append(_ value: StandardValue) {
+        elements.append(value)
+    }
+
+    func appendPending(_ encoder: ValueEncoder) {
+        pending.append((elements.count, encoder))
+        elements.append(.null)
+    }
+
+    var elementCount: Int { elements.count }
 
     /// What was encoded at this level; `nil` when nothing was.
     func takeValue() throws -> StandardValue? {
-        switch storage {
-        case .empty: return nil
-        case .value(let value): return value
-        case .map(let map): return try map.finish()
-        case .list(let list): return try list.finish()
+        switch kind {
+        case .empty:
+            return nil
+        case .single:
+            return single
+        case .keyed:
+            for (index, nested) in pending { entries[index].value = try nested.takeValue() ?? .map([]) }
+            return .map(entries)
+        case .unkeyed:
+            for (index, nested) in pending { elements[index] = try nested.takeValue() ?? .map([]) }
+            return .list(elements)
         }
     }
+
+    /// The number of map entries written, for the next value of the same type.
+    var entryCount: Int { kind == .keyed ? entries.count : 0 }
+
+    // MARK: Boxing
 
     /// `value` encoded one level down, under `key` (`nil` for a single value container, which adds
     /// no level to the path).
     func box<T: Encodable>(_ value: T, key: (any CodingKey)?) throws -> StandardValue {
         if let special = try encodeSpecial(value, key: key) { return special }
-        let child = ValueEncoder(options: options, parent: self, key: key)
+        let child = ValueEncoder(options: options, parent: self, key: key, capacityHint: TypeFacts.mapCapacity(of: T.self))
         try value.encode(to: child)
+        TypeFacts.recordMapCapacity(child.entryCount, of: T.self)
         // A value that opened no container at all is an empty map, as an empty object in JSONEncoder.
         return try child.takeValue() ?? .map([])
     }
@@ -140,109 +244,22 @@ final class ValueEncoder: Encoder {
         }
         if T.self == [Bool].self { return .list(unsafeBitCast(value, to: [Bool].self).map { .bool($0) }) }
         if T.self == StandardValue.self { return unsafeBitCast(value, to: StandardValue.self) }
-        if let dictionary = value as? any StandardMapEncodable {
-            let child = ValueEncoder(options: options, parent: self, key: key)
-            return try dictionary.encodeStandardMap(with: child)
+        if !TypeFacts.isKnownNotDictionary(T.self) {
+            if let dictionary = value as? any StandardMapEncodable {
+                return try dictionary.encodeStandardMap(with: ValueEncoder(options: options, parent: self, key: key))
+            }
+            TypeFacts.recordNotDictionary(T.self)
         }
         return nil
     }
 
-    /// An unsigned integer Dart's `int` may not hold.
-    func unsigned<T: FixedWidthInteger & UnsignedInteger>(_ value: T, key: (any CodingKey)?) throws -> StandardValue {
-        if let small = Int32(exactly: value) { return .int32(small) }
-        if let large = Int64(exactly: value) { return .int64(large) }
-        throw EncodingError.invalidValue(value, EncodingError.Context(
-            codingPath: codingPath + (key.map { [$0] } ?? []),
-            debugDescription: "\(T.self) \(value) does not fit in a Dart int (64-bit signed)"))
-    }
-
-    /// A 128-bit integer, when it fits in 64 bits.
+    /// An integer of a type wider than Dart's `int` may be: int32 or int64 when the value fits.
     func wide<T: FixedWidthInteger>(_ value: T, key: (any CodingKey)?) throws -> StandardValue {
         if let small = Int32(exactly: value) { return .int32(small) }
         if let large = Int64(exactly: value) { return .int64(large) }
         throw EncodingError.invalidValue(value, EncodingError.Context(
             codingPath: codingPath + (key.map { [$0] } ?? []),
             debugDescription: "\(T.self) \(value) does not fit in a Dart int (64-bit signed)"))
-    }
-}
-
-/// A value that is not known yet when its slot is made: a nested container's, or a super encoder's.
-enum PendingValue {
-    case map(MapBuilder)
-    case list(ListBuilder)
-    case encoder(ValueEncoder)
-
-    func finish() throws -> StandardValue {
-        switch self {
-        case .map(let map): return try map.finish()
-        case .list(let list): return try list.finish()
-        case .encoder(let encoder): return try encoder.takeValue() ?? .map([])
-        }
-    }
-}
-
-/// The entries of a keyed container, in the order they were encoded. A key encoded again replaces
-/// its value in place (the later value wins, as in `JSONEncoder` and in Dart's map reading).
-final class MapBuilder {
-    private var entries: [StandardValue.MapEntry] = []
-    private var pending: [(index: Int, value: PendingValue)] = []
-    /// One bit per (length, last byte) class of the keys written so far: a new key whose bit is
-    /// clear cannot be a repeat, so the common case compares no strings at all.
-    private var seen: UInt64 = 0
-
-    @discardableResult
-    func set(_ key: String, _ value: StandardValue) -> Int {
-        let utf8 = key.utf8
-        let bit: UInt64 = 1 << UInt64(truncatingIfNeeded: (utf8.count &* 7 &+ Int(utf8.last ?? 0)) & 63)
-        if seen & bit != 0, let index = index(of: key) {
-            entries[index].value = value
-            if !pending.isEmpty { pending.removeAll { $0.index == index } }
-            return index
-        }
-        seen |= bit
-        entries.append(StandardValue.MapEntry(.string(key), value))
-        return entries.count - 1
-    }
-
-    func setPending(_ key: String, _ value: PendingValue) {
-        let index = set(key, .null)
-        pending.append((index, value))
-    }
-
-    private func index(of key: String) -> Int? {
-        entries.firstIndex { entry in
-            if case .string(let existing) = entry.key { return existing == key }
-            return false
-        }
-    }
-
-    func finish() throws -> StandardValue {
-        for (index, value) in pending { entries[index].value = try value.finish() }
-        pending = []
-        return .map(entries)
-    }
-}
-
-/// The elements of an unkeyed container.
-final class ListBuilder {
-    private(set) var elements: [StandardValue] = []
-    private var pending: [(index: Int, value: PendingValue)] = []
-
-    var count: Int { elements.count }
-
-    func append(_ value: StandardValue) {
-        elements.append(value)
-    }
-
-    func appendPending(_ value: PendingValue) {
-        pending.append((elements.count, value))
-        elements.append(.null)
-    }
-
-    func finish() throws -> StandardValue {
-        for (index, value) in pending { elements[index] = try value.finish() }
-        pending = []
-        return .list(elements)
     }
 }
 
