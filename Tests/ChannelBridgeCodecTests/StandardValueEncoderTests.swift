@@ -252,6 +252,29 @@ import Testing
         ]))
     }
 
+    @Test func manyKeysAreKeptAndARepeatedOneReplacedInPlace() throws {
+        struct AnyKey: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+        struct Wide: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: AnyKey.self)
+                for n in 0..<300 { try container.encode(n, forKey: AnyKey(stringValue: "key\(n)")) }
+                try container.encode("again", forKey: AnyKey(stringValue: "key150"))
+                // A second container on the same encoder writes into the same map.
+                var more = encoder.container(keyedBy: AnyKey.self)
+                try more.encode(true, forKey: AnyKey(stringValue: "key7"))
+            }
+        }
+        var expected = (0..<300).map { StandardValue.MapEntry(.string("key\($0)"), .int($0)) }
+        expected[150].value = "again"
+        expected[7].value = true
+        #expect(try encoder.encode(Wide()) == .map(expected))
+    }
+
     @Test func userInfoReachesTheConformances() throws {
         struct Scaled: Codable, Equatable {
             static let factor = CodingUserInfoKey(rawValue: "factor")!
