@@ -275,6 +275,17 @@ import Testing
         #expect(try encoder.encode(Wide()) == .map(expected))
     }
 
+    @Test func aValueThatEncodesNothing() throws {
+        struct Nothing: Encodable {
+            func encode(to encoder: any Encoder) throws {}
+        }
+        struct Holder: Encodable { var nothing = Nothing() }
+        // Nested, it is an empty map (an empty object in JSONEncoder); alone, it is an error.
+        #expect(try encoder.encode(Holder()) == .map(["nothing": .map([])]))
+        let error = try #require(throws: EncodingError.self) { try encoder.encode(Nothing()) }
+        #expect(StandardValueEncoder.message(for: error) == "Nothing did not encode any value")
+    }
+
     @Test func userInfoReachesTheConformances() throws {
         struct Scaled: Codable, Equatable {
             static let factor = CodingUserInfoKey(rawValue: "factor")!
