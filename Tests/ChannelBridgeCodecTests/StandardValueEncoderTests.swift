@@ -286,6 +286,33 @@ import Testing
         #expect(StandardValueEncoder.message(for: error) == "Nothing did not encode any value")
     }
 
+    /// The encoder remembers facts per type in tables shared by every encoder in the process; many
+    /// tasks encoding structs and dictionaries at once must each get exactly their own values.
+    @Test func encodingFromManyTasksAtOnce() async throws {
+        let user = User(name: "Ada", age: 36, score: 1, active: true, address: Address(street: "s", zip: 1),
+                        tags: ["t"], nickname: nil)
+        let expectedUser = try StandardValueEncoder().encode(user)
+        let mismatches = try await withThrowingTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var mismatches = 0
+                    let encoder = StandardValueEncoder()
+                    for n in 0..<500 {
+                        if try encoder.encode(user) != expectedUser { mismatches += 1 }
+                        let dictionary = [n: task, -n - 1: task]
+                        if try encoder.encode(dictionary) != .map([.int(-n - 1): .int(task), .int(n): .int(task)]) {
+                            mismatches += 1
+                        }
+                        if try encoder.encode(["k\(task)": [n]]) != .map([.string("k\(task)"): [.int(n)]]) { mismatches += 1 }
+                    }
+                    return mismatches
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(mismatches == 0)
+    }
+
     @Test func userInfoReachesTheConformances() throws {
         struct Scaled: Codable, Equatable {
             static let factor = CodingUserInfoKey(rawValue: "factor")!
