@@ -39,8 +39,8 @@ func run(name: String, socket path: String) async throws {
     // A client process would do exactly this.
     let connection = try await SocketConnection.connect(to: path)
     let greeter = MethodChannel(name: GreeterPlugin.channelName, messenger: connection.messenger)
-    print(try await greeter.invokeMethod("greet", arguments: ["name": .string(name)]).stringValue ?? "?")
-    print("greetings so far: \(try await greeter.invokeMethod("greetings").intValue ?? -1)")
+    print(try await greeter.invokeMethod("greet", arguments: Greeting(name: name), as: String.self))
+    print("greetings so far: \(try await greeter.invokeMethod("greetings", as: Int.self))")
     do {
         _ = try await greeter.invokeMethod("wave")
     } catch {

@@ -1,48 +1,54 @@
-// A plugin of your own: one MethodChannel, registered by name the way Flutter's generated
-// registrant registers plugins. Its tests are in Examples/GreeterPluginTests.
+// A plugin of your own: one MethodChannel whose methods are typed Swift functions, registered by
+// name the way Flutter's generated registrant registers plugins. Its tests are in
+// Examples/GreeterPluginTests.
 
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgePlugins
 import Synchronization
 
-/// Greets by name on `example/greeter`: `greet {name}` answers "Hello, NAME!", and counts the
-/// greetings of its session in `greetings`.
+/// The arguments of `greet`, as the caller sends them: `{"name": "Ada"}` from Dart, or this
+/// struct from Swift with `invokeMethod("greet", arguments: Greeting(name: "Ada"), as: String.self)`.
+public struct Greeting: Codable, Sendable {
+    public var name: String
+
+    public init(name: String) {
+        self.name = name
+    }
+}
+
+/// Greets by name on `example/greeter`: `greet {name}` answers "Hello, NAME!", and `greetings`
+/// the number of greetings of its session.
 public enum GreeterPlugin: Plugin {
     public static let pluginKey = "GreeterPlugin"
     public static let channelName = "example/greeter"
 
     public static func register(with registrar: PluginRegistrar) throws {
-        let channel = MethodChannel(name: channelName, messenger: registrar.messenger)
-        registrar.addMethodCallDelegate(Greeter(), channel: channel)
+        // One greeter per registry, so per session: its count is the session's.
+        let greeter = Greeter()
+        // Each method is a function; a method not listed answers "not implemented", and arguments
+        // that are not a Greeting answer INVALID_ARGUMENTS naming the field, before `greet` runs.
+        let router = MethodRouter { router in
+            router.on("greet", greeter.greet)
+            router.on("greetings", greeter.greetings)
+        }
+        registrar.addMethodCallDelegate(router, channel: MethodChannel(name: channelName, messenger: registrar.messenger))
         registrar.publish("greets on \(channelName)")
     }
 }
 
-struct Greeter: MethodCallDelegate {
-    private let count = Counter()
+final class Greeter: Sendable {
+    private let count = Mutex(0)
 
-    func handle(_ call: MethodCall) async throws -> StandardValue {
-        switch call.method {
-        case "greet":
-            guard let name = call.arguments["name"]?.stringValue, !name.isEmpty else {
-                throw MethodError(code: "INVALID_ARGUMENTS", message: "greet needs a non-empty string 'name'",
-                                  details: call.arguments)
-            }
-            count.increment()
-            return .string("Hello, \(name)!")
-        case "greetings":
-            return .int(count.value)
-        default:
-            // Flutter's "not implemented": the caller gets a null reply.
-            throw MethodNotImplemented()
+    func greet(_ greeting: Greeting) throws -> String {
+        guard !greeting.name.isEmpty else {
+            throw MethodError(code: "INVALID_ARGUMENTS", message: "greet needs a non-empty name")
         }
+        count.withLock { $0 += 1 }
+        return "Hello, \(greeting.name)!"
     }
-}
 
-/// The session's greeting count, shared by the delegate's calls.
-final class Counter: Sendable {
-    private let state = Mutex(0)
-    var value: Int { state.withLock { $0 } }
-    func increment() { state.withLock { $0 += 1 } }
+    func greetings() -> Int {
+        count.withLock { $0 }
+    }
 }

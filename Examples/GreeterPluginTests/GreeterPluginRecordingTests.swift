@@ -32,8 +32,7 @@ import Testing
         #expect(recorder.replies(on: "example/greeter").map { $0?.envelope } == [
             .success("Hello, Ada!"),
             .success(1),
-            .error(MethodError(code: "INVALID_ARGUMENTS", message: "greet needs a non-empty string 'name'",
-                               details: ["nom": "Ada"])),
+            .error(MethodError(code: "INVALID_ARGUMENTS", message: "`name`: missing")),
             nil,   // no envelope at all: a null reply, "not implemented"
         ])
         #expect(recorder.replies(on: "example/greeter").last == .null)

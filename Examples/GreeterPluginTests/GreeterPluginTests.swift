@@ -21,18 +21,31 @@ import Testing
 
     @Test func greetsByName() async throws {
         let (greeter, registry) = try await makeGreeter()
-        #expect(try await greeter.invokeMethod("greet", arguments: ["name": "Ada"]) == "Hello, Ada!")
-        #expect(try await greeter.invokeMethod("greetings") == 1)
+        // From Swift, typed; from Dart (or untyped Swift), a map with a "name".
+        #expect(try await greeter.invokeMethod("greet", arguments: Greeting(name: "Ada"), as: String.self) == "Hello, Ada!")
+        #expect(try await greeter.invokeMethod("greet", arguments: ["name": "Grace"]) == "Hello, Grace!")
+        #expect(try await greeter.invokeMethod("greetings", as: Int.self) == 2)
         #expect(registry.hasPlugin("GreeterPlugin"))
         #expect(registry.valuePublished(byPlugin: "GreeterPlugin")?.value(as: String.self) == "greets on example/greeter")
     }
 
-    @Test func refusesAMissingName() async throws {
+    @Test func refusesArgumentsThatAreNotAGreeting() async throws {
         let (greeter, _) = try await makeGreeter()
-        await #expect(throws: MethodError(code: "INVALID_ARGUMENTS", message: "greet needs a non-empty string 'name'",
-                                          details: ["nom": "Ada"])) {
+        // Decoding fails before `greet` runs; the message names the field.
+        await #expect(throws: MethodError(code: "INVALID_ARGUMENTS", message: "`name`: missing")) {
             try await greeter.invokeMethod("greet", arguments: ["nom": "Ada"])
         }
+        await #expect(throws: MethodError(code: "INVALID_ARGUMENTS", message: "`name`: expected a String, found int32 3")) {
+            try await greeter.invokeMethod("greet", arguments: ["name": 3])
+        }
+        await #expect(throws: MethodError(code: "INVALID_ARGUMENTS", message: "expected a Map, found String \"Ada\"")) {
+            try await greeter.invokeMethod("greet", arguments: "Ada")
+        }
+        // `greet` itself refuses an empty name.
+        await #expect(throws: MethodError(code: "INVALID_ARGUMENTS", message: "greet needs a non-empty name")) {
+            try await greeter.invokeMethod("greet", arguments: Greeting(name: ""), as: String.self)
+        }
+        #expect(try await greeter.invokeMethod("greetings", as: Int.self) == 0)
     }
 
     @Test func unknownMethodsAreNotImplemented() async throws {

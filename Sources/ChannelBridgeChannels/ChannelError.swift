@@ -23,13 +23,13 @@ public struct ChannelError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The other side answered with a null reply: no handler on the channel, or the handler
         /// answered "not implemented" (Flutter's `MissingPluginException`).
         public static let notImplemented = Code("notImplemented")
-        /// A reply could not be decoded with the channel's codec.
+        /// A reply could not be decoded with the channel's codec (or, for a typed call, as its type).
         public static let malformedReply = Code("malformedReply")
-        /// An incoming message could not be decoded with the channel's codec.
+        /// An incoming message could not be decoded with the channel's codec (or as the typed handler's type).
         public static let malformedMessage = Code("malformedMessage")
-        /// An event on an event channel could not be decoded as an envelope.
+        /// An event on an event channel could not be decoded as an envelope (or as a typed stream's type).
         public static let malformedEvent = Code("malformedEvent")
-        /// The outgoing call or message could not be encoded with the channel's codec.
+        /// The outgoing call or message could not be encoded with the channel's codec (or as Standard values).
         public static let unencodable = Code("unencodable")
         /// The call got no reply within its timeout; the request was withdrawn.
         public static let timedOut = Code("timedOut")

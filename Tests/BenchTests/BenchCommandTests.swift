@@ -14,7 +14,8 @@ import Testing
                      ["calls_per_s", "calls_per_s_one_write"]),
         "bulk": (["gb_per_s_1mib", "gb_per_s_16mib"], ["gb_per_s_1mib", "gb_per_s_16mib"],
                  ["gb_per_s_1mib", "gb_per_s_16mib"]),
-        "codec": (["encdec_us"], ["encdec_us", "encdec_us_foundation_json"], ["encdec_us", "encdec_us_foundation_json"]),
+        "codec": (["encdec_us", "encode_us_codable"], ["encdec_us", "encdec_us_foundation_json", "encode_us_value"],
+                  ["encdec_us", "encdec_us_foundation_json", "encode_us_codable"]),
         "events": (["events_per_s"], ["events_per_s", "events_per_s_batched"], ["events_per_s", "events_per_s_batched"]),
         "host": (["ready_ms", "rss_idle_mb", "rss_busy_mb"], [], []),
     ]
@@ -42,11 +43,12 @@ import Testing
         let outcome = try BenchProcess.run("channelbridge", ["bench", "codec", "--repeat", "2", "--scale", "0.001"])
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
         let lines = outcome.stdout.split(separator: "\n").map(String.init)
-        try #require(lines.count == 3)
+        try #require(lines.count == 4)
         #expect(lines[0].hasPrefix("scenario  figure"))
         #expect(lines[0].contains("ratio"))
         #expect(lines[1].hasPrefix("codec     encdec_us "))
         #expect(lines[2].hasPrefix("codec     encdec_us_foundation_json "))
+        #expect(lines[3].hasPrefix("codec     encode_us_codable "))
         // Ratio, then ours and the baseline as "median (min–max)".
         let fields = lines[1].split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         #expect(fields[2].hasSuffix("×"))

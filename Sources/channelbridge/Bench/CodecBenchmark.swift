@@ -3,7 +3,9 @@ import Foundation
 
 /// `codec`: StandardMessageCodec encode+decode of the representative payload, against a C
 /// implementation of the same format on the same bytes (`channelbridge-raw-bench codec`) and
-/// Foundation's JSONEncoder/JSONDecoder on the same data as a Codable struct, interleaved.
+/// Foundation's JSONEncoder/JSONDecoder on the same data as a Codable struct, interleaved. And
+/// `encode_us_codable`: the Codable struct encoded through StandardValueEncoder then the codec,
+/// against the codec encoding the same StandardValue tree, already built.
 enum CodecBenchmark {
     struct Origin: Codable { var x: Double; var y: Double }
     struct Payload: Codable {
@@ -24,25 +26,15 @@ enum CodecBenchmark {
         return try TypedValueNotation.value(from: try JSONValue.parse(Array(data)))
     }
 
+    /// The payload as the Codable struct, read with StandardValueDecoder; encoding it back with
+    /// StandardValueEncoder must give the very same tree, or the `encode_us_codable` figure would
+    /// compare different work.
     static func codable(from value: StandardValue) throws -> Payload {
-        func get(_ key: String) throws -> StandardValue {
-            guard let v = value[key] else { throw UsageError("payload lacks \(key)") }
-            return v
+        let payload = try StandardValueDecoder().decode(Payload.self, from: value)
+        guard try StandardValueEncoder().encode(payload) == value else {
+            throw BenchError("the Codable payload does not encode to the representative payload")
         }
-        func int32(_ key: String) throws -> Int32 { Int32(try get(key).intValue ?? 0) }
-        func int64(_ key: String) throws -> Int64 { Int64(try get(key).intValue ?? 0) }
-        func double(_ key: String) throws -> Double { try get(key).doubleValue ?? 0 }
-        func string(_ key: String) throws -> String { try get(key).stringValue ?? "" }
-        let origin = try get("origin")
-        return Payload(
-            id: try int32("id"), timestamp: try int64("timestamp"), count: try int32("count"), offset: try int32("offset"),
-            big: try int64("big"), ratio: try double("ratio"), pi: try double("pi"), neg: try double("neg"),
-            large: try double("large"), name: try string("name"), title: try string("title"), path: try string("path"),
-            desc: try string("desc"), url: try string("url"), text: try string("text"),
-            enabled: try get("enabled").boolValue ?? false, visible: try get("visible").boolValue ?? false,
-            samples: (try get("samples").listValue ?? []).map { Int32($0.intValue ?? 0) },
-            blob: try get("blob").dataValue ?? Data(),
-            origin: Origin(x: origin["x"]?.doubleValue ?? 0, y: origin["y"]?.doubleValue ?? 0))
+        return payload
     }
 
     /// Microseconds per encode+decode, best of a few timed batches (so one scheduler hiccup does
@@ -82,6 +74,8 @@ enum CodecBenchmark {
         let jsonIterations = settings.scaled(500)
         var ours = BenchSeries("encdec_us")
         var c = BenchSeries("encdec_us"), json = BenchSeries("encdec_us_foundation_json")
+        var codableEncode = BenchSeries("encode_us_codable"), valueEncode = BenchSeries("encode_us_value")
+        let valueEncoder = StandardValueEncoder()
         for _ in 0..<settings.repetitions {
             ours.values.append(try measure(iterations: oursIterations) {
                 let bytes = try codec.encode(value)
@@ -95,12 +89,20 @@ enum CodecBenchmark {
                 let data = try encoder.encode(payload)
                 return try decoder.decode(Payload.self, from: data).samples.count + data.count
             })
+            codableEncode.values.append(try measure(iterations: oursIterations) {
+                try codec.encode(try valueEncoder.encode(payload)).count
+            })
+            valueEncode.values.append(try measure(iterations: oursIterations) {
+                try codec.encode(value).count
+            })
         }
         return ScenarioResult(scenario: "codec", rows: [
             BenchRow(figure: "encdec_us", ours: ours, baseline: c,
                      baselineLabel: "C Standard codec, \(encoded.count)-byte payload"),
             BenchRow(figure: "encdec_us_foundation_json", ours: ours, baseline: json,
                      baselineLabel: "Foundation JSONEncoder/JSONDecoder, Codable struct"),
+            BenchRow(figure: "encode_us_codable", ours: codableEncode, baseline: valueEncode,
+                     baselineLabel: "encode of the same StandardValue tree, already built"),
         ])
     }
 }
