@@ -1,0 +1,163 @@
+import ChannelBridgeCodec
+
+/// The writes of one group commit, applied in order on top of the document they start from, and
+/// then written out as the new file.
+///
+/// The base document is not touched: if the durable replace fails, the cache still holds the
+/// file as it is. Changed values are kept as their TVN text; `result()` copies every unchanged
+/// member's bytes as they are, so the cost of a commit is one pass of `memcpy` over the file plus
+/// the encoding of the values it changed.
+struct DocumentEdit {
+    let base: StoredDocument
+    let path: String
+    /// Base members changed by this edit, by position: the new value text, or `nil` for removed.
+    private var replaced: [Int: [UInt8]?] = [:]
+    /// Keys that are not live in the base (new, or removed and stored again), in the order stored.
+    private var added: [(key: String, value: [UInt8]?)] = []
+    private var addedPosition: [String: Int] = [:]
+    /// Every key written, in the order first written (the change log's commit and the change events).
+    private(set) var writtenKeys: [String] = []
+    private var written = Set<String>()
+
+    init(base: StoredDocument, path: String) {
+        self.base = base
+        self.path = path
+    }
+
+    var hasWrites: Bool { !writtenKeys.isEmpty }
+
+    /// The value text `key` has at this point of the edit.
+    func valueText(forKey key: String) -> ArraySlice<UInt8>? {
+        if let position = addedPosition[key] { return added[position].value.map { $0[...] } }
+        guard let position = base.index[key] else { return nil }
+        if let change = replaced[position] { return change.map { $0[...] } }
+        return base.valueText(forKey: key)
+    }
+
+    /// The decoded value `key` has at this point of the edit.
+    func value(forKey key: String) throws(StoreError) -> StandardValue? {
+        guard let text = valueText(forKey: key) else { return nil }
+        return try StoredDocument.decode(text, key: key, path: path)
+    }
+
+    /// Stores `text` (canonical TVN, already checked) under `key`; `nil` removes it. Removing a
+    /// key that is not there writes nothing. Returns whether anything was written.
+    @discardableResult
+    mutating func set(_ key: String, text: [UInt8]?) -> Bool {
+        if let position = addedPosition[key] {
+            if let text {
+                added[position].value = text
+            } else {
+                // Removed again in the same commit: a later store goes last once more.
+                added[position].value = nil
+                addedPosition[key] = nil
+            }
+        } else if let position = base.index[key], replaced[position] != .some(nil) {
+            replaced[position] = .some(text)
+        } else if let text {
+            addedPosition[key] = added.count
+            added.append((key, text))
+        } else {
+            return false
+        }
+        if written.insert(key).inserted { writtenKeys.append(key) }
+        return true
+    }
+
+    /// Removes every key; returns whether there was any.
+    @discardableResult
+    mutating func removeAll() -> Bool {
+        var any = false
+        for key in base.orderedKeys() where valueText(forKey: key) != nil { any = set(key, text: nil) || any }
+        for (key, value) in added where value != nil && addedPosition[key] != nil { any = set(key, text: nil) || any }
+        return any
+    }
+
+    /// A finished edit: the new file's bytes and what the cached document needs to match them.
+    struct Result: Sendable {
+        var bytes: [UInt8]
+        var entries: [StoredDocument.Entry]
+        var tombstones: Int
+        var changeLog: ChangeLog
+        var removedKeys: [String]
+        var addedKeys: [(key: String, position: Int)]
+        var writtenKeys: [String]
+    }
+
+    /// The new file: the layout of Protocol/store.md's example (one member per line), unchanged
+    /// members copied byte for byte, and one change-log commit naming every key written.
+    func result() -> Result {
+        var log = base.changeLog ?? ChangeLog(seq: 0, commits: [])
+        log.record(writtenKeys)
+        var out: [UInt8] = []
+        out.reserveCapacity(base.bytes.count + added.reduce(64) { $0 + $1.key.utf8.count + ($1.value?.count ?? 0) + 16 }
+            + replaced.values.reduce(0) { $0 + ($1?.count ?? 0) })
+        out.append(contentsOf: "{\n  \"version\": 1,\n  \"values\": {".utf8)
+        var entries: [StoredDocument.Entry] = []
+        entries.reserveCapacity(base.entries.count + added.count)
+        var tombstones = 0
+        var removedKeys: [String] = []
+        var addedKeys: [(key: String, position: Int)] = []
+        var first = true
+
+        func beginMember() -> Int {
+            out.append(contentsOf: first ? "\n    ".utf8 : ",\n    ".utf8)
+            first = false
+            return out.count
+        }
+
+        let changedPositions = replaced.keys.sorted()
+        var nextChange = 0
+        for (position, entry) in base.entries.enumerated() {
+            if entry.isRemoved {
+                entries.append(.removed)
+                tombstones += 1
+                continue
+            }
+            if nextChange < changedPositions.count, changedPositions[nextChange] == position {
+                nextChange += 1
+                guard let text = replaced[position]! else {
+                    entries.append(.removed)
+                    tombstones += 1
+                    continue
+                }
+                let start = beginMember()
+                out.append(contentsOf: base.memberPrefix(at: position))
+                let valueStart = out.count
+                out.append(contentsOf: text)
+                entries.append(.init(start: start, valueStart: valueStart, end: out.count))
+                continue
+            }
+            let start = beginMember()
+            out.append(contentsOf: base.bytes[entry.start..<entry.end])
+            let shift = start - entry.start
+            entries.append(.init(start: start, valueStart: entry.valueStart + shift, end: entry.end + shift))
+        }
+        // Positions do not carry keys; the keys written do.
+        for key in writtenKeys {
+            if let position = base.index[key], replaced[position] == .some(nil) { removedKeys.append(key) }
+        }
+        for (key, value) in added {
+            guard let value else { continue }
+            let start = beginMember()
+            out.append(contentsOf: JSONValue.string(key).text.utf8)
+            out.append(contentsOf: ": ".utf8)
+            let valueStart = out.count
+            out.append(contentsOf: value)
+            addedKeys.append((key, entries.count))
+            entries.append(.init(start: start, valueStart: valueStart, end: out.count))
+        }
+        out.append(contentsOf: (first ? "}" : "\n  }").utf8)
+        out.append(contentsOf: ",\n  \"changeLog\": ".utf8)
+        out.append(contentsOf: log.json.text.utf8)
+        for member in base.otherMembers {
+            out.append(contentsOf: ",\n  ".utf8)
+            out.append(contentsOf: JSONValue.string(member.key).text.utf8)
+            out.append(contentsOf: ": ".utf8)
+            out.append(contentsOf: member.text)
+        }
+        out.append(contentsOf: "\n}\n".utf8)
+        return Result(bytes: out, entries: entries, tombstones: tombstones, changeLog: log, removedKeys: removedKeys,
+                      addedKeys: addedKeys, writtenKeys: writtenKeys)
+    }
+}
