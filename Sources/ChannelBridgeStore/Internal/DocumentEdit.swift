@@ -73,10 +73,15 @@ struct DocumentEdit {
         return any
     }
 
-    /// A finished edit: the new file's bytes and what the cached document needs to match them.
+    /// Where a commit builds the new file's bytes and entries. Kept between commits (the previous
+    /// document's arrays) so that their capacity is reused.
+    struct Buffers: Sendable {
+        var bytes: [UInt8] = []
+        var entries: [StoredDocument.Entry] = []
+    }
+
+    /// A finished edit: what the cached document needs, besides the buffers, to match the file.
     struct Result: Sendable {
-        var bytes: [UInt8]
-        var entries: [StoredDocument.Entry]
         var tombstones: Int
         var changeLog: ChangeLog
         var removedKeys: [String]
@@ -84,16 +89,29 @@ struct DocumentEdit {
         var writtenKeys: [String]
     }
 
-    /// The new file: the layout of Protocol/store.md's example (one member per line), unchanged
-    /// members copied byte for byte, and one change-log commit naming every key written.
-    func result() -> Result {
+    /// The new file, built in `buffers`: the layout of Protocol/store.md's example (one member per
+    /// line), unchanged members copied byte for byte, and one change-log commit naming every key
+    /// written.
+    ///
+    /// Throws `invalidValue` when the file would exceed `StoredDocument.maximumSize`.
+    func result(into buffers: inout Buffers) throws(StoreError) -> Result {
         var log = base.changeLog ?? ChangeLog(seq: 0, commits: [])
         log.record(writtenKeys)
-        var out: [UInt8] = []
-        out.reserveCapacity(base.bytes.count + added.reduce(64) { $0 + $1.key.utf8.count + ($1.value?.count ?? 0) + 16 }
-            + replaced.values.reduce(0) { $0 + ($1?.count ?? 0) })
+        var out = buffers.bytes
+        var entries = buffers.entries
+        buffers = Buffers()   // `out` and `entries` are the only references: reused in place
+        out.removeAll(keepingCapacity: true)
+        entries.removeAll(keepingCapacity: true)
+        let logText = log.json.text
+        let estimate = base.bytes.count + logText.utf8.count
+            + added.reduce(64) { $0 + $1.key.utf8.count + ($1.value?.count ?? 0) + 16 }
+            + replaced.values.reduce(0) { $0 + ($1?.count ?? 0) }
+        guard estimate <= StoredDocument.maximumSize else {
+            throw StoreError(.invalidValue, "the preferences file '\(path)' would grow past \(StoredDocument.maximumSize) bytes",
+                             path: path)
+        }
+        out.reserveCapacity(estimate)
         out.append(contentsOf: "{\n  \"version\": 1,\n  \"values\": {".utf8)
-        var entries: [StoredDocument.Entry] = []
         entries.reserveCapacity(base.entries.count + added.count)
         var tombstones = 0
         var removedKeys: [String] = []
@@ -149,7 +167,7 @@ struct DocumentEdit {
         }
         out.append(contentsOf: (first ? "}" : "\n  }").utf8)
         out.append(contentsOf: ",\n  \"changeLog\": ".utf8)
-        out.append(contentsOf: log.json.text.utf8)
+        out.append(contentsOf: logText.utf8)
         for member in base.otherMembers {
             out.append(contentsOf: ",\n  ".utf8)
             out.append(contentsOf: JSONValue.string(member.key).text.utf8)
@@ -157,7 +175,8 @@ struct DocumentEdit {
             out.append(contentsOf: member.text)
         }
         out.append(contentsOf: "\n}\n".utf8)
-        return Result(bytes: out, entries: entries, tombstones: tombstones, changeLog: log, removedKeys: removedKeys,
-                      addedKeys: addedKeys, writtenKeys: writtenKeys)
+        buffers = Buffers(bytes: out, entries: entries)
+        return Result(tombstones: tombstones, changeLog: log, removedKeys: removedKeys, addedKeys: addedKeys,
+                      writtenKeys: writtenKeys)
     }
 }

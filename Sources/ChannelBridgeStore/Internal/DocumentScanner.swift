@@ -125,6 +125,9 @@ struct DocumentScanner {
     }
 
     private mutating func scan() throws(StoreError) -> StoredDocument {
+        guard bytes.count <= StoredDocument.maximumSize else {
+            throw corrupt("is \(bytes.count) bytes long; this store reads files of at most \(StoredDocument.maximumSize) bytes")
+        }
         skipWhitespace()
         guard peek == UInt8(ascii: "{") else {
             // Valid JSON that is not an object, or not JSON at all.
@@ -196,7 +199,8 @@ struct DocumentScanner {
     /// fault that is not a JSON error (a key given twice, a value that is not TVN), which the
     /// caller reports only once the rest of the file has been checked.
     private mutating func scanValues(into document: inout StoredDocument) throws(StoreError) -> StoreError? {
-        var fault: StoreError?
+        var keys: [String] = []
+        var notation: (position: Int, fault: StoreError)?
         offset += 1
         skipWhitespace()
         if peek == UInt8(ascii: "}") {
@@ -213,21 +217,17 @@ struct DocumentScanner {
             let valueStart = offset
             try skipValue()
             let json = try parse(valueStart..<offset, maxDepth: StoredDocument.valueDepthLimit)
-            if fault == nil {
-                if document.index[key] != nil {
-                    fault = corrupt("has the key '\(key)' twice")
-                } else {
-                    do {
-                        _ = try TypedValueNotation.value(from: json)
-                    } catch {
-                        fault = StoreError(
-                            .corruptFile,
-                            "preferences file '\(path)': the value of key '\(key)' is not typed value notation: \(error)",
-                            path: path)
-                    }
+            if notation == nil {
+                do {
+                    _ = try TypedValueNotation.value(from: json)
+                } catch {
+                    notation = (keys.count, StoreError(
+                        .corruptFile,
+                        "preferences file '\(path)': the value of key '\(key)' is not typed value notation: \(error)",
+                        path: path))
                 }
             }
-            if document.index[key] == nil { document.index[key] = document.entries.count }
+            keys.append(key)
             document.entries.append(StoredDocument.Entry(start: start, valueStart: valueStart, end: offset))
             skipWhitespace()
             if peek == UInt8(ascii: ",") {
@@ -235,7 +235,14 @@ struct DocumentScanner {
                 continue
             }
             try expect(UInt8(ascii: "}"), "',' or '}'")
-            return fault
+            break
         }
+        // The index is built once, at its final size.
+        document.index.reserveCapacity(keys.count)
+        for (position, key) in keys.enumerated() where document.index.updateValue(position, forKey: key) != nil {
+            if let notation, notation.position < position { return notation.fault }
+            return corrupt("has the key '\(key)' twice")
+        }
+        return notation?.fault
     }
 }

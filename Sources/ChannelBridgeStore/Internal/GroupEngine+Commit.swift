@@ -63,12 +63,18 @@ extension GroupEngine {
             defer { FileSystem.unlock(lock) }
             try loading.withLock { (watchers: inout Watchers) throws(StoreError) in
                 try refreshLocked(&watchers)
-                guard let result = edit(batch) else { return }
+                var buffers = commits.withLock { commits in
+                    defer { commits.spare = DocumentEdit.Buffers() }
+                    return commits.spare
+                }
+                defer { commits.withLock { $0.spare = buffers } }
+                guard let result = try edit(batch, into: &buffers) else { return }
                 let (descriptor, identity) = try FileSystem.replaceDurably(
-                    files.preferences, with: result.bytes, temporaryPath: files.temporary, directory: files.directory)
+                    files.preferences, with: buffers.bytes, temporaryPath: files.temporary, directory: files.directory)
                 let oldPin = cache.withLock { cache in
-                    // The batch's edit (and its copy of the document) is gone: `index` changes in place.
-                    cache.document.apply(result)
+                    // The batch's edit (and its copy of the document) is gone: `index` changes in
+                    // place, and the old bytes and entries go back to `buffers` for the next commit.
+                    cache.document.apply(result, buffers: &buffers)
                     cache.identity = identity
                     defer { cache.pin = descriptor }
                     return cache.pin
@@ -82,10 +88,12 @@ extension GroupEngine {
         for request in batch { request.finish(failure) }
     }
 
-    /// Applies the batch to the cached document; `nil` when it wrote nothing.
-    private func edit(_ batch: [any PendingWrite]) -> DocumentEdit.Result? {
+    /// Applies the batch to the cached document, building the new file in `buffers`; `nil` when
+    /// it wrote nothing.
+    private func edit(_ batch: [any PendingWrite], into buffers: inout DocumentEdit.Buffers) throws(StoreError)
+        -> DocumentEdit.Result? {
         var edit = DocumentEdit(base: cache.withLock { $0.document }, path: files.preferences)
         for request in batch { request.apply(to: &edit) }
-        return edit.hasWrites ? edit.result() : nil
+        return edit.hasWrites ? try edit.result(into: &buffers) : nil
     }
 }

@@ -37,6 +37,8 @@ final class GroupEngine: Sendable {
         var pending: [any PendingWrite] = []
         var head = 0
         var running = false
+        /// The arrays the next commit builds the file in (the document's previous ones).
+        var spare = DocumentEdit.Buffers()
     }
 
     let cache = Mutex(Cache())

@@ -8,19 +8,33 @@ import ChannelBridgeCodec
 /// values it changes, so no write re-encodes the group (Protocol/store.md, "Costs"). Memory is the
 /// file's size plus about 24 bytes a key for `entries` and one dictionary entry a key for `index`.
 struct StoredDocument: Sendable {
-    /// One member of `values`: byte offsets into `bytes`. A removed member stays as a tombstone
-    /// (`start < 0`) until there are many, so positions in `index` stay valid across writes.
+    /// One member of `values`: byte offsets into `bytes`, 32 bits each (files are limited to
+    /// `maximumSize`), 12 bytes a key. A removed member stays as a tombstone until there are many,
+    /// so positions in `index` stay valid across writes.
     struct Entry: Sendable, Equatable {
+        private let startOffset: Int32
+        private let valueOffset: Int32
+        private let endOffset: Int32
+
+        init(start: Int, valueStart: Int, end: Int) {
+            startOffset = Int32(truncatingIfNeeded: start)
+            valueOffset = Int32(truncatingIfNeeded: valueStart)
+            endOffset = Int32(truncatingIfNeeded: end)
+        }
+
         /// The member's first byte (the key's opening quote).
-        var start: Int
+        var start: Int { Int(startOffset) }
         /// The value's first byte.
-        var valueStart: Int
+        var valueStart: Int { Int(valueOffset) }
         /// One past the value's last byte.
-        var end: Int
+        var end: Int { Int(endOffset) }
 
         static let removed = Entry(start: -1, valueStart: -1, end: -1)
-        var isRemoved: Bool { start < 0 }
+        var isRemoved: Bool { startOffset < 0 }
     }
+
+    /// The largest preferences file this store reads or writes (offsets are 32-bit).
+    static let maximumSize = Int(Int32.max)
 
     /// The file's bytes (empty for a group with no file).
     var bytes: [UInt8] = []
@@ -82,6 +96,12 @@ struct StoredDocument: Sendable {
     /// Decodes one value's TVN text. The scanner checked every value when the file was read and
     /// the store writes only values it checked, so a failure here means the bytes were damaged.
     static func decode(_ text: ArraySlice<UInt8>, key: String, path: String) throws(StoreError) -> StandardValue {
+        // A string without escapes, the commonest value, is its bytes between the quotes (checked
+        // as JSON when the file was read, or written by this store).
+        if text.count >= 2, text.first == UInt8(ascii: "\""), text.last == UInt8(ascii: "\""),
+           !text.contains(UInt8(ascii: "\\")) {
+            return .string(String(decoding: text.dropFirst().dropLast(), as: UTF8.self))
+        }
         do {
             return try TypedValueNotation.value(from: try JSONValue.parse(text, maxDepth: valueDepthLimit))
         } catch {
@@ -95,9 +115,12 @@ struct StoredDocument: Sendable {
 extension StoredDocument {
     /// Takes a write's result in: new bytes and entries, and the keys that left or joined `index`.
     /// `index` changes in place, so the caller must hold the only copy of this document.
-    mutating func apply(_ commit: DocumentEdit.Result) {
-        bytes = commit.bytes
-        entries = commit.entries
+    ///
+    /// The new bytes and entries come in `buffers`, which get this document's old ones back for
+    /// the next write to reuse: a group's large arrays are allocated once, not once per write.
+    mutating func apply(_ commit: DocumentEdit.Result, buffers: inout DocumentEdit.Buffers) {
+        swap(&bytes, &buffers.bytes)
+        swap(&entries, &buffers.entries)
         tombstones = commit.tombstones
         changeLog = commit.changeLog
         for key in commit.removedKeys { index.removeValue(forKey: key) }

@@ -13,10 +13,12 @@ import Testing
         -> (file: StoredDocument, cached: StoredDocument, bytes: [UInt8]) {
         var edit = DocumentEdit(base: base, path: "/p")
         changes(&edit)
-        let result = edit.result()
+        var buffers = DocumentEdit.Buffers()
+        let result = try edit.result(into: &buffers)
+        let bytes = buffers.bytes
         var cached = base
-        cached.apply(result)
-        return (try DocumentScanner.document(from: result.bytes, path: "/p"), cached, result.bytes)
+        cached.apply(result, buffers: &buffers)
+        return (try DocumentScanner.document(from: bytes, path: "/p"), cached, bytes)
     }
 
     @Test func overwritesKeepTheirPlaceRemovalsGoAndAKeyStoredAgainGoesLast() throws {
@@ -93,9 +95,10 @@ import Testing
     /// lookup still finds its own value.
     @Test func tombstonesAreCompactedWithoutLosingAKey() throws {
         var document = StoredDocument.empty
+        var buffers = DocumentEdit.Buffers()
         var edit = DocumentEdit(base: document, path: "/p")
         for index in 0..<3_000 { edit.set("k\(index)", text: Self.text(.int32(Int32(index)))) }
-        document.apply(edit.result())
+        document.apply(try edit.result(into: &buffers), buffers: &buffers)
         var removed = 0
         for round in 0..<3 {
             var edit = DocumentEdit(base: document, path: "/p")
@@ -103,9 +106,10 @@ import Testing
                 edit.set("k\(index)", text: nil)
                 removed += 1
             }
-            let result = edit.result()
-            document.apply(result)
-            let file = try DocumentScanner.document(from: result.bytes, path: "/p")
+            let result = try edit.result(into: &buffers)
+            let file = try DocumentScanner.document(from: buffers.bytes, path: "/p")
+            edit = DocumentEdit(base: .empty, path: "/p")   // the edit's copy of the document goes first
+            document.apply(result, buffers: &buffers)
             #expect(file.count == 3_000 - removed)
         }
         #expect(document.tombstones == 0 && document.entries.count == 750, "compaction ran")
