@@ -48,6 +48,8 @@ final class PreferenceMethodHandler: MethodCallDelegate {
     private let configuration: PreferenceConfiguration
     /// This session's app group.
     private let appGroup: Mutex<String?>
+    /// The store of the group the session used last, so a call does not look it up again.
+    private let lastStore = Mutex<(group: String, store: any PreferenceStore)?>(nil)
     /// This session's store operations, in arrival order.
     private let order = SessionOrder()
 
@@ -72,12 +74,19 @@ final class PreferenceMethodHandler: MethodCallDelegate {
         return try await order.perform(kind, operation)
     }
 
+    private func store(for group: String) throws(MethodError) -> any PreferenceStore {
+        if let last = lastStore.withLock({ $0 }), last.group == group { return last.store }
+        let store = try configuration.store(for: group)
+        lastStore.withLock { $0 = (group, store) }
+        return store
+    }
+
     /// Checks the call and returns its store operation, without touching the store.
     private func prepare(_ method: Method, _ name: String, _ arguments: PreferenceArguments,
                          group: String) throws -> (SessionOrder.Kind, Operation) {
         if let type = method.getterType {
             let key = try arguments.string("key")
-            let store = try configuration.store(for: group)
+            let store = try self.store(for: group)
             return (.read, {
                 guard let stored = try await storeCall({ () async throws(StoreError) in try await store.value(forKey: key) })
                 else { return .null }
@@ -90,7 +99,7 @@ final class PreferenceMethodHandler: MethodCallDelegate {
         if let type = method.setterType {
             let key = try arguments.string("key")
             let value = try arguments.value(for: type, key: key)
-            let store = try configuration.store(for: group)
+            let store = try self.store(for: group)
             return (.write, {
                 try await storeCall { () async throws(StoreError) in try await store.set(value, forKey: key) }
                 return .null
@@ -99,25 +108,25 @@ final class PreferenceMethodHandler: MethodCallDelegate {
         switch method {
         case .get:
             let key = try arguments.string("key")
-            let store = try configuration.store(for: group)
+            let store = try self.store(for: group)
             return (.read, {
                 try await storeCall { () async throws(StoreError) in try await store.value(forKey: key) } ?? .null
             })
         case .getAll:
-            let store = try configuration.store(for: group)
+            let store = try self.store(for: group)
             return (.read, {
                 let entries = try await storeCall { () async throws(StoreError) in try await store.allValues() }
                 return .map(entries.map { StandardValue.MapEntry(.string($0.key), $0.value) })
             })
         case .remove:
             let key = try arguments.string("key")
-            let store = try configuration.store(for: group)
+            let store = try self.store(for: group)
             return (.write, {
                 try await storeCall { () async throws(StoreError) in try await store.remove(key) }
                 return .null
             })
         case .removeAll:
-            let store = try configuration.store(for: group)
+            let store = try self.store(for: group)
             return (.write, {
                 try await storeCall { () async throws(StoreError) in try await store.removeAll() }
                 return .null
@@ -125,7 +134,7 @@ final class PreferenceMethodHandler: MethodCallDelegate {
         case .appendToList:
             let key = try arguments.string("key")
             let values = try arguments.list("values")
-            let store = try configuration.store(for: group)
+            let store = try self.store(for: group)
             return (.write, {
                 // One locked read-modify-write: appenders in any number of processes lose no item.
                 do {
@@ -143,7 +152,7 @@ final class PreferenceMethodHandler: MethodCallDelegate {
             })
         case .take:
             let key = try arguments.string("key")
-            let store = try configuration.store(for: group)
+            let store = try self.store(for: group)
             return (.write, {
                 try await storeCall { () async throws(StoreError) in try await store.take(key: key) } ?? .null
             })
