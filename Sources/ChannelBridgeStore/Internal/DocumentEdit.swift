@@ -103,6 +103,7 @@ struct DocumentEdit {
         out.removeAll(keepingCapacity: true)
         entries.removeAll(keepingCapacity: true)
         let logText = log.json.text
+        // The base's bytes hold its log and every value this edit replaces: an upper bound.
         let estimate = base.bytes.count + logText.utf8.count
             + added.reduce(64) { $0 + $1.key.utf8.count + ($1.value?.count ?? 0) + 16 }
             + replaced.values.reduce(0) { $0 + ($1?.count ?? 0) }
@@ -110,9 +111,12 @@ struct DocumentEdit {
             throw StoreError(.invalidValue, "the preferences file '\(path)' would grow past \(StoredDocument.maximumSize) bytes",
                              path: path)
         }
-        out.reserveCapacity(estimate)
+        // With room to grow, so that the two arrays a group alternates between are allocated
+        // once, not again each time the file grows by a few bytes.
+        if out.capacity < estimate { out.reserveCapacity(estimate + estimate / 8 + 4_096) }
         out.append(contentsOf: "{\n  \"version\": 1,\n  \"values\": {".utf8)
-        entries.reserveCapacity(base.entries.count + added.count)
+        let entryCount = base.entries.count + added.count
+        if entries.capacity < entryCount { entries.reserveCapacity(entryCount + entryCount / 8 + 64) }
         var tombstones = 0
         var removedKeys: [String] = []
         var addedKeys: [(key: String, position: Int)] = []
