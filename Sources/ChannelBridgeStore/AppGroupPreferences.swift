@@ -47,10 +47,8 @@ public struct AppGroupPreferences: PreferenceStore {
     /// answers on the calling thread without suspending; otherwise the file is read again on the
     /// store's read queue.
     public func value(forKey key: String) async throws(StoreError) -> StandardValue? {
+        if case .known(let value) = try cachedValue(forKey: key) { return value }
         let path = files.preferences
-        if case .current(let text) = try engine.cachedValueText(forKey: key) {
-            return try text.map { text throws(StoreError) in try StoredDocument.decode(text, key: key, path: path) }
-        }
         let engine = engine
         let text = try await BlockingIO.run(on: BlockingIO.readQueue) { () throws(StoreError) in
             try engine.currentValueText(forKey: key)

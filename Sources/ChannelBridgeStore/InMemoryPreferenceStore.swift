@@ -29,6 +29,10 @@ public final class InMemoryPreferenceStore: PreferenceStore {
     }
 
     public func value(forKey key: String) async throws(StoreError) -> StandardValue? {
+        currentValue(forKey: key)
+    }
+
+    func currentValue(forKey key: String) -> StandardValue? {
         state.withLock { $0.values[key] }
     }
 

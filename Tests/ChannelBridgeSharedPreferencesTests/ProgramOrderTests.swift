@@ -62,6 +62,28 @@ import Testing
         }
     }
 
+    /// A get the store can answer at once is answered on arrival when nothing of the session is
+    /// pending, and waits like any other when a write is.
+    @Test func aGetAnsweredAtOnceOnlyWhenNoEarlierWriteIsPending() async throws {
+        let store = GatedStore(holding: ["held"])
+        try await store.base.set("old", forKey: "free")
+        let session = try await PreferencesSession.start(provider: store)
+        defer { session.close() }
+        try await withHangGuard { () async throws in
+            #expect(try await session.call("getString", ["key": "free"]) == "old")
+            #expect(store.entries == ["get free at once"])
+            let held = send(session, "setString", ["key": "held", "value": "x"])
+            let set = send(session, "setString", ["key": "free", "value": "new"])
+            let get = send(session, "getString", ["key": "free"])
+            try await barrier(session)
+            #expect(store.entries == ["get free at once", "set held", "set free", "set free done"])
+            store.gate.open()
+            #expect(try await get.value == "new")
+            _ = try await (held.value, set.value)
+            #expect(store.entries.suffix(2) == ["get free", "get free done"])
+        }
+    }
+
     /// Writes in a row do not wait for each other: each goes to the store as it arrives, in
     /// order, so the store can commit them together.
     @Test func writesInARowReachTheStoreAtOnceInOrder() async throws {

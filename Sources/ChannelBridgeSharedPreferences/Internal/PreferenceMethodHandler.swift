@@ -49,7 +49,14 @@ final class PreferenceMethodHandler: MethodCallDelegate {
     /// This session's app group.
     private let appGroup: Mutex<String?>
     /// The store of the group the session used last, so a call does not look it up again.
-    private let lastStore = Mutex<(group: String, store: any PreferenceStore)?>(nil)
+    private struct LastStore: Sendable {
+        var group: String
+        var store: any PreferenceStore
+        /// The same store when it can answer a read at once.
+        var reader: (any CachedPreferenceReading)?
+    }
+
+    private let lastStore = Mutex<LastStore?>(nil)
     /// This session's store operations, in arrival order.
     private let order = SessionOrder()
 
@@ -70,15 +77,41 @@ final class PreferenceMethodHandler: MethodCallDelegate {
         guard let group = appGroup.withLock({ $0 }) else {
             throw PreferenceErrors.appGroupHasNotBeenSet(method: call.method, entitled: configuration.entitledAppGroups)
         }
+        if let answer = try answerNow(method, call.method, arguments, group: group) { return answer }
         let (kind, operation) = try prepare(method, call.method, arguments, group: group)
         return try await order.perform(kind, operation)
     }
 
+    /// A get whose answer the store has at hand, when nothing of the session is pending: answered
+    /// right here, with no further suspension point (the usual case for a read).
+    private func answerNow(_ method: Method, _ name: String, _ arguments: PreferenceArguments,
+                           group: String) throws -> StandardValue? {
+        guard method.getterType != nil || method == .get else { return nil }
+        let key = try arguments.string("key")
+        guard let reader = try stores(for: group).reader else { return nil }
+        return try order.runNow(.read) { () throws -> StandardValue? in
+            let cached: CachedValue
+            do throws(StoreError) { cached = try reader.cachedValue(forKey: key) } catch { throw PreferenceErrors.store(error) }
+            guard case .known(let stored) = cached else { return nil }
+            guard let stored else { return .null }
+            guard let type = method.getterType else { return stored }
+            guard let value = type.read(stored) else {
+                throw PreferenceErrors.wrongType(key: key, stored: stored, wanted: type, method: name)
+            }
+            return value
+        }
+    }
+
     private func store(for group: String) throws(MethodError) -> any PreferenceStore {
-        if let last = lastStore.withLock({ $0 }), last.group == group { return last.store }
+        try stores(for: group).store
+    }
+
+    private func stores(for group: String) throws(MethodError) -> LastStore {
+        if let last = lastStore.withLock({ $0 }), last.group == group { return last }
         let store = try configuration.store(for: group)
-        lastStore.withLock { $0 = (group, store) }
-        return store
+        let last = LastStore(group: group, store: store, reader: store as? any CachedPreferenceReading)
+        lastStore.withLock { $0 = last }
+        return last
     }
 
     /// Checks the call and returns its store operation, without touching the store.

@@ -41,6 +41,20 @@ final class SessionOrder: Sendable {
 
     private let state = Mutex(State())
 
+    /// Runs `body` at once, on this thread, if the operation may start now (nothing waits and no
+    /// operation of the other kind runs); `nil` when it may not, or when `body` cannot answer
+    /// without suspending (it returns `nil`): then call `perform`.
+    func runNow<T>(_ kind: Kind, _ body: () throws -> T?) rethrows -> T? {
+        let now = state.withLock { state -> Bool in
+            guard !state.hasWaiters, state.mayStart(kind) else { return false }
+            state.started(kind)
+            return true
+        }
+        guard now else { return nil }
+        defer { finished(kind) }
+        return try body()
+    }
+
     /// Runs `operation` in program order and returns its result.
     func perform<T: Sendable>(_ kind: Kind, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         let now = state.withLock { state -> Bool in

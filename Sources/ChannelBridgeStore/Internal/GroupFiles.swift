@@ -1,9 +1,17 @@
-/// The files of one app group (normative layout, see Protocol/store.md).
+/// The files of one app group (normative layout, see Protocol/store.md). The paths are built once:
+/// a cached read uses `preferences` on every call.
 struct GroupFiles: Sendable {
     let directory: String
+    let preferences: String
+    let lock: String
+    let temporary: String
+    let container: String
 
-    var preferences: String { directory + "/preferences.json" }
-    var lock: String { directory + "/.lock" }
-    var temporary: String { directory + "/.preferences.json.tmp" }
-    var container: String { directory + "/container" }
+    init(directory: String) {
+        self.directory = directory
+        preferences = directory + "/preferences.json"
+        lock = directory + "/.lock"
+        temporary = directory + "/.preferences.json.tmp"
+        container = directory + "/container"
+    }
 }

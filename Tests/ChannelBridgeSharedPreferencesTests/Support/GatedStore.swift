@@ -4,8 +4,9 @@ import ChannelBridgeTestSupport
 import Synchronization
 
 /// An in-memory group whose operations on chosen keys wait for a gate, and which logs when each
-/// operation starts and ends: for tests of the order in which the plugin calls the store.
-final class GatedStore: PreferenceStore, PreferenceStoreProvider {
+/// operation starts and ends: for tests of the order in which the plugin calls the store. Reads of
+/// other keys may be answered at once (`CachedPreferenceReading`), as the file store answers them.
+final class GatedStore: PreferenceStore, PreferenceStoreProvider, CachedPreferenceReading {
     let base = InMemoryPreferenceStore()
     /// Keys whose operations wait for `gate` (after logging their start).
     let heldKeys: Set<String>
@@ -30,6 +31,12 @@ final class GatedStore: PreferenceStore, PreferenceStoreProvider {
         if let key, heldKeys.contains(key) { await gate.wait() }
         defer { log.withLock { $0.append(entry + " done") } }
         return try await body()
+    }
+
+    func cachedValue(forKey key: String) throws(StoreError) -> CachedValue {
+        if heldKeys.contains(key) { return .unknown }
+        log.withLock { $0 += ["get \(key) at once"] }
+        return try base.cachedValue(forKey: key)
     }
 
     func value(forKey key: String) async throws(StoreError) -> StandardValue? {
