@@ -116,13 +116,16 @@ enum PrefsBenchmark {
             let channel = MethodChannel(name: channelName, messenger: connection.messenger)
             let counter = Counter()
 
-            // Latencies one call at a time, pinned like the echo call they are compared with.
+            // Latencies one call at a time, pinned like the echo call they are compared with: this
+            // process and the host on CPU 0 (the host only for this part; it writes on both CPUs).
             let pinned = settings.pinRoundTrips ? CPUAffinity.pinProcess(toCPU: 0) : nil
+            let pinnedHost = settings.pinRoundTrips ? CPUAffinity.pin(process: host.pid, toCPU: 0) : nil
             let (getP50, setP50, sequentialRate) = try await withTaskExecutorPreference(connection.executor) {
                 let getP50 = try await measureGets(channel, size: size, count: gets)
                 let (setP50, rate) = try await measureSets(channel, size: size, count: sets, counter: counter)
                 return (getP50, setP50, rate)
             }
+            pinnedHost?.restore()
             pinned?.restore()
             figures.getP50 = getP50
             figures.setP50 = setP50
