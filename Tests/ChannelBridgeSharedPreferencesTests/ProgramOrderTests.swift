@@ -130,6 +130,27 @@ import Testing
         }
     }
 
+    /// A long queue of alternating sets and gets behind a held write: once released, each get
+    /// sees the set just before it and no later one.
+    @Test func aLongQueueOfAlternatingSetsAndGetsDrainsInOrder() async throws {
+        let store = GatedStore(holding: ["held"])
+        let session = try await PreferencesSession.start(provider: store)
+        defer { session.close() }
+        try await withHangGuard { () async throws in
+            let held = send(session, "setString", ["key": "held", "value": "x"])
+            var gets: [(Int, Task<StandardValue, any Error>)] = []
+            for index in 0..<2_000 {
+                send(session, "setInt", ["key": "n", "value": .int64(Int64(index))])
+                gets.append((index, send(session, "getInt", ["key": "n"])))
+            }
+            store.gate.open()
+            _ = try await held.value
+            for (index, get) in gets {
+                #expect(try await get.value == .int64(Int64(index)), "get \(index)")
+            }
+        }
+    }
+
     /// Calls refused before they reach the store are answered at once; they hold nothing up.
     @Test func aRefusedCallIsAnsweredWithoutWaitingForItsTurn() async throws {
         let store = GatedStore(holding: ["a"])

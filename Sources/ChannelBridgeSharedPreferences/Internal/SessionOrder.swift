@@ -27,6 +27,9 @@ final class SessionOrder: Sendable {
         var runningWrites = 0
         var waiting: [Waiter] = []
         var head = 0
+        /// A thread is starting waiters (`startWaiters`); others leave the starting to it, so an
+        /// operation that finishes at once inside `start` does not recurse.
+        var starting = false
 
         var hasWaiters: Bool { head < waiting.count }
 
@@ -82,13 +85,13 @@ final class SessionOrder: Sendable {
                     continuation.resume(throwing: CancellationError())
                 })
                 guard queued else { return }
-                // Nothing may have finished between the check above and this append without
-                // seeing this waiter: check again under the lock, and start it if it may run.
-                let startNow = state.withLock { state -> [Waiter] in
+                // Something may have finished between the check above and this append without
+                // seeing this waiter: check again, and start it if it may run.
+                let start = state.withLock { state -> Bool in
                     state.waiting.append(waiter)
-                    return Self.release(&state)
+                    return Self.claimStarting(&state)
                 }
-                for next in startNow { next.start() }
+                if start { startWaiters() }
             }
         } onCancel: {
             waiter.cancel()
@@ -97,11 +100,32 @@ final class SessionOrder: Sendable {
 
     /// Ends a running operation and starts the waiters that may now run.
     private func finished(_ kind: Kind) {
-        let startNow = state.withLock { state -> [Waiter] in
+        let start = state.withLock { state -> Bool in
             if kind == .read { state.runningReads -= 1 } else { state.runningWrites -= 1 }
-            return Self.release(&state)
+            return Self.claimStarting(&state)
         }
-        for waiter in startNow { waiter.start() }
+        if start { startWaiters() }
+    }
+
+    /// Whether the caller is to start waiters now: there are some, and nobody else is at it.
+    private static func claimStarting(_ state: inout State) -> Bool {
+        guard state.hasWaiters, !state.starting else { return false }
+        state.starting = true
+        return true
+    }
+
+    /// Starts waiters in queue order until none may start, in a loop rather than by recursion:
+    /// an operation that completes inside `start` only updates the counts, and this loop sees it.
+    private func startWaiters() {
+        while true {
+            let next = state.withLock { state -> [Waiter] in
+                let next = Self.release(&state)
+                if next.isEmpty { state.starting = false }
+                return next
+            }
+            if next.isEmpty { return }
+            for waiter in next { waiter.start() }
+        }
     }
 
     /// Takes the waiters at the head of the queue that may start now (skipping cancelled ones),
