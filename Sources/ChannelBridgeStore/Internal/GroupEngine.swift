@@ -8,10 +8,15 @@ import Synchronization
 /// Everything this process keeps for one app group: the cached document, the writes waiting for
 /// the group's lock (group commit), and the change streams. One per group per `AppGroupStore`.
 ///
-/// Three locks, always taken in this order: the group's `flock` (committer only), `loading`
-/// (held while a document is read and installed, and while changes are posted, so streams see
-/// documents in the order they were installed), then `cache` (held only for lookups and swaps,
-/// never across I/O). A read whose cached document is current takes `cache` alone.
+/// Locks, always taken in this order: the group's `flock` (committer only), `loading` (held while
+/// a document is read and installed, and while changes are posted, so streams see documents in
+/// the order they were installed), then `cache` (held only for lookups and swaps, never across
+/// I/O); `commits` (the write queue) is a leaf. A read whose cached document is current takes
+/// `cache` alone.
+///
+/// Bounds: one cached document (and one spare pair of arrays for the next commit); the write
+/// queue holds one entry per caller waiting for its write (the plugin's callers are bounded by the
+/// messenger's in-flight requests), at most `maximumBatch` of them per commit.
 final class GroupEngine: Sendable {
     let files: GroupFiles
     /// The committer's thread: blocking `flock`, `write` and `fsync` never run on the cooperative pool.
