@@ -113,11 +113,23 @@ struct DocumentScanner {
         }
     }
 
+    /// The text of a JSON string with no escapes (`"…"`): the bytes between the quotes when they
+    /// are valid UTF-8 with no control character, else `nil` (then the string is parsed in full).
+    private func plainString(_ range: Range<Int>) -> String? {
+        guard range.count >= 2, bytes[range.lowerBound] == UInt8(ascii: "\""),
+              bytes[range.upperBound - 1] == UInt8(ascii: "\"") else { return nil }
+        let inner = bytes[(range.lowerBound + 1)..<(range.upperBound - 1)]
+        // `skipString` ended at the first quote not escaped, so there is none inside.
+        guard !inner.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\\") }) else { return nil }
+        return String(validating: inner, as: UTF8.self)
+    }
+
     /// A member name: the string at `offset`, decoded.
     private mutating func memberName() throws(StoreError) -> String {
         guard peek == UInt8(ascii: "\"") else { throw invalidJSON("expected a string key") }
         let start = offset
         try skipString()
+        if let name = plainString(start..<offset) { return name }
         guard case .string(let name) = try parse(start..<offset, maxDepth: 1) else {
             throw invalidJSON("expected a string key")
         }
@@ -216,15 +228,19 @@ struct DocumentScanner {
             skipWhitespace()
             let valueStart = offset
             try skipValue()
-            let json = try parse(valueStart..<offset, maxDepth: StoredDocument.valueDepthLimit)
-            if notation == nil {
-                do {
-                    _ = try TypedValueNotation.value(from: json)
-                } catch {
-                    notation = (keys.count, StoreError(
-                        .corruptFile,
-                        "preferences file '\(path)': the value of key '\(key)' is not typed value notation: \(error)",
-                        path: path))
+            // A string without escapes (the commonest value) is valid JSON and TVN as it is;
+            // anything else is parsed strictly and read as TVN.
+            if plainString(valueStart..<offset) == nil {
+                let json = try parse(valueStart..<offset, maxDepth: StoredDocument.valueDepthLimit)
+                if notation == nil {
+                    do {
+                        _ = try TypedValueNotation.value(from: json)
+                    } catch {
+                        notation = (keys.count, StoreError(
+                            .corruptFile,
+                            "preferences file '\(path)': the value of key '\(key)' is not typed value notation: \(error)",
+                            path: path))
+                    }
                 }
             }
             keys.append(key)
