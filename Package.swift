@@ -73,8 +73,10 @@ let package = Package(
                                                        "ChannelBridgeStore", "ChannelBridgeHost",
                                                        "extension-host", "channelbridge-raw-bench"],
                          resources: [.copy("Resources/representative-payload.tvn.json")], swiftSettings: strict),
-        // Writes to a store from a separate process, for the store's multi-process tests.
-        .executableTarget(name: "channelbridge-store-peer", dependencies: ["ChannelBridgeStore", "ChannelBridgeCodec"],
+        // Writes to a store from a separate process (directly, or through a host's channel), for the
+        // multi-process tests of the store and the host.
+        .executableTarget(name: "channelbridge-store-peer",
+                          dependencies: ["ChannelBridgeStore", "ChannelBridgeCodec", "ChannelBridgeClient"],
                           path: "Tests/Support/channelbridge-store-peer", swiftSettings: strict),
         // A small peer process for tests that need the other side in a separate process.
         .executableTarget(name: "channelbridge-test-peer",
@@ -145,7 +147,7 @@ let package = Package(
                                    "ChannelBridgeTestSupport"], swiftSettings: strict),
         .testTarget(name: "ChannelBridgeHostTests",
                     dependencies: ["ChannelBridgeHost", "ChannelBridgeSocket", "ChannelBridgeChannels", "ChannelBridgeStore",
-                                   "ChannelBridgeMessenger",
+                                   "ChannelBridgeMessenger", "ChannelBridgeClient",
                                    "ChannelBridgeCodec", "ChannelBridgeTestSupport", "extension-host",
                                    "channelbridge-store-peer"], swiftSettings: strict),
         .testTarget(name: "ChannelBridgeTestingTests",

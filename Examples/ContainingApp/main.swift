@@ -3,8 +3,11 @@
 // The share extension appends each shared item to a list under one key; the containing app
 // imports the list and removes it. Done with a plain read, then a write of an empty list, an item
 // appended between the two is lost (the pattern in the articles this project grew from). Here the
-// extension appends with `update` (one atomic read-modify-write under the group's lock) and the
-// app imports with `take` (read and remove in one step), so every item is imported exactly once.
+// extension appends with `appendToList` (one atomic read-modify-write under the group's lock) and
+// the app imports with `take` (read and remove in one step), so every item is imported exactly
+// once. An extension running in a host makes the same two calls on the
+// `shared_preference_app_group` channel (`SharedPreferencesClient.appendToList` and `take`, or
+// `channelbridge prefs append` and `prefs take`).
 //
 //   containing-app-example share ITEM [--data-dir DIR] [--app-group G]   (the extension's side)
 //   containing-app-example import [--data-dir DIR] [--app-group G]       (the app's side: one item per line)
@@ -52,9 +55,7 @@ do {
         guard operands.count == 2 else { fail(usage) }
         let item = operands[1]
         // Appending under the lock: a concurrent import either sees the item or leaves it for the next.
-        _ = try await store.update(key: itemListKey) { current in
-            .list((current?.listValue ?? []) + [.string(item)])
-        }
+        try await store.appendToList(key: itemListKey, values: [.string(item)])
     case "import":
         guard operands.count == 1 else { fail(usage) }
         let imported = try await store.take(key: itemListKey)?.listValue ?? []

@@ -8,6 +8,7 @@ import ChannelBridgeMessenger
 /// ```swift
 /// let prefs = try await host.sharedPreferences(appGroup: "group.demo")
 /// try await prefs.setInt("launches", 3)
+/// try await prefs.appendToList("itemList", ["shared text"])
 /// for try await change in prefs.changes(keys: ["launches"]) { print(change.key, change.value) }
 /// ```
 public struct SharedPreferencesClient: Sendable {
@@ -83,6 +84,19 @@ public struct SharedPreferencesClient: Sendable {
 
     public func removeAll() async throws {
         _ = try await channel.invokeMethod("removeAll")
+    }
+
+    /// Appends each of `values` to the list under `key` in one atomic step on the host, creating
+    /// the list when the key is absent; appenders in any number of processes lose no item.
+    /// Throws `MethodError` `WRONG_TYPE` (nothing written) when the key holds something else.
+    public func appendToList(_ key: String, _ values: [StandardValue]) async throws {
+        _ = try await channel.invokeMethod("appendToList", arguments: ["key": .string(key), "values": .list(values)])
+    }
+
+    /// Reads and removes `key` in one atomic step: an item appended meanwhile is either in the
+    /// value returned or still stored. `.null` when the key was absent.
+    public func take(_ key: String) async throws -> StandardValue {
+        try await channel.invokeMethod("take", arguments: ["key": .string(key)])
     }
 
     /// Every write to the group (`appGroup`, else the one chosen with `setAppGroup`), by this host

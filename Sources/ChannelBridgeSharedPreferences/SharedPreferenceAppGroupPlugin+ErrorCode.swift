@@ -14,9 +14,11 @@ extension SharedPreferenceAppGroupPlugin {
         /// `setAppGroup` then leaves the session's group as it was. Details: `appGroup`,
         /// `entitledAppGroups`.
         public static let appGroupNotEntitled = "APP_GROUP_NOT_ENTITLED"
-        /// A typed getter found a value of another type. Details: `key`, `storedType`, `wantedType`.
+        /// A typed getter found a value of another type, or `appendToList` found a key that holds
+        /// something other than a list (`wantedType` `List`; nothing is written). Details: `key`,
+        /// `storedType`, `wantedType`.
         public static let wrongType = "WRONG_TYPE"
-        /// The arguments are not a map, or `key`/`appGroup`/`value` is missing or of the wrong
+        /// The arguments are not a map, or `key`/`appGroup`/`value`/`values` is missing or of the wrong
         /// type. Details: `method`, `argument`.
         public static let invalidArguments = "INVALID_ARGUMENTS"
         /// The store failed (a corrupt or unreadable preferences file, a failed write). The message

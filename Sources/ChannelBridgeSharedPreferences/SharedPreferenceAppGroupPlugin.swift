@@ -21,6 +21,12 @@ import ChannelBridgePlugins
 /// | `setBool` `setInt` `setDouble` `setString` `setStringArray` `setBytes` | `{key, value}` | `null`; a null `value` removes the key |
 /// | `remove` | `{key}` | `null` |
 /// | `removeAll` | — | `null` |
+/// | `appendToList` | `{key, values}` | `null`; appends each of `values` to the list under `key` in one atomic step, creating it; `WRONG_TYPE` when the key holds a non-list |
+/// | `take` | `{key}` | the value, removed in the same atomic step; `null` when absent |
+///
+/// A session's calls take effect in the order they arrived: a get sees every set, remove, append
+/// or take sent before it on the session, even when the caller did not wait for their replies.
+/// (`appendToList` and `take` are ours; the published plugin has neither.)
 ///
 /// Typed getters answer `null` for a missing key (the published iOS code answers `false`/`0`/`0.0`
 /// instead); `getDouble` widens an int; any other mismatch is `WRONG_TYPE`. Values keep their width:

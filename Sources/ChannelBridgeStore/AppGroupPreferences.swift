@@ -6,28 +6,28 @@ import Dispatch
 ///
 /// Every write holds the group's lock file for its read-modify-write and returns only once the new
 /// file is durable, so writers in different processes lose nothing and a crash loses nothing that
-/// was acknowledged. Reads take no lock and always see a complete file.
+/// was acknowledged. Writes that wait for the lock at the same time, from any number of callers in
+/// this process, are committed together: one locked read-modify-write and one durable replace for
+/// all of them (group commit). Reads take no lock and answer from the document this process read
+/// or wrote last, as long as one `stat` shows the file is still that one.
 ///
 /// ```swift
 /// let prefs = try AppGroupStore(dataDirectory: "/tmp/data").group("group.com.example.app")
 /// try await prefs.set(.int32(3), forKey: "count")
-/// try await prefs.update(key: "itemList") { old in
-///     guard case .list(let items)? = old else { return .list(["new item"]) }
-///     return .list(items + ["new item"])
-/// }
+/// try await prefs.appendToList(key: "itemList", values: ["new item"])
+/// let items = try await prefs.take(key: "itemList")   // import and clear in one step
 /// ```
 public struct AppGroupPreferences: PreferenceStore {
     /// The app group identifier.
     public let appGroup: String
-    let files: GroupFiles
-    /// Serialises this store's own writes, so at most one of its threads waits on the lock.
-    let writeQueue: DispatchQueue
+    let engine: GroupEngine
 
-    init(appGroup: String, directory: String, writeQueue: DispatchQueue) {
+    init(appGroup: String, engine: GroupEngine) {
         self.appGroup = appGroup
-        self.files = GroupFiles(directory: directory)
-        self.writeQueue = writeQueue
+        self.engine = engine
     }
+
+    var files: GroupFiles { engine.files }
 
     /// The group's directory, `<dataDirectory>/app-groups/<group>`.
     public var directory: String { files.directory }
@@ -43,20 +43,30 @@ public struct AppGroupPreferences: PreferenceStore {
         }
     }
 
+    /// The value under `key`. When the cached document is still the file (one `stat`), this
+    /// answers on the calling thread without suspending; otherwise the file is read again on the
+    /// store's read queue.
     public func value(forKey key: String) async throws(StoreError) -> StandardValue? {
-        try await readDocument().values[key]
+        if case .known(let value) = try cachedValue(forKey: key) { return value }
+        let path = files.preferences
+        let engine = engine
+        let text = try await BlockingIO.run(on: BlockingIO.readQueue) { () throws(StoreError) in
+            try engine.currentValueText(forKey: key)
+        }
+        return try text.map { text throws(StoreError) in try StoredDocument.decode(text, key: key, path: path) }
     }
 
     public func allValues() async throws(StoreError) -> [PreferenceEntry] {
-        try await readDocument().values.entries
+        let engine = engine
+        return try await BlockingIO.run(on: BlockingIO.readQueue) { () throws(StoreError) in
+            try engine.currentDocument().allValues(path: engine.files.preferences)
+        }
     }
 
     public func set(_ value: StandardValue?, forKey key: String) async throws(StoreError) {
-        if let value { try ValueCheck.validate(value, forKey: key) }
-        try await modify { values in
-            if value == nil && values[key] == nil { return .init(writtenKeys: [], result: ()) }
-            values[key] = value
-            return .init(writtenKeys: [key], result: ())
+        let text = try value.map { value throws(StoreError) in try ValueCheck.encoded(value, forKey: key) }
+        try await engine.perform(value == nil ? "remove of '\(key)'" : "set of '\(key)'") { edit in
+            edit.set(key, text: text)
         }
     }
 
@@ -65,55 +75,47 @@ public struct AppGroupPreferences: PreferenceStore {
     }
 
     public func removeAll() async throws(StoreError) {
-        try await modify { values in .init(writtenKeys: values.removeAll(), result: ()) }
+        try await engine.perform("removeAll") { edit in edit.removeAll() }
     }
 
     @discardableResult
     public func update(
         key: String, _ transform: @escaping @Sendable (StandardValue?) throws -> StandardValue?
     ) async throws -> StandardValue? {
-        let outcome: Result<StandardValue?, any Error> = try await modify { values in
-            let (written, result) = ValueCheck.update(&values, key: key, transform)
-            return .init(writtenKeys: written, result: result)
+        let outcome = try await engine.perform("update of '\(key)'") { edit in
+            ValueCheck.update(&edit, key: key, transform)
         }
         return try outcome.get()
     }
 
     public func take(key: String) async throws(StoreError) -> StandardValue? {
-        try await modify { values in
-            guard let old = values[key] else { return .init(writtenKeys: [], result: nil) }
-            values[key] = nil
-            return .init(writtenKeys: [key], result: old)
-        }
-    }
-
-    public func changes() async throws(StoreError) -> AsyncStream<StoreChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: StoreChange.self, bufferingPolicy: .unbounded)
-        let subscription = ChangeSubscription(files: files, continuation: continuation)
-        continuation.onTermination = { _ in DirectoryWatcher.shared.remove(subscription) }
-        do {
-            try await BlockingIO.run(on: BlockingIO.readQueue) { () throws(StoreError) in
-                try FileSystem.makeDirectories(subscription.files.directory)
-                try DirectoryWatcher.shared.add(subscription)
-                // The watch exists before the baseline is read, so no write falls between the two.
-                try subscription.refresh(initial: true)
+        let outcome = try await engine.perform("take of '\(key)'") { edit -> Result<StandardValue?, StoreError> in
+            do throws(StoreError) {
+                guard let old = try edit.value(forKey: key) else { return .success(nil) }
+                edit.set(key, text: nil)
+                return .success(old)
+            } catch {
+                return .failure(error)
             }
-        } catch {
-            continuation.finish()
-            throw error
         }
-        return stream
+        return try outcome.get()
     }
 
-    private func readDocument() async throws(StoreError) -> PreferencesDocument {
-        let files = files
-        return try await BlockingIO.run(on: BlockingIO.readQueue) { () throws(StoreError) in try files.read() }
-    }
-
-    private func modify<Value: Sendable>(
-        _ change: @escaping @Sendable (inout OrderedValues) -> GroupFiles.Outcome<Value>
-    ) async throws(StoreError) -> Value {
-        let files = files
-        return try await BlockingIO.run(on: writeQueue) { () throws(StoreError) in try files.modify(change) }
+    /// A stream of every change to the group after this call returns. Changes the consumer has not
+    /// taken yet are kept per key (each key once, with its latest value when taken), so a slow
+    /// consumer costs memory for the keys changed, not for the writes.
+    public func changes() async throws(StoreError) -> AsyncStream<StoreChange> {
+        let engine = engine
+        let queue = try await BlockingIO.run(on: BlockingIO.readQueue) { () throws(StoreError) in try engine.subscribe() }
+        let subscription = ChangeStreamSubscription(queue: queue) { engine.unsubscribe(queue) }
+        return AsyncStream(unfolding: {
+            guard let key = await subscription.queue.next() else {
+                subscription.end()
+                return nil
+            }
+            return StoreChange(key: key, value: engine.installedValue(forKey: key))
+        }, onCancel: {
+            subscription.end()
+        })
     }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -14,9 +13,10 @@ import Synchronization
 public final class AppGroupStore: PreferenceStoreProvider {
     /// The data directory, as given.
     public let dataDirectory: String
-    /// One write queue per group, so this store's writes to a group queue up here instead of each
-    /// holding a thread blocked on the group's lock.
-    private let writeQueues = Mutex<[String: DispatchQueue]>([:])
+    /// This store's state for each group it has been asked for: the cached document, the writes
+    /// waiting for the group's lock and the change streams (see `GroupEngine`). Kept for the life
+    /// of the store: one entry per group name used, each holding at most one document.
+    private let engines = Mutex<[String: GroupEngine]>([:])
 
     public init(dataDirectory: String) {
         self.dataDirectory = dataDirectory
@@ -39,13 +39,15 @@ public final class AppGroupStore: PreferenceStoreProvider {
     /// The preferences of `appGroup`. Nothing is created on disk until the first write.
     public func group(_ appGroup: String) throws(StoreError) -> AppGroupPreferences {
         try Self.validate(groupName: appGroup)
-        let queue = writeQueues.withLock { queues in
-            if let queue = queues[appGroup] { return queue }
-            let queue = DispatchQueue(label: "ChannelBridgeStore.write.\(appGroup)")
-            queues[appGroup] = queue
-            return queue
+        let directory = directory(forGroup: appGroup)
+        let engine = engines.withLock { engines in
+            if let engine = engines[appGroup] { return engine }
+            let engine = GroupEngine(files: GroupFiles(directory: directory),
+                                     queueLabel: "ChannelBridgeStore.write.\(appGroup)")
+            engines[appGroup] = engine
+            return engine
         }
-        return AppGroupPreferences(appGroup: appGroup, directory: directory(forGroup: appGroup), writeQueue: queue)
+        return AppGroupPreferences(appGroup: appGroup, engine: engine)
     }
 
     public func preferences(forAppGroup appGroup: String) throws(StoreError) -> any PreferenceStore {

@@ -4,7 +4,10 @@ import Synchronization
 /// Preferences kept in memory, with the same behaviour as `AppGroupPreferences` but no files: for
 /// unit tests of code written against `PreferenceStore`.
 ///
-/// Every write reports its changes to every stream at once (no coalescing), in write order.
+/// Every write reports its changes to every stream at once, each change separately, in write
+/// order, as long as a stream's consumer is at most 10,000 changes behind; beyond that the
+/// stream coalesces per key (one change per key with its latest value) until the consumer has
+/// caught up, so memory stays bounded.
 ///
 /// ```swift
 /// let store = InMemoryPreferenceStore([PreferenceEntry(key: "ShareKey", value: "shared text")])
@@ -14,17 +17,22 @@ import Synchronization
 public final class InMemoryPreferenceStore: PreferenceStore {
     private struct State {
         var values = OrderedValues()
-        var streams: [UInt64: AsyncStream<StoreChange>.Continuation] = [:]
-        var nextStreamID: UInt64 = 0
+        var streams: [ObjectIdentifier: ChangeQueue<StoreChange>] = [:]
     }
 
     private let state: Mutex<State>
+    /// How far behind a stream's consumer may fall before its changes are coalesced per key.
+    static let exactChanges = 10_000
 
     public init(_ entries: [PreferenceEntry] = []) {
         state = Mutex(State(values: OrderedValues(entries)))
     }
 
     public func value(forKey key: String) async throws(StoreError) -> StandardValue? {
+        currentValue(forKey: key)
+    }
+
+    func currentValue(forKey key: String) -> StandardValue? {
         state.withLock { $0.values[key] }
     }
 
@@ -68,26 +76,31 @@ public final class InMemoryPreferenceStore: PreferenceStore {
     }
 
     public func changes() async throws(StoreError) -> AsyncStream<StoreChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: StoreChange.self, bufferingPolicy: .unbounded)
-        let id = state.withLock { state in
-            defer { state.nextStreamID += 1 }
-            state.streams[state.nextStreamID] = continuation
-            return state.nextStreamID
+        let queue = ChangeQueue<StoreChange>(exactLimit: Self.exactChanges)
+        state.withLock { $0.streams[ObjectIdentifier(queue)] = queue }
+        let subscription = ChangeStreamSubscription(queue: queue) { [weak self] in
+            queue.finish()
+            _ = self?.state.withLock { $0.streams.removeValue(forKey: ObjectIdentifier(queue)) }
         }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.streams.removeValue(forKey: id) }
-        }
-        return stream
+        return AsyncStream(unfolding: {
+            guard let change = await subscription.queue.next() else {
+                subscription.end()
+                return nil
+            }
+            return change
+        }, onCancel: {
+            subscription.end()
+        })
     }
 
-    /// Applies a change and reports the keys it wrote. Changes are yielded under the lock so that
-    /// every stream sees writes in the order they were made; `yield` never calls back into the store.
+    /// Applies a change and reports the keys it wrote. Changes are posted under the lock so that
+    /// every stream sees writes in the order they were made; `post` never calls back into the store.
     private func modify<T>(_ change: (inout OrderedValues) -> (written: [String], result: T)) -> T {
         state.withLock { state in
             let (written, result) = change(&state.values)
-            for key in written {
-                let event = StoreChange(key: key, value: state.values[key])
-                for continuation in state.streams.values { continuation.yield(event) }
+            if !written.isEmpty {
+                let changes = written.map { StoreChange(key: $0, value: state.values[$0]) }
+                for queue in state.streams.values { queue.post(changes) }
             }
             return result
         }

@@ -6,6 +6,12 @@ import ChannelBridgeCodec
 /// keeps them in memory for unit tests. Code that only needs preferences (the
 /// `shared_preference_app_group` plugin) should depend on this protocol.
 ///
+/// **Order.** A write takes its place among the group's writes before its call first suspends, so
+/// writes whose calls start one after another on one thread are applied in that order (the
+/// plugin keeps a session's calls in arrival order on top of this). A write whose task is cancelled
+/// while it still waits for the group is withdrawn: nothing is written and it throws
+/// `StoreError.cancelled`; a write already being committed finishes.
+///
 /// ```swift
 /// func importSharedItems(from store: some PreferenceStore) async throws -> [StandardValue] {
 ///     guard case .list(let items)? = try await store.take(key: "itemList") else { return [] }
@@ -43,10 +49,45 @@ public protocol PreferenceStore: Sendable {
     /// here or still stored afterwards, never lost in between.
     func take(key: String) async throws(StoreError) -> StandardValue?
 
+    /// Appends each of `values` to the list under `key` in one atomic step, creating the list when
+    /// the key is absent: appenders in any number of processes lose no item. Throws `.wrongType`
+    /// (and writes nothing) when the key holds something other than a list.
+    func appendToList(key: String, values: [StandardValue]) async throws(StoreError)
+
     /// A stream of every change made to the group after this call returns, by this process or any
     /// other. Changes to one key made in quick succession may arrive as one change carrying the
-    /// latest value; a change is never missed. The stream ends when the consumer stops iterating.
+    /// latest value; a change is never missed. Changes not yet taken are kept once per key, so a
+    /// consumer that falls behind costs memory for the keys changed, never for the number of
+    /// writes. The stream ends when the consumer stops iterating.
     func changes() async throws(StoreError) -> AsyncStream<StoreChange>
+}
+
+extension PreferenceStore {
+    /// `appendToList` as an `update` of the key: what every store does unless it has a faster way.
+    public func appendToList(key: String, values: [StandardValue]) async throws(StoreError) {
+        do {
+            try await update(key: key) { old in try ListAppend.appending(values, to: old, key: key) }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            // The transform throws only StoreError; a store's own failures are StoreErrors too.
+            throw StoreError(.io, "appendToList of '\(key)' failed: \(error)")
+        }
+    }
+}
+
+/// The rule of `appendToList`, shared by every store.
+enum ListAppend {
+    static func appending(_ values: [StandardValue], to old: StandardValue?, key: String) throws(StoreError) -> StandardValue {
+        switch old {
+        case nil:
+            return .list(values)
+        case .list(let items)?:
+            return .list(items + values)
+        case let other?:
+            throw StoreError(.wrongType, "cannot append to key '\(key)': it holds \(other.dartTypeName), not a List")
+        }
+    }
 }
 
 /// Hands out the preferences of an app group by its identifier (`group.com.example.app`).

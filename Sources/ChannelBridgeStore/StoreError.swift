@@ -19,6 +19,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidValue = Code("invalidValue")
         /// A system call on a store file or directory failed (permissions, disk full, …).
         public static let io = Code("io")
+        /// A write's task was cancelled while the write was still waiting for the group's lock: it
+        /// was withdrawn and nothing was written. (A write already being committed is finished.)
+        public static let cancelled = Code("cancelled")
+        /// The key holds a value of another type than the operation needs (`appendToList` on a key
+        /// that holds something other than a list). Nothing was written.
+        public static let wrongType = Code("wrongType")
     }
 
     public var code: Code

@@ -17,7 +17,9 @@ static const char usage[] =
     "  pipeline  64-byte calls, many in flight --count N --warmup N --depth D --batched|--one-write\n"
     "  bulk      round trips of one frame     --size BYTES --count N --warmup N\n"
     "  stream    one-way 64-byte frames       --count N --batched|--one-write\n"
-    "  codec     Standard codec decode+encode --payload FILE --count N (iterations per batch)\n";
+    "  codec     Standard codec decode+encode --payload FILE --count N (iterations per batch)\n"
+    "  durable   one durable file replace     --size BYTES --count N --warmup N [--append]\n"
+    "            (write temp, fsync, rename, fsync dir in $TMPDIR; --append: append + fdatasync)\n";
 
 static long parse_long(const char *text, const char *option) {
     char *end;
@@ -36,11 +38,12 @@ int main(int argc, char **argv) {
     }
     signal(SIGPIPE, SIG_IGN);
     struct bench_options options = {.count = 100000, .warmup = 10000, .depth = 256, .size = 1 << 20,
-                                    .batched = 1, .payload_path = NULL};
+                                    .batched = 1, .append = 0, .payload_path = NULL};
     for (int i = 2; i < argc; i++) {
         const char *name = argv[i];
         if (strcmp(name, "--batched") == 0) { options.batched = 1; continue; }
         if (strcmp(name, "--one-write") == 0) { options.batched = 0; continue; }
+        if (strcmp(name, "--append") == 0) { options.append = 1; continue; }
         if (i + 1 >= argc) {
             fprintf(stderr, "channelbridge-raw-bench: %s needs a value\n", name);
             return 64;
@@ -67,6 +70,7 @@ int main(int argc, char **argv) {
     else if (strcmp(command, "bulk") == 0) status = run_bulk(&options);
     else if (strcmp(command, "stream") == 0) status = run_stream(&options);
     else if (strcmp(command, "codec") == 0) status = run_codec(&options);
+    else if (strcmp(command, "durable") == 0) status = run_durable(&options);
     else {
         fprintf(stderr, "channelbridge-raw-bench: unknown command '%s'\n\n%s", command, usage);
         return 64;

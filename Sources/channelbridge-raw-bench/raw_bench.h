@@ -18,6 +18,7 @@ struct bench_options {
     long depth;        /* calls in flight (pipeline) */
     long size;         /* payload bytes (bulk) */
     int batched;       /* 1: many frames per write; 0: one write per frame */
+    int append;        /* durable: append + fdatasync instead of replacing the file */
     const char *payload_path; /* codec: the encoded payload */
 };
 
@@ -44,5 +45,6 @@ int run_pipeline(const struct bench_options *options);
 int run_bulk(const struct bench_options *options);
 int run_stream(const struct bench_options *options);
 int run_codec(const struct bench_options *options);
+int run_durable(const struct bench_options *options);
 
 #endif

@@ -25,6 +25,9 @@ enum BenchCommand: CLICommand {
                     + "            stream of 64-byte frames (events_per_s)", run: EventsBenchmark.run),
         Scenario(name: "host", summary: "extension-host start to ready line, resident memory idle and\n"
                     + "            after 10k calls (ready_ms, rss_idle_mb, rss_busy_mb; no baseline)", run: HostBenchmark.run),
+        Scenario(name: "prefs", summary: "an extension host's preferences at 10 to 100k keys: get and set p50,\n"
+                    + "            1,000 pipelined sets/s, 50 writers' sets/s, host RSS, vs the echo call and\n"
+                    + "            a C durable write (fsync, rename, fsync dir) in the same run", run: PrefsBenchmark.run),
     ]
 
     static let help = """

@@ -13,6 +13,8 @@ enum PrefsCommand: CLICommand {
         usage: channelbridge prefs get KEY
                channelbridge prefs set KEY VALUE [--type string|int|double|bool|string-array|bytes]
                channelbridge prefs remove KEY
+               channelbridge prefs append KEY VALUE... [--type ...]
+               channelbridge prefs take KEY
                channelbridge prefs all
                channelbridge prefs clear
                channelbridge prefs watch [KEY ...]
@@ -26,12 +28,17 @@ enum PrefsCommand: CLICommand {
         get prints the value (null when missing); all prints the map; set, remove and clear print
         nothing; watch prints one line per change ({"map":[["key",K],["value",V]]}, V null for a
         removal) until Ctrl-C. set's --type defaults to string; string-array takes a JSON array of
-        strings and bytes takes hex.
+        strings and bytes takes hex. append adds each VALUE (typed as --type says) to the list
+        under KEY in one atomic step, creating it (an error when KEY holds something else); take
+        prints the value and removes it in the same step (null when missing): appenders and a
+        taker in any number of processes never lose or duplicate an item.
 
         Examples:
           channelbridge prefs get ShareKey --app-group group.demo
           channelbridge prefs set launches 3 --type int
           channelbridge prefs set tags '["a", "b"]' --type string-array --data-dir ~/.local/share/channelbridge
+          channelbridge prefs append itemList "first item" "second item"
+          channelbridge prefs take itemList
           channelbridge prefs watch ShareKey
         """
 
@@ -42,7 +49,9 @@ enum PrefsCommand: CLICommand {
             Output.line(help)
             return ExitCode.success
         }
-        guard let verb = args.positionals.first else { throw UsageError("missing get, set, remove, all, clear or watch") }
+        guard let verb = args.positionals.first else {
+            throw UsageError("missing get, set, remove, append, take, all, clear or watch")
+        }
         let operands = Array(args.positionals.dropFirst())
         func expect(_ count: Int, _ names: String) throws {
             guard operands.count == count else { throw UsageError("prefs \(verb) takes \(names)") }
@@ -54,14 +63,20 @@ enum PrefsCommand: CLICommand {
             try expect(2, "KEY and VALUE")
             operation = .set(operands[0], try typedValue(operands[1], type: args.value("type") ?? "string"))
         case "remove": try expect(1, "KEY"); operation = .remove(operands[0])
+        case "append":
+            guard operands.count >= 2 else { throw UsageError("prefs append takes KEY and at least one VALUE") }
+            let type = args.value("type") ?? "string"
+            operation = .append(operands[0], try operands.dropFirst().map { try typedValue($0, type: type) })
+        case "take": try expect(1, "KEY"); operation = .take(operands[0])
         case "all": try expect(0, "no operands"); operation = .all
         case "clear": try expect(0, "no operands"); operation = .clear
         case "watch": operation = .watch(operands)
-        default: throw UsageError("unknown prefs command '\(verb)'; use get, set, remove, all, clear or watch")
+        default:
+            throw UsageError("unknown prefs command '\(verb)'; use get, set, remove, append, take, all, clear or watch")
         }
-        if verb != "set", args.value("type") != nil { throw UsageError("--type goes with set") }
-        if args.flag("json"), ["set", "remove", "clear"].contains(verb) {
-            throw UsageError("--json goes with get, all and watch (\(verb) prints nothing)")
+        if verb != "set", verb != "append", args.value("type") != nil { throw UsageError("--type goes with set or append") }
+        if args.flag("json"), ["set", "remove", "append", "clear"].contains(verb) {
+            throw UsageError("--json goes with get, take, all and watch (\(verb) prints nothing)")
         }
         let context = ClientContext(args)
         if let dataDirectory = args.value("data-dir") {
@@ -109,6 +124,8 @@ enum PrefsOperation {
     case get(String)
     case set(String, StandardValue)
     case remove(String)
+    case append(String, [StandardValue])
+    case take(String)
     case all
     case clear
     case watch([String])
@@ -143,6 +160,10 @@ struct PrefsOnHost {
                 _ = try await prefs.channel.invokeMethod(method, arguments: ["key": .string(key), "value": value])
             case .remove(let key):
                 try await prefs.remove(key)
+            case .append(let key, let values):
+                try await prefs.appendToList(key, values)
+            case .take(let key):
+                Output.line(context.text(try await prefs.take(key)))
             case .all:
                 Output.line(context.text(.map(try await prefs.getAll())))
             case .clear:
@@ -180,6 +201,10 @@ struct PrefsOnStore {
             try await store.set(value, forKey: key)
         case .remove(let key):
             try await store.remove(key)
+        case .append(let key, let values):
+            try await store.appendToList(key: key, values: values)
+        case .take(let key):
+            Output.line(context.text(try await store.take(key: key) ?? .null))
         case .all:
             Output.line(context.text(.map(try await store.allValues().map { .init(.string($0.key), $0.value) })))
         case .clear:

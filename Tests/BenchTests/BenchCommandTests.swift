@@ -18,9 +18,20 @@ import Testing
                   ["encdec_us", "encdec_us_foundation_json", "encode_us_codable"]),
         "events": (["events_per_s"], ["events_per_s", "events_per_s_batched"], ["events_per_s", "events_per_s_batched"]),
         "host": (["ready_ms", "rss_idle_mb", "rss_busy_mb"], [], []),
+        "prefs": prefsFigures,
     ]
 
-    @Test(arguments: ["rtt", "pipeline", "bulk", "codec", "events", "host"])
+    static let prefsFigures: (ours: Set<String>, baseline: Set<String>, ratio: Set<String>) = {
+        let sizes = ["10", "1k", "10k", "100k"]
+        let perSize = ["get_p50_us", "set_p50_us", "pipelined_sets_per_s", "writers50_sets_per_s"]
+        let ours = Set(sizes.flatMap { size in (perSize + ["rss_mb"]).map { "\($0)_\(size)" } })
+        let baseline = Set(["echo_p50_us", "set_p50_us_10"]
+            + sizes.flatMap { ["echo_plus_durable_us_\($0)", "sequential_sets_per_s_\($0)", "durable_us_\($0)"] })
+        let ratio = Set(sizes.flatMap { size in perSize.map { "\($0)_\(size)" } } + ["set_p50_us_10k_vs_10"])
+        return (ours, baseline, ratio)
+    }()
+
+    @Test(arguments: ["rtt", "pipeline", "bulk", "codec", "events", "host", "prefs"])
     func everyFigureOfEveryScenario(scenario: String) throws {
         let outcome = try BenchProcess.run("channelbridge", ["bench", scenario, "--repeat", "1", "--scale", "0.001", "--json"])
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
@@ -56,7 +67,7 @@ import Testing
     }
 
     @Test(arguments: [
-        (["bench", "nope"], "channelbridge bench: unknown scenario 'nope'; known: rtt, pipeline, bulk, codec, events, host"),
+        (["bench", "nope"], "channelbridge bench: unknown scenario 'nope'; known: rtt, pipeline, bulk, codec, events, host, prefs"),
         (["bench", "--repeat", "0"], "channelbridge bench: --repeat takes a positive whole number"),
         (["bench", "--scale", "-1"], "channelbridge bench: --scale takes a positive number"),
         (["bench", "--frobnicate"], "channelbridge bench: unknown option --frobnicate"),

@@ -27,7 +27,7 @@ import Testing
             #expect(wrong.stderr == "channelbridge prefs: VALUE 'seven' is not an integer\n")
             let json = try live.channelbridge(["prefs", "set", "n", "7", "--json"])
             #expect(json.status == 64)
-            #expect(json.stderr == "channelbridge prefs: --json goes with get, all and watch (set prints nothing)\n"
+            #expect(json.stderr == "channelbridge prefs: --json goes with get, take, all and watch (set prints nothing)\n"
                     + "Run 'channelbridge prefs --help' for usage.\n")
         }
     }
@@ -78,6 +78,34 @@ import Testing
             #expect(try ProcessRunner.run("channelbridge", ["prefs", "get", "k", "--json"] + store).stdout == "\"from the store\"\n")
             let both = try ProcessRunner.run("channelbridge", ["prefs", "all", "--socket", "/tmp/x.sock"] + store)
             #expect(both.status == 64)
+        }
+    }
+
+    /// `prefs append` and `prefs take`, through the host and on the store directly, on one list.
+    @Test func appendAndTakeThroughTheHostAndOnTheStore() async throws {
+        try await withHangGuard {
+            let live = try await LiveHost.start(["--app-group", "group.a"])
+            defer { Task { _ = await live.stop() } }
+            let store = ["--data-dir", live.directory.data, "--app-group", "group.a"]
+            #expect(try live.channelbridge(["prefs", "append", "items", "one", "two"]).stdout == "")
+            #expect(try ProcessRunner.run("channelbridge", ["prefs", "append", "items", "3", "--type", "int"] + store).status == 0)
+            #expect(try live.channelbridge(["prefs", "take", "items"]).stdout == #"["one","two",{"int32":3}]"# + "\n")
+            #expect(try live.channelbridge(["prefs", "take", "items"]).stdout == "null\n")
+            #expect(try live.channelbridge(["prefs", "append", "items", "again"]).status == 0)
+            #expect(try ProcessRunner.run("channelbridge", ["prefs", "take", "items"] + store).stdout == #"["again"]"# + "\n")
+            #expect(try live.channelbridge(["prefs", "get", "items"]).stdout == "null\n")
+
+            #expect(try live.channelbridge(["prefs", "set", "name", "text"]).status == 0)
+            let throughHost = try live.channelbridge(["prefs", "append", "name", "x"])
+            #expect(throughHost.status == 1)
+            #expect(throughHost.stderr.hasPrefix(
+                "channelbridge prefs: remote error WRONG_TYPE: appendToList: the value of key 'name' is String, not List\n"))
+            let onStore = try ProcessRunner.run("channelbridge", ["prefs", "append", "name", "x"] + store)
+            #expect(onStore.status == 1)
+            #expect(onStore.stderr == "channelbridge prefs: store error wrongType: cannot append to key 'name': it holds String, not a List\n")
+            let noValue = try live.channelbridge(["prefs", "append", "items"])
+            #expect(noValue.status == 64)
+            #expect(noValue.stderr.hasPrefix("channelbridge prefs: prefs append takes KEY and at least one VALUE\n"))
         }
     }
 

@@ -21,6 +21,17 @@ struct PreferenceArguments {
         return string
     }
 
+    /// The list argument `name` (a Dart `List`, any elements).
+    func list(_ name: String) throws(MethodError) -> [StandardValue] {
+        let value = try member(name)
+        guard case .list(let elements) = value else {
+            throw PreferenceErrors.invalidArguments(
+                method: method, argument: name,
+                "the argument '\(name)' must be a List, got \(PreferenceType.typeName(of: value))")
+        }
+        return elements
+    }
+
     /// The `value` of a setter for `type`: `nil` to remove the key.
     func value(for type: PreferenceType, key: String) throws(MethodError) -> StandardValue? {
         let value = try member("value")

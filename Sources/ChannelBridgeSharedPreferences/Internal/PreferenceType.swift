@@ -4,6 +4,8 @@ import ChannelBridgeCodec
 /// names them, since that is what the caller wrote.
 enum PreferenceType: Sendable {
     case bool, int, double, string, stringArray, bytes
+    /// Any list (`appendToList`'s target); no getter or setter has this type.
+    case list
 
     var name: String {
         switch self {
@@ -13,6 +15,7 @@ enum PreferenceType: Sendable {
         case .string: "String"
         case .stringArray: "List<String>"
         case .bytes: "Uint8List"
+        case .list: "List"
         }
     }
 
@@ -29,6 +32,8 @@ enum PreferenceType: Sendable {
             return .float64(Double(n))
         case (.stringArray, _) where stored.stringListValue != nil:
             return stored
+        case (.list, .list):
+            return stored
         default:
             return nil
         }
@@ -42,6 +47,8 @@ enum PreferenceType: Sendable {
             return true
         case (.stringArray, _):
             return value.stringListValue != nil
+        case (.list, .list):
+            return true
         default:
             return false
         }

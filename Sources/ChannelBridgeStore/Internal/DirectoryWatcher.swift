@@ -6,7 +6,7 @@ import FoundationEssentials
 import Synchronization
 
 /// One inotify descriptor for the whole process, watching every group directory that has a change
-/// subscription, read by one dedicated thread (its `read` blocks, so it never runs on the
+/// stream, read by one dedicated thread (its `read` blocks, so it never runs on the
 /// cooperative pool). Writers replace `preferences.json` by renaming a temporary file over it, so
 /// the event that matters is `IN_MOVED_TO` for that name; `IN_CLOSE_WRITE` and `IN_DELETE` catch
 /// other tools that write or delete the file in place.
@@ -27,14 +27,14 @@ final class DirectoryWatcher: Sendable {
 
     private struct State {
         var descriptor: Int32 = -1
-        var subscriptions: [Int32: [ObjectIdentifier: ChangeSubscription]] = [:]
+        var subscriptions: [Int32: [ObjectIdentifier: GroupEngine]] = [:]
         var watchBySubscription: [ObjectIdentifier: Int32] = [:]
     }
 
     private let state = Mutex(State())
 
-    /// Starts watching the subscription's group directory (which must exist).
-    func add(_ subscription: ChangeSubscription) throws(StoreError) {
+    /// Starts watching the group's directory (which must exist) for `subscription`.
+    func add(_ subscription: GroupEngine) throws(StoreError) {
         let directory = subscription.files.directory
         let newDescriptor = try state.withLock { (state: inout State) throws(StoreError) -> Int32? in
             var created: Int32?
@@ -55,8 +55,8 @@ final class DirectoryWatcher: Sendable {
         }
     }
 
-    /// Stops delivering to the subscription, and stops watching a directory nobody watches any more.
-    func remove(_ subscription: ChangeSubscription) {
+    /// Stops telling the group about events, and stops watching a directory nobody watches any more.
+    func remove(_ subscription: GroupEngine) {
         state.withLock { state in
             let id = ObjectIdentifier(subscription)
             guard let watch = state.watchBySubscription.removeValue(forKey: id) else { return }
@@ -79,9 +79,9 @@ final class DirectoryWatcher: Sendable {
                 return
             }
             let events = Self.parse(buffer[0..<count])
-            let (toRefresh, toFinish) = state.withLock { state -> ([ChangeSubscription], [ChangeSubscription]) in
-                var refresh: [ChangeSubscription] = []
-                var finish: [ChangeSubscription] = []
+            let (toRefresh, toFinish) = state.withLock { state -> ([GroupEngine], [GroupEngine]) in
+                var refresh: [GroupEngine] = []
+                var finish: [GroupEngine] = []
                 if events.overflowed {
                     refresh = state.subscriptions.values.flatMap { $0.values }
                 } else {
@@ -99,22 +99,23 @@ final class DirectoryWatcher: Sendable {
                 }
                 return (refresh, finish)
             }
-            for subscription in toRefresh { try? subscription.refresh(initial: false) }
-            for subscription in toFinish { subscription.continuation.finish() }
+            // Outside the lock: a refresh reads the file and takes the group's own locks.
+            for subscription in toRefresh { subscription.refreshAfterEvent() }
+            for subscription in toFinish { subscription.watchEnded() }
         }
     }
 
     /// The descriptor failed (it should not): end every stream rather than leave them silent, and
     /// let the next subscription start a new descriptor.
     private func stop(descriptor: Int32) {
-        let orphans = state.withLock { state -> [ChangeSubscription] in
+        let orphans = state.withLock { state -> [GroupEngine] in
             guard state.descriptor == descriptor else { return [] }
             let all = state.subscriptions.values.flatMap { $0.values }
             state = State()
             return all
         }
         close(descriptor)
-        for subscription in orphans { subscription.continuation.finish() }
+        for subscription in orphans { subscription.watchEnded() }
     }
 
     private struct Events {

@@ -8,6 +8,11 @@ enum ValueCheck {
     static let maximumDepth = 990
 
     static func validate(_ value: StandardValue, forKey key: String) throws(StoreError) {
+        _ = try encoded(value, forKey: key)
+    }
+
+    /// The value's canonical TVN text, as the store writes it, once it is known to read back.
+    static func encoded(_ value: StandardValue, forKey key: String) throws(StoreError) -> [UInt8] {
         let json = TypedValueNotation.json(for: value)
         let depth = depth(of: json)
         if depth > maximumDepth {
@@ -21,6 +26,26 @@ enum ValueCheck {
         } catch {
             throw StoreError(.invalidValue,
                              "the value for key '\(key)' has no typed value notation the store can read back: \(error)")
+        }
+        return Array(json.text.utf8)
+    }
+
+    /// One key's read-modify-write inside a group commit: `transform` of the current value, checked
+    /// and stored. Returns the value now stored, or the transform's (or the check's) error, in
+    /// which case nothing is written.
+    static func update(
+        _ edit: inout DocumentEdit, key: String, _ transform: (StandardValue?) throws -> StandardValue?
+    ) -> Result<StandardValue?, any Error> {
+        do {
+            let old = try edit.value(forKey: key)
+            guard let new = try transform(old) else {
+                edit.set(key, text: nil)
+                return .success(nil)
+            }
+            edit.set(key, text: try encoded(new, forKey: key))
+            return .success(new)
+        } catch {
+            return .failure(error)
         }
     }
 

@@ -20,31 +20,40 @@ struct CPUAffinity {
     /// A CPU mask of 1024 bits, as glibc's `cpu_set_t`.
     private var original = [UInt64](repeating: 0, count: 16)
 
+    /// The process whose threads are pinned (this one, or a child such as the extension host).
+    private var process: pid_t = getpid()
+
     /// Pins all threads to `cpu`; nil when the system calls are missing or refused.
     static func pinProcess(toCPU cpu: Int) -> CPUAffinity? {
+        pin(process: getpid(), toCPU: cpu)
+    }
+
+    /// Pins every thread of `process` to `cpu` (threads it starts later inherit it).
+    static func pin(process: pid_t, toCPU cpu: Int) -> CPUAffinity? {
         guard let setAffinity, let getAffinity else { return nil }
         var saved = CPUAffinity()
-        let read = saved.original.withUnsafeMutableBytes { getAffinity(0, $0.count, $0.baseAddress!) }
+        saved.process = process
+        let read = saved.original.withUnsafeMutableBytes { getAffinity(process, $0.count, $0.baseAddress!) }
         guard read == 0 else { return nil }
         var mask = [UInt64](repeating: 0, count: 16)
         mask[cpu / 64] = 1 << UInt64(cpu % 64)
-        guard apply(mask, with: setAffinity) else { return nil }
+        guard apply(mask, to: process, with: setAffinity) else { return nil }
         return saved
     }
 
     /// Gives every thread back the CPUs it had.
     func restore() {
         guard let setAffinity = Self.setAffinity else { return }
-        _ = Self.apply(original, with: setAffinity)
+        _ = Self.apply(original, to: process, with: setAffinity)
     }
 
-    private static func apply(_ mask: [UInt64], with setAffinity: SetAffinity) -> Bool {
-        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    private static func apply(_ mask: [UInt64], to process: pid_t, with setAffinity: SetAffinity) -> Bool {
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/task")) ?? []
         var all = true
         for thread in threads.compactMap({ pid_t($0) }) {
             let result = mask.withUnsafeBytes { setAffinity(thread, $0.count, $0.baseAddress!) }
-            // A thread may have exited since the listing; only this process's failure matters.
-            if result != 0 && thread == getpid() { all = false }
+            // A thread may have exited since the listing; only the main thread's failure matters.
+            if result != 0 && thread == process { all = false }
         }
         return all
     }

@@ -101,6 +101,11 @@ final class RawClient: Sendable {
                 payload: try StandardMethodCodec().encodeMethodCall(MethodCall(method, arguments: arguments)))
     }
 
+    /// GOODBYE `normal`: the host answers what it owes, then closes.
+    static func goodbye(reason: String = "done") -> [UInt8] {
+        frame(kind: 0x08, body: le16(0) + Array(reason.utf8))
+    }
+
     static func parse(_ bytes: [UInt8]) -> [Frame] {
         var frames: [Frame] = []
         var offset = 0

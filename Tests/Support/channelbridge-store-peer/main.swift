@@ -12,8 +12,15 @@
 //     take --key K                                   prints the taken value's canonical TVN
 //     remove-all                                     prints "acked"
 //     watch [--count N]                              prints "watching", then "change K TVN" per change
+//   Through a host's shared_preference_app_group channel instead of the store (--data-dir and
+//   --group are then not used; the host's default group):
+//     channel-append --socket S --key K --prefix P --count N   N appendToList calls of "P<i>";
+//                                                   prints "acked P<i>" after each
+//     channel-take --socket S --key K --every-ms M --total N   take K every M ms until N list items
+//                                                   were taken; prints "took X" per item
 //   --gate: print "ready" and wait for a line on stdin before starting (to start peers together).
 // Exit status: 0 done, 1 store error (message on stderr), 64 usage.
+import ChannelBridgeClient
 import ChannelBridgeCodec
 import ChannelBridgeStore
 import Dispatch
@@ -86,7 +93,41 @@ func waitForGate() async {
     }
 }
 
+/// The channel commands: the same atomic operations through a host.
+func runOnChannel(_ options: Options) async throws {
+    let host = try await ExtensionHostClient.connect(to: options.string("socket"))
+    let prefs = SharedPreferencesClient(messenger: host.messenger)
+    if options.gate {
+        emit("ready")
+        await waitForGate()
+    }
+    let key = options.string("key")
+    switch options.command {
+    case "channel-append":
+        let prefix = options.string("prefix")
+        for index in 0..<options.int("count") {
+            try await prefs.appendToList(key, [.string("\(prefix)\(index)")])
+            emit("acked \(prefix)\(index)")
+        }
+    case "channel-take":
+        // The importer of the seeds: takes the whole list at a fixed period (its subject is time).
+        let total = options.int("total")
+        var taken = 0
+        while taken < total {
+            if case .list(let items) = try await prefs.take(key) {
+                for item in items { emit("took \(item.stringValue ?? TypedValueNotation.canonicalText(item))") }
+                taken += items.count
+            }
+            try await Task.sleep(for: .milliseconds(options.int("every-ms")))
+        }
+    default:
+        usage("unknown command '\(options.command)'")
+    }
+    host.close()
+}
+
 func run(_ options: Options) async throws {
+    if options.command.hasPrefix("channel-") { return try await runOnChannel(options) }
     let store = AppGroupStore(dataDirectory: options.string("data-dir"))
     let prefs = try store.group(options.string("group"))
     if options.gate {

@@ -1,21 +1,20 @@
-import ChannelBridgeTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The `channelbridge-store-peer` executable run as a child process: a second user of the store.
-/// Its stdout lines and exit status are collected for the test.
-final class StorePeer: Sendable {
-    let name: String
-    let lines: Collector<String>
+/// The `channelbridge-store-peer` executable run as a child process: a second user of the store
+/// (directly, or through a host's channel). Its stdout lines and exit status are collected for the test.
+public final class StorePeer: Sendable {
+    public let name: String
+    public let lines: Collector<String>
     private let process: Process
     private let input: CloseOnExecPipe
     private let errorLines: Collector<String>
     private let exitStatus: Collector<Int32>
 
     /// Starts `channelbridge-store-peer COMMAND --data-dir D --group G ARGUMENTS…`.
-    init(_ command: String, dataDirectory: String, group: String, _ arguments: [String] = []) throws {
+    public init(_ command: String, dataDirectory: String, group: String, _ arguments: [String] = []) throws {
         name = "peer \(command) \(arguments.joined(separator: " "))"
         lines = Collector(name: name)
         exitStatus = Collector(name: "\(name) exit status")
@@ -50,33 +49,33 @@ final class StorePeer: Sendable {
         if process.isRunning { kill(SIGKILL) }
     }
 
-    var processIdentifier: Int32 { process.processIdentifier }
+    public var processIdentifier: Int32 { process.processIdentifier }
     /// Whether the process has ended (and its exit status been collected).
-    var hasExited: Bool { !exitStatus.all.isEmpty }
-    var standardError: String { errorLines.all.joined(separator: "\n") }
+    public var hasExited: Bool { !exitStatus.all.isEmpty }
+    public var standardError: String { errorLines.all.joined(separator: "\n") }
 
     /// Lines that start with `acked `, without that prefix.
-    var acknowledged: [String] {
+    public var acknowledged: [String] {
         lines.all.compactMap { $0.hasPrefix("acked ") ? String($0.dropFirst(6)) : nil }
     }
 
     /// Waits for a line equal to `line`.
-    func waitForLine(_ line: String) async throws {
+    public func waitForLine(_ line: String) async throws {
         try await lines.wait(for: "the line '\(line)'") { $0.contains(line) }
     }
 
     /// Releases a peer started with `--gate`.
-    func openGate() throws {
+    public func openGate() throws {
         try input.fileHandleForWriting.write(contentsOf: Data("go\n".utf8))
     }
 
-    func kill(_ signal: Int32) {
+    public func kill(_ signal: Int32) {
         _ = Glibc.kill(process.processIdentifier, signal)
     }
 
     /// Waits for the process to end and returns its termination status (the signal number when a
     /// signal ended it). Past the hang guard the process is killed and the wait fails.
-    func waitForExit(hangGuard: Duration = .seconds(240)) async throws -> Int32 {
+    public func waitForExit(hangGuard: Duration = .seconds(240)) async throws -> Int32 {
         do {
             return try await exitStatus.first(1, hangGuard: hangGuard)[0]
         } catch {
@@ -88,7 +87,7 @@ final class StorePeer: Sendable {
     /// Waits for a normal exit with status 0, failing with the peer's stderr otherwise.
     /// Waits for exit status 0 and for the end of stdout, so every line the peer printed is in
     /// `lines` (the reader thread may still be draining the pipe when the process has exited).
-    func waitForSuccess() async throws {
+    public func waitForSuccess() async throws {
         let status = try await waitForExit()
         if status != 0 {
             throw HangGuardExpired(description: "\(name) exited with \(status); stderr: \(standardError)")

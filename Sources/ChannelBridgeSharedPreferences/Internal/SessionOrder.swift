@@ -1,0 +1,228 @@
+import Synchronization
+
+/// Keeps one session's store operations in program order: each takes effect after every operation
+/// that arrived before it on the session.
+///
+/// The messenger starts handlers in arrival order and runs each synchronously up to its first
+/// suspension (Protocol/wire-protocol.md §4). `perform` is called in that synchronous part, so
+/// operations reach it in arrival order, and it starts each one when no earlier operation of the
+/// other kind is still running:
+/// - a read starts once every earlier write has been acknowledged (so a get sees every set before
+///   it), and reads run side by side;
+/// - a write starts once every earlier read has answered (so a get never sees a later set), and
+///   writes run side by side: starting a write hands it to the store, which applies writes in the
+///   order they were started, so a pipeline of writes is committed together, in order.
+/// An operation that must wait is queued; when it may start, the operation that finished last
+/// starts it (and any that follow it of the same kind) in queue order, on its own thread, before
+/// it returns. An operation whose task is cancelled while it waits never starts.
+///
+/// With nothing to wait for (the common case: a read with no write pending), `perform` runs the
+/// operation at once, on the caller's thread, with no task and no suspension of its own.
+/// The queue holds at most the session's in-flight requests (bounded by the messenger).
+final class SessionOrder: Sendable {
+    enum Kind { case read, write }
+
+    private struct State {
+        var runningReads = 0
+        var runningWrites = 0
+        var waiting: [Waiter] = []
+        var head = 0
+        /// A thread is starting waiters (`startWaiters`); others leave the starting to it, so an
+        /// operation that finishes at once inside `start` does not recurse.
+        var starting = false
+
+        var hasWaiters: Bool { head < waiting.count }
+
+        func mayStart(_ kind: Kind) -> Bool {
+            kind == .read ? runningWrites == 0 : runningReads == 0
+        }
+
+        mutating func started(_ kind: Kind) {
+            if kind == .read { runningReads += 1 } else { runningWrites += 1 }
+        }
+    }
+
+    private let state = Mutex(State())
+
+    /// Runs `body` at once, on this thread, if the operation may start now (nothing waits and no
+    /// operation of the other kind runs); `nil` when it may not, or when `body` cannot answer
+    /// without suspending (it returns `nil`): then call `perform`.
+    func runNow<T>(_ kind: Kind, _ body: () throws -> T?) rethrows -> T? {
+        let now = state.withLock { state -> Bool in
+            guard !state.hasWaiters, state.mayStart(kind) else { return false }
+            state.started(kind)
+            return true
+        }
+        guard now else { return nil }
+        defer { finished(kind) }
+        return try body()
+    }
+
+    /// Runs `operation` in program order and returns its result.
+    func perform<T: Sendable>(_ kind: Kind, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        let now = state.withLock { state -> Bool in
+            guard !state.hasWaiters, state.mayStart(kind) else { return false }
+            state.started(kind)
+            return true
+        }
+        if now {
+            defer { finished(kind) }
+            return try await operation()
+        }
+        let waiter = Waiter(kind: kind)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                let queued = waiter.prepare(start: {
+                    // Runs on the releasing thread; the operation's synchronous part (a write
+                    // handing itself to the store) is done before the next waiter starts.
+                    Task.immediate {
+                        let result: Result<T, any Error>
+                        do { result = .success(try await operation()) } catch { result = .failure(error) }
+                        self.finished(kind)
+                        continuation.resume(with: result)
+                    }
+                }, cancelled: {
+                    continuation.resume(throwing: CancellationError())
+                })
+                guard queued else { return }
+                // Something may have finished between the check above and this append without
+                // seeing this waiter: check again, and start it if it may run.
+                let start = state.withLock { state -> Bool in
+                    state.waiting.append(waiter)
+                    return Self.claimStarting(&state)
+                }
+                if start { startWaiters() }
+            }
+        } onCancel: {
+            waiter.cancel()
+        }
+    }
+
+    /// Ends a running operation and starts the waiters that may now run.
+    private func finished(_ kind: Kind) {
+        let start = state.withLock { state -> Bool in
+            if kind == .read { state.runningReads -= 1 } else { state.runningWrites -= 1 }
+            return Self.claimStarting(&state)
+        }
+        if start { startWaiters() }
+    }
+
+    /// Whether the caller is to start waiters now: there are some, and nobody else is at it.
+    private static func claimStarting(_ state: inout State) -> Bool {
+        guard state.hasWaiters, !state.starting else { return false }
+        state.starting = true
+        return true
+    }
+
+    /// Starts waiters in queue order until none may start, in a loop rather than by recursion:
+    /// an operation that completes inside `start` only updates the counts, and this loop sees it.
+    private func startWaiters() {
+        while true {
+            let next = state.withLock { state -> [Waiter] in
+                let next = Self.release(&state)
+                if next.isEmpty { state.starting = false }
+                return next
+            }
+            if next.isEmpty { return }
+            for waiter in next { waiter.start() }
+        }
+    }
+
+    /// Takes the waiters at the head of the queue that may start now (skipping cancelled ones),
+    /// counting them as running.
+    private static func release(_ state: inout State) -> [Waiter] {
+        var starting: [Waiter] = []
+        while state.hasWaiters {
+            let next = state.waiting[state.head]
+            if next.isCancelled {
+                state.head += 1
+                continue
+            }
+            guard state.mayStart(next.kind) else { break }
+            state.head += 1
+            state.started(next.kind)
+            starting.append(next)
+        }
+        if state.head == state.waiting.count {
+            state.waiting.removeAll(keepingCapacity: true)
+            state.head = 0
+        }
+        return starting
+    }
+
+    /// One queued operation: waiting, then started (its task kept so cancellation reaches it), or
+    /// cancelled before it started.
+    private final class Waiter: Sendable {
+        let kind: Kind
+
+        private enum Phase {
+            case new
+            case waiting(start: @Sendable () -> Task<Void, Never>, cancelled: @Sendable () -> Void)
+            case starting
+            case started(Task<Void, Never>)
+            case cancelled
+        }
+
+        private let phase = Mutex(Phase.new)
+        /// A cancel that came while `start` was creating the task.
+        private let cancelRequested = Atomic<Bool>(false)
+
+        init(kind: Kind) {
+            self.kind = kind
+        }
+
+        var isCancelled: Bool {
+            phase.withLock { if case .cancelled = $0 { true } else { false } }
+        }
+
+        /// Installs the ways to start and to give up; `false` (after calling `cancelled`) when the
+        /// task was cancelled already.
+        func prepare(start: @escaping @Sendable () -> Task<Void, Never>, cancelled: @escaping @Sendable () -> Void) -> Bool {
+            let proceed = phase.withLock { phase -> Bool in
+                guard case .new = phase else { return false }
+                phase = .waiting(start: start, cancelled: cancelled)
+                return true
+            }
+            if !proceed { cancelled() }
+            return proceed
+        }
+
+        func start() {
+            let start = phase.withLock { phase -> (@Sendable () -> Task<Void, Never>)? in
+                guard case .waiting(let start, _) = phase else { return nil }
+                phase = .starting
+                return start
+            }
+            guard let start else { return }
+            let task = start()
+            phase.withLock { $0 = .started(task) }
+            if cancelRequested.load(ordering: .acquiring) { task.cancel() }
+        }
+
+        func cancel() {
+            enum Action { case none, giveUp(@Sendable () -> Void), cancel(Task<Void, Never>) }
+            let action = phase.withLock { phase -> Action in
+                switch phase {
+                case .new:
+                    phase = .cancelled
+                    return .none
+                case .waiting(_, let cancelled):
+                    phase = .cancelled
+                    return .giveUp(cancelled)
+                case .starting:
+                    cancelRequested.store(true, ordering: .releasing)
+                    return .none
+                case .started(let task):
+                    return .cancel(task)
+                case .cancelled:
+                    return .none
+                }
+            }
+            switch action {
+            case .none: break
+            case .giveUp(let cancelled): cancelled()
+            case .cancel(let task): task.cancel()
+            }
+        }
+    }
+}

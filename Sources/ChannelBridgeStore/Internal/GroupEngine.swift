@@ -1,0 +1,138 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ChannelBridgeCodec
+import Dispatch
+import Synchronization
+
+/// Everything this process keeps for one app group: the cached document, the writes waiting for
+/// the group's lock (group commit), and the change streams. One per group per `AppGroupStore`.
+///
+/// Locks, always taken in this order: the group's `flock` (committer only), `loading` (held while
+/// a document is read and installed, and while changes are posted, so streams see documents in
+/// the order they were installed), then `cache` (held only for lookups and swaps, never across
+/// I/O); `commits` (the write queue) is a leaf. A read whose cached document is current takes
+/// `cache` alone.
+///
+/// Bounds: one cached document (and one spare pair of arrays for the next commit); the write
+/// queue holds one entry per caller waiting for its write (the plugin's callers are bounded by the
+/// messenger's in-flight requests), at most `maximumBatch` of them per commit.
+final class GroupEngine: Sendable {
+    let files: GroupFiles
+    /// The committer's thread: blocking `flock`, `write` and `fsync` never run on the cooperative pool.
+    let writeQueue: DispatchQueue
+
+    struct Cache {
+        var document = StoredDocument.empty
+        /// The identity of the file `document` was read from or written as; `nil` for no file.
+        var identity: FileIdentity?
+        var loaded = false
+        /// That file, kept open so its inode is not reused while `identity` is relied on.
+        var pin: Int32 = -1
+    }
+
+    struct Watchers {
+        var queues: [ObjectIdentifier: ChangeQueue<String>] = [:]
+        /// Registered with `DirectoryWatcher` (while there are queues).
+        var watching = false
+    }
+
+    struct Commits {
+        /// Writes in arrival order; withdrawn ones are skipped when a batch is taken.
+        var pending: [any PendingWrite] = []
+        var head = 0
+        var running = false
+        /// The arrays the next commit builds the file in (the document's previous ones).
+        var spare = DocumentEdit.Buffers()
+    }
+
+    let cache = Mutex(Cache())
+    let loading = Mutex(Watchers())
+    let commits = Mutex(Commits())
+
+    /// At most this many writes go into one replace, so one commit's latency stays bounded however
+    /// many writers queue up; the rest go into the next one at once.
+    static let maximumBatch = 1_024
+
+    init(files: GroupFiles, queueLabel: String) {
+        self.files = files
+        self.writeQueue = DispatchQueue(label: queueLabel)
+    }
+
+    deinit {
+        let pin = cache.withLock { $0.pin }
+        if pin >= 0 { close(pin) }
+    }
+
+    // MARK: Reading
+
+    enum Lookup {
+        case current(ArraySlice<UInt8>?)
+        case stale
+    }
+
+    /// `key`'s value text from the cached document if that document is still the file's: one
+    /// `stat(2)` and a dictionary lookup, on the caller's thread.
+    func cachedValueText(forKey key: String) throws(StoreError) -> Lookup {
+        let identity = try FileSystem.identity(ofPath: files.preferences)
+        return cache.withLock { cache in
+            guard cache.loaded, cache.identity == identity else { return .stale }
+            return .current(cache.document.valueText(forKey: key))
+        }
+    }
+
+    /// The document as the file is now, reading the file only if it changed. Blocks.
+    func currentDocument() throws(StoreError) -> StoredDocument {
+        try loading.withLock { (watchers: inout Watchers) throws(StoreError) in try refreshLocked(&watchers) }
+        return cache.withLock { $0.document }
+    }
+
+    /// `key`'s value text as the file is now. Blocks.
+    func currentValueText(forKey key: String) throws(StoreError) -> ArraySlice<UInt8>? {
+        try loading.withLock { (watchers: inout Watchers) throws(StoreError) in try refreshLocked(&watchers) }
+        return cache.withLock { $0.document.valueText(forKey: key) }
+    }
+
+    /// `key`'s value in the document installed last, without looking at the file (for change
+    /// streams, which are told about every document installed).
+    func installedValue(forKey key: String) -> StandardValue? {
+        let text = cache.withLock { $0.document.valueText(forKey: key) }
+        return text.flatMap { try? StoredDocument.decode($0, key: key, path: files.preferences) }
+    }
+
+    /// Makes the cache match the file: nothing when it does, else reads and installs the file,
+    /// posting what changed to the change streams. Caller holds `loading`.
+    func refreshLocked(_ watchers: inout Watchers) throws(StoreError) {
+        let identity = try FileSystem.identity(ofPath: files.preferences)
+        if cache.withLock({ $0.loaded && $0.identity == identity }) { return }
+        let document: StoredDocument
+        var pin: Int32 = -1
+        var openedIdentity: FileIdentity?
+        if let opened = try FileSystem.openAndRead(files.preferences, what: "preferences file") {
+            do {
+                document = try DocumentScanner.document(from: opened.bytes, path: files.preferences)
+            } catch {
+                close(opened.descriptor)
+                throw error
+            }
+            pin = opened.descriptor
+            openedIdentity = opened.identity
+        } else {
+            document = .empty
+        }
+        // One swap: a reader sees the old file's identity with the old document, or the new with the new.
+        let (old, wasLoaded, oldPin) = cache.withLock { cache in
+            let replaced = (cache.document, cache.loaded, cache.pin)
+            cache.document = document
+            cache.identity = openedIdentity
+            cache.loaded = true
+            cache.pin = pin
+            return replaced
+        }
+        if oldPin >= 0 { close(oldPin) }
+        if wasLoaded && !watchers.queues.isEmpty {
+            let keys = document.changedKeys(since: old)
+            if !keys.isEmpty { for queue in watchers.queues.values { queue.post(keys) } }
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import ChannelBridgeCodec
+
+/// A preferences file as this process last read or wrote it: the file's bytes exactly, and where
+/// in them each key's member (`"key": value`) is. Nothing is decoded until asked for.
+///
+/// This is the store's cache and its encoder's input at once. A read looks the key up and decodes
+/// that one value; a write copies every unchanged member's bytes as they are and encodes only the
+/// values it changes, so no write re-encodes the group (Protocol/store.md, "Costs"). Memory is the
+/// file's size plus about 24 bytes a key for `entries` and one dictionary entry a key for `index`.
+struct StoredDocument: Sendable {
+    /// One member of `values`: byte offsets into `bytes`, 32 bits each (files are limited to
+    /// `maximumSize`), 12 bytes a key. A removed member stays as a tombstone until there are many,
+    /// so positions in `index` stay valid across writes.
+    struct Entry: Sendable, Equatable {
+        private let startOffset: Int32
+        private let valueOffset: Int32
+        private let endOffset: Int32
+
+        init(start: Int, valueStart: Int, end: Int) {
+            startOffset = Int32(truncatingIfNeeded: start)
+            valueOffset = Int32(truncatingIfNeeded: valueStart)
+            endOffset = Int32(truncatingIfNeeded: end)
+        }
+
+        /// The member's first byte (the key's opening quote).
+        var start: Int { Int(startOffset) }
+        /// The value's first byte.
+        var valueStart: Int { Int(valueOffset) }
+        /// One past the value's last byte.
+        var end: Int { Int(endOffset) }
+
+        static let removed = Entry(start: -1, valueStart: -1, end: -1)
+        var isRemoved: Bool { startOffset < 0 }
+    }
+
+    /// The largest preferences file this store reads or writes (offsets are 32-bit).
+    static let maximumSize = Int(Int32.max)
+
+    /// The file's bytes (empty for a group with no file).
+    var bytes: [UInt8] = []
+    /// Every member of `values`, in file order, tombstones included.
+    var entries: [Entry] = []
+    /// Key → position in `entries`, for every live member.
+    var index: [String: Int] = [:]
+    /// How many of `entries` are tombstones.
+    var tombstones = 0
+    var changeLog: ChangeLog?
+    /// Top-level members this version does not know, as their exact text, kept by a rewrite.
+    var otherMembers: [(key: String, text: [UInt8])] = []
+
+    /// The document of a group that has no preferences file.
+    static let empty = StoredDocument()
+
+    var count: Int { index.count }
+
+    /// The TVN text of `key`'s value, as stored.
+    func valueText(forKey key: String) -> ArraySlice<UInt8>? {
+        guard let position = index[key] else { return nil }
+        let entry = entries[position]
+        return bytes[entry.valueStart..<entry.end]
+    }
+
+    /// The member text (`"key": value`) up to the value, for rewriting the value only.
+    func memberPrefix(at position: Int) -> ArraySlice<UInt8> {
+        let entry = entries[position]
+        return bytes[entry.start..<entry.valueStart]
+    }
+
+    /// Every live key in file order.
+    func orderedKeys() -> [String] {
+        var slots = [String?](repeating: nil, count: entries.count)
+        for (key, position) in index { slots[position] = key }
+        return slots.compactMap { $0 }
+    }
+
+    /// Decodes `key`'s value; `nil` when there is none.
+    func value(forKey key: String, path: String) throws(StoreError) -> StandardValue? {
+        guard let text = valueText(forKey: key) else { return nil }
+        return try Self.decode(text, key: key, path: path)
+    }
+
+    /// Every key and value in file order.
+    func allValues(path: String) throws(StoreError) -> [PreferenceEntry] {
+        var result: [PreferenceEntry] = []
+        result.reserveCapacity(count)
+        for key in orderedKeys() {
+            result.append(PreferenceEntry(key: key, value: try Self.decode(valueText(forKey: key)!, key: key, path: path)))
+        }
+        return result
+    }
+
+    /// JSON nesting the reader allows a value: the document's limit of 1,000 less the two levels
+    /// of the document and `values` around it.
+    static let valueDepthLimit = 998
+
+    /// Decodes one value's TVN text. The scanner checked every value when the file was read and
+    /// the store writes only values it checked, so a failure here means the bytes were damaged.
+    static func decode(_ text: ArraySlice<UInt8>, key: String, path: String) throws(StoreError) -> StandardValue {
+        // A string without escapes, the commonest value, is its bytes between the quotes (checked
+        // as JSON when the file was read, or written by this store).
+        if text.count >= 2, text.first == UInt8(ascii: "\""), text.last == UInt8(ascii: "\""),
+           !text.contains(UInt8(ascii: "\\")) {
+            return .string(String(decoding: text.dropFirst().dropLast(), as: UTF8.self))
+        }
+        do {
+            return try TypedValueNotation.value(from: try JSONValue.parse(text, maxDepth: valueDepthLimit))
+        } catch {
+            throw StoreError(.corruptFile,
+                             "preferences file '\(path)': the value of key '\(key)' is not typed value notation: \(error)",
+                             path: path)
+        }
+    }
+}
+
+extension StoredDocument {
+    /// Takes a write's result in: new bytes and entries, and the keys that left or joined `index`.
+    /// `index` changes in place, so the caller must hold the only copy of this document.
+    ///
+    /// The new bytes and entries come in `buffers`, which get this document's old ones back for
+    /// the next write to reuse: a group's large arrays are allocated once, not once per write.
+    mutating func apply(_ commit: DocumentEdit.Result, buffers: inout DocumentEdit.Buffers) {
+        swap(&bytes, &buffers.bytes)
+        swap(&entries, &buffers.entries)
+        tombstones = commit.tombstones
+        changeLog = commit.changeLog
+        for key in commit.removedKeys { index.removeValue(forKey: key) }
+        for (key, position) in commit.addedKeys { index[key] = position }
+        if tombstones > max(1_024, index.count) { compact() }
+    }
+
+    /// Drops the tombstones, renumbering `index` (linear; done once tombstones outnumber keys).
+    private mutating func compact() {
+        var newPosition = [Int](repeating: -1, count: entries.count)
+        var kept: [Entry] = []
+        kept.reserveCapacity(entries.count - tombstones)
+        for (position, entry) in entries.enumerated() where !entry.isRemoved {
+            newPosition[position] = kept.count
+            kept.append(entry)
+        }
+        entries = kept
+        tombstones = 0
+        for (key, position) in index { index[key] = newPosition[position] }
+    }
+}
+
+extension StoredDocument {
+    /// The keys a watcher that last saw `old` reports on seeing `self`, each once: every key a
+    /// write since `old` touched (from the change log), then every key whose value differs and
+    /// every key that disappeared (which covers writers that keep no log and writes older than the
+    /// log reaches). When the log reaches back to `old` and moved on, it alone names every write.
+    func changedKeys(since old: StoredDocument) -> [String] {
+        var touched: [String] = []
+        var seen = Set<String>()
+        func touch(_ key: String) {
+            if seen.insert(key).inserted { touched.append(key) }
+        }
+        var logIsComplete = false
+        if let log = changeLog {
+            let oldSeq = old.changeLog?.seq ?? 0
+            // A sequence number that went backwards means the log was started again: all of it is new.
+            let since = log.seq >= oldSeq ? oldSeq : 0
+            for commit in log.commits where commit.seq > since {
+                commit.keys.forEach(touch)
+            }
+            // Every write from since+1 to seq is in the log, and there was at least one.
+            logIsComplete = old.changeLog != nil && log.seq > since
+                && (log.commits.first?.seq ?? .max) <= since + 1
+        }
+        if logIsComplete { return touched }
+        for key in orderedKeys() {
+            guard let text = valueText(forKey: key) else { continue }
+            if let oldText = old.valueText(forKey: key), oldText.elementsEqual(text) { continue }
+            // Different bytes may still be the same value (another writer's spacing).
+            if let oldText = old.valueText(forKey: key),
+               let before = try? Self.decode(oldText, key: key, path: ""),
+               let after = try? Self.decode(text, key: key, path: ""), before == after { continue }
+            touch(key)
+        }
+        for key in old.orderedKeys() where index[key] == nil { touch(key) }
+        return touched
+    }
+}

@@ -1,0 +1,122 @@
+@testable import ChannelBridgeStore
+import ChannelBridgeCodec
+import Testing
+
+/// A group commit's edit: what it writes, byte for byte, and what the cached document looks like
+/// after taking the result in.
+@Suite struct DocumentEditTests {
+    static func text(_ value: StandardValue) -> [UInt8] { Array(TypedValueNotation.canonicalText(value).utf8) }
+
+    /// Applies `changes` to `base` as one commit; returns the new file read back by the scanner and
+    /// the cached document updated in place, which must agree.
+    static func commit(_ base: StoredDocument, _ changes: (inout DocumentEdit) -> Void) throws
+        -> (file: StoredDocument, cached: StoredDocument, bytes: [UInt8]) {
+        var edit = DocumentEdit(base: base, path: "/p")
+        changes(&edit)
+        var buffers = DocumentEdit.Buffers()
+        let result = try edit.result(into: &buffers)
+        let bytes = buffers.bytes
+        var cached = base
+        cached.apply(result, buffers: &buffers)
+        return (try DocumentScanner.document(from: bytes, path: "/p"), cached, bytes)
+    }
+
+    @Test func overwritesKeepTheirPlaceRemovalsGoAndAKeyStoredAgainGoesLast() throws {
+        let base = try StoredDocumentTests.document(["a": 1, "b": 2, "c": 3], log: nil)
+        let (file, cached, _) = try Self.commit(base) { edit in
+            edit.set("b", text: Self.text(20))
+            edit.set("a", text: nil)
+            edit.set("d", text: Self.text("new"))
+            edit.set("a", text: Self.text(true))
+            let wroteMissing = edit.set("missing", text: nil)
+            #expect(wroteMissing == false)
+        }
+        let expected = [PreferenceEntry(key: "b", value: 20), PreferenceEntry(key: "c", value: 3),
+                        PreferenceEntry(key: "d", value: "new"), PreferenceEntry(key: "a", value: true)]
+        #expect(try file.allValues(path: "/p") == expected)
+        #expect(try cached.allValues(path: "/p") == expected)
+        #expect(file.changeLog == ChangeLog(seq: 1, commits: [.init(seq: 1, keys: ["b", "a", "d"])]))
+        #expect(cached.changeLog == file.changeLog)
+        for key in ["a", "b", "c", "d"] {
+            #expect(cached.valueText(forKey: key).map(Array.init) == file.valueText(forKey: key).map(Array.init), "\(key)")
+        }
+    }
+
+    @Test func unchangedMembersAreCopiedByteForByteAndOtherMembersKept() throws {
+        // Another writer's spacing and a member this version does not know.
+        let original = "{\"values\" : {\"kept\" :  [ true , \"2\" ],\n\"changed\": \"old\"}, \"version\": 1, \"future\": {\"x\": [null]}}"
+        let base = try DocumentScanner.document(from: Array(original.utf8), path: "/p")
+        let (file, _, bytes) = try Self.commit(base) { edit in edit.set("changed", text: Self.text("new")) }
+        let written = String(decoding: bytes, as: UTF8.self)
+        #expect(written == """
+            {
+              "version": 1,
+              "values": {
+                "kept" :  [ true , "2" ],
+                "changed": "new"
+              },
+              "changeLog": {"seq":1,"commits":[{"seq":1,"keys":["changed"]}]},
+              "future": {"x": [null]}
+            }
+
+            """)
+        #expect(try file.value(forKey: "kept", path: "/p") == [true, "2"] as StandardValue)
+        #expect(file.otherMembers.map(\.key) == ["future"])
+    }
+
+    @Test func removeAllNamesEveryKeyInOrderAndLeavesAnEmptyValuesObject() throws {
+        let base = try StoredDocumentTests.document(["x": 1, "y": 2], log: nil)
+        var keys: [String] = []
+        let (file, cached, bytes) = try Self.commit(base) { edit in
+            edit.set("z", text: Self.text(3))
+            let removedAny = edit.removeAll()
+            #expect(removedAny)
+            keys = edit.writtenKeys
+        }
+        #expect(keys == ["z", "x", "y"])
+        #expect(file.count == 0 && cached.count == 0)
+        #expect(String(decoding: bytes, as: UTF8.self).hasPrefix("{\n  \"version\": 1,\n  \"values\": {},\n"))
+    }
+
+    @Test func editsSeeTheirOwnEarlierWrites() throws {
+        let base = try StoredDocumentTests.document(["n": .int64(1)], log: nil)
+        _ = try Self.commit(base) { edit in
+            #expect(try! edit.value(forKey: "n") == .int64(1))
+            edit.set("n", text: Self.text(.int64(2)))
+            #expect(try! edit.value(forKey: "n") == .int64(2))
+            edit.set("n", text: nil)
+            #expect(try! edit.value(forKey: "n") == nil)
+            edit.set("n", text: Self.text(.int64(3)))
+            #expect(try! edit.value(forKey: "n") == .int64(3))
+        }
+    }
+
+    /// Many removals leave tombstones; once they outnumber the keys they are dropped, and every
+    /// lookup still finds its own value.
+    @Test func tombstonesAreCompactedWithoutLosingAKey() throws {
+        var document = StoredDocument.empty
+        var buffers = DocumentEdit.Buffers()
+        var edit = DocumentEdit(base: document, path: "/p")
+        for index in 0..<3_000 { edit.set("k\(index)", text: Self.text(.int32(Int32(index)))) }
+        document.apply(try edit.result(into: &buffers), buffers: &buffers)
+        var removed = 0
+        for round in 0..<3 {
+            var edit = DocumentEdit(base: document, path: "/p")
+            for index in stride(from: round, to: 3_000, by: 4) {
+                edit.set("k\(index)", text: nil)
+                removed += 1
+            }
+            let result = try edit.result(into: &buffers)
+            let file = try DocumentScanner.document(from: buffers.bytes, path: "/p")
+            edit = DocumentEdit(base: .empty, path: "/p")   // the edit's copy of the document goes first
+            document.apply(result, buffers: &buffers)
+            #expect(file.count == 3_000 - removed)
+        }
+        #expect(document.tombstones == 0 && document.entries.count == 750, "compaction ran")
+        #expect(document.count == 750)
+        for index in 0..<3_000 {
+            let expected: StandardValue? = index % 4 == 3 ? .int32(Int32(index)) : nil
+            #expect(try document.value(forKey: "k\(index)", path: "/p") == expected, "k\(index)")
+        }
+    }
+}

@@ -1,0 +1,118 @@
+@testable import ChannelBridgeStore
+import ChannelBridgeCodec
+import Testing
+
+/// Documents as the scanner reads them: how a watcher turns two looks at the file into changes,
+/// how the change log is kept, and what a malformed log does.
+@Suite struct StoredDocumentTests {
+    /// A version-1 file with `values` and `log`, written here by hand and read by the scanner.
+    static func document(_ values: KeyValuePairs<String, StandardValue>, log: ChangeLog?) throws -> StoredDocument {
+        var text = #"{"version":1,"values":{"#
+        text += values.map { JSONValue.string($0.key).text + ":" + TypedValueNotation.canonicalText($0.value) }
+            .joined(separator: ",")
+        text += "}"
+        if let log { text += #","changeLog":"# + log.json.text }
+        text += "}"
+        return try DocumentScanner.document(from: Array(text.utf8), path: "/p")
+    }
+
+    func log(_ commits: [(UInt64, [String])]) -> ChangeLog {
+        ChangeLog(seq: commits.last?.0 ?? 0, commits: commits.map { ChangeLog.Commit(seq: $0.0, keys: $0.1) })
+    }
+
+    func changes(_ new: StoredDocument, since old: StoredDocument) throws -> [StoreChange] {
+        try new.changedKeys(since: old).map { StoreChange(key: $0, value: try new.value(forKey: $0, path: "/p")) }
+    }
+
+    @Test func writesMissedBetweenTwoLooksAreNamedByTheLogOncePerKey() throws {
+        let old = try Self.document(["a": 1, "b": 2], log: log([(1, ["a"]), (2, ["b"])]))
+        // Three writes since: a set to the same value twice, then a new key.
+        let new = try Self.document(["a": 1, "b": 2, "c": 3], log: log([(1, ["a"]), (2, ["b"]), (3, ["a"]), (4, ["a"]), (5, ["c"])]))
+        #expect(try changes(new, since: old) == [StoreChange(key: "a", value: 1), StoreChange(key: "c", value: 3)])
+    }
+
+    @Test func theSameWriteSeenTwiceReportsNothing() throws {
+        let seen = try Self.document(["a": 1], log: log([(1, ["a"])]))
+        #expect(try changes(seen, since: seen) == [])
+    }
+
+    @Test func withoutALogValuesAreCompared() throws {
+        let old = try Self.document(["a": 1, "b": 2, "gone": true], log: nil)
+        let new = try Self.document(["a": 1, "b": 20, "new": "x"], log: nil)
+        #expect(try changes(new, since: old) == [
+            StoreChange(key: "b", value: 20), StoreChange(key: "new", value: "x"), StoreChange(key: "gone", value: nil),
+        ])
+    }
+
+    @Test func theSameValueWrittenWithOtherSpacingIsNoChange() throws {
+        let old = try DocumentScanner.document(from: Array(#"{"version":1,"values":{"m":{"int32":1},"l":[{"float64":1.5},"x"]}}"#.utf8), path: "/p")
+        let new = try DocumentScanner.document(
+            from: Array("{ \"version\": 1, \"values\": { \"m\" : { \"int32\" : 1 }, \"l\": [ { \"float64\" : 1.5 } , \"x\" ] } }".utf8), path: "/p")
+        #expect(try changes(new, since: old) == [])
+    }
+
+    @Test func aLogThatNoLongerReachesBackIsCompletedByComparingValues() throws {
+        let old = try Self.document(["a": 1, "b": 2], log: log([(3, ["a"])]))
+        // Writes 4...9 are no longer in the log; one of them removed b.
+        let new = try Self.document(["a": 1, "c": 3], log: log([(10, ["c"])]))
+        #expect(try changes(new, since: old) == [StoreChange(key: "c", value: 3), StoreChange(key: "b", value: nil)])
+    }
+
+    @Test func aLogCopiedUnchangedByAnotherWriterIsCompletedByComparingValues() throws {
+        let old = try Self.document(["a": 1], log: log([(3, ["a"])]))
+        let new = try Self.document(["a": 2], log: log([(3, ["a"])]))
+        #expect(try changes(new, since: old) == [StoreChange(key: "a", value: 2)])
+    }
+
+    @Test func aLogThatStartedAgainCountsAsNew() throws {
+        let old = try Self.document(["a": 1], log: log([(7, ["a"])]))
+        let new = try Self.document(["a": 1], log: log([(1, ["a"])]))
+        #expect(try changes(new, since: old) == [StoreChange(key: "a", value: 1)])
+    }
+
+    @Test func aMissingFileAfterAFileReportsEveryKeyRemoved() throws {
+        let old = try Self.document(["a": 1, "b": 2], log: log([(2, ["b"])]))
+        #expect(try changes(.empty, since: old) == [
+            StoreChange(key: "a", value: nil), StoreChange(key: "b", value: nil),
+        ])
+    }
+
+    @Test func theLogKeepsTheLatestWritesWithinItsLimits() {
+        var log = ChangeLog(seq: 0, commits: [])
+        for index in 1...40 { log.record(["k\(index)"]) }
+        #expect(log.seq == 40)
+        #expect(log.commits.map(\.seq) == Array(9...40))
+        log.record((0..<5_000).map { "bulk\($0)" })
+        #expect(log.seq == 41)
+        #expect(log.commits.map(\.seq) == [41])
+        log.record(["after"])
+        #expect(log.commits.map(\.seq) == [42])  // 5,001 keys are over the limit: the bulk write goes
+    }
+
+    @Test func aMalformedLogIsIgnoredAndTheValuesStillRead() throws {
+        let texts = [
+            #"{"version":1,"values":{"a":true},"changeLog":{"seq":"1","commits":[]}}"#,
+            #"{"version":1,"values":{"a":true},"changeLog":{"seq":2,"commits":[{"seq":3,"keys":["a"]}]}}"#,
+            #"{"version":1,"values":{"a":true},"changeLog":{"seq":2,"commits":[{"seq":2,"keys":[1]}]}}"#,
+            #"{"version":1,"values":{"a":true},"changeLog":[]}"#,
+        ]
+        for text in texts {
+            let document = try DocumentScanner.document(from: Array(text.utf8), path: "/p")
+            #expect(document.changeLog == nil, "\(text)")
+            #expect(try document.allValues(path: "/p") == [PreferenceEntry(key: "a", value: true)])
+        }
+    }
+
+    /// Offsets in a JSON error are the file's, not the value's, however the scanner splits it.
+    @Test func aJSONErrorInsideAValueNamesItsOffsetInTheFile() throws {
+        let text = #"{"version":1,"values":{"a":true,"b":[1,2}}}"#
+        let error = try #require(throws: StoreError.self) {
+            try DocumentScanner.document(from: Array(text.utf8), path: "/p")
+        }
+        #expect(error.code == .corruptFile)
+        // The only '2' is in b's value; the fault is the '}' right after it.
+        let fault = try #require(Array(text.utf8).firstIndex(of: UInt8(ascii: "2"))) + 1
+        #expect(error.message.hasPrefix("preferences file '/p' is not valid JSON: "))
+        #expect(error.message.hasSuffix("(at byte \(fault))"), "\(error.message)")
+    }
+}
