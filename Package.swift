@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "ChannelBridgeSharedPreferences", targets: ["ChannelBridgeSharedPreferences"]),
         .library(name: "ChannelBridgeHost", targets: ["ChannelBridgeHost"]),
         .library(name: "ChannelBridgeClient", targets: ["ChannelBridgeClient"]),
+        .library(name: "Flutter", targets: ["Flutter"]),
         .executable(name: "extension-host", targets: ["extension-host"]),
         .executable(name: "channelbridge", targets: ["channelbridge"]),
     ],
@@ -149,6 +150,18 @@ let package = Package(
                                    "ChannelBridgePlugins", "ChannelBridgeSharedPreferences", "ChannelBridgeStore",
                                    "ChannelBridgeTestSupport"],
                     swiftSettings: strict),
+        // `import Flutter`: Flutter's iOS embedder API (channels, codecs, plugins, FlutterEngine) over a
+        // ChannelBridge session, for plugin code and Pigeon output written for iOS. The only module that
+        // links full Foundation; the stock extension-host does not link it.
+        .target(name: "Flutter",
+                dependencies: ["ChannelBridgePlugins", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger"],
+                swiftSettings: strict),
+        .testTarget(name: "FlutterTests",
+                    dependencies: ["Flutter", "ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeChannels",
+                                   "ChannelBridgeMessenger", "ChannelBridgePlugins", "ChannelBridgeTesting", "ChannelBridgeSocket",
+                                   "ChannelBridgeTestSupport"],
+                    swiftSettings: strict),
+
         .testTarget(name: "ChannelBridgeChannelsTests",
                     dependencies: ["ChannelBridgeChannels", "ChannelBridgeTesting", "ChannelBridgeCodec", "ChannelBridgeTestSupport"],
                     swiftSettings: strict),
