@@ -71,7 +71,8 @@ open class FlutterEngine: NSObject, @unchecked Sendable {
 
     /// An engine over `registry`'s session that registers plugins in `registry`, so that
     /// `hasPlugin` and `valuePublished(byPlugin:)` agree with the native registry. Prefer
-    /// `engine(for:)`, which gives every caller the session's one engine.
+    /// `engine(for:)`, which gives every caller the session's one engine; the first engine made
+    /// for a session is the one `engine(for:)` and `FlutterPluginType` find.
     public convenience init(registry: PluginRegistry, options: Options = Options()) {
         self.init(messenger: registry.messenger, registry: registry, options: options)
     }
@@ -89,6 +90,7 @@ open class FlutterEngine: NSObject, @unchecked Sendable {
         super.init()
         // Strong: the session keeps its engine until the connection ends.
         messenger.onClose { _ in self.destroyContext() }
+        EngineTable.add(self)
     }
 
     /// The engine of `registry`'s session: made on first use, the same one afterwards (also for

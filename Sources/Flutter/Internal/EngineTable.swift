@@ -14,13 +14,27 @@ enum EngineTable {
 
     private static let engines = Mutex<[ObjectIdentifier: Entry]>([:])
 
+    /// The session's live engine, or the one `make` makes (which files itself as it is made).
     static func engine(for messenger: any BinaryMessenger, make: () -> FlutterEngine) -> FlutterEngine {
-        let key = ObjectIdentifier(messenger)
-        return engines.withLock { engines in
-            if let existing = engines[key]?.engine, !existing.isDestroyed { return existing }
-            let engine = make()
-            engines[key] = Entry(engine: engine)
+        if let existing = live(for: messenger) { return existing }
+        let made = make()
+        // Two callers may race to make one; the first filed is the session's.
+        return live(for: messenger) ?? made
+    }
+
+    private static func live(for messenger: any BinaryMessenger) -> FlutterEngine? {
+        engines.withLock { engines in
+            guard let engine = engines[ObjectIdentifier(messenger)]?.engine, !engine.isDestroyed else { return nil }
             return engine
+        }
+    }
+
+    /// Files `engine` under its messenger unless the session already has a live engine.
+    static func add(_ engine: FlutterEngine) {
+        let key = ObjectIdentifier(engine.sessionMessenger)
+        engines.withLock { engines in
+            if let existing = engines[key]?.engine, !existing.isDestroyed { return }
+            engines[key] = Entry(engine: engine)
         }
     }
 
