@@ -99,7 +99,7 @@ let package = Package(
                     path: "Examples/GreeterPluginTests", swiftSettings: strict),
         .testTarget(name: "ExamplesTests",
                     dependencies: ["ChannelBridgeTestSupport", "containing-app-example", "event-stream-example",
-                                   "custom-plugin-example"],
+                                   "custom-plugin-example", "flutter-style-plugin-example", "channelbridge"],
                     swiftSettings: strict),
 
         .testTarget(name: "ChannelBridgeClientTests",
@@ -156,6 +156,9 @@ let package = Package(
         .target(name: "Flutter",
                 dependencies: ["ChannelBridgePlugins", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger"],
                 swiftSettings: strict),
+        .executableTarget(name: "flutter-style-plugin-example",
+                          dependencies: ["Flutter", "ChannelBridgeHost", "ChannelBridgePlugins"],
+                          path: "Examples/FlutterStylePlugin", swiftSettings: strict),
         .testTarget(name: "FlutterTests",
                     dependencies: ["Flutter", "ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeChannels",
                                    "ChannelBridgeMessenger", "ChannelBridgePlugins", "ChannelBridgeTesting", "ChannelBridgeSocket",
