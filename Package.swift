@@ -99,7 +99,7 @@ let package = Package(
                     path: "Examples/GreeterPluginTests", swiftSettings: strict),
         .testTarget(name: "ExamplesTests",
                     dependencies: ["ChannelBridgeTestSupport", "containing-app-example", "event-stream-example",
-                                   "custom-plugin-example", "flutter-style-plugin-example", "channelbridge"],
+                                   "custom-plugin-example", "flutter-style-plugin-example", "pigeon-api-example", "channelbridge"],
                     swiftSettings: strict),
 
         .testTarget(name: "ChannelBridgeClientTests",
@@ -159,10 +159,15 @@ let package = Package(
         .executableTarget(name: "flutter-style-plugin-example",
                           dependencies: ["Flutter", "ChannelBridgeHost", "ChannelBridgePlugins"],
                           path: "Examples/FlutterStylePlugin", swiftSettings: strict),
+        // Pigeon 28.0.0's Swift output, in the Swift 5 language mode as Pigeon's own test plugin builds it.
+        .executableTarget(name: "pigeon-api-example",
+                          dependencies: ["Flutter", "ChannelBridgeSocket", "ChannelBridgeChannels", "ChannelBridgeCodec",
+                                         "ChannelBridgeMessenger"],
+                          path: "Examples/PigeonAPI/Sources", swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "FlutterTests",
                     dependencies: ["Flutter", "ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeChannels",
                                    "ChannelBridgeMessenger", "ChannelBridgePlugins", "ChannelBridgeTesting", "ChannelBridgeSocket",
-                                   "ChannelBridgeTestSupport"],
+                                   "ChannelBridgeTestSupport", "pigeon-api-example"],
                     swiftSettings: strict),
 
         .testTarget(name: "ChannelBridgeChannelsTests",

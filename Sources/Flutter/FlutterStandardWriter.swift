@@ -92,11 +92,15 @@ open class FlutterStandardWriter: NSObject {
     /// Inside containers: standard values directly, anything else through `writeValue(_:)`, which
     /// a subclass may override.
     private func writeElement(_ element: Any) {
-        let kind = FlutterValues.kind(of: element)
+        guard let value = FlutterValues.unwrap(element) else {
+            writeByte(0)
+            return
+        }
+        let kind = FlutterValues.kind(of: value)
         if case .unknown = kind {
-            writeValue(element)
+            writeValue(value)
         } else {
-            write(kind, element)
+            write(kind, value)
         }
     }
 

@@ -46,3 +46,24 @@ import Testing
         #expect(ended.stdoutLines.last == #"{"outcome":"completed","returnedItems":null,"error":null,"openedURLs":[]}"#)
     }
 }
+
+extension FlutterExamplesTests {
+    /// Pigeon 28.0.0's Swift output for the example API, served over a socket and driven by a
+    /// client that builds the Dart side's bytes with ChannelBridge's codec.
+    @Test func pigeonAPIAnswersEveryKindOfMethodAndCallsTheFlutterAPI() throws {
+        let outcome = try ProcessRunner.run("pigeon-api-example", ["demo"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stdout == """
+            getHostLanguage: "Swift"
+            add: {"int64":"42"}
+            add: error OVERFLOW: 9223372036854775807 + 1 does not fit in 64 bits
+            summarize: ShareItem(title: HOLIDAY PHOTOS, note: 2 tags, priority: 2, attachment: /tmp/beach.jpg (52311 bytes), tags: ["beach", "sea"])
+            save: error EMPTY_TITLE: an item needs a title
+            save: {"int64":"1"}
+            host: itemSaved answered: saved Holiday photos with 2 tags
+            clear: null
+            rename: channel-error (no handler answered)
+
+            """)
+    }
+}
