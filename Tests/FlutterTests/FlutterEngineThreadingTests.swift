@@ -262,3 +262,63 @@ struct ReplyHandoff: @unchecked Sendable {
     let reply: FlutterBinaryReply
     init(_ reply: @escaping FlutterBinaryReply) { self.reply = reply }
 }
+
+extension FlutterEngineThreadingTests {
+    @Test func aBackgroundTaskQueueRunsItsHandlersInOrderOffThePlatformExecutor() async throws {
+        let session = EngineSession()
+        defer { session.close() }
+        let name = uniqueChannel("task-queue"), platformName = uniqueChannel("platform")
+        let taskQueue = try #require(session.engine.makeBackgroundTaskQueue?())
+        let release = DispatchSemaphore(value: 0)
+        let seen = Collector<String>()
+        // The platform executor is held up; the task queue's handlers still run, in order.
+        FlutterBasicMessageChannel(name: platformName, binaryMessenger: session.engine, codec: FlutterStringCodec.sharedInstance())
+            .setMessageHandler { message, reply in
+                release.wait()
+                reply(message)
+            }
+        FlutterBasicMessageChannel(name: name, binaryMessenger: session.engine, codec: FlutterStringCodec.sharedInstance(),
+                                   taskQueue: taskQueue).setMessageHandler { message, reply in
+            seen.append(message as? String ?? "?")
+            reply(message)
+        }
+        try await withHangGuard { () async throws in
+            let blocked = Task.immediate { try await session.client.send(onChannel: platformName, message: Array("p".utf8)) }
+            for index in 0..<20 { try session.client.post(onChannel: name, message: Array("\(index)".utf8)) }
+            let order = try await seen.first(20)
+            #expect(order == (0..<20).map(String.init))
+            release.signal()
+            let unblocked = try await blocked.value
+            #expect(unblocked == Array("p".utf8))
+        }
+    }
+
+    @Test func a1000DeepMessageIsDecodedOnTheExecutorAndADeeperOneRefused() async throws {
+        let session = EngineSession()
+        defer { session.close() }
+        let name = uniqueChannel("deep")
+        let depths = Collector<Int>()
+        FlutterBasicMessageChannel(name: name, binaryMessenger: session.engine).setMessageHandler { message, reply in
+            var depth = 0, current = message
+            while let list = current as? [Any?] { depth += 1; current = list.first ?? nil }
+            depths.append(depth)
+            reply(depth)
+        }
+        try await withHangGuard { () async throws in
+            let deep: [UInt8] = Array(repeating: [UInt8(0x0C), 1], count: 1_000).flatMap { $0 } + [0]
+            let reply = try await session.client.send(onChannel: name, message: deep)
+            let expected: [UInt8] = [4] + withUnsafeBytes(of: Int64(1_000).littleEndian, Array.init)
+            #expect(reply == expected)
+            let deeper: [UInt8] = Array(repeating: [UInt8(0x0C), 1], count: 5_000).flatMap { $0 } + [0]
+            do {
+                _ = try await session.client.send(onChannel: name, message: deeper)
+                Issue.record("a 5,000-deep message was accepted")
+            } catch let error as MessengerError {
+                #expect(error.code == .handlerFailed)
+                #expect(error.message.hasPrefix("Cannot decode the message on channel \(name): values nest deeper than 1000 levels"))
+            }
+            let handled = try await depths.first(1)
+            #expect(handled == [1_000])
+        }
+    }
+}
