@@ -8,7 +8,7 @@
 //   channelbridge call share_extension exit --socket /tmp/share.sock
 //
 // This executable links the `Flutter` module (and with it full Foundation); the stock
-// `extension-host` does not, so it cannot load these plugins (see Examples/README.md).
+// `extension-host` does not, so it cannot load these plugins (Protocol/flutter-embedder.md §6).
 
 import ChannelBridgeHost
 import ChannelBridgePlugins

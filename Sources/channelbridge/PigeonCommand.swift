@@ -21,8 +21,8 @@ enum PigeonCommand: CLICommand {
 
         'adapt' changes its first line to '#if os(iOS) || os(Linux)', so that Linux imports
         ChannelBridge's Flutter module; nothing else in the file changes. The same one-line edit
-        can be made by hand. Supported: the output of Pigeon 22.4.1 to 28.0.0 (see
-        Examples/PigeonAPI/README.md).
+        can be made by hand. Supported: the output of Pigeon 22.4.1 to 28.0.0, except @ProxyApi
+        (see Protocol/flutter-embedder.md, section 7).
 
         The file is rewritten in place unless --output names another; a file already adapted is
         left as it is. --check changes nothing and exits 1 if the file still needs adapting.
