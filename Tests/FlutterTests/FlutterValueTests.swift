@@ -26,6 +26,18 @@ import Testing
         #expect(hex(NSNumber(value: Int64(1) << 40)) == "040000000000010000")
     }
 
+    @Test func everyKindOfNSNumberIsClassifiedWithoutCoreFoundationCalls() {
+        // JSONSerialization gives an NSDecimalNumber for -2^63: a float, as on iOS ("d").
+        let decimal = FlutterJSONMessageCodec.sharedInstance().decode(Data("[-9223372036854775808]".utf8)) as? [Any]
+        #expect(decimal?.first is NSDecimalNumber)
+        #expect(hex(decimal?.first) == "06" + "00000000000000" + "000000000000e0c3")
+        #expect(hex(NSDecimalNumber(string: "1.5")) == "06" + "00000000000000" + "000000000000f83f")
+        // Linux's Core Foundation keeps a small number in 4 bytes whatever it was made from (iOS
+        // would say 8 here): NSNumbers are written by the storage they have.
+        #expect(hex(NSNumber(value: UInt64(5))) == "0305000000")
+        #expect(throws: CodecError.self) { try codec.checkedEncode(NSNumber(value: UInt64.max)) }
+    }
+
     @Test func booleansFloatsStringsAndNulls() {
         #expect(hex(true) == "01")
         #expect(hex(NSNumber(value: false)) == "02")

@@ -1,4 +1,3 @@
-import CoreFoundation
 import Foundation
 
 /// How this module sees the values it writes and reads, as the iOS embedder sees them.
@@ -73,22 +72,24 @@ enum FlutterValues {
         return .unsupportedNumber("\(value)")
     }
 
-    /// An NSNumber, as Flutter's iOS writer reads it through Core Foundation: a CFBoolean is a
-    /// bool, a floating-point number a float64, else by its stored byte size.
+    /// An NSNumber, as Flutter's iOS writer classifies it through Core Foundation: a boolean, a
+    /// floating-point number, else by its stored byte size. Read here from `objCType`, which on
+    /// Linux reports the storage Core Foundation chose (a number that fits in 32 bits says "i"),
+    /// and which, unlike the CF functions, is safe on every NSNumber subclass (JSONSerialization
+    /// gives an NSDecimalNumber for -2^63): "c" is a boolean (an Int8 is stored as "i" on Linux),
+    /// "f" and "d" floats (an NSDecimalNumber is "d", a float on iOS too), "q"/"l"/"I" 8 bytes,
+    /// "Q"/"L" 8 bytes while the value fits in an Int64, the rest 4 bytes.
     private static func kind(of number: NSNumber) -> Kind {
-        let object = unsafeBitCast(number, to: CFTypeRef.self)
-        if CFGetTypeID(object) == CFBooleanGetTypeID() { return .bool(number.boolValue) }
-        let cfNumber = unsafeBitCast(number, to: CFNumber.self)
-        if CFNumberIsFloatType(cfNumber) { return .float64(number.doubleValue) }
-        // Linux's Core Foundation stores an unsigned 64-bit number in 8 bytes; above Int64.max
-        // it cannot be carried (on iOS it takes 16 bytes and is refused the same way).
-        if String(cString: number.objCType) == "Q", number.uint64Value > UInt64(Int64.max) {
-            return .unsupportedNumber(number.description)
+        switch String(cString: number.objCType) {
+        case "c", "B": return .bool(number.boolValue)
+        case "f", "d": return .float64(number.doubleValue)
+        case "q", "l", "I": return .int64(number.int64Value)
+        case "Q", "L":
+            let unsigned = number.uint64Value
+            return unsigned <= UInt64(Int64.max) ? .int64(Int64(unsigned)) : .unsupportedNumber(number.description)
+        case "i", "s", "C", "S": return .int32(number.int32Value)
+        case let other: return .unsupportedNumber("\(number) (objCType \(other))")
         }
-        let size = CFNumberGetByteSize(cfNumber)
-        if size <= 4 { return .int32(number.int32Value) }
-        if size <= 8 { return .int64(number.int64Value) }
-        return .unsupportedNumber(number.description)
     }
 
     /// A decoded map key as a dictionary key: null is `Optional<AnyHashable>.none` (so that

@@ -1,5 +1,4 @@
 import ChannelBridgeCodec
-import CoreFoundation
 import Flutter
 import Foundation
 
@@ -140,11 +139,12 @@ enum IOSValues {
         return typed.type == type && typed.data == bytes && Int(typed.elementCount) * Int(typed.elementSize) == bytes.count
     }
 
+    /// A boolean NSNumber: one of the two shared boolean objects.
     static func isBoolean(_ number: NSNumber) -> Bool {
-        CFGetTypeID(unsafeBitCast(number, to: CFTypeRef.self)) == CFBooleanGetTypeID()
+        number === NSNumber(value: true) || number === NSNumber(value: false)
     }
 
     static func isFloat(_ number: NSNumber) -> Bool {
-        CFNumberIsFloatType(unsafeBitCast(number, to: CFNumber.self))
+        ["f", "d"].contains(String(cString: number.objCType))
     }
 }
