@@ -19,7 +19,7 @@ struct ExtraPlugin: Plugin, MethodCallDelegate {
 }
 
 /// `HostPlugins`: what a custom host registers in every session.
-@Suite struct HostPluginsTests {
+@Suite(.serialized) struct HostPluginsTests {
     static func options(_ directory: TestDirectory, plugins: [String]? = nil) -> HostOptions {
         HostOptions(socketPath: directory.socket, dataDirectory: directory.data, plugins: plugins)
     }

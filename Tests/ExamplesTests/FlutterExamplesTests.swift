@@ -50,8 +50,8 @@ import Testing
 extension FlutterExamplesTests {
     /// Pigeon 28.0.0's Swift output for the example API, served over a socket and driven by a
     /// client that builds the Dart side's bytes with ChannelBridge's codec.
-    @Test func pigeonAPIAnswersEveryKindOfMethodAndCallsTheFlutterAPI() throws {
-        let outcome = try ProcessRunner.run("pigeon-api-example", ["demo"])
+    @Test func pigeonAPIAnswersEveryKindOfMethodAndCallsTheFlutterAPI() async throws {
+        let outcome = try await ProcessRunner.runOnThread("pigeon-api-example", ["demo"])
         #expect(outcome.status == 0, "\(outcome.stderr)")
         #expect(outcome.stdout == """
             getHostLanguage: "Swift"
