@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "ChannelBridgeSharedPreferences", targets: ["ChannelBridgeSharedPreferences"]),
         .library(name: "ChannelBridgeHost", targets: ["ChannelBridgeHost"]),
         .library(name: "ChannelBridgeClient", targets: ["ChannelBridgeClient"]),
+        .library(name: "Flutter", targets: ["Flutter"]),
         .executable(name: "extension-host", targets: ["extension-host"]),
         .executable(name: "channelbridge", targets: ["channelbridge"]),
     ],
@@ -103,7 +104,7 @@ let package = Package(
                     path: "Examples/GreeterPluginTests", swiftSettings: strict),
         .testTarget(name: "ExamplesTests",
                     dependencies: ["ChannelBridgeTestSupport", "containing-app-example", "event-stream-example",
-                                   "custom-plugin-example"],
+                                   "custom-plugin-example", "flutter-style-plugin-example", "pigeon-api-example", "channelbridge"],
                     swiftSettings: strict),
 
         .testTarget(name: "ChannelBridgeClientTests",
@@ -155,6 +156,26 @@ let package = Package(
                                    "ChannelBridgePlugins", "ChannelBridgeSharedPreferences", "ChannelBridgeStore",
                                    "ChannelBridgeTestSupport"],
                     swiftSettings: strict),
+        // `import Flutter`: Flutter's iOS embedder API (channels, codecs, plugins, FlutterEngine) over a
+        // ChannelBridge session, for plugin code and Pigeon output written for iOS. The only module that
+        // links full Foundation; the stock extension-host does not link it.
+        .target(name: "Flutter",
+                dependencies: ["ChannelBridgePlugins", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger"],
+                swiftSettings: strict),
+        .executableTarget(name: "flutter-style-plugin-example",
+                          dependencies: ["Flutter", "ChannelBridgeHost", "ChannelBridgePlugins"],
+                          path: "Examples/FlutterStylePlugin", swiftSettings: strict),
+        // Pigeon 28.0.0's Swift output, in the Swift 5 language mode as Pigeon's own test plugin builds it.
+        .executableTarget(name: "pigeon-api-example",
+                          dependencies: ["Flutter", "ChannelBridgeSocket", "ChannelBridgeChannels", "ChannelBridgeCodec",
+                                         "ChannelBridgeMessenger"],
+                          path: "Examples/PigeonAPI/Sources", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(name: "FlutterTests",
+                    dependencies: ["Flutter", "ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeChannels",
+                                   "ChannelBridgeMessenger", "ChannelBridgePlugins", "ChannelBridgeTesting", "ChannelBridgeSocket",
+                                   "ChannelBridgeTestSupport", "pigeon-api-example"],
+                    swiftSettings: strict),
+
         .testTarget(name: "ChannelBridgeChannelsTests",
                     dependencies: ["ChannelBridgeChannels", "ChannelBridgeTesting", "ChannelBridgeCodec", "ChannelBridgeTestSupport"],
                     swiftSettings: strict),

@@ -12,6 +12,11 @@ public enum BuiltInPlugins {
     ///
     /// - Throws: `HostError` `unknownPlugin` naming the unknown key and listing the known ones.
     public static func keys(selecting selection: [String]?) throws(HostError) -> [String] {
+        try keys(selecting: selection, in: catalogue)
+    }
+
+    /// The keys a session registers from `catalogue`: every one, or `selection` checked against it.
+    static func keys(selecting selection: [String]?, in catalogue: PluginCatalogue) throws(HostError) -> [String] {
         guard let selection else { return catalogue.keys }
         for key in selection {
             do {

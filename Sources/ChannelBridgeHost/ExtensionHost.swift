@@ -53,12 +53,15 @@ public final class ExtensionHost: Sendable {
     }
 
     /// Checks the options, binds the socket, copies shared files into the first entitled group's
-    /// container and writes the share key. Nothing is printed on standard output.
+    /// container and writes the share key. Nothing is printed on standard output. `plugins` are
+    /// registered in every session besides the built-in ones (see `HostPlugins`).
     ///
     /// - Throws: `HostError` (the host exits with `exitStatus`); nothing is left bound, and nothing
     ///   is written to the store unless the failure came from the store itself.
-    public static func start(options: HostOptions, output: HostOutput = .process) async throws(HostError) -> ExtensionHost {
-        let pluginKeys = try BuiltInPlugins.keys(selecting: options.plugins)
+    public static func start(options: HostOptions, output: HostOutput = .process,
+                             plugins: HostPlugins = HostPlugins()) async throws(HostError) -> ExtensionHost {
+        let catalogue = try plugins.catalogue(addingTo: BuiltInPlugins.catalogue)
+        let pluginKeys = try BuiltInPlugins.keys(selecting: options.plugins, in: catalogue)
         let givenItems = try await BlockingWork.run { () throws(HostError) -> [InputItem] in
             let items = try InputPreparation.items(from: options)
             try InputPreparation.checkSources(items)
@@ -84,7 +87,8 @@ public final class ExtensionHost: Sendable {
         let request = ExtensionRequest(inputItems: items.planned)
         let serving = DispatchGroup()
         serving.enter()
-        let setup = SessionSetup(options: options, pluginKeys: pluginKeys, request: request, store: store,
+        let setup = SessionSetup(options: options, pluginKeys: pluginKeys, catalogue: catalogue,
+                                 setUpSession: plugins.setUpSession, request: request, store: store,
                                  sessions: sessions, output: output)
         var listenerOptions = SocketListener.Options()
         listenerOptions.connection.name = "extension-host pid \(ProcessInfo.processInfo.processIdentifier)"

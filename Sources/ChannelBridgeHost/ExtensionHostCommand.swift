@@ -9,9 +9,10 @@
 public enum ExtensionHostCommand {
     /// Runs the host the command line describes and returns the process's exit status: the
     /// outcome's (0, 2, 3, 130, 143), 64 for a usage error, 1 when the host could not start, 0
-    /// after `--help`. Signals arriving on `interruptions` interrupt the host.
+    /// after `--help`. Signals arriving on `interruptions` interrupt the host. A custom host passes
+    /// its own `plugins`.
     public static func main(arguments: [String], interruptions: AsyncStream<HostSignal>,
-                            output: HostOutput = .process) async -> Int32 {
+                            output: HostOutput = .process, plugins: HostPlugins = HostPlugins()) async -> Int32 {
         let options: HostOptions
         do {
             switch try HostOptions.parse(arguments) {
@@ -27,7 +28,7 @@ public enum ExtensionHostCommand {
         }
         let host: ExtensionHost
         do {
-            host = try await ExtensionHost.start(options: options, output: output)
+            host = try await ExtensionHost.start(options: options, output: output, plugins: plugins)
         } catch {
             output.standardError("extension-host: \(error.message)")
             return error.exitStatus

@@ -9,6 +9,7 @@ struct ChannelBridgeCLI {
         CallCommand.self, SessionCommand.self, SendCommand.self, ListenCommand.self, ItemsCommand.self, ExitCommand.self, CancelCommand.self,
         PrefsCommand.self, DemoCommand.self,
         CodecCommand.self, ConformanceCommand.self, BenchCommand.self,
+        PigeonCommand.self,
     ]
 
     static let help = """

@@ -13,6 +13,9 @@ import Synchronization
 struct SessionSetup: Sendable {
     let options: HostOptions
     let pluginKeys: [String]
+    /// Every plugin a session may register by name: the built-in ones and the host's.
+    let catalogue: PluginCatalogue
+    let setUpSession: (@Sendable (PluginRegistry) throws -> Void)?
     let request: ExtensionRequest
     let store: AppGroupStore
     let sessions: SessionTable
@@ -33,9 +36,15 @@ struct SessionSetup: Sendable {
         var environment = PluginEnvironment()
         environment.preferenceStoreProvider = store
         environment.entitledAppGroups = options.appGroups
+        environment.extensionRequest = request
         let registry = PluginRegistry(messenger: messenger, environment: environment)
-        if let failure = Self.register(pluginKeys, with: registry) {
+        if let failure = Self.register(pluginKeys, from: catalogue, with: registry) {
             log("extension-host: \(label) \(failure)")
+        }
+        do {
+            try setUpSession?(registry)
+        } catch {
+            log("extension-host: \(label) session setup failed: \(error)")
         }
 
         let handler = ExtensionChannelHandler(channel: options.channel, request: request, store: store,
@@ -67,12 +76,13 @@ struct SessionSetup: Sendable {
     /// Registers the plugins through the registrant, by name, as Flutter's generated registrant
     /// does. The registrant is async; this thread is the accepting thread, never a pool thread, so
     /// it may wait for it.
-    private static func register(_ keys: [String], with registry: PluginRegistry) -> PluginError? {
+    private static func register(_ keys: [String], from catalogue: PluginCatalogue,
+                                 with registry: PluginRegistry) -> PluginError? {
         let done = DispatchSemaphore(value: 0)
         let failure = Mutex<PluginError?>(nil)
         Task {
             do throws(PluginError) {
-                try await PluginRegistrant(catalogue: BuiltInPlugins.catalogue).register(keys, with: registry)
+                try await PluginRegistrant(catalogue: catalogue).register(keys, with: registry)
             } catch {
                 failure.withLock { $0 = error }
             }

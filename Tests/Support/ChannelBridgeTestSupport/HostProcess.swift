@@ -35,11 +35,11 @@ public final class HostProcess: Sendable {
     private let process: Process
     private let state = Mutex(State())
 
-    /// Starts `extension-host` with `arguments`.
-    public init(_ arguments: [String], environment: [String: String]? = nil) throws {
+    /// Starts `extension-host` (or another host executable built by the package) with `arguments`.
+    public init(_ arguments: [String], environment: [String: String]? = nil, product: String = "extension-host") throws {
         self.arguments = arguments
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: "extension-host"))
+        process.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: product))
         process.arguments = arguments
         if let environment { process.environment = environment }
         let output = try CloseOnExecPipe(), error = try CloseOnExecPipe()

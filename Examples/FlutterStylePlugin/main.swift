@@ -1,0 +1,36 @@
+// Seed 000's share extension, as plugin code written for iOS runs here: an extension host with
+// the seed's extension channel, an iOS-style plugin registered through the seed's plugin
+// registrant, and an iOS-style plugin registered by name next to the built-in native ones.
+// It takes `extension-host`'s options and prints what it prints.
+//
+//   flutter-style-plugin-example --socket /tmp/share.sock --data-dir /tmp/share-data
+//   channelbridge call example/notes add '{"text": "first"}' --socket /tmp/share.sock
+//   channelbridge call share_extension exit --socket /tmp/share.sock
+//
+// This executable links the `Flutter` module (and with it full Foundation); the stock
+// `extension-host` does not, so it cannot load these plugins (Protocol/flutter-embedder.md §6).
+
+import ChannelBridgeHost
+import ChannelBridgePlugins
+import Flutter
+import Glibc
+
+// A closed pipe is an error on that pipe, not the end of the host.
+signal(SIGPIPE, SIG_IGN)
+
+// By name, like the built-in plugins: `--plugin PlatformVersionPlugin` selects it.
+var catalogue = PluginCatalogue()
+do {
+    try catalogue.addFlutterPlugins([PlatformVersionPlugin.self])
+} catch {
+    fatalError("\(error)")
+}
+
+let plugins = HostPlugins(catalogue: catalogue) { registry in
+    // What the share extension does when its view loads, once per session (one engine each).
+    let context = registry.environment.extensionRequest.map(ExtensionContext.init)
+    ShareViewController(engine: FlutterEngine.engine(for: registry), extensionContext: context).viewDidLoad()
+}
+
+exit(await ExtensionHostCommand.main(arguments: Array(CommandLine.arguments.dropFirst()),
+                                     interruptions: HostSignal.watch(), plugins: plugins))

@@ -1,0 +1,95 @@
+// A Pigeon API (Pigeon 28.0.0's Swift output for pigeons/share_api.dart, adapted with
+// `channelbridge pigeon adapt`) served over a Unix socket by a FlutterEngine per session, and
+// driven by a client that builds the Dart side's bytes with ChannelBridge's own codec.
+//
+//   pigeon-api-example demo           serve, run the client against it, print what it gets
+//   pigeon-api-example serve SOCKET   serve until SIGINT/SIGTERM; prints "ready SOCKET", then a
+//                                     line per answer the Dart side gives to itemSaved
+
+import ChannelBridgeChannels
+import ChannelBridgeCodec
+import ChannelBridgeSocket
+import Flutter
+import Foundation
+
+/// Starts serving the ShareApi on `path`: each session gets its engine and its API object.
+func serve(on path: String, report: @escaping @Sendable (String) -> Void) throws -> SocketListener {
+    try SocketListener(path: path) { session in
+        let engine = FlutterEngine(messenger: session.messenger)
+        let api = ShareHostApiImplementation(flutterApi: ShareFlutterApi(binaryMessenger: engine), report: report)
+        ShareHostApiSetup.setUp(binaryMessenger: engine, api: api)
+    }
+}
+
+@Sendable func line(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "serve" where arguments.count == 2:
+    signal(SIGPIPE, SIG_IGN)
+    let watcher = SignalWatcher([SIGINT, SIGTERM])
+    let listener = try serve(on: arguments[1]) { line($0) }
+    line("ready \(arguments[1])")
+    for await _ in watcher.signals { break }
+    listener.close()
+
+case "demo" where arguments.count == 1:
+    let path = "/tmp/cb-pigeon-\(getpid()).sock"
+    let reports = AsyncStream.makeStream(of: String.self)
+    let listener = try serve(on: path) { reports.continuation.yield($0) }
+    let connection = try await SocketConnection.connect(to: path)
+    let messenger = connection.messenger
+
+    // The Dart side answers the Flutter API.
+    messenger.setMessageHandler(onChannel: DartSide.flutterApi + "itemSaved") { message in
+        guard let message, case .list(let arguments) = try DartSide.codec.decode(message),
+              let item = arguments.first?.custom?.as(DartSide.Item.self) else { return nil }
+        return try DartSide.codec.encode([.string("saved \(item.title) with \(item.tags.count) tags")])
+    }
+
+    func show(_ method: String, _ reply: [StandardValue]?) {
+        switch reply {
+        case nil: line("\(method): channel-error (no handler answered)")
+        case let list? where list.count == 1: line("\(method): \(list[0].customDescription)")
+        case let list?: line("\(method): error \(list[0].stringValue ?? "?"): \(list[1].stringValue ?? "")")
+        }
+    }
+
+    let item = DartSide.Item(title: "Holiday photos", note: nil, priority: DartSide.Priority(index: 2),
+                             attachment: DartSide.Attachment(path: "/tmp/beach.jpg", sizeInBytes: 52_311),
+                             tags: ["sea", "beach"])
+    show("getHostLanguage", try await DartSide.call("getHostLanguage", nil, on: messenger))
+    show("add", try await DartSide.call("add", [.int64(2), .int64(40)], on: messenger))
+    show("add", try await DartSide.call("add", [.int64(Int64.max), .int64(1)], on: messenger))
+    show("summarize", try await DartSide.call("summarize", [.custom(CustomValue(item))], on: messenger))
+    var untitled = item
+    untitled.title = ""
+    show("save", try await DartSide.call("save", [.custom(CustomValue(untitled))], on: messenger))
+    show("save", try await DartSide.call("save", [.custom(CustomValue(item))], on: messenger))
+    for await report in reports.stream {
+        line("host: " + report)
+        break
+    }
+    show("clear", try await DartSide.call("clear", nil, on: messenger))
+    show("rename", try await DartSide.call("rename", [.string("x")], on: messenger))
+    connection.close()
+    listener.close()
+
+default:
+    FileHandle.standardError.write(Data("usage: pigeon-api-example demo | serve SOCKET\n".utf8))
+    exit(64)
+}
+
+extension StandardValue {
+    /// Dart-side values as the demo prints them.
+    var customDescription: String {
+        if let item = custom?.as(DartSide.Item.self) {
+            let attachment = item.attachment.map { "\($0.path) (\($0.sizeInBytes.map(String.init) ?? "?") bytes)" } ?? "none"
+            return "ShareItem(title: \(item.title), note: \(item.note ?? "nil"), priority: \(item.priority.index), "
+                + "attachment: \(attachment), tags: \(item.tags))"
+        }
+        return TypedValueNotation.canonicalText(self)
+    }
+}

@@ -1,0 +1,69 @@
+import ChannelBridgeTestSupport
+import Foundation
+import Testing
+
+/// The `Flutter` examples, run as a user would run them.
+@Suite struct FlutterExamplesTests {
+    /// Seed 000's share extension: the iOS-style plugins served by a host built with the
+    /// `Flutter` module, called with the `channelbridge` CLI, and the seed's `exit` ending it.
+    @Test func flutterStylePluginIsServedByAHostAndCalledFromTheCLI() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let host = try HostProcess(["--socket", directory.socket, "--data-dir", directory.data],
+                                   product: "flutter-style-plugin-example")
+        #expect(try await host.readyLine() == "ready \(directory.socket)")
+        func call(_ arguments: String...) async throws -> ProcessRunner.Outcome {
+            try await ProcessRunner.runOnThread("channelbridge", ["call"] + arguments + ["--socket", directory.socket])
+        }
+
+        // The plugin registered through the seed's registrant; each CLI call is a session of its
+        // own, with an engine (and a NotesPlugin) of its own.
+        let added = try await call("example/notes", "add", #"{"text": "first"}"#)
+        #expect(added.status == 0 && added.stdout == "{\"int64\":\"1\"}\n")
+        let all = try await call("example/notes", "all")
+        #expect(all.stdout == "[]\n")
+        let shouted = try await call("example/notes", "shout", #"{"text": "quiet"}"#)
+        #expect(shouted.stdout == "\"QUIET\"\n")
+        let refused = try await call("example/notes", "add")
+        #expect(refused.status == 1)
+        #expect(refused.stderr == "channelbridge call: remote error BAD_ARGS: add needs {\"text\": String}\n")
+        let unknown = try await call("example/notes", "delete")
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("No implementation found for method delete on channel example/notes"))
+
+        // The plugin registered by name, next to the built-in native one.
+        let version = try await call("platform_version", "getPlatformVersion")
+        #expect(version.status == 0 && version.stdout.hasPrefix("\"Linux "))
+        let preferences = try await call("shared_preference_app_group", "get", #"{"key": "ShareKey"}"#)
+        #expect(preferences.status == 0 && preferences.stdout == "null\n")
+
+        // The seed's `exit` completes the request without answering, as on iOS.
+        let exit = try await call("share_extension", "exit")
+        #expect(exit.status == 1)
+        #expect(exit.stderr.contains("the handler on channel 'share_extension' released its reply without answering"))
+        let ended = await host.waitForExit()
+        #expect(ended.status == 0)
+        #expect(ended.stdoutLines.last == #"{"outcome":"completed","returnedItems":null,"error":null,"openedURLs":[]}"#)
+    }
+}
+
+extension FlutterExamplesTests {
+    /// Pigeon 28.0.0's Swift output for the example API, served over a socket and driven by a
+    /// client that builds the Dart side's bytes with ChannelBridge's codec.
+    @Test func pigeonAPIAnswersEveryKindOfMethodAndCallsTheFlutterAPI() async throws {
+        let outcome = try await ProcessRunner.runOnThread("pigeon-api-example", ["demo"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stdout == """
+            getHostLanguage: "Swift"
+            add: {"int64":"42"}
+            add: error OVERFLOW: 9223372036854775807 + 1 does not fit in 64 bits
+            summarize: ShareItem(title: HOLIDAY PHOTOS, note: 2 tags, priority: 2, attachment: /tmp/beach.jpg (52311 bytes), tags: ["beach", "sea"])
+            save: error EMPTY_TITLE: an item needs a title
+            save: {"int64":"1"}
+            host: itemSaved answered: saved Holiday photos with 2 tags
+            clear: null
+            rename: channel-error (no handler answered)
+
+            """)
+    }
+}
