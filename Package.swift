@@ -109,7 +109,7 @@ let package = Package(
 
         .testTarget(name: "ChannelBridgeClientTests",
                     dependencies: ["ChannelBridgeClient", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger",
-                                   "ChannelBridgeTestSupport", "extension-host"], swiftSettings: strict),
+                                   "ChannelBridgeSocket", "ChannelBridgeTestSupport", "extension-host"], swiftSettings: strict),
         .testTarget(name: "BenchTests",
                     dependencies: ["ChannelBridgeTestSupport", "channelbridge", "channelbridge-raw-bench", "extension-host"],
                     swiftSettings: strict),

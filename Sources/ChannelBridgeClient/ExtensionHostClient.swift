@@ -15,7 +15,9 @@ import ChannelBridgeSocket
 /// ```
 ///
 /// Every call fails with a typed error when the host goes away: `MessengerError` with code
-/// `connectionClosed`, naming the channel and method.
+/// `connectionClosed`, naming the channel and method. A reply of the wrong shape throws
+/// `ChannelError` `malformedReply`, naming the method and where the value differs
+/// ("The result of getInputItems is not Array<ExtensionItem>: `[0].attachments`: …").
 public final class ExtensionHostClient: Sendable {
     /// The extension channel's default name.
     public static let extensionChannelName = "channelbridge/extension"
@@ -47,8 +49,7 @@ public final class ExtensionHostClient: Sendable {
 
     /// The extension's input items, as the share sheet delivered them.
     public func items() async throws -> [ExtensionItem] {
-        let value = try await extensionChannel.invokeMethod("getInputItems")
-        return try ExtensionItem.list(from: value, channel: extensionChannel.name)
+        try await extensionChannel.invokeMethod("getInputItems", as: [ExtensionItem].self)
     }
 
     /// The input items as the host sent them, untyped.
@@ -63,29 +64,18 @@ public final class ExtensionHostClient: Sendable {
 
     /// Cancels the extension request with an error; the host then exits 2.
     public func cancel(code: String, message: String? = nil, details: StandardValue = .null) async throws {
-        var arguments: [StandardValue.MapEntry] = [.init("code", .string(code))]
-        if let message { arguments.append(.init("message", .string(message))) }
-        if details != .null { arguments.append(.init("details", details)) }
-        _ = try await extensionChannel.invokeMethod("cancel", arguments: .map(arguments))
+        try await extensionChannel.invokeMethod("cancel", arguments: Cancellation(code: code, message: message, details: details),
+                                                as: Void.self)
     }
 
     /// Asks the host to open a URL; answers whether it did (per its `--open-url` policy).
     public func openURL(_ url: String) async throws -> Bool {
-        let value = try await extensionChannel.invokeMethod("openURL", arguments: ["url": .string(url)])
-        guard let opened = value.boolValue else {
-            throw ChannelError(.malformedReply, "openURL answered \(value), not a bool", channel: extensionChannel.name, method: "openURL")
-        }
-        return opened
+        try await extensionChannel.invokeMethod("openURL", arguments: ["url": url], as: Bool.self)
     }
 
     /// The path of an app group's shared container directory.
     public func appGroupContainer(_ appGroup: String) async throws -> String {
-        let value = try await extensionChannel.invokeMethod("getAppGroupContainer", arguments: ["appGroup": .string(appGroup)])
-        guard let path = value.stringValue else {
-            throw ChannelError(.malformedReply, "getAppGroupContainer answered \(value), not a path",
-                               channel: extensionChannel.name, method: "getAppGroupContainer")
-        }
-        return path
+        try await extensionChannel.invokeMethod("getAppGroupContainer", arguments: ["appGroup": appGroup], as: String.self)
     }
 
     /// The `shared_preference_app_group` plugin, with `appGroup` chosen first when given.
@@ -106,4 +96,12 @@ public final class ExtensionHostClient: Sendable {
     public func close() {
         connection.close()
     }
+}
+
+/// `cancel`'s arguments: `{"code", "message", "details"}`, a missing message or details sent as
+/// null, which the host reads as absent (`Protocol/extension-host.md` §3).
+private struct Cancellation: Encodable {
+    var code: String
+    var message: String?
+    var details: StandardValue
 }

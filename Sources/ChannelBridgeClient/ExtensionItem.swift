@@ -1,8 +1,10 @@
-import ChannelBridgeChannels
 import ChannelBridgeCodec
 
 /// One extension input item as a client sees it (`NSExtensionItem`): a title, a content text and its attachments.
-public struct ExtensionItem: Sendable, Hashable {
+///
+/// Decodes from the map `getInputItems` answers with (`Protocol/extension-host.md` §2.1):
+/// `title` and `contentText` may be absent or null, `attachments` is required.
+public struct ExtensionItem: Sendable, Hashable, Decodable {
     public var title: String?
     public var contentText: String?
     public var attachments: [Attachment]
@@ -22,20 +24,13 @@ public struct ExtensionItem: Sendable, Hashable {
         self.contentText = contentText
         self.attachments = attachments
     }
-
-    static func list(from value: StandardValue, channel: String) throws -> [ExtensionItem] {
-        guard let elements = value.listValue else {
-            throw ChannelError(.malformedReply, "getInputItems answered \(value), not a list", channel: channel, method: "getInputItems")
-        }
-        return elements.map { element in
-            ExtensionItem(title: element["title"]?.stringValue, contentText: element["contentText"]?.stringValue,
-                      attachments: (element["attachments"]?.listValue ?? []).map(Attachment.init))
-        }
-    }
 }
 
-extension ExtensionItem.Attachment {
-    init(_ value: StandardValue) {
+extension ExtensionItem.Attachment: Decodable {
+    /// By its `typeIdentifier`: a plain text with its `text`, a URL with its `url`, any other
+    /// type with a `path` a file; anything else, whatever its shape, is `.other` as sent.
+    public init(from decoder: any Decoder) throws {
+        let value = try decoder.singleValueContainer().decode(StandardValue.self)
         let type = value["typeIdentifier"]?.stringValue
         switch type {
         case "public.plain-text"?:

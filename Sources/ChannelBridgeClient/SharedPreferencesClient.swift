@@ -11,6 +11,9 @@ import ChannelBridgeMessenger
 /// try await prefs.appendToList("itemList", ["shared text"])
 /// for try await change in prefs.changes(keys: ["launches"]) { print(change.key, change.value) }
 /// ```
+///
+/// A reply of the wrong type (from a host that does not follow the plugin's contract) throws
+/// `ChannelError` `malformedReply`, naming the method and where the value differs.
 public struct SharedPreferencesClient: Sendable {
     public static let channelName = "shared_preference_app_group"
     public static let changesChannelName = "shared_preference_app_group/changes"
@@ -26,33 +29,23 @@ public struct SharedPreferencesClient: Sendable {
     }
 
     public func setAppGroup(_ appGroup: String) async throws {
-        _ = try await channel.invokeMethod("setAppGroup", arguments: ["appGroup": .string(appGroup)])
+        try await channel.invokeMethod("setAppGroup", arguments: ["appGroup": appGroup], as: Void.self)
         group.set(appGroup)
     }
 
-    private func get(_ method: String, _ key: String) async throws -> StandardValue {
-        try await channel.invokeMethod(method, arguments: ["key": .string(key)])
-    }
-
-    private func typed<T>(_ method: String, _ key: String, _ read: (StandardValue) -> T?) async throws -> T? {
-        let value = try await get(method, key)
-        if value == .null { return nil }
-        guard let typed = read(value) else {
-            throw ChannelError(.malformedReply, "\(method) answered \(value) for '\(key)'", channel: channel.name, method: method)
-        }
-        return typed
+    /// `method` for `key`, its result decoded as `T` (`nil` for a missing key when `T` is optional).
+    private func get<T: Decodable>(_ method: String, _ key: String) async throws -> T {
+        try await channel.invokeMethod(method, arguments: KeyArgument(key: key), as: T.self)
     }
 
     /// The stored value of any type, `.null` when missing.
     public func get(_ key: String) async throws -> StandardValue { try await get("get", key) }
-    public func getString(_ key: String) async throws -> String? { try await typed("getString", key) { $0.stringValue } }
-    public func getInt(_ key: String) async throws -> Int? { try await typed("getInt", key) { $0.intValue } }
-    public func getDouble(_ key: String) async throws -> Double? { try await typed("getDouble", key) { $0.doubleValue } }
-    public func getBool(_ key: String) async throws -> Bool? { try await typed("getBool", key) { $0.boolValue } }
-    public func getStringArray(_ key: String) async throws -> [String]? {
-        try await typed("getStringArray", key) { $0.stringListValue }
-    }
-    public func getBytes(_ key: String) async throws -> [UInt8]? { try await typed("getBytes", key) { $0.bytesValue } }
+    public func getString(_ key: String) async throws -> String? { try await get("getString", key) }
+    public func getInt(_ key: String) async throws -> Int? { try await get("getInt", key) }
+    public func getDouble(_ key: String) async throws -> Double? { try await get("getDouble", key) }
+    public func getBool(_ key: String) async throws -> Bool? { try await get("getBool", key) }
+    public func getStringArray(_ key: String) async throws -> [String]? { try await get("getStringArray", key) }
+    public func getBytes(_ key: String) async throws -> [UInt8]? { try await get("getBytes", key) }
 
     /// Every key and value of the group, in the store's order.
     public func getAll() async throws -> [StandardValue.MapEntry] {
@@ -63,27 +56,24 @@ public struct SharedPreferencesClient: Sendable {
         return entries
     }
 
-    private func set(_ method: String, _ key: String, _ value: StandardValue) async throws {
-        _ = try await channel.invokeMethod(method, arguments: ["key": .string(key), "value": value])
+    /// `method` with `{"key": key, "value": value}`; a `nil` value is sent as null, which removes the key.
+    private func set(_ method: String, _ key: String, _ value: (some Encodable)?) async throws {
+        try await channel.invokeMethod(method, arguments: Assignment(key: key, value: value), as: Void.self)
     }
 
-    public func setString(_ key: String, _ value: String?) async throws { try await set("setString", key, value.standardValue) }
-    public func setInt(_ key: String, _ value: Int?) async throws { try await set("setInt", key, value.standardValue) }
-    public func setDouble(_ key: String, _ value: Double?) async throws { try await set("setDouble", key, value.standardValue) }
-    public func setBool(_ key: String, _ value: Bool?) async throws { try await set("setBool", key, value.standardValue) }
-    public func setStringArray(_ key: String, _ value: [String]?) async throws {
-        try await set("setStringArray", key, value.map { .list($0.map(StandardValue.string)) } ?? .null)
-    }
-    public func setBytes(_ key: String, _ value: [UInt8]?) async throws {
-        try await set("setBytes", key, value.map(StandardValue.uint8List) ?? .null)
-    }
+    public func setString(_ key: String, _ value: String?) async throws { try await set("setString", key, value) }
+    public func setInt(_ key: String, _ value: Int?) async throws { try await set("setInt", key, value) }
+    public func setDouble(_ key: String, _ value: Double?) async throws { try await set("setDouble", key, value) }
+    public func setBool(_ key: String, _ value: Bool?) async throws { try await set("setBool", key, value) }
+    public func setStringArray(_ key: String, _ value: [String]?) async throws { try await set("setStringArray", key, value) }
+    public func setBytes(_ key: String, _ value: [UInt8]?) async throws { try await set("setBytes", key, value) }
 
     public func remove(_ key: String) async throws {
-        _ = try await channel.invokeMethod("remove", arguments: ["key": .string(key)])
+        try await channel.invokeMethod("remove", arguments: KeyArgument(key: key), as: Void.self)
     }
 
     public func removeAll() async throws {
-        _ = try await channel.invokeMethod("removeAll")
+        try await channel.invokeMethod("removeAll", as: Void.self)
     }
 
     /// Appends each of `values` to the list under `key` in one atomic step on the host, creating
@@ -96,37 +86,38 @@ public struct SharedPreferencesClient: Sendable {
     /// Reads and removes `key` in one atomic step: an item appended meanwhile is either in the
     /// value returned or still stored. `.null` when the key was absent.
     public func take(_ key: String) async throws -> StandardValue {
-        try await channel.invokeMethod("take", arguments: ["key": .string(key)])
+        try await get("take", key)
     }
 
     /// Every write to the group (`appGroup`, else the one chosen with `setAppGroup`), by this host
-    /// or by any other process on the same store; `keys` limits it to those keys. Error events
-    /// end the sequence with the `MethodError`.
+    /// or by any other process on the same store; `keys` limits it to those keys. An error event
+    /// ends the sequence with its `MethodError`; an event that is not `{key: String, value}` ends
+    /// it with `ChannelError` `malformedEvent`.
     public func changes(appGroup: String? = nil, keys: [String]? = nil) -> AsyncThrowingStream<PreferenceChange, any Error> {
-        var arguments: [StandardValue.MapEntry] = []
-        if let chosen = appGroup ?? group.value { arguments.append(.init("appGroup", .string(chosen))) }
-        if let keys { arguments.append(.init("keys", .list(keys.map(StandardValue.string)))) }
-        let events = EventChannel(name: Self.changesChannelName, messenger: messenger)
-            .receiveBroadcastStream(arguments: .map(arguments))
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    for try await event in events {
-                        let value = try event.get()
-                        continuation.yield(PreferenceChange(key: value["key"]?.stringValue ?? "", value: value["value"] ?? .null))
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        let arguments = ChangesArguments(appGroup: appGroup ?? group.value, keys: keys)
+        // Listens now, as the call is made. The task only hands the events on, because the
+        // public type is an AsyncThrowingStream, which the typed stream mapped is not.
+        let events = Result {
+            try EventChannel(name: Self.changesChannelName, messenger: messenger)
+                .receiveBroadcastStream(arguments: arguments, as: PreferenceChange.self)
         }
+        let (changes, continuation) = AsyncThrowingStream.makeStream(of: PreferenceChange.self)
+        let task = Task {
+            do {
+                for try await event in try events.get() { continuation.yield(try event.get()) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return changes
     }
 }
 
-/// One write seen on the change stream: `value` is `.null` when the key was removed.
-public struct PreferenceChange: Sendable, Hashable {
+/// One write seen on the change stream (the event `{"key": String, "value": any}`): `value` is
+/// `.null` when the key was removed.
+public struct PreferenceChange: Sendable, Hashable, Decodable {
     public var key: String
     public var value: StandardValue
 
@@ -134,4 +125,21 @@ public struct PreferenceChange: Sendable, Hashable {
         self.key = key
         self.value = value
     }
+}
+
+/// `{"key": key}`: the arguments of the getters, `remove` and `take`.
+private struct KeyArgument: Encodable {
+    var key: String
+}
+
+/// `{"key": key, "value": value}`, with `"value": null` for `nil` (the plugin requires the key).
+private struct Assignment<Value: Encodable>: Encodable {
+    var key: String
+    var value: Value?
+}
+
+/// `listen`'s arguments; a `nil` member is sent as null, which the plugin reads as absent.
+private struct ChangesArguments: Encodable {
+    var appGroup: String?
+    var keys: [String]?
 }

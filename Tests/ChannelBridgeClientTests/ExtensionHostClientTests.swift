@@ -56,6 +56,20 @@ import Testing
         }
     }
 
+    /// The client sends a missing message and details as explicit nulls; the host takes them as absent.
+    @Test func cancelWithACodeOnly() async throws {
+        try await withHangGuard {
+            let (directory, host) = try await startHost()
+            defer { directory.remove() }
+            let client = try await ExtensionHostClient.connect(to: directory.socket)
+            try await client.cancel(code: "E_USER")
+            let exit = await host.waitForExit()
+            #expect(exit.status == 2)
+            #expect(exit.stdoutLines.last == #"{"outcome":"cancelled","returnedItems":null,"error":{"code":"E_USER","message":null,"details":null},"openedURLs":[]}"#)
+            client.close()
+        }
+    }
+
     @Test func sharedPreferencesTypedGettersAndSetters() async throws {
         try await withHangGuard {
             let (directory, host) = try await startHost(["--app-group", "group.a", "--app-group", "group.b"])

@@ -51,7 +51,10 @@ extension FlutterExamplesTests {
     /// Pigeon 28.0.0's Swift output for the example API, served over a socket and driven by a
     /// client that builds the Dart side's bytes with ChannelBridge's codec.
     @Test func pigeonAPIAnswersEveryKindOfMethodAndCallsTheFlutterAPI() async throws {
-        let outcome = try await ProcessRunner.runOnThread("pigeon-api-example", ["demo"])
+        let tmp = try TestDirectory()
+        defer { tmp.remove() }
+        let outcome = try await ProcessRunner.runOnThread("pigeon-api-example", ["demo"],
+                                                          environment: ExamplesTests.environment(tmp: tmp.path))
         #expect(outcome.status == 0, "\(outcome.stderr)")
         #expect(outcome.stdout == """
             getHostLanguage: "Swift"
@@ -65,5 +68,6 @@ extension FlutterExamplesTests {
             rename: channel-error (no handler answered)
 
             """)
+        #expect(ExamplesTests.contents(tmp.path) == [])   // its scratch directory, socket and lock file are gone
     }
 }

@@ -5,6 +5,9 @@
 //   pigeon-api-example demo           serve, run the client against it, print what it gets
 //   pigeon-api-example serve SOCKET   serve until SIGINT/SIGTERM; prints "ready SOCKET", then a
 //                                     line per answer the Dart side gives to itemSaved
+//
+// The demo's socket lives in a private scratch directory (under $TMPDIR, else /tmp) that is
+// removed at the end, with the listener's lock file: nothing is left behind.
 
 import ChannelBridgeChannels
 import ChannelBridgeCodec
@@ -21,6 +24,13 @@ func serve(on path: String, report: @escaping @Sendable (String) -> Void) throws
     }
 }
 
+/// A fresh directory only this user can enter (mkdtemp), for the demo's socket.
+func makeScratchDirectory() -> String {
+    var template = Array((NSTemporaryDirectory() + "cb-pigeon-XXXXXX").utf8CString)
+    guard mkdtemp(&template) != nil else { fatalError("mkdtemp: errno \(errno)") }
+    return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+}
+
 @Sendable func line(_ text: String) {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
@@ -34,9 +44,12 @@ case "serve" where arguments.count == 2:
     line("ready \(arguments[1])")
     for await _ in watcher.signals { break }
     listener.close()
+    // Closing returns at once; the socket file is gone only when the accepting thread has ended.
+    await listener.waitUntilClosed()
 
 case "demo" where arguments.count == 1:
-    let path = "/tmp/cb-pigeon-\(getpid()).sock"
+    let directory = makeScratchDirectory()
+    let path = directory + "/pigeon.sock"
     let reports = AsyncStream.makeStream(of: String.self)
     let listener = try serve(on: path) { reports.continuation.yield($0) }
     let connection = try await SocketConnection.connect(to: path)
@@ -76,6 +89,8 @@ case "demo" where arguments.count == 1:
     show("rename", try await DartSide.call("rename", [.string("x")], on: messenger))
     connection.close()
     listener.close()
+    await listener.waitUntilClosed()
+    try? FileManager.default.removeItem(atPath: directory)
 
 default:
     FileHandle.standardError.write(Data("usage: pigeon-api-example demo | serve SOCKET\n".utf8))
