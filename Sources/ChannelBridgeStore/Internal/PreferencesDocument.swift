@@ -2,7 +2,7 @@ import ChannelBridgeCodec
 
 /// The contents of `preferences.json`: format version 1, the values in typed value notation, and the
 /// change log that lets watchers tell which keys each write touched (see Protocol/store.md).
-struct PreferencesDocument: Sendable, Equatable {
+package struct PreferencesDocument: Sendable, Equatable {
     static let version = 1
 
     var values = OrderedValues()
@@ -25,7 +25,7 @@ struct PreferencesDocument: Sendable, Equatable {
 
 extension PreferencesDocument {
     /// Reads a preferences file's bytes; every fault names the file, and nothing is guessed.
-    init(decoding bytes: [UInt8], path: String) throws(StoreError) {
+    package init(decoding bytes: [UInt8], path: String) throws(StoreError) {
         let json: JSONValue
         do {
             json = try JSONValue.parse(bytes)
@@ -70,7 +70,7 @@ extension PreferencesDocument {
     }
 
     /// The file's text: one value per line, so a person can read and diff it.
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var text = "{\n  \"version\": \(Self.version),\n  \"values\": {"
         for (index, key) in values.keys.enumerated() {
             text += index == 0 ? "\n    " : ",\n    "
