@@ -70,6 +70,11 @@ public struct ActivationRule: Sendable, Hashable {
     /// Reads the rule out of the bytes of an `Info.plist` (XML, binary or OpenStep format);
     /// `source` names it in errors.
     public static func parse(propertyList data: Data, source: String) throws(HostError) -> ActivationRule {
+        // Foundation's XML reader traps (instead of throwing) on invalid UTF-8 inside some elements,
+        // such as `<integer>`; the text forms must be UTF-8 anyway (found by fuzzing).
+        if !data.starts(with: Self.binaryMagic), String(validating: data, as: UTF8.self) == nil {
+            throw HostError(.activationRule, "--info-plist \(source): not a property list: the text is not valid UTF-8")
+        }
         let lookup: InfoPlistRuleLookup
         do {
             lookup = try PropertyListDecoder().decode(InfoPlistRuleLookup.self, from: data)
@@ -78,6 +83,8 @@ public struct ActivationRule: Sendable, Hashable {
         }
         return try parse(lookup.outcome, source: source)
     }
+
+    private static let binaryMagic = Array("bplist".utf8)
 
     /// Reads the rule found (or not) in a property list.
     static func parse(_ outcome: InfoPlistRuleLookup.Outcome, source: String) throws(HostError) -> ActivationRule {

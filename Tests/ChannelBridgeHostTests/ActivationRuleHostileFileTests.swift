@@ -36,4 +36,17 @@ import Testing
         #expect(error?.message == "--info-plist Info.plist: NSExtensionActivationRule → NSExtensionActivationSupportsText "
             + "must be a boolean (<true/> or <false/>)")
     }
+
+    /// Seven or more 0xFF bytes in an `<integer>` stopped the process inside Foundation's XML reader
+    /// (a fatal error, found by the info-plist fuzz target); text-form property lists must be UTF-8.
+    @Test func invalidUTF8InTextFormIsRefused() {
+        let xml = Array(#"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>NSExtension</key>"#.utf8)
+            + Array("<dict><key>NSExtensionAttributes</key><dict><key>NSExtensionActivationRule</key><dict>".utf8)
+            + Array("<key>NSExtensionActivationSupportsAttachmentsWithMinCount</key><integer>".utf8) + Array(repeating: 0xFF, count: 16) + [0x31]
+            + Array("</integer></dict></dict></dict></dict></plist>".utf8)
+        let error = #expect(throws: HostError.self) {
+            try ActivationRule.parse(propertyList: Data(xml), source: "Info.plist")
+        }
+        #expect(error?.message == "--info-plist Info.plist: not a property list: the text is not valid UTF-8")
+    }
 }
