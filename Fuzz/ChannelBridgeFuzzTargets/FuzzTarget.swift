@@ -1,7 +1,7 @@
 /// One fuzz target: a thin wrapper over one entry point that reads foreign bytes, with the checks
 /// that can be made on what it returns. Each target file names its entry point at the top, so that
 /// re-pointing it after that code moves is a one-line change.
-package protocol FuzzTarget {
+package protocol FuzzTarget: SendableMetatype {
     /// The name `Scripts/fuzz TARGET` and `channelbridge-fuzz --target=NAME` use.
     static var name: String { get }
 
