@@ -181,3 +181,17 @@ let package = Package(
                     swiftSettings: strict),
     ]
 )
+
+// Fuzz targets (issue 14; see README "Fuzzing"): declared only when `Scripts/fuzz` builds them with
+// CHANNELBRIDGE_FUZZ=1 and `--sanitize=fuzzer --sanitize=address`, so the normal build and test
+// never compile them. One executable holds every target; `--target=NAME` picks one.
+if Context.environment["CHANNELBRIDGE_FUZZ"] != nil {
+    package.targets += [
+        .target(name: "ChannelBridgeFuzzTargets",
+                dependencies: ["ChannelBridgeCodec", "ChannelBridgeMessenger", "ChannelBridgeStore", "ChannelBridgeHost",
+                               "ChannelBridgeConformance"],
+                path: "Fuzz/ChannelBridgeFuzzTargets", swiftSettings: strict),
+        .executableTarget(name: "channelbridge-fuzz", dependencies: ["ChannelBridgeFuzzTargets"],
+                          path: "Fuzz/channelbridge-fuzz", swiftSettings: strict),
+    ]
+}

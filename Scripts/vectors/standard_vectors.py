@@ -472,8 +472,34 @@ def deep_nesting():
     f = VectorFile("standard-deep-nesting.json",
                    "The nesting limit (default 1,000 nested lists/maps). 999 and 1,000 nested lists decode; "
                    "1,001 nested lists or maps are rejected instead of exhausting the stack, wherever they occur. "
-                   "Kept apart because the accepted value is JSON nested about 1,000 deep: a vector loader "
+                   "Values at the limit also have a TVN text that reads back (typed-value-notation.md §6): "
+                   "334 nested maps (more than 1,000 JSON levels), 1,000 levels of lists and maps mixed, "
+                   "and 1,000 nested maps around a typed list, whose TVN nests 3,002 JSON levels. "
+                   "Kept apart because the values are JSON nested up to about 3,000 deep: a vector loader "
                    "needs a JSON parser that allows that (Foundation's JSONSerialization stops at 512).")
+    # The issue-14 case: 334 maps {null: ...} are 1,002 JSON levels of TVN.
+    deep_map = None
+    for _ in range(334):
+        deep_map = mp((None, deep_map))
+    f.msg("map_nested_334_deep", deep_map, "0d0100" * 334 + "00")
+    # Every container kind and both map positions (key and value), 1,000 levels, at the codec's limit.
+    mixed = i64l(-1, 2**40)
+    for level in range(1000):
+        kind = level % 4
+        if kind == 0:
+            mixed = [mixed]
+        elif kind == 1:
+            mixed = mp(("k", mixed))
+        elif kind == 2:
+            mixed = mp((mixed, I32(level)))
+        else:
+            mixed = [True, mixed, None]
+    f.msg("mixed_nested_1000_deep", mixed)
+    # The deepest TVN a value at the limit can have: 3 x 1,000 + 2 JSON levels.
+    deepest = f32l(0.5)
+    for _ in range(1000):
+        deepest = mp((I32(0), deepest))
+    f.msg("map_nested_1000_deep_float32list", deepest)
     value = None
     for _ in range(999):
         value = [value]
@@ -481,6 +507,8 @@ def deep_nesting():
     f.accept("msg_1000_nested_lists_accepted_at_the_limit", "message", hx("0c01" * 1000 + "00"), [value])
     f.reject("msg_1001_nested_lists_rejected", "message", "0c01" * 1001 + "00", "nestingTooDeep")
     f.reject("msg_1001_nested_maps_rejected", "message", "0d0100" * 1001 + "00", "nestingTooDeep")
+    f.reject("msg_1001_nested_maps_as_keys_rejected", "message", "0d01" * 1001 + "00" + "00" * 1001,
+             "nestingTooDeep")
     f.reject("msg_5000_nested_lists_rejected", "message", "0c01" * 5000 + "00", "nestingTooDeep")
     f.reject("call_args_1001_nested_lists_rejected", "method_call", "0703666f6f" + "0c01" * 1001 + "00",
              "nestingTooDeep")

@@ -25,7 +25,7 @@ public struct JSONMessageCodec: MessageCodec {
     /// Zero bytes decode as null, as Flutter's JSON codecs do for an absent message.
     public func decode(_ bytes: [UInt8]) throws(CodecError) -> StandardValue {
         if bytes.isEmpty { return .null }
-        return try Self.value(from: try JSONValue.parse(bytes, maxDepth: maxDepth))
+        return try Self.value(from: try JSONValue.parseMessage(bytes, maxDepth: maxDepth))
     }
 
     /// The JSON form of a value, or `unencodable` when JSON cannot carry it.

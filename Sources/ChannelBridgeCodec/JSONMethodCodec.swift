@@ -16,7 +16,7 @@ public struct JSONMethodCodec: MethodCodec {
 
     private func parse(_ bytes: [UInt8], _ what: String) throws(CodecError) -> JSONValue {
         guard !bytes.isEmpty else { throw CodecError(what == "method call" ? .invalidMethodCall : .invalidEnvelope, "\(what) is empty", offset: 0) }
-        return try JSONValue.parse(bytes, maxDepth: messageCodec.maxDepth)
+        return try JSONValue.parseMessage(bytes, maxDepth: messageCodec.maxDepth)
     }
 
     public func encodeMethodCall(_ call: MethodCall) throws(CodecError) -> [UInt8] {

@@ -38,6 +38,16 @@ public enum JSONValue: Sendable, Hashable {
         try parse(Array(text.utf8), maxDepth: maxDepth)
     }
 
+    /// Parses a JSON codec's message: as `parse`, and numbers beyond the float64 range are refused
+    /// at their offset (the codecs could not decode them).
+    static func parseMessage(_ bytes: [UInt8], maxDepth: Int) throws(CodecError) -> JSONValue {
+        let result: Result<JSONValue, CodecError> = bytes.withUnsafeBytes { raw in
+            var parser = JSONParser(raw, maxDepth: maxDepth, finiteNumbersOnly: true)
+            return Result { () throws(CodecError) -> JSONValue in try parser.parseDocument() }
+        }
+        return try result.get()
+    }
+
     /// Compact text: no white space, members in order, non-ASCII as UTF-8.
     public var text: String {
         var out: [UInt8] = []

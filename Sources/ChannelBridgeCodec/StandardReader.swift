@@ -127,7 +127,20 @@ public struct StandardReader {
         return try readValue(ofType: tag, at: start)
     }
 
+    /// Lists, maps and custom values recurse through here; their functions are apart from the
+    /// scalars' so that each level of nesting costs a few small stack frames, not one frame the
+    /// size of every case (an unoptimized build otherwise spends about 4 KiB a level).
     mutating func readValue(ofType tag: UInt8, at start: Int) throws(CodecError) -> StandardValue {
+        switch tag {
+        case 12: return .list(try readList(at: start))
+        case 13: return .map(try readMap(at: start))
+        case 0...11, 14: return try readScalar(ofType: tag, at: start)
+        default: return try readCustom(ofType: tag, at: start)
+        }
+    }
+
+    /// Every type that holds no other value.
+    private mutating func readScalar(ofType tag: UInt8, at start: Int) throws(CodecError) -> StandardValue {
         switch tag {
         case 0: return .null
         case 1: return .bool(true)
@@ -149,38 +162,44 @@ public struct StandardReader {
         case 10: return .int64List(try readTypedList(Int64.self, "Int64List", at: start))
         case 11:
             return .float64List(try readTypedList(UInt64.self, "Float64List", at: start).map { Double(bitPattern: $0) })
-        case 14:
-            return .float32List(try readTypedList(UInt32.self, "Float32List", at: start).map { Float(bitPattern: $0) })
-        case 12:
-            let count = try readSize()
-            try checkCount(count, minimumSize: 1, "list", at: start)
-            try enter(at: start)
-            var elements: [StandardValue] = []
-            elements.reserveCapacity(count)
-            for _ in 0..<count { elements.append(try readValue()) }
-            depth -= 1
-            return .list(elements)
-        case 13:
-            let count = try readSize()
-            try checkCount(count, minimumSize: 2, "map", at: start)
-            try enter(at: start)
-            var entries: [StandardValue.MapEntry] = []
-            entries.reserveCapacity(count)
-            for _ in 0..<count {
-                let key = try readValue()
-                entries.append(StandardValue.MapEntry(key, try readValue()))
-            }
-            depth -= 1
-            return .map(entries)
         default:
-            if let codecExtension {
-                try enter(at: start)
-                let value = try codecExtension.readValue(ofType: tag, from: &self)
-                depth -= 1
-                if let value { return value }
-            }
-            throw CodecError(.unknownType, "unknown type \(tag)", offset: start)
+            return .float32List(try readTypedList(UInt32.self, "Float32List", at: start).map { Float(bitPattern: $0) })
         }
+    }
+
+    private mutating func readList(at start: Int) throws(CodecError) -> [StandardValue] {
+        let count = try readSize()
+        try checkCount(count, minimumSize: 1, "list", at: start)
+        try enter(at: start)
+        var elements: [StandardValue] = []
+        elements.reserveCapacity(count)
+        for _ in 0..<count { elements.append(try readValue()) }
+        depth -= 1
+        return elements
+    }
+
+    private mutating func readMap(at start: Int) throws(CodecError) -> [StandardValue.MapEntry] {
+        let count = try readSize()
+        try checkCount(count, minimumSize: 2, "map", at: start)
+        try enter(at: start)
+        var entries: [StandardValue.MapEntry] = []
+        entries.reserveCapacity(count)
+        for _ in 0..<count {
+            let key = try readValue()
+            entries.append(StandardValue.MapEntry(key, try readValue()))
+        }
+        depth -= 1
+        return entries
+    }
+
+    private mutating func readCustom(ofType tag: UInt8, at start: Int) throws(CodecError) -> StandardValue {
+        if let codecExtension {
+            try enter(at: start)
+            let value = try codecExtension.readValue(ofType: tag, from: &self)
+            depth -= 1
+            if let value { return value }
+        }
+        throw CodecError(.unknownType, "unknown type \(tag)", offset: start)
     }
 
     mutating func enter(at start: Int) throws(CodecError) {

@@ -8,25 +8,62 @@
 /// let typed = try TypedValueNotation.parse(#"{"key": "k", "value": 3}"#, lenient: true)
 /// ```
 public enum TypedValueNotation {
+    /// How deep lists and maps may nest in a TVN value, counted in values as the Standard codec
+    /// counts them (a map is one level): the codec's default limit, so that every value the codec
+    /// decodes has a TVN text that reads back, and every value TVN reads can be encoded and decoded.
+    public static let maxDepth = 1_000
+
+    /// The JSON nesting the text of a value `maxDepth` levels deep can need: a map takes three JSON
+    /// levels (`{"map": [[k, v]]}`: object, array of pairs, pair) and a typed list at the bottom two
+    /// (`{"int32list": […]}`). A document that embeds TVN values adds its own levels to this.
+    public static let maxJSONDepth = 3 * maxDepth + 2
+
     /// Parses TVN text. `lenient` (for hand-typed CLI arguments only) also reads bare numbers and
     /// plain JSON objects as string-keyed maps.
     public static func parse(_ text: String, lenient: Bool = false) throws(CodecError) -> StandardValue {
         let json: JSONValue
         do {
-            json = try JSONValue.parse(text)
+            json = try JSONValue.parse(text, maxDepth: maxJSONDepth)
         } catch {
-            throw CodecError(.invalidNotation, "not JSON: \(error.description)", offset: error.offset)
+            throw CodecError(error.code == .nestingTooDeep ? .nestingTooDeep : .invalidNotation,
+                             "not JSON: \(error.description)", offset: error.offset)
         }
         return try value(from: json, lenient: lenient)
     }
 
-    /// Reads a parsed JSON document as TVN.
+    /// Reads a parsed JSON document as TVN. Lists and maps nested deeper than `maxDepth` are
+    /// refused (`nestingTooDeep`).
     public static func value(from json: JSONValue, lenient: Bool = false) throws(CodecError) -> StandardValue {
-        try TVNReader(lenient: lenient).read(json, path: "$")
+        try TVNReader(lenient: lenient, maxDepth: maxDepth).read(json, path: "$", depth: 0)
     }
 
     /// The canonical JSON of a value.
+    ///
+    /// Lists and maps recurse through small functions of their own, apart from the scalars' cases,
+    /// so that a value 1,000 levels deep costs little stack even in an unoptimized build.
     public static func json(for value: StandardValue) -> JSONValue {
+        switch value {
+        case .list(let elements): return .array(json(forElements: elements))
+        case .map(let entries): return tagged("map", .array(json(forPairs: entries)))
+        default: return json(forScalar: value)
+        }
+    }
+
+    private static func json(forElements elements: [StandardValue]) -> [JSONValue] {
+        var out: [JSONValue] = []
+        out.reserveCapacity(elements.count)
+        for element in elements { out.append(json(for: element)) }
+        return out
+    }
+
+    private static func json(forPairs entries: [StandardValue.MapEntry]) -> [JSONValue] {
+        var out: [JSONValue] = []
+        out.reserveCapacity(entries.count)
+        for entry in entries { out.append(.array([json(for: entry.key), json(for: entry.value)])) }
+        return out
+    }
+
+    private static func json(forScalar value: StandardValue) -> JSONValue {
         switch value {
         case .null: return .null
         case .bool(let flag): return .bool(flag)
@@ -39,15 +76,14 @@ public enum TypedValueNotation {
         case .int64List(let v): return tagged("int64list", .array(v.map { .string(String($0)) }))
         case .float64List(let v): return tagged("float64list", .array(v.map(float)))
         case .float32List(let v): return tagged("float32list", .array(v.map(float32)))
-        case .list(let elements): return .array(elements.map(json(for:)))
-        case .map(let entries):
-            return tagged("map", .array(entries.map { .array([json(for: $0.key), json(for: $0.value)]) }))
         case .custom(let custom):
             if let raw = custom.as(RawCustomValue.self) {
                 return .object([.init("custom", .number(String(raw.customTag))), .init("hex", .string(Hex.encode(raw.payload)))])
             }
             // A typed custom value has no byte form without its codec extension; describe it.
             return .object([.init("custom", .number(String(custom.tag))), .init("description", .string(String(describing: custom.base)))])
+        case .list, .map:
+            return json(for: value)
         }
     }
 

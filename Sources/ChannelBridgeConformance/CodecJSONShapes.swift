@@ -4,6 +4,10 @@ import ChannelBridgeCodec
 /// calls and envelopes: call `{"method", "args"}`, success `{"result"}`, error
 /// `{"code", "message", "details", "stacktrace"?}` (values in TVN).
 public enum CodecJSONShapes {
+    /// How deep a line holding one of these shapes may nest: a TVN value's own limit and one level
+    /// for the object around it.
+    public static let maxJSONDepth = TypedValueNotation.maxJSONDepth + 1
+
     public static func methodCall(from json: JSONValue) throws(CodecError) -> MethodCall {
         guard case .string(let method)? = json["method"] else {
             throw CodecError(.invalidNotation, "a method call needs a string \"method\"")

@@ -49,7 +49,7 @@ public struct CodecOperation: Sendable, Hashable {
         case .encode:
             let document: JSONValue
             do {
-                document = try JSONValue.parse(input)
+                document = try JSONValue.parse(input, maxDepth: CodecJSONShapes.maxJSONDepth)
             } catch {
                 throw CodecError(.invalidNotation, "not JSON: \(error.description)")
             }

@@ -146,7 +146,7 @@ public final class PeerCodecSubject: CodecSubject, @unchecked Sendable {
 
     private func decodeJSON(_ text: String) throws -> JSONValue {
         do {
-            return try JSONValue.parse(text)
+            return try JSONValue.parse(text, maxDepth: CodecJSONShapes.maxJSONDepth)
         } catch {
             throw Failure(message: "peer answered JSON that does not parse: \(error)")
         }

@@ -70,27 +70,34 @@ public struct ActivationRule: Sendable, Hashable {
     /// Reads the rule out of the bytes of an `Info.plist` (XML, binary or OpenStep format);
     /// `source` names it in errors.
     public static func parse(propertyList data: Data, source: String) throws(HostError) -> ActivationRule {
-        let plist: PropertyListValue
+        // Foundation's XML reader traps (instead of throwing) on invalid UTF-8 inside some elements,
+        // such as `<integer>`; the text forms must be UTF-8 anyway (found by fuzzing).
+        if !data.starts(with: Self.binaryMagic), String(validating: data, as: UTF8.self) == nil {
+            throw HostError(.activationRule, "--info-plist \(source): not a property list: the text is not valid UTF-8")
+        }
+        let lookup: InfoPlistRuleLookup
         do {
-            plist = try PropertyListDecoder().decode(PropertyListValue.self, from: data)
+            lookup = try PropertyListDecoder().decode(InfoPlistRuleLookup.self, from: data)
         } catch {
             throw HostError(.activationRule, "--info-plist \(source): not a property list: \(InputItemsFile.reason(error))")
         }
-        return try parse(plist: plist, source: source)
+        return try parse(lookup.outcome, source: source)
     }
 
-    /// Reads the rule out of a decoded property list.
-    static func parse(plist: PropertyListValue, source: String) throws(HostError) -> ActivationRule {
+    private static let binaryMagic = Array("bplist".utf8)
+
+    /// Reads the rule found (or not) in a property list.
+    static func parse(_ outcome: InfoPlistRuleLookup.Outcome, source: String) throws(HostError) -> ActivationRule {
         func fail(_ message: String) -> HostError { HostError(.activationRule, "--info-plist \(source): \(message)") }
-        guard let root = plist.dictionary else { throw fail("the property list is not a dictionary") }
-        guard let ext = root["NSExtension"]?.dictionary else { throw fail("there is no NSExtension dictionary") }
-        guard let attributes = ext["NSExtensionAttributes"]?.dictionary else {
-            throw fail("there is no NSExtension → NSExtensionAttributes dictionary")
+        let rule: PropertyListValue
+        switch outcome {
+        case .notADictionary: throw fail("the property list is not a dictionary")
+        case .noExtension: throw fail("there is no NSExtension dictionary")
+        case .noAttributes: throw fail("there is no NSExtension → NSExtensionAttributes dictionary")
+        case .noRule: throw fail("there is no NSExtension → NSExtensionAttributes → NSExtensionActivationRule")
+        case .rule(let value): rule = value
         }
-        guard let rule = attributes["NSExtensionActivationRule"] else {
-            throw fail("there is no NSExtension → NSExtensionAttributes → NSExtensionActivationRule")
-        }
-        if case .string(let predicate) = rule {
+        if case .scalar(.string(let predicate)) = rule {
             switch predicate.trimmingWhitespaceAndNewlines {
             case "TRUEPREDICATE": return ActivationRule(form: .truePredicate, source: source)
             case "FALSEPREDICATE": return ActivationRule(form: .falsePredicate, source: source)
@@ -101,7 +108,7 @@ public struct ActivationRule: Sendable, Hashable {
                            + "(NSExtensionActivationSupports… keys)")
             }
         }
-        guard let dictionary = rule.dictionary else {
+        guard case .dictionary(let dictionary) = rule else {
             throw fail("NSExtensionActivationRule must be a dictionary or a predicate string")
         }
         var limits = Limits()

@@ -100,6 +100,8 @@ public final class ExtensionHost: Sendable {
                 setup.open(connection)
             }
         } catch {
+            // Balanced, so the group is released with the failed start (LeakSanitizer saw it kept).
+            serving.leave()
             throw HostError(.socket, "cannot listen on \(options.socketPath): \(error.message) (\(error.code))")
         }
         let host = ExtensionHost(options: options, request: request, store: store, listener: listener,

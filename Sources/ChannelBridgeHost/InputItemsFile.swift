@@ -89,8 +89,15 @@ public enum InputItemsFile {
         default:
             guard !content.isEmpty else { throw fail(path, "\"file\" must not be empty") }
             if let name {
-                guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.utf8.contains(0) else {
+                guard isFileName(name) else {
                     throw fail(path, "\"name\" must be one file name (no '/'), not \(name.debugDescription)")
+                }
+            } else {
+                // The copy in the container is named after the path's last component: it must be
+                // one file name too, or the copy would land outside the container ("a/..").
+                let last = TypeIdentifiers.lastPathComponent(content)
+                guard isFileName(last) else {
+                    throw fail(path, "\"file\" \(content.debugDescription) does not end in a file name; give \"name\"")
                 }
             }
             let absolute = content.hasPrefix("/") ? content : baseDirectory + "/" + content
@@ -98,6 +105,11 @@ public enum InputItemsFile {
         }
         if let typeIdentifier { attachment.typeIdentifier = typeIdentifier }
         return attachment
+    }
+
+    /// One name a file can have in a directory: not empty, not `.` or `..`, no `/`, no NUL.
+    private static func isFileName(_ name: String) -> Bool {
+        !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.utf8.contains(0)
     }
 
     private static func checkMembers(_ members: [JSONValue.Member], allowed: Set<String>, where_: String,

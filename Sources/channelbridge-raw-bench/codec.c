@@ -263,6 +263,8 @@ int run_codec(const struct bench_options *options) {
     size_t encoded_length = round_trip(payload, length, &encoded);
     if (encoded_length != length || memcmp(encoded, payload, length) != 0) {
         fprintf(stderr, "channelbridge-raw-bench: re-encoding the payload changed its bytes\n");
+        free(encoded);
+        free(payload);
         return 1;
     }
     free(encoded);

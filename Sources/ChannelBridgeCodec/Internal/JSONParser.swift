@@ -1,4 +1,4 @@
-/// A strict recursive-descent JSON parser over untrusted bytes (RFC 8259): invalid UTF-8, unescaped
+/// A strict JSON parser over untrusted bytes (RFC 8259): invalid UTF-8, unescaped
 /// control characters, bad numbers, trailing text and nesting past the limit are all errors that
 /// name the byte offset.
 struct JSONParser {
@@ -6,10 +6,14 @@ struct JSONParser {
     private var offset = 0
     private var depth = 0
     private let maxDepth: Int
+    /// Refuse numbers beyond the float64 range (`1e400`) here, where their offset is known: the
+    /// JSON codecs cannot decode them, and their errors name the byte.
+    private let finiteNumbersOnly: Bool
 
-    init(_ bytes: UnsafeRawBufferPointer, maxDepth: Int) {
+    init(_ bytes: UnsafeRawBufferPointer, maxDepth: Int, finiteNumbersOnly: Bool = false) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        self.finiteNumbersOnly = finiteNumbersOnly
     }
 
     mutating func parseDocument() throws(CodecError) -> JSONValue {
@@ -43,79 +47,98 @@ struct JSONParser {
         }
     }
 
+    /// A container being read: its elements (or members, and the key of the member whose value
+    /// comes next) so far.
+    private struct OpenContainer {
+        var isObject: Bool
+        var elements: [JSONValue] = []
+        var members: [JSONValue.Member] = []
+        var key = ""
+    }
+
+    /// Reads one value. Containers are kept on an explicit stack rather than by recursion, so the
+    /// thread's stack use does not grow with nesting: TVN allows 3,002 levels (typed-value-notation.md §6).
     private mutating func parseValue() throws(CodecError) -> JSONValue {
-        guard let byte = peek else { throw fail("unexpected end of JSON") }
-        switch byte {
-        case UInt8(ascii: "{"): return try parseObject()
-        case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expect("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expect("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expect("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
-        default: throw fail("unexpected character '\(Unicode.Scalar(byte))'")
+        var open: [OpenContainer] = []
+        nextValue: while true {
+            var value: JSONValue
+            guard let byte = peek else { throw fail("unexpected end of JSON") }
+            switch byte {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                let isObject = byte == UInt8(ascii: "{")
+                try enter()
+                offset += 1
+                skipWhitespace()
+                if peek == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    offset += 1
+                    depth -= 1
+                    value = isObject ? .object([]) : .array([])
+                } else {
+                    var container = OpenContainer(isObject: isObject)
+                    if isObject { container.key = try parseKey() }
+                    open.append(container)
+                    continue nextValue
+                }
+            case UInt8(ascii: "\""): value = .string(try parseString())
+            case UInt8(ascii: "t"): try expect("true"); value = .bool(true)
+            case UInt8(ascii: "f"): try expect("false"); value = .bool(false)
+            case UInt8(ascii: "n"): try expect("null"); value = .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): value = .number(try parseNumber())
+            default: throw fail("unexpected character '\(Unicode.Scalar(byte))'")
+            }
+            // Hand the value to the containers around it, closing each one that ends here.
+            while !open.isEmpty {
+                let last = open.count - 1
+                skipWhitespace()
+                if open[last].isObject {
+                    open[last].members.append(JSONValue.Member(open[last].key, value))
+                    switch peek {
+                    case UInt8(ascii: ","):
+                        offset += 1
+                        open[last].key = try parseKey()
+                        continue nextValue
+                    case UInt8(ascii: "}"):
+                        offset += 1
+                        depth -= 1
+                        value = .object(open.removeLast().members)
+                    default: throw fail("expected ',' or '}'")
+                    }
+                } else {
+                    open[last].elements.append(value)
+                    switch peek {
+                    case UInt8(ascii: ","):
+                        offset += 1
+                        skipWhitespace()
+                        continue nextValue
+                    case UInt8(ascii: "]"):
+                        offset += 1
+                        depth -= 1
+                        value = .array(open.removeLast().elements)
+                    default: throw fail("expected ',' or ']'")
+                    }
+                }
+            }
+            return value
         }
     }
 
     private mutating func enter() throws(CodecError) {
         depth += 1
-        if depth > maxDepth { throw fail("JSON nests deeper than \(maxDepth) levels") }
-    }
-
-    private mutating func parseObject() throws(CodecError) -> JSONValue {
-        try enter()
-        offset += 1
-        var members: [JSONValue.Member] = []
-        skipWhitespace()
-        if peek == UInt8(ascii: "}") {
-            offset += 1
-            depth -= 1
-            return .object(members)
-        }
-        while true {
-            skipWhitespace()
-            guard peek == UInt8(ascii: "\"") else { throw fail("expected a string key") }
-            let key = try parseString()
-            skipWhitespace()
-            guard peek == UInt8(ascii: ":") else { throw fail("expected ':'") }
-            offset += 1
-            skipWhitespace()
-            members.append(JSONValue.Member(key, try parseValue()))
-            skipWhitespace()
-            switch peek {
-            case UInt8(ascii: ","): offset += 1
-            case UInt8(ascii: "}"):
-                offset += 1
-                depth -= 1
-                return .object(members)
-            default: throw fail("expected ',' or '}'")
-            }
+        if depth > maxDepth {
+            throw CodecError(.nestingTooDeep, "JSON nests deeper than \(maxDepth) levels", offset: offset)
         }
     }
 
-    private mutating func parseArray() throws(CodecError) -> JSONValue {
-        try enter()
-        offset += 1
-        var elements: [JSONValue] = []
+    /// Reads `"key" :` and the white space after it, leaving the offset at the member's value.
+    private mutating func parseKey() throws(CodecError) -> String {
         skipWhitespace()
-        if peek == UInt8(ascii: "]") {
-            offset += 1
-            depth -= 1
-            return .array(elements)
-        }
-        while true {
-            skipWhitespace()
-            elements.append(try parseValue())
-            skipWhitespace()
-            switch peek {
-            case UInt8(ascii: ","): offset += 1
-            case UInt8(ascii: "]"):
-                offset += 1
-                depth -= 1
-                return .array(elements)
-            default: throw fail("expected ',' or ']'")
-            }
-        }
+        guard peek == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+        let key = try parseString()
+        skipWhitespace()
+        guard peek == UInt8(ascii: ":") else { throw fail("expected ':'") }
+        offset += 1
+        skipWhitespace()
+        return key
     }
 
     private mutating func parseNumber() throws(CodecError) -> String {
@@ -135,7 +158,11 @@ struct JSONParser {
             guard let d = peek, isDigit(d) else { throw fail("invalid number", at: start) }
             skipDigits()
         }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+        let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+        if finiteNumbersOnly, Int64(text) == nil, !(Double(text)?.isFinite ?? false) {
+            throw fail("number \(text) is outside the float64 range", at: start)
+        }
+        return text
     }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }

@@ -1,27 +1,69 @@
 /// Compact JSON text: no white space, only the escapes JSON requires, non-ASCII left as UTF-8.
 enum JSONWriter {
+    /// A container being written and the index of its next element or member.
+    private enum Open {
+        case array([JSONValue], next: Int)
+        case object([JSONValue.Member], next: Int)
+    }
+
+    /// Writes without recursion (containers wait on an explicit stack), so that the 3,002 levels
+    /// TVN allows cost no thread stack.
     static func write(_ value: JSONValue, into out: inout [UInt8]) {
-        switch value {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
-        case .number(let text): out.append(contentsOf: text.utf8)
-        case .string(let text): writeString(text, into: &out)
-        case .array(let elements):
-            out.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                write(element, into: &out)
+        var open: [Open] = []
+        var current = value
+        while true {
+            switch current {
+            case .null: out.append(contentsOf: "null".utf8)
+            case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
+            case .number(let text): out.append(contentsOf: text.utf8)
+            case .string(let text): writeString(text, into: &out)
+            case .array(let elements):
+                out.append(UInt8(ascii: "["))
+                if let first = elements.first {
+                    open.append(.array(elements, next: 1))
+                    current = first
+                    continue
+                }
+                out.append(UInt8(ascii: "]"))
+            case .object(let members):
+                out.append(UInt8(ascii: "{"))
+                if let first = members.first {
+                    writeString(first.key, into: &out)
+                    out.append(UInt8(ascii: ":"))
+                    open.append(.object(members, next: 1))
+                    current = first.value
+                    continue
+                }
+                out.append(UInt8(ascii: "}"))
             }
-            out.append(UInt8(ascii: "]"))
-        case .object(let members):
-            out.append(UInt8(ascii: "{"))
-            for (index, member) in members.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                writeString(member.key, into: &out)
-                out.append(UInt8(ascii: ":"))
-                write(member.value, into: &out)
+            // `current` is written: go on with the next element of the innermost open container,
+            // closing the ones that are complete.
+            var resumed = false
+            while !resumed, let top = open.popLast() {
+                switch top {
+                case .array(let elements, let next):
+                    if next < elements.count {
+                        out.append(UInt8(ascii: ","))
+                        open.append(.array(elements, next: next + 1))
+                        current = elements[next]
+                        resumed = true
+                    } else {
+                        out.append(UInt8(ascii: "]"))
+                    }
+                case .object(let members, let next):
+                    if next < members.count {
+                        out.append(UInt8(ascii: ","))
+                        writeString(members[next].key, into: &out)
+                        out.append(UInt8(ascii: ":"))
+                        open.append(.object(members, next: next + 1))
+                        current = members[next].value
+                        resumed = true
+                    } else {
+                        out.append(UInt8(ascii: "}"))
+                    }
+                }
             }
-            out.append(UInt8(ascii: "}"))
+            if !resumed { return }
         }
     }
 

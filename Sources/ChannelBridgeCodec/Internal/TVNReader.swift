@@ -1,44 +1,117 @@
 /// Reads TVN from parsed JSON, naming the JSON path of whatever is wrong.
 struct TVNReader {
     let lenient: Bool
+    /// Lists and maps nested deeper than this are refused, as the Standard codec refuses them.
+    let maxDepth: Int
 
     private func fail(_ path: String, _ message: String) -> CodecError {
         CodecError(.invalidNotation, "\(path): \(message)")
     }
 
-    func read(_ json: JSONValue, path: String) throws(CodecError) -> StandardValue {
+    /// `depth` is the number of lists and maps around `json`.
+    ///
+    /// Only `read`, `readList`, `readMap` and `readPlainObject` recurse, and they keep their frames
+    /// small (scalars are read in functions that are never inlined into them): a value 1,000 maps
+    /// deep recurses about 3,000 calls on whatever thread reads it.
+    func read(_ json: JSONValue, path: String, depth: Int) throws(CodecError) -> StandardValue {
+        switch json {
+        case .array(let elements): return .list(try readList(elements, path: path, depth: depth))
+        case .object(let members):
+            if let map = Self.mapTagValue(members) { return .map(try readMap(map, path: path, depth: depth)) }
+            return try readObject(members, path: path, depth: depth)
+        default: return try readScalar(json, path: path)
+        }
+    }
+
+    /// Any object but a map's.
+    private func readObject(_ members: [JSONValue.Member], path: String, depth: Int) throws(CodecError) -> StandardValue {
+        if let typed = try readTagged(members, path: path) { return typed }
+        return .map(try readPlainObject(members, path: path, depth: depth))
+    }
+
+    /// The value of `{"map": …}`.
+    private static func mapTagValue(_ members: [JSONValue.Member]) -> JSONValue? {
+        guard members.count == 1, let member = members.first, member.key == "map" else { return nil }
+        return member.value
+    }
+
+    @inline(never)
+    private func readScalar(_ json: JSONValue, path: String) throws(CodecError) -> StandardValue {
         switch json {
         case .null: return .null
         case .bool(let flag): return .bool(flag)
         case .string(let text): return .string(text)
-        case .array(let elements):
-            var values: [StandardValue] = []
-            values.reserveCapacity(elements.count)
-            for (index, element) in elements.enumerated() {
-                values.append(try read(element, path: "\(path)[\(index)]"))
-            }
-            return .list(values)
-        case .number(let text):
-            guard lenient else {
-                throw fail(path, "a bare number (\(text)) is not TVN; write {\"int32\": …}, {\"int64\": …} or {\"float64\": …}")
-            }
-            if let int = Int64(text) { return .int(int) }
-            guard let double = Double(text) else { throw fail(path, "number \(text) is out of range") }
-            return .float64(double)
-        case .object(let members):
-            if let typed = try readTagged(members, path: path) { return typed }
-            guard lenient else {
-                let keys = members.map(\.key).joined(separator: ", ")
-                throw fail(path, "object with keys [\(keys)] is not a TVN tag; maps are written {\"map\": [[key, value], …]}")
-            }
-            var entries: [StandardValue.MapEntry] = []
-            for member in members {
-                entries.append(.init(.string(member.key), try read(member.value, path: "\(path).\(member.key)")))
-            }
-            return .map(entries)
+        case .number(let text): return try readBareNumber(text, path: path)
+        case .array, .object: preconditionFailure("containers are read by read(_:path:depth:)")
         }
     }
 
+    private func readList(_ elements: [JSONValue], path: String, depth: Int) throws(CodecError) -> [StandardValue] {
+        try enter(depth, path)
+        var values: [StandardValue] = []
+        values.reserveCapacity(elements.count)
+        for index in elements.indices {
+            values.append(try read(elements[index], path: path + "[\(index)]", depth: depth + 1))
+        }
+        return values
+    }
+
+    /// `{"map": [[key, value], …]}`, given the value of its `map` member.
+    private func readMap(_ pairs: JSONValue, path: String, depth: Int) throws(CodecError) -> [StandardValue.MapEntry] {
+        try enter(depth, path)
+        let here = path + ".map"
+        guard case .array(let pairs) = pairs else { throw fail(here, "expected an array") }
+        var entries: [StandardValue.MapEntry] = []
+        entries.reserveCapacity(pairs.count)
+        for index in pairs.indices {
+            let pairPath = here + "[\(index)]"
+            guard case .array(let pair) = pairs[index], pair.count == 2 else {
+                throw fail(pairPath, "expected a [key, value] pair")
+            }
+            entries.append(StandardValue.MapEntry(try read(pair[0], path: pairPath + "[0]", depth: depth + 1),
+                                                  try read(pair[1], path: pairPath + "[1]", depth: depth + 1)))
+        }
+        return entries
+    }
+
+    /// Lenient input's plain object: a map with string keys.
+    private func readPlainObject(_ members: [JSONValue.Member], path: String,
+                                 depth: Int) throws(CodecError) -> [StandardValue.MapEntry] {
+        guard lenient else { throw notATag(members, path: path) }
+        try enter(depth, path)
+        var entries: [StandardValue.MapEntry] = []
+        entries.reserveCapacity(members.count)
+        for member in members {
+            entries.append(.init(.string(member.key), try read(member.value, path: path + "." + member.key, depth: depth + 1)))
+        }
+        return entries
+    }
+
+    @inline(never)
+    private func notATag(_ members: [JSONValue.Member], path: String) -> CodecError {
+        let keys = members.map(\.key).joined(separator: ", ")
+        return fail(path, "object with keys [\(keys)] is not a TVN tag; maps are written {\"map\": [[key, value], …]}")
+    }
+
+    @inline(never)
+    private func readBareNumber(_ text: String, path: String) throws(CodecError) -> StandardValue {
+        guard lenient else {
+            throw fail(path, "a bare number (\(text)) is not TVN; write {\"int32\": …}, {\"int64\": …} or {\"float64\": …}")
+        }
+        if let int = Int64(text) { return .int(int) }
+        guard let double = Double(text) else { throw fail(path, "number \(text) is out of range") }
+        return .float64(double)
+    }
+
+    /// Refuses a list or map at `depth + 1` levels when that is past the limit.
+    private func enter(_ depth: Int, _ path: String) throws(CodecError) {
+        if depth + 1 > maxDepth {
+            throw CodecError(.nestingTooDeep, "\(path): lists and maps nest deeper than \(maxDepth) levels")
+        }
+    }
+
+    /// The one-member forms other than `map`, and the custom form; `nil` for any other object.
+    @inline(never)
     private func readTagged(_ members: [JSONValue.Member], path: String) throws(CodecError) -> StandardValue? {
         if members.count == 2, members.contains(where: { $0.key == "custom" }), let hex = members.first(where: { $0.key == "hex" }) {
             let tagJSON = members.first(where: { $0.key == "custom" })!.value
@@ -84,13 +157,6 @@ struct TVNReader {
                     throw fail(p, "\(wide) is not exactly a 32-bit float")
                 }
                 return narrow
-            })
-        case "map":
-            return .map(try list(inner, path: here) { json, p throws(CodecError) in
-                guard case .array(let pair) = json, pair.count == 2 else {
-                    throw fail(p, "expected a [key, value] pair")
-                }
-                return StandardValue.MapEntry(try read(pair[0], path: p + "[0]"), try read(pair[1], path: p + "[1]"))
             })
         default:
             return nil

@@ -1,14 +1,74 @@
 import FoundationEssentials
 
-/// One value of a property list as `PropertyListDecoder` reads it (XML, binary or OpenStep), for
-/// reading an `Info.plist` without `PropertyListSerialization`, which only full Foundation has.
+/// The activation rule of an Info.plist as `PropertyListDecoder` reads it (XML, binary or
+/// OpenStep), for reading it without `PropertyListSerialization`, which only full Foundation has.
+///
+/// Only the keys on the way to the rule are decoded, one by one, and the rule's own entries only as
+/// scalars: nothing else in the file is looked at. A binary plist's objects may refer to each other
+/// in cycles; decoding the whole file as a tree followed them without end (found by fuzzing).
+struct InfoPlistRuleLookup: Decodable {
+    enum Outcome {
+        case notADictionary
+        case noExtension
+        case noAttributes
+        case noRule
+        case rule(PropertyListValue)
+    }
+
+    var outcome: Outcome
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        guard let root = try? decoder.container(keyedBy: Key.self) else {
+            outcome = .notADictionary
+            return
+        }
+        guard let ext = try? root.nestedContainer(keyedBy: Key.self, forKey: Key("NSExtension")) else {
+            outcome = .noExtension
+            return
+        }
+        guard let attributes = try? ext.nestedContainer(keyedBy: Key.self, forKey: Key("NSExtensionAttributes")) else {
+            outcome = .noAttributes
+            return
+        }
+        let ruleKey = Key("NSExtensionActivationRule")
+        guard attributes.contains(ruleKey) else {
+            outcome = .noRule
+            return
+        }
+        outcome = .rule(try attributes.decode(PropertyListValue.self, forKey: ruleKey))
+    }
+}
+
+/// The rule: a predicate string, a dictionary of scalars, or something else.
+enum PropertyListValue: Decodable {
+    /// The values are scalars: a dictionary or array inside is `.other`, never decoded.
+    case dictionary([String: PropertyListScalar])
+    case scalar(PropertyListScalar)
+
+    init(from decoder: any Decoder) throws {
+        let scalar = try PropertyListScalar(from: decoder)
+        if case .other = scalar, let dictionary = try? decoder.singleValueContainer().decode([String: PropertyListScalar].self) {
+            self = .dictionary(dictionary)
+        } else {
+            self = .scalar(scalar)
+        }
+    }
+}
+
+/// One value that holds no other value, as `PropertyListDecoder` reads it.
 ///
 /// Kinds are tried from the most specific: `<true/>` decodes only as a boolean, so it stays one;
 /// an integer is kept apart from a real; a string is tried before data and dates so that
 /// OpenStep text stays text.
-enum PropertyListValue: Decodable {
-    case dictionary([String: PropertyListValue])
-    case array([PropertyListValue])
+enum PropertyListScalar: Decodable {
     case string(String)
     case bool(Bool)
     case integer(Int)
@@ -17,8 +77,8 @@ enum PropertyListValue: Decodable {
     case real(Double)
     case data(Data)
     case date(Date)
-    /// A kind none of the above decodes (such as a binary plist's UID): kept, so that the rule check names
-    /// the key it sits under rather than calling the whole file unreadable.
+    /// A container, or a kind none of the above decodes (such as a binary plist's UID): kept, so
+    /// that the rule check names the key it sits under rather than calling the whole file unreadable.
     case other
 
     init(from decoder: any Decoder) throws {
@@ -35,17 +95,8 @@ enum PropertyListValue: Decodable {
             self = .data(data)
         } else if let date = try? container.decode(Date.self) {
             self = .date(date)
-        } else if let dictionary = try? container.decode([String: PropertyListValue].self) {
-            self = .dictionary(dictionary)
-        } else if let array = try? container.decode([PropertyListValue].self) {
-            self = .array(array)
         } else {
             self = .other
         }
-    }
-
-    /// The dictionary, when the value is one.
-    var dictionary: [String: PropertyListValue]? {
-        if case .dictionary(let dictionary) = self { dictionary } else { nil }
     }
 }
