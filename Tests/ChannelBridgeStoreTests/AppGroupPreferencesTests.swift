@@ -96,6 +96,22 @@ import Testing
         }
     }
 
+    /// A change log whose `seq` is past 2^53 is malformed, so a write starts a new one instead of
+    /// overflowing the count (a file with `UInt64.max` stopped the writer at its next commit).
+    @Test(arguments: ["18446744073709551615", "9007199254740993"])
+    func aChangeLogCountPastTwoToTheFiftyThirdStartsANewLog(seq: String) async throws {
+        try await TestDirectory.withPath { dataDirectory in
+            let prefs = try AppGroupStore(dataDirectory: dataDirectory).group(Self.group)
+            try FileManager.default.createDirectory(atPath: prefs.directory, withIntermediateDirectories: true)
+            let text = #"{"version": 1, "values": {"n": {"int32": 1}}, "changeLog": {"seq": \#(seq), "commits": []}}"#
+            try Data(text.utf8).write(to: URL(fileURLWithPath: prefs.preferencesFile))
+            try await prefs.set(.int32(2), forKey: "n")
+            let json = try JSONValue.parse(try Data(contentsOf: URL(fileURLWithPath: prefs.preferencesFile)))
+            #expect(json["changeLog"]?.text == #"{"seq":1,"commits":[{"seq":1,"keys":["n"]}]}"#)
+            #expect(try await prefs.value(forKey: "n") == .int32(2))
+        }
+    }
+
     static let corruptFiles: [(name: String, text: String, code: StoreError.Code, mentions: String)] = [
         ("not JSON", #"{"version": 1, "values": {"#, .corruptFile, "not valid JSON"),
         ("empty", "", .corruptFile, "not valid JSON"),

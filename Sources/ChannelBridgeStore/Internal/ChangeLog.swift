@@ -41,10 +41,15 @@ struct ChangeLog: Sendable, Equatable {
         ])
     }
 
+    /// The largest `seq` a file may hold (2^53, the largest integer every JSON reader keeps exact).
+    /// A larger one is malformed, so that `record` can never overflow: a file written with
+    /// `UInt64.max` would otherwise stop the writer at its next commit.
+    static let maximumSeq: UInt64 = 1 << 53
+
     /// Reads a change log; `nil` for anything malformed, because the log only refines change
     /// events and must never make the values unreadable.
     init?(json: JSONValue) {
-        guard case .number(let seqText)? = json["seq"], let seq = UInt64(seqText),
+        guard case .number(let seqText)? = json["seq"], let seq = UInt64(seqText), seq <= Self.maximumSeq,
               case .array(let items)? = json["commits"] else { return nil }
         var commits: [Commit] = []
         for item in items {
