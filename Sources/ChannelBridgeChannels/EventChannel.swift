@@ -38,6 +38,9 @@ public final class EventChannel: Sendable {
         let state = Mutex(State())
     }
 
+    /// The default event buffer of a stream whose listener is behind (see `EventSink`).
+    public static let defaultMaxBufferedBytes = EventSinkCore.defaultMaxBufferedBytes
+
     public let name: String
     public let messenger: any BinaryMessenger
     public let codec: any MethodCodec
@@ -53,16 +56,26 @@ public final class EventChannel: Sendable {
         self.methods = MethodChannel(name: name, messenger: messenger, codec: codec)
     }
 
+    /// The error code of the event that ends a stream whose listener fell too far behind.
+    public static let overflowErrorCode = "STREAM_OVERFLOW"
+    /// The error code of the event sent instead of one larger than the listener accepts.
+    public static let eventTooLargeErrorCode = "EVENT_TOO_LARGE"
+
     /// Installs (or, with `nil`, removes) the owner side of the channel.
     ///
     /// Replacing or removing the handler ends the active stream for its listener (a null message)
     /// and calls the old handler's `onCancel`.
-    public func setStreamHandler(_ handler: (any StreamHandler)?) {
+    ///
+    /// - Parameter maxBufferedBytes: how many bytes of events may wait for a listener that is
+    ///   behind before its stream ends for overflow (see `EventSink`); 4 MiB by default.
+    public func setStreamHandler(_ handler: (any StreamHandler)?,
+                                 maxBufferedBytes: Int = EventChannel.defaultMaxBufferedBytes) {
         let previous = shared.state.withLock { state -> EventStreamOwner? in
             let previous = state.owner
             // Messenger calls run under the lock so the kept token is the one the messenger kept.
             if let handler {
-                let owner = EventStreamOwner(channel: name, messenger: messenger, codec: codec, handler: handler)
+                let owner = EventStreamOwner(channel: name, messenger: messenger, codec: codec, handler: handler,
+                                             maxBufferedBytes: maxBufferedBytes)
                 state.owner = owner
                 state.ownerToken = messenger.setMessageHandler(onChannel: name) { try await owner.handle($0) }
             } else {

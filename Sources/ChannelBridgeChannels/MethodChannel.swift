@@ -99,9 +99,9 @@ public final class MethodChannel: Sendable {
             slot.install(nil, on: messenger, channel: name)
             return
         }
-        let (name, codec) = (self.name, self.codec)
+        let (name, codec, limits) = (self.name, self.codec, messenger.flowControl)
         slot.install(segmented: { message in
-            try await Self.answer(message, with: handler, codec: codec, channel: name)
+            try await Self.answer(message, with: handler, codec: codec, channel: name, limits: limits)
         }, on: messenger, channel: name)
     }
 
@@ -123,20 +123,21 @@ public final class MethodChannel: Sendable {
             slot.install(nil, on: messenger, channel: name)
             return
         }
-        let (name, codec) = (self.name, self.codec)
+        let (name, codec, limits) = (self.name, self.codec, messenger.flowControl)
         slot.install(synchronous: { message in
             let call: MethodCall
             switch Self.decodeCall(message, codec: codec) {
             case .success(let decoded): call = decoded
             case .failure(let malformed): return try malformed.reply()
             }
-            return try Self.encodeOutcome(Result { try handler(call) }, of: call, codec: codec, channel: name)
+            let reply = try Self.encodeOutcome(Result { try handler(call) }, of: call, codec: codec, channel: name)
+            return try Self.limited(reply, of: call, codec: codec, channel: name, limits: limits)
         }, on: messenger, channel: name)
     }
 
     /// Turns one incoming request into its reply bytes, in segments (`nil` for "not implemented").
     static func answer(_ message: [UInt8]?, with handler: Handler, codec: any MethodCodec,
-                       channel: String) async throws -> MessageSegments? {
+                       channel: String, limits: (any FlowControlledMessenger)? = nil) async throws -> MessageSegments? {
         let call: MethodCall
         switch decodeCall(message, codec: codec) {
         case .success(let decoded): call = decoded
@@ -144,7 +145,28 @@ public final class MethodChannel: Sendable {
         }
         let outcome: Result<StandardValue, any Error>
         do { outcome = .success(try await handler(call)) } catch { outcome = .failure(error) }
-        return try encodeOutcome(outcome, of: call, codec: codec, channel: channel)
+        let reply = try encodeOutcome(outcome, of: call, codec: codec, channel: channel)
+        return try limited(reply, of: call, codec: codec, channel: channel, limits: limits)
+    }
+
+    /// The error code of the answer that replaces a reply larger than the caller accepts.
+    public static let replyTooLargeErrorCode = "REPLY_TOO_LARGE"
+
+    /// `reply`, or, when it is larger than a frame the caller accepts can carry, an error envelope
+    /// `REPLY_TOO_LARGE` naming the channel, the method and the size (wire protocol §4.8).
+    static func limited(_ reply: MessageSegments?, of call: MethodCall, codec: any MethodCodec, channel: String,
+                        limits: (any FlowControlledMessenger)?) throws -> MessageSegments? {
+        guard let reply, let limits else { return reply }
+        let limit = limits.outboundFrameLimit - MessengerConnection.replyFrameOverhead
+        let size = reply.count
+        guard size > limit else { return reply }
+        let error = MethodError(
+            code: replyTooLargeErrorCode,
+            message: "The reply to \(call.method) on channel \(channel) has \(size) bytes; the caller accepts at most "
+                + "\(limit), so it was not sent",
+            details: ["channel": .string(channel), "method": .string(call.method), "size": .int64(Int64(size)),
+                      "limit": .int64(Int64(limit))])
+        return MessageSegments(try encodeError(error, codec: codec))
     }
 
     /// A request whose payload is no method call: answered with the `malformed` error envelope.

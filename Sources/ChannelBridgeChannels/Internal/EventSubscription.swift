@@ -39,7 +39,8 @@ final class EventSubscription: Sendable {
     /// too, as in Flutter.
     func installHandler() {
         continuation.onTermination = { [self] _ in terminated() }
-        let token = methods.messenger.setMessageHandler(onChannel: channel) { [self] payload in
+        // Synchronous: an event is handed to the stream right where it is read, with no task.
+        let token = methods.messenger.setSynchronousMessageHandler(onChannel: channel) { [self] payload in
             receive(payload)
             return nil
         }
