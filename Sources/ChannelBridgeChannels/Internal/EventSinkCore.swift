@@ -236,24 +236,35 @@ final class EventSinkCore: Sendable {
         }
     }
 
-    /// Too much waits: end the stream with a typed error event, then the end of stream.
+    /// Too much waits: end the stream with a typed error event, then the end of stream. What
+    /// waits is dropped; events a drainer already took still go out first, and before the `listen`
+    /// reply nothing goes out: the error and the end then follow the reply.
     private func overflow(bufferedBytes: Int) {
-        let waiters = state.withLock { state -> [UnsafeContinuation<Void, Never>] in
-            _ = state.takeAll()
-            state.phase = .closed
-            state.ended = true
-            defer { state.roomWaiters = [] }
-            return state.roomWaiters
-        }
-        for waiter in waiters { waiter.resume() }
         let error = MethodError(
             code: EventChannel.overflowErrorCode,
             message: "The listener on channel \(channel) fell behind: \(bufferedBytes) bytes of events waited unsent, "
                 + "over the limit of \(maxBufferedBytes); the stream was ended",
             details: ["channel": .string(channel), "bufferedBytes": .int64(Int64(bufferedBytes)),
                       "limit": .int64(Int64(maxBufferedBytes))])
-        if let payload = try? MethodChannel.encodeError(error, codec: codec) { post(payload) }
-        post(nil)
+        let payload = try? MethodChannel.encodeError(error, codec: codec)
+        let (postNow, waiters) = state.withLock { state -> (Bool, [UnsafeContinuation<Void, Never>]) in
+            _ = state.takeAll()
+            state.ended = true
+            defer { state.roomWaiters = [] }
+            if state.phase == .holding || state.phase == .draining {
+                // Whoever opens or drains the stream sends these, after what went before.
+                if let payload { state.queue.append(Waiting(key: nil, payload: payload)) }
+                state.queue.append(Waiting(key: nil, payload: nil))
+                return (false, state.roomWaiters)
+            }
+            state.phase = .closed
+            return (true, state.roomWaiters)
+        }
+        for waiter in waiters { waiter.resume() }
+        if postNow {
+            if let payload { post(payload) }
+            post(nil)
+        }
         overflowed(self)
     }
 
