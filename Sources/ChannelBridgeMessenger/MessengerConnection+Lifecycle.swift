@@ -144,6 +144,7 @@ extension MessengerConnection {
         for task in closed.inboundTasks { task.cancel() }
         for ping in closed.pings { ping.resume(throwing: MessengerError(.connectionClosed, error.message)) }
         for waiter in closed.helloWaiters { waiter.resume(throwing: error) }
+        for waiter in closed.inputHeldWaiters { waiter.resume() }
         for callback in closed.callbacks { callback(error) }
     }
 

@@ -32,6 +32,20 @@ extension MessengerConnection {
         return full ? .wait : .readOrWait
     }
 
+    /// Resumes once a frame of the peer's is held back (at once if one is), or the session ends.
+    /// For tests: an event to wait on instead of polling.
+    package func waitUntilInputHeld() async {
+        // Safe: resumed exactly once, here, by the next hold, or by the end of the session.
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if holdsInput.load(ordering: .relaxed) || state.isClosed { return true }
+                state.inputHeldWaiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
     /// Delivers the frames held back, in order, as far as the limits now allow, then what is
     /// buffered behind them. Called by the reader after `inputMayResume()` woke it.
     package func resumeHeldInput() {
@@ -133,6 +147,11 @@ extension MessengerConnection {
                 case .hold(let slot, let room):
                     input.withLock { $0.hold(frame, needsHandlerSlot: slot, needsAnswerRoom: room) }
                     holdsInput.store(true, ordering: .relaxed)
+                    let waiters = state.withLock { state in
+                        defer { state.inputHeldWaiters = [] }
+                        return state.inputHeldWaiters
+                    }
+                    for waiter in waiters { waiter.resume() }
                 }
             }
         }

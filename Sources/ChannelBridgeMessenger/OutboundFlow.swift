@@ -31,6 +31,17 @@ package final class OutboundFlow: Sendable {
         var cancelledEarly: Set<UInt64> = []
         var callbacks: [@Sendable () -> Void] = []
         var closed = false
+        /// Tests waiting for a state (`waitUntil`), looked at on every change.
+        var observers: [(condition: @Sendable (Snapshot) -> Bool, continuation: UnsafeContinuation<Void, Never>)] = []
+    }
+
+    /// What `waitUntil` looks at.
+    package struct Snapshot: Sendable {
+        package var isWritable: Bool
+        package var isAnswerBacklogged: Bool
+        /// Writers suspended in `waitUntilWritable`.
+        package var waitingWriters: Int
+        package var isClosed: Bool
     }
 
     package init(highWater: Int, lowWater: Int) {
@@ -61,31 +72,70 @@ package final class OutboundFlow: Sendable {
     /// The unsent bytes fell to the low-water mark: resumes everyone waiting to write.
     package func becameWritable() {
         writable.store(true, ordering: .releasing)
-        let (continuations, callbacks) = waiters.withLock { waiters in
+        let (continuations, callbacks, observers) = waiters.withLock { waiters in
             defer {
                 waiters.continuations = [:]
                 waiters.callbacks = []
             }
-            return (Array(waiters.continuations.values), waiters.callbacks)
+            return (Array(waiters.continuations.values), waiters.callbacks, takeSatisfiedObservers(&waiters))
         }
         for continuation in continuations { continuation.resume() }
         for callback in callbacks { callback() }
+        for observer in observers { observer.resume() }
+    }
+
+    /// A flag changed in a way nobody waits for but observers may (called after unlocking).
+    package func stateChanged() {
+        let observers = waiters.withLock { takeSatisfiedObservers(&$0) }
+        for observer in observers { observer.resume() }
+    }
+
+    /// Suspends until `condition` holds for the flow's state; it is looked at now and after every
+    /// change. For tests: an event to wait on instead of polling.
+    package func waitUntil(_ condition: @escaping @Sendable (Snapshot) -> Bool) async {
+        // Safe: resumed exactly once, here or by the change that satisfies `condition`.
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            let now = waiters.withLock { waiters -> Bool in
+                if condition(snapshot(waiters)) { return true }
+                waiters.observers.append((condition, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    private func snapshot(_ waiters: Waiters) -> Snapshot {
+        Snapshot(isWritable: writable.load(ordering: .acquiring), isAnswerBacklogged: answersBacklogged.load(ordering: .acquiring),
+                 waitingWriters: waiters.continuations.count, isClosed: waiters.closed)
+    }
+
+    private func takeSatisfiedObservers(_ waiters: inout Waiters) -> [UnsafeContinuation<Void, Never>] {
+        guard !waiters.observers.isEmpty else { return [] }
+        let state = snapshot(waiters)
+        var satisfied: [UnsafeContinuation<Void, Never>] = []
+        waiters.observers.removeAll { observer in
+            guard state.isClosed || observer.condition(state) else { return false }
+            satisfied.append(observer.continuation)
+            return true
+        }
+        return satisfied
     }
 
     /// The connection ended: nobody waits any more, and writes are dropped by the transport.
     package func close() {
-        let (continuations, callbacks) = waiters.withLock { waiters in
+        writable.store(true, ordering: .releasing)
+        answersBacklogged.store(false, ordering: .releasing)
+        let (continuations, callbacks, observers) = waiters.withLock { waiters in
             waiters.closed = true
             defer {
                 waiters.continuations = [:]
                 waiters.callbacks = []
             }
-            return (Array(waiters.continuations.values), waiters.callbacks)
+            return (Array(waiters.continuations.values), waiters.callbacks, takeSatisfiedObservers(&waiters))
         }
-        writable.store(true, ordering: .releasing)
-        answersBacklogged.store(false, ordering: .releasing)
         for continuation in continuations { continuation.resume() }
         for callback in callbacks { callback() }
+        for observer in observers { observer.resume() }
     }
 
     // MARK: Writers
@@ -102,12 +152,13 @@ package final class OutboundFlow: Sendable {
             // Safe: resumed exactly once, by whichever of becameWritable, close, cancellation or
             // the check below takes it out of `continuations` first.
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-                let resumeNow = waiters.withLock { waiters -> Bool in
-                    if waiters.closed || writable.load(ordering: .acquiring) { return true }
-                    if waiters.cancelledEarly.remove(key) != nil { return true }
+                let (resumeNow, observers) = waiters.withLock { waiters -> (Bool, [UnsafeContinuation<Void, Never>]) in
+                    if waiters.closed || writable.load(ordering: .acquiring) { return (true, []) }
+                    if waiters.cancelledEarly.remove(key) != nil { return (true, []) }
                     waiters.continuations[key] = continuation
-                    return false
+                    return (false, takeSatisfiedObservers(&waiters))
                 }
+                for observer in observers { observer.resume() }
                 if resumeNow { continuation.resume() }
             }
         } onCancel: {

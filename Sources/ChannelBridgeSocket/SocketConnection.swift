@@ -113,6 +113,12 @@ public final class SocketConnection: Sendable {
         messenger.onClose(callback)
     }
 
+    /// The connection's outbound flow state (wire protocol §4.10).
+    package var outboundFlow: OutboundFlow { transport.outboundFlow }
+
+    /// Bytes queued and not yet handed to the socket, and the answer bytes among them.
+    package var unsentByteCounts: (all: Int, answers: Int) { transport.unsentByteCounts }
+
     /// Resumes once the session is over and the socket's descriptor has been closed.
     public func waitUntilClosed() async {
         await transport.waitUntilClosed()

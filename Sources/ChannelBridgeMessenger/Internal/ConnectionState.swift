@@ -56,6 +56,8 @@ struct ConnectionState {
     var maxHandlersInFlight = 0
     /// Set while a frame is held back for a handler slot: whoever frees one tells the transport.
     var holdingForHandlers = false
+    /// Waiting in `waitUntilInputHeld`.
+    var inputHeldWaiters: [UnsafeContinuation<Void, Never>] = []
     var nextHandlerID: UInt64 = 0
     var handlers: [String: InstalledHandler] = [:]
     var closeCallbacks: [@Sendable (MessengerError) -> Void] = []
@@ -105,6 +107,7 @@ struct ConnectionState {
             pending = [:]
             inbound = [:]
             messageTasks = [:]
+            inputHeldWaiters = []
             pings = [:]
             helloWaiters = [:]
             closeCallbacks = []
@@ -115,6 +118,7 @@ struct ConnectionState {
                              inboundTasks: inbound.values.compactMap(\.task) + messageTasks.values.compactMap { $0 },
                              pings: pings.values.compactMap(\.continuation),
                              helloWaiters: helloWaiters.values.compactMap(\.continuation),
+                             inputHeldWaiters: inputHeldWaiters,
                              callbacks: closeCallbacks)
     }
 }
@@ -126,5 +130,6 @@ struct ClosedSession {
     var inboundTasks: [Task<Void, Never>]
     var pings: [UnsafeContinuation<Void, any Error>]
     var helloWaiters: [UnsafeContinuation<Frame.Hello, any Error>]
+    var inputHeldWaiters: [UnsafeContinuation<Void, Never>]
     var callbacks: [@Sendable (MessengerError) -> Void]
 }

@@ -289,6 +289,11 @@ final class SocketTransport: FlowControlledTransport {
         return fd >= 0 ? fd : nil
     }
 
+    /// Unsent bytes and unsent answer bytes now (for tests).
+    var unsentByteCounts: (all: Int, answers: Int) {
+        state.withLock { ($0.unsent, $0.unsentAnswers) }
+    }
+
     /// Resumes once the descriptor has been closed.
     func waitUntilClosed() async {
         await withCheckedContinuation { continuation in
@@ -306,28 +311,32 @@ final class SocketTransport: FlowControlledTransport {
     private func enqueue(_ add: (inout OutboundQueue) -> Void) {
         let me = pthread_self()
         let (highWater, flow) = (outboundFlow.highWater, outboundFlow)
-        let flush = state.withLock { state -> Bool in
-            guard !state.closeRequested, !state.isShutDown else { return false }
+        let (flush, crossedUp) = state.withLock { state -> (Bool, Bool) in
+            guard !state.closeRequested, !state.isShutDown else { return (false, false) }
             let (bytesBefore, answersBefore) = (state.queue.byteCount, state.queue.answerByteCount)
             add(&state.queue)
             state.unsent += state.queue.byteCount - bytesBefore
             state.unsentAnswers += state.queue.answerByteCount - answersBefore
+            var crossedUp = false
             if !state.overHighWater, state.unsent > highWater {
                 state.overHighWater = true
                 flow.markUnwritable()
+                crossedUp = true
             }
             if !state.answersOverHighWater, state.unsentAnswers > highWater {
                 state.answersOverHighWater = true
                 flow.markAnswerBacklog(true)
+                crossedUp = true
             }
-            if state.flushing { return false }
+            if state.flushing { return (false, crossedUp) }
             // The reader sends what it queued once its delivery is done, or once it has queued
             // enough that the peer can start on it while the reader goes on.
             if let reader = state.reader, pthread_equal(reader, me) != 0,
-               state.queue.byteCount < Self.readerFlushThreshold { return false }
+               state.queue.byteCount < Self.readerFlushThreshold { return (false, crossedUp) }
             state.flushing = true
-            return true
+            return (true, crossedUp)
         }
+        if crossedUp { flow.stateChanged() }
         if flush { flushWithoutBlocking() }
     }
 
@@ -485,6 +494,7 @@ final class SocketTransport: FlowControlledTransport {
         if crossed.answersDrained {
             outboundFlow.markAnswerBacklog(false)
             inputMayResume()
+            if !crossed.writable { outboundFlow.stateChanged() }
         }
     }
 
@@ -517,8 +527,9 @@ final class SocketTransport: FlowControlledTransport {
             defer { state.onDescriptorClosed = nil }
             return state.onDescriptorClosed
         }
-        for waiter in waiters { waiter.resume() }
+        // The listener's count first: whoever waits for the close may connect again at once.
         callback?()
+        for waiter in waiters { waiter.resume() }
     }
 }
 
