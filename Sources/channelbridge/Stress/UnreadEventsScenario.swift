@@ -17,6 +17,7 @@ enum UnreadEventsScenario {
     static let keyCount = 8
 
     static func run(_ settings: StressSettings, _ report: StressReport) async throws {
+        report.figure("value_kib", settings.count(256, minimum: 4), "(256 at --scale 1)")
         let control = try await measure(settings, report, stuckListener: false)
         let growth = try await measure(settings, report, stuckListener: true)
         report.figure("growth_added_by_the_stuck_listener_mb", growth - control, "(what flow control bounds)")
@@ -55,7 +56,8 @@ enum UnreadEventsScenario {
                 }
             }
             // Both listens are answered before any write: a marker write must reach the reader.
-            _ = try await prefs.invokeMethod("setBytes", arguments: ["key": "marker", "value": .uint8List(Self.value(0))])
+            let size = settings.count(256, minimum: 4) << 10
+            _ = try await prefs.invokeMethod("setBytes", arguments: ["key": "marker", "value": .uint8List(Self.value(0, size: size))])
             try await waitUntil(seconds: 10) { latest.withLock { $0["marker"] != nil } }
 
             let before = host.residentMegabytes()
@@ -67,11 +69,11 @@ enum UnreadEventsScenario {
             while ContinuousClock.now < deadline {
                 number += 1
                 let key = "k\(number % UInt64(keyCount))"
-                _ = try await prefs.invokeMethod("setBytes", arguments: ["key": .string(key), "value": .uint8List(Self.value(number))])
+                _ = try await prefs.invokeMethod("setBytes", arguments: ["key": .string(key), "value": .uint8List(Self.value(number, size: size))])
                 written[key] = number
             }
             let peak = sampler.stop()
-            report.figure(prefix + "writes_of_256_kib", Int(number))
+            report.figure(prefix + "writes", Int(number))
             report.figure(prefix + "host_rss_peak_growth_mb", peak - before, stuckListener ? "(target ≤ 32)" : "(no stuck listener)")
             let caughtUp = (try? await waitUntil(seconds: 30) {
                 latest.withLock { seen in written.allSatisfy { seen[$0.key] == $0.value } }
@@ -88,9 +90,9 @@ enum UnreadEventsScenario {
         }
     }
 
-    /// 256 KiB whose first 8 bytes are `number` (little-endian).
-    static func value(_ number: UInt64) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0x5A, count: 256 << 10)
+    /// `size` bytes whose first 8 are `number` (little-endian).
+    static func value(_ number: UInt64, size: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0x5A, count: size)
         for index in 0..<8 { bytes[index] = UInt8(truncatingIfNeeded: number >> (8 * index)) }
         return bytes
     }
