@@ -214,7 +214,10 @@ extension MessengerConnection {
                 return .broken(ProtocolViolation(.wrongRole, "a \(role) cannot talk to a \(hello.role)"))
             }
             state.peerHello = hello
-            if let max = hello.maxFrameLength { peerMaxFrameLength.store(max, ordering: .relaxed) }
+            if let max = hello.maxFrameLength {
+                peerMaxFrameLength.store(max, ordering: .relaxed)
+                limit.peerAnnounced(max)
+            }
             let waiters = state.helloWaiters.values.compactMap(\.continuation)
             state.helloWaiters = state.helloWaiters.filter { $0.value.continuation == nil }
             return .accepted(waiters)

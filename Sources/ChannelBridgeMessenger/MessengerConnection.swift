@@ -38,7 +38,10 @@ public final class MessengerConnection: BinaryMessenger, FlowControlledMessenger
     /// The last REQUEST id taken.
     private let requestIDs = Atomic<UInt32>(0)
     /// The largest frame the peer accepts: the protocol default until its HELLO says otherwise.
+    /// Kept inline for this connection's own checks; `limit` carries the same for channels.
     let peerMaxFrameLength = Atomic<Int>(FrameDecoder.defaultMaxFrameLength)
+    /// The largest frame this side may send, as an object channels keep.
+    let limit: FrameLimit
     /// Bytes read and not yet delivered, and frames held back. Touched by the one thread
     /// delivering received bytes at a time (`FrameTransport` rule), and emptied at the end.
     let input: Mutex<InputBuffer>
@@ -51,6 +54,7 @@ public final class MessengerConnection: BinaryMessenger, FlowControlledMessenger
         options.name = Self.truncated(options.name)
         options.maxFrameLength = max(Frame.Hello.minimumMaxFrameLength, min(options.maxFrameLength, Int(UInt32.max)))
         self.options = options
+        limit = FrameLimit(own: options.maxFrameLength)
         self.transport = transport
         flowTransport = transport as? any FlowControlledTransport
         flow = flowTransport?.outboundFlow
@@ -70,9 +74,10 @@ public final class MessengerConnection: BinaryMessenger, FlowControlledMessenger
 
     package var outboundFlow: OutboundFlow? { flow }
 
-    package var outboundFrameLimit: Int {
-        min(options.maxFrameLength, peerMaxFrameLength.load(ordering: .relaxed))
-    }
+    package var frameLimit: FrameLimit? { limit }
+
+    /// The largest frame this side may send now.
+    var outboundFrameLimit: Int { min(options.maxFrameLength, peerMaxFrameLength.load(ordering: .relaxed)) }
 
     /// The peer's HELLO, once it has arrived.
     public var peerHello: Frame.Hello? { state.withLock { $0.peerHello } }
@@ -104,7 +109,7 @@ public final class MessengerConnection: BinaryMessenger, FlowControlledMessenger
                          writeRequest: (UInt32) -> Void) async throws -> [UInt8]? {
         try validate(channel: channel, payloadCount: payloadCount, fixedBodyBytes: 4 + 2 + 1)
         // Work this side starts waits while the peer is not taking what was already queued.
-        if let flow, !flow.isWritable { await flow.waitUntilWritable() }
+        if flow?.isWritable == false { await waitUntilWritable() }
         // The id is taken without the state lock, so that a call takes that lock once: ids are
         // 32 bits, and one still in flight 4 billion requests later is refused below.
         let taken = requestIDs.wrappingAdd(1, ordering: .relaxed).newValue
@@ -132,6 +137,12 @@ public final class MessengerConnection: BinaryMessenger, FlowControlledMessenger
         } onCancel: {
             cancelRequest(id)
         }
+    }
+
+    /// Kept out of `request`, whose common path does not wait.
+    @inline(never)
+    nonisolated(nonsending) private func waitUntilWritable() async {
+        await flow?.waitUntilWritable()
     }
 
     public func post(onChannel channel: String, message: [UInt8]?) throws {

@@ -197,15 +197,35 @@ package protocol FlowControlledTransport: FrameTransport {
     func inputMayResume()
 }
 
+/// The largest frame a side may send: the smaller of its own maximum and the one its peer
+/// announced in its HELLO (the protocol default until that HELLO has arrived). A class of its own,
+/// so that a channel can keep it and read it per reply with one atomic load.
+package final class FrameLimit: Sendable {
+    /// This side's own maximum.
+    package let own: Int
+    private let peer = Atomic<Int>(FrameDecoder.defaultMaxFrameLength)
+
+    package init(own: Int) {
+        self.own = own
+    }
+
+    /// The largest frame (value of the length field) that may go out now.
+    package var current: Int { min(own, peer.load(ordering: .relaxed)) }
+
+    /// The peer's HELLO announced `maximum`.
+    package func peerAnnounced(_ maximum: Int) {
+        peer.store(maximum, ordering: .relaxed)
+    }
+}
+
 /// A messenger that tells the channels above it about flow control and frame limits; every
 /// messenger wrapper in the package forwards it to the messenger it wraps.
 package protocol FlowControlledMessenger: BinaryMessenger {
     /// The connection's outbound flow state, when its transport has one.
     var outboundFlow: OutboundFlow? { get }
 
-    /// The largest frame this side may send now: the smaller of its own maximum and the one the
-    /// peer announced in its HELLO (the protocol default until that HELLO has arrived).
-    var outboundFrameLimit: Int { get }
+    /// The largest frame this side may send, when the messenger knows it.
+    var frameLimit: FrameLimit? { get }
 }
 
 extension BinaryMessenger {

@@ -128,12 +128,16 @@ public final class SocketConnection: Sendable {
     /// A peer that has not sent HELLO within `Options.helloTimeout` is sent GOODBYE and closed.
     func runReader() {
         if let helloTimeout {
-            Task { [weak messenger] in
+            // A strong reference, dropped when the session ends: a weak one would give the
+            // messenger a side table and make every retain of it on the fast path slower.
+            let messenger = self.messenger
+            let timer = Task {
                 try? await Task.sleep(for: helloTimeout)
-                guard let messenger, messenger.peerHello == nil, messenger.closeError == nil else { return }
+                guard !Task.isCancelled, messenger.peerHello == nil, messenger.closeError == nil else { return }
                 messenger.close(code: .protocolError, reason: "no HELLO within \(Self.seconds(helloTimeout)) s",
                                 waitForOwedReplies: false)
             }
+            messenger.onClose { _ in timer.cancel() }
         }
         transport.runReader(for: messenger)
     }

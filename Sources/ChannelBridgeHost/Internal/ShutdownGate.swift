@@ -46,7 +46,7 @@ final class ShutdownGate: BinaryMessenger, FlowControlledMessenger {
 
     // Flow control and frame limits are the wrapped messenger's.
     var outboundFlow: OutboundFlow? { base.flowControl?.outboundFlow }
-    var outboundFrameLimit: Int { base.flowControl?.outboundFrameLimit ?? Int.max }
+    var frameLimit: FrameLimit? { base.flowControl?.frameLimit }
 
     private static func isCompletionCall(_ message: [UInt8]?) -> Bool {
         guard let message, let call = try? StandardMethodCodec().decodeMethodCall(message) else { return false }

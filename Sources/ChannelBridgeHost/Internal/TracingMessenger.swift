@@ -55,7 +55,7 @@ final class TracingMessenger: BinaryMessenger, FlowControlledMessenger {
 
     // Flow control and frame limits are the wrapped messenger's.
     var outboundFlow: OutboundFlow? { base.flowControl?.outboundFlow }
-    var outboundFrameLimit: Int { base.flowControl?.outboundFrameLimit ?? Int.max }
+    var frameLimit: FrameLimit? { base.flowControl?.frameLimit }
 
     private func describeCall(_ message: [UInt8]?, channel: String) -> String {
         guard let message else { return "null" }

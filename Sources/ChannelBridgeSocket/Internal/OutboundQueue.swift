@@ -22,9 +22,12 @@ struct OutboundQueue {
     /// Unsent bytes of answer frames (REPLY, PONG).
     private(set) var answerByteCount = 0
 
-    /// Runs of consecutive bytes that are all answers or all not; `runs[runHead...]` are live.
+    /// Runs of consecutive bytes that are all answers or all not, oldest first: `runs[runHead...]`,
+    /// then the run still growing, kept in `tail` so that an append of the same class (the common
+    /// case: a server sends replies, a client requests) touches no array.
     private var runs: [Run] = []
     private var runHead = 0
+    private var tail = Run(bytes: 0, isAnswer: false)
 
     private struct Run {
         var bytes: Int
@@ -67,10 +70,18 @@ struct OutboundQueue {
             chunks.append(block)
             lastIsBlock = true
         }
-        let before = chunks[chunks.count - 1].count
-        encode(&chunks[chunks.count - 1])
-        assert(chunks[chunks.count - 1].count - before == length, "a frame encoded to another length than announced")
-        count(length, isAnswer: length > 4 && Self.isAnswer(kind: chunks[chunks.count - 1][before + 4]))
+        // The kind byte is read within the same access to the block as the encoding, so that
+        // classifying the frame costs no extra access to the array of chunks.
+        let isAnswer = Self.encode(into: &chunks[chunks.count - 1], length: length, encode)
+        count(length, isAnswer: isAnswer)
+    }
+
+    /// Appends a frame of `length` bytes to `block` with `encode`; returns whether it is an answer.
+    private static func encode(into block: inout [UInt8], length: Int, _ encode: (inout [UInt8]) -> Void) -> Bool {
+        let before = block.count
+        encode(&block)
+        assert(block.count - before == length, "a frame encoded to another length than announced")
+        return length > 4 && isAnswer(kind: block[before + 4])
     }
 
     /// Appends `length` bytes that `encode` writes, of the given class, coalesced like a frame.
@@ -96,11 +107,12 @@ struct OutboundQueue {
     private mutating func count(_ length: Int, isAnswer: Bool) {
         byteCount += length
         if isAnswer { answerByteCount += length }
-        if runHead < runs.count, runs[runs.count - 1].isAnswer == isAnswer {
-            runs[runs.count - 1].bytes += length
-        } else {
-            runs.append(Run(bytes: length, isAnswer: isAnswer))
+        if tail.isAnswer != isAnswer, tail.bytes > 0 {
+            runs.append(tail)
+            tail.bytes = 0
         }
+        tail.isAnswer = isAnswer
+        tail.bytes += length
     }
 
     /// Removes and returns everything queued.
@@ -116,7 +128,14 @@ struct OutboundQueue {
         merged.chunks.append(contentsOf: chunks[head...])
         merged.byteCount += byteCount
         merged.answerByteCount += answerByteCount
-        merged.runs.append(contentsOf: runs[runHead...])
+        // Rare (the socket was full): the runs are simply laid end to end.
+        var allRuns = Array(earlier.runs[earlier.runHead...])
+        if earlier.tail.bytes > 0 { allRuns.append(earlier.tail) }
+        allRuns += runs[runHead...]
+        if tail.bytes > 0 { allRuns.append(tail) }
+        merged.tail = allRuns.popLast() ?? Run(bytes: 0, isAnswer: false)
+        merged.runs = allRuns
+        merged.runHead = 0
         merged.lastIsBlock = isEmpty ? earlier.lastIsBlock : lastIsBlock
         self = merged
     }
@@ -140,12 +159,17 @@ struct OutboundQueue {
         }
         var answers = 0
         rest = count
-        while rest > 0 {
+        while rest > 0, runHead < runs.count {
             let taken = min(rest, runs[runHead].bytes)
             if runs[runHead].isAnswer { answers += taken }
             runs[runHead].bytes -= taken
             rest -= taken
             if runs[runHead].bytes == 0 { runHead += 1 }
+        }
+        if rest > 0 {
+            // The rest comes out of the run still growing.
+            if tail.isAnswer { answers += rest }
+            tail.bytes -= rest
         }
         answerByteCount -= answers
         compactIfWorthIt()

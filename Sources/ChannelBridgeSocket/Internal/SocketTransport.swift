@@ -109,6 +109,9 @@ final class SocketTransport: FlowControlledTransport {
     let fd: Int32
     let executor: ReaderExecutor
     let outboundFlow: OutboundFlow
+    /// `outboundFlow`'s marks, kept here so that queueing a frame touches no other object.
+    private let highWater: Int
+    private let lowWater: Int
     private let closeTimeout: Duration
     private let state = Mutex(State())
     private let writerWake = DispatchSemaphore(value: 0)
@@ -119,6 +122,8 @@ final class SocketTransport: FlowControlledTransport {
         executor = ReaderExecutor(enabled: options.runsTasksOnReaderThread)
         closeTimeout = options.closeTimeout
         outboundFlow = OutboundFlow(highWater: options.outboundHighWater, lowWater: options.outboundLowWater)
+        highWater = outboundFlow.highWater
+        lowWater = outboundFlow.lowWater
         self.startThread = startThread
     }
 
@@ -310,7 +315,7 @@ final class SocketTransport: FlowControlledTransport {
 
     private func enqueue(_ add: (inout OutboundQueue) -> Void) {
         let me = pthread_self()
-        let (highWater, flow) = (outboundFlow.highWater, outboundFlow)
+        let highWater = self.highWater
         let (flush, crossedUp) = state.withLock { state -> (Bool, Bool) in
             guard !state.closeRequested, !state.isShutDown else { return (false, false) }
             let (bytesBefore, answersBefore) = (state.queue.byteCount, state.queue.answerByteCount)
@@ -320,12 +325,12 @@ final class SocketTransport: FlowControlledTransport {
             var crossedUp = false
             if !state.overHighWater, state.unsent > highWater {
                 state.overHighWater = true
-                flow.markUnwritable()
+                outboundFlow.markUnwritable()
                 crossedUp = true
             }
             if !state.answersOverHighWater, state.unsentAnswers > highWater {
                 state.answersOverHighWater = true
-                flow.markAnswerBacklog(true)
+                outboundFlow.markAnswerBacklog(true)
                 crossedUp = true
             }
             if state.flushing { return (false, crossedUp) }
@@ -336,7 +341,7 @@ final class SocketTransport: FlowControlledTransport {
             state.flushing = true
             return (true, crossedUp)
         }
-        if crossedUp { flow.stateChanged() }
+        if crossedUp { outboundFlow.stateChanged() }
         if flush { flushWithoutBlocking() }
     }
 
@@ -358,7 +363,7 @@ final class SocketTransport: FlowControlledTransport {
             // that queues in between would otherwise see `flushing` still set and leave its bytes
             // for nobody to send.
             let (next, crossed) = state.withLock { state -> (FlushStep, Crossings) in
-                let crossed = state.account(sent: sent.bytes, answers: sent.answers, lowWater: outboundFlow.lowWater)
+                let crossed = state.account(sent: sent.bytes, answers: sent.answers, lowWater: lowWater)
                 guard state.queue.isEmpty else { return (.send(state.queue.takeAll()), crossed) }
                 state.flushing = false
                 return (.released(shutDown: state.takeShutdownIfDue(), closeNow: state.takeDescriptorCloseIfDue()), crossed)
@@ -384,7 +389,7 @@ final class SocketTransport: FlowControlledTransport {
 
     private func handToWriter(_ unsent: OutboundQueue, sent: (bytes: Int, answers: Int)) {
         let (start, crossed) = state.withLock { state -> (Bool, Crossings) in
-            let crossed = state.account(sent: sent.bytes, answers: sent.answers, lowWater: outboundFlow.lowWater)
+            let crossed = state.account(sent: sent.bytes, answers: sent.answers, lowWater: lowWater)
             state.queue.prepend(unsent)
             state.handedToWriter = true
             guard state.writer == .notStarted else { return (false, crossed) }
@@ -434,7 +439,7 @@ final class SocketTransport: FlowControlledTransport {
         var sent = (bytes: 0, answers: 0)
         while true {
             let (next, crossed) = state.withLock { state -> (FlushStep, Crossings) in
-                let crossed = state.account(sent: sent.bytes, answers: sent.answers, lowWater: outboundFlow.lowWater)
+                let crossed = state.account(sent: sent.bytes, answers: sent.answers, lowWater: lowWater)
                 guard state.queue.isEmpty else { return (.send(state.queue.takeAll()), crossed) }
                 state.handedToWriter = false
                 state.flushing = false
