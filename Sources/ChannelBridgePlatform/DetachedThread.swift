@@ -42,6 +42,12 @@ public enum DetachedThread {
         if result != 0 { Unmanaged<ThreadStart>.fromOpaque(start).release() }
         return result
     }
+
+    /// The text of a `tryStart` error, e.g. `Resource temporarily unavailable (EAGAIN)`.
+    public static func describe(_ error: Int32) -> String {
+        let name = error == EAGAIN ? " (EAGAIN)" : ""
+        return String(cString: strerror(error)) + name
+    }
 }
 
 private final class ThreadStart: Sendable {
