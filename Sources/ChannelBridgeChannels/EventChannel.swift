@@ -40,6 +40,8 @@ public final class EventChannel: Sendable {
 
     /// The default event buffer of a stream whose listener is behind (see `EventSink`).
     public static let defaultMaxBufferedBytes = EventSinkCore.defaultMaxBufferedBytes
+    /// The default buffer of a listener's stream whose consumer is behind.
+    public static let defaultListenerMaxBufferedBytes = 16 << 20
 
     public let name: String
     public let messenger: any BinaryMessenger
@@ -105,10 +107,19 @@ public final class EventChannel: Sendable {
     /// Events that arrive before the `listen` reply are delivered. One listener per channel name
     /// and messenger: a listener on another `EventChannel` object with the same name takes over the
     /// messenger's handler for that name.
-    public func receiveBroadcastStream(arguments: StandardValue = .null) -> AsyncThrowingStream<Event, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Event.self)
+    ///
+    /// Events wait in the stream until the consumer takes them. When more than `maxBufferedBytes`
+    /// of them wait (16 MiB by default), the consumer has fallen too far behind: the stream throws
+    /// `ChannelError.streamOverflow` naming the channel, and `cancel` is sent (wire protocol §4.10).
+    public func receiveBroadcastStream(arguments: StandardValue = .null,
+                                       maxBufferedBytes: Int = EventChannel.defaultListenerMaxBufferedBytes)
+        -> AsyncThrowingStream<Event, any Error> {
+        // Unbounded in count (the bytes are what is bounded); a bounded policy makes `yield` say
+        // how many events wait, which is how the bytes waiting are known.
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: Event.self, throwing: (any Error).self, bufferingPolicy: .bufferingOldest(Int.max))
         let subscription = EventSubscription(methods: methods, requests: requests, arguments: arguments,
-                                             continuation: continuation)
+                                             continuation: continuation, maxBufferedBytes: maxBufferedBytes)
         let previous = shared.state.withLock { state -> EventSubscription? in
             let previous = state.subscription
             state.subscription = subscription

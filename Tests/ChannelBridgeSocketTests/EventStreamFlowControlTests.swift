@@ -174,4 +174,43 @@ import Testing
             await listener.waitUntilClosed()
         }
     }
+
+    @Test func aListenerWhoseConsumerStopsTakingEventsEndsWithItsTypedErrorAndCancels() async throws {
+        try await withHangGuard(seconds: 60) { () async throws in
+            let producer = Producer { events in
+                var index = 0
+                while await events.send(.uint8List([UInt8](repeating: UInt8(index & 0xFF), count: Self.eventSize))) {
+                    index += 1
+                }
+            }
+            let (listener, directory) = try SocketConnectionTests.serve { connection in
+                EventChannel(name: Self.channel, messenger: connection.messenger).setStreamHandler(producer)
+            }
+            defer { directory.remove() }
+            let client = try await SocketConnection.connect(to: listener.path)
+            let stream = EventChannel(name: Self.channel, messenger: client.messenger)
+                .receiveBroadcastStream(arguments: "flood", maxBufferedBytes: 64 << 10)
+            var iterator = stream.makeAsyncIterator()
+            #expect(try await iterator.next() != nil)
+            // The consumer takes nothing more: the listener ends the stream and cancels it.
+            #expect(try await producer.cancelled.first(1) == ["flood"])
+            var taken = 1
+            do {
+                while let event = try await iterator.next() {
+                    #expect(event == .success(.uint8List([UInt8](repeating: UInt8(taken & 0xFF), count: Self.eventSize))))
+                    taken += 1
+                }
+                Issue.record("the stream ended without an error after \(taken) events")
+            } catch let error as ChannelError {
+                #expect(error.code == .streamOverflow)
+                #expect(error.channel == Self.channel)
+                // What waited was at most the limit and one event more.
+                #expect((taken - 1) * (Self.eventSize + 3) <= (64 << 10) + Self.eventSize + 3)
+            }
+            client.close()
+            await client.waitUntilClosed()
+            listener.close()
+            await listener.waitUntilClosed()
+        }
+    }
 }
