@@ -33,6 +33,9 @@ public struct ChannelError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unencodable = Code("unencodable")
         /// The call got no reply within its timeout; the request was withdrawn.
         public static let timedOut = Code("timedOut")
+        /// The consumer of an event stream fell too far behind: more bytes of events waited to be
+        /// consumed than the stream's buffer allows; the stream was ended and cancelled.
+        public static let streamOverflow = Code("streamOverflow")
     }
 
     public var code: Code

@@ -38,6 +38,11 @@ public final class EventChannel: Sendable {
         let state = Mutex(State())
     }
 
+    /// The default event buffer of a stream whose listener is behind (see `EventSink`).
+    public static let defaultMaxBufferedBytes = EventSinkCore.defaultMaxBufferedBytes
+    /// The default buffer of a listener's stream whose consumer is behind.
+    public static let defaultListenerMaxBufferedBytes = 16 << 20
+
     public let name: String
     public let messenger: any BinaryMessenger
     public let codec: any MethodCodec
@@ -53,16 +58,26 @@ public final class EventChannel: Sendable {
         self.methods = MethodChannel(name: name, messenger: messenger, codec: codec)
     }
 
+    /// The error code of the event that ends a stream whose listener fell too far behind.
+    public static let overflowErrorCode = "STREAM_OVERFLOW"
+    /// The error code of the event sent instead of one larger than the listener accepts.
+    public static let eventTooLargeErrorCode = "EVENT_TOO_LARGE"
+
     /// Installs (or, with `nil`, removes) the owner side of the channel.
     ///
     /// Replacing or removing the handler ends the active stream for its listener (a null message)
     /// and calls the old handler's `onCancel`.
-    public func setStreamHandler(_ handler: (any StreamHandler)?) {
+    ///
+    /// - Parameter maxBufferedBytes: how many bytes of events may wait for a listener that is
+    ///   behind before its stream ends for overflow (see `EventSink`); 4 MiB by default.
+    public func setStreamHandler(_ handler: (any StreamHandler)?,
+                                 maxBufferedBytes: Int = EventChannel.defaultMaxBufferedBytes) {
         let previous = shared.state.withLock { state -> EventStreamOwner? in
             let previous = state.owner
             // Messenger calls run under the lock so the kept token is the one the messenger kept.
             if let handler {
-                let owner = EventStreamOwner(channel: name, messenger: messenger, codec: codec, handler: handler)
+                let owner = EventStreamOwner(channel: name, messenger: messenger, codec: codec, handler: handler,
+                                             maxBufferedBytes: maxBufferedBytes)
                 state.owner = owner
                 state.ownerToken = messenger.setMessageHandler(onChannel: name) { try await owner.handle($0) }
             } else {
@@ -92,10 +107,19 @@ public final class EventChannel: Sendable {
     /// Events that arrive before the `listen` reply are delivered. One listener per channel name
     /// and messenger: a listener on another `EventChannel` object with the same name takes over the
     /// messenger's handler for that name.
-    public func receiveBroadcastStream(arguments: StandardValue = .null) -> AsyncThrowingStream<Event, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Event.self)
+    ///
+    /// Events wait in the stream until the consumer takes them. When more than `maxBufferedBytes`
+    /// of them wait (16 MiB by default), the consumer has fallen too far behind: the stream throws
+    /// `ChannelError.streamOverflow` naming the channel, and `cancel` is sent (wire protocol §4.10).
+    public func receiveBroadcastStream(arguments: StandardValue = .null,
+                                       maxBufferedBytes: Int = EventChannel.defaultListenerMaxBufferedBytes)
+        -> AsyncThrowingStream<Event, any Error> {
+        // Unbounded in count (the bytes are what is bounded); a bounded policy makes `yield` say
+        // how many events wait, which is how the bytes waiting are known.
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: Event.self, throwing: (any Error).self, bufferingPolicy: .bufferingOldest(Int.max))
         let subscription = EventSubscription(methods: methods, requests: requests, arguments: arguments,
-                                             continuation: continuation)
+                                             continuation: continuation, maxBufferedBytes: maxBufferedBytes)
         let previous = shared.state.withLock { state -> EventSubscription? in
             let previous = state.subscription
             state.subscription = subscription

@@ -99,9 +99,9 @@ public final class MethodChannel: Sendable {
             slot.install(nil, on: messenger, channel: name)
             return
         }
-        let (name, codec) = (self.name, self.codec)
+        let (name, codec, limit) = (self.name, self.codec, messenger.flowControl?.frameLimit)
         slot.install(segmented: { message in
-            try await Self.answer(message, with: handler, codec: codec, channel: name)
+            try await Self.answer(message, with: handler, codec: codec, channel: name, limit: limit)
         }, on: messenger, channel: name)
     }
 
@@ -123,20 +123,24 @@ public final class MethodChannel: Sendable {
             slot.install(nil, on: messenger, channel: name)
             return
         }
-        let (name, codec) = (self.name, self.codec)
+        let (name, codec, limit) = (self.name, self.codec, messenger.flowControl?.frameLimit)
         slot.install(synchronous: { message in
             let call: MethodCall
             switch Self.decodeCall(message, codec: codec) {
             case .success(let decoded): call = decoded
             case .failure(let malformed): return try malformed.reply()
             }
-            return try Self.encodeOutcome(Result { try handler(call) }, of: call, codec: codec, channel: name)
+            let reply = try Self.encodeOutcome(Result { try handler(call) }, of: call, codec: codec, channel: name)
+            if let limit, let size = reply?.count, size > limit.current - MessengerConnection.replyFrameOverhead {
+                return try Self.tooLarge(size, of: call, codec: codec, channel: name, limit: limit)
+            }
+            return reply
         }, on: messenger, channel: name)
     }
 
     /// Turns one incoming request into its reply bytes, in segments (`nil` for "not implemented").
     static func answer(_ message: [UInt8]?, with handler: Handler, codec: any MethodCodec,
-                       channel: String) async throws -> MessageSegments? {
+                       channel: String, limit: FrameLimit? = nil) async throws -> MessageSegments? {
         let call: MethodCall
         switch decodeCall(message, codec: codec) {
         case .success(let decoded): call = decoded
@@ -144,7 +148,29 @@ public final class MethodChannel: Sendable {
         }
         let outcome: Result<StandardValue, any Error>
         do { outcome = .success(try await handler(call)) } catch { outcome = .failure(error) }
-        return try encodeOutcome(outcome, of: call, codec: codec, channel: channel)
+        let reply = try encodeOutcome(outcome, of: call, codec: codec, channel: channel)
+        if let limit, let size = reply?.count, size > limit.current - MessengerConnection.replyFrameOverhead {
+            return try tooLarge(size, of: call, codec: codec, channel: channel, limit: limit)
+        }
+        return reply
+    }
+
+    /// The error code of the answer that replaces a reply larger than the caller accepts.
+    public static let replyTooLargeErrorCode = "REPLY_TOO_LARGE"
+
+    /// The answer instead of a reply of `size` bytes, larger than a frame the caller accepts can
+    /// carry: the error envelope `REPLY_TOO_LARGE` naming the channel, the method and the size
+    /// (wire protocol §4.8).
+    static func tooLarge(_ size: Int, of call: MethodCall, codec: any MethodCodec, channel: String,
+                         limit frameLimit: FrameLimit) throws -> MessageSegments {
+        let limit = frameLimit.current - MessengerConnection.replyFrameOverhead
+        let error = MethodError(
+            code: replyTooLargeErrorCode,
+            message: "The reply to \(call.method) on channel \(channel) has \(size) bytes; the caller accepts at most "
+                + "\(limit), so it was not sent",
+            details: ["channel": .string(channel), "method": .string(call.method), "size": .int64(Int64(size)),
+                      "limit": .int64(Int64(limit))])
+        return MessageSegments(try encodeError(error, codec: codec))
     }
 
     /// A request whose payload is no method call: answered with the `malformed` error envelope.

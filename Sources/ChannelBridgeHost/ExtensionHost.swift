@@ -93,6 +93,11 @@ public final class ExtensionHost: Sendable {
         var listenerOptions = SocketListener.Options()
         listenerOptions.connection.name = "extension-host pid \(ProcessInfo.processInfo.processIdentifier)"
         if let maxFrameBytes = options.maxFrameBytes { listenerOptions.connection.maxFrameLength = maxFrameBytes }
+        listenerOptions.maxConnections = options.maxConnections
+        listenerOptions.connection.maxHandlersInFlight = options.maxHandlersInFlight
+        listenerOptions.connection.outboundHighWater = options.outboundHighWater
+        listenerOptions.connection.outboundLowWater = options.outboundLowWater
+        listenerOptions.connection.helloTimeout = options.helloTimeout
         let listener: SocketListener
         do {
             listener = try SocketListener(path: options.socketPath, options: listenerOptions) { connection in

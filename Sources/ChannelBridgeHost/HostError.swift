@@ -19,6 +19,8 @@ public struct HostError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let socket = Code("socket")
         /// The store could not be used (copying files into the container, writing the share key).
         public static let store = Code("store")
+        /// The process could not get a resource it needs to start (a thread).
+        public static let resources = Code("resources")
     }
 
     public var code: Code

@@ -17,6 +17,7 @@ extension HostOptions {
         var options = HostOptions()
         var appGroups: [String] = []
         var plugins: [String] = []
+        var lowWaterGiven = false
         var index = 0
 
         func usage(_ message: String) -> HostError {
@@ -108,6 +109,30 @@ extension HostOptions {
                 case "deny": options.allowsOpenURL = false
                 default: throw usage("--open-url takes allow or deny, not \(text.debugDescription)")
                 }
+            case "--max-connections", "--max-handlers":
+                let text = try value()
+                guard let count = Int(text), count >= 1, count <= 1_000_000 else {
+                    throw usage("\(name) needs a whole number from 1 to 1000000, not \(text.debugDescription)")
+                }
+                if name == "--max-connections" { options.maxConnections = count } else { options.maxHandlersInFlight = count }
+            case "--outbound-high-water", "--outbound-low-water":
+                let text = try value()
+                guard let bytes = Int(text), bytes >= 0, bytes <= Int(UInt32.max) else {
+                    throw usage("\(name) needs a number of bytes from 0 to \(UInt32.max), not \(text.debugDescription)")
+                }
+                if name == "--outbound-high-water" {
+                    guard bytes >= 1 else { throw usage("--outbound-high-water needs at least 1 byte") }
+                    options.outboundHighWater = bytes
+                } else {
+                    options.outboundLowWater = bytes
+                    lowWaterGiven = true
+                }
+            case "--hello-timeout":
+                let text = try value()
+                guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 3600 else {
+                    throw usage("--hello-timeout needs a number of seconds from 0 to 3600 (0: wait for ever), not \(text.debugDescription)")
+                }
+                options.helloTimeout = seconds == 0 ? nil : .milliseconds(Int64((seconds * 1000).rounded(.up)))
             case "--plugin":
                 let plugin = try nonEmpty()
                 if !plugins.contains(plugin) { plugins.append(plugin) }
@@ -116,6 +141,13 @@ extension HostOptions {
             }
         }
 
+        if !lowWaterGiven {
+            // The low-water mark follows a high-water mark given alone: a quarter of it.
+            options.outboundLowWater = min(options.outboundLowWater, options.outboundHighWater / 4)
+        }
+        if options.outboundLowWater > options.outboundHighWater {
+            throw usage("--outbound-low-water (\(options.outboundLowWater)) must not exceed --outbound-high-water (\(options.outboundHighWater))")
+        }
         if !appGroups.isEmpty { options.appGroups = appGroups }
         if !plugins.isEmpty { options.plugins = plugins }
         if options.itemsFile != nil {
@@ -163,6 +195,15 @@ extension HostOptions {
           --deadline SECONDS       expire (exit 3) when neither exit nor cancel came in time
           --open-url allow|deny    what openURL answers (default deny)
           --plugin NAME            register only these plugins; repeatable (default: every built-in one)
+          --max-connections N      sessions served at once (default 128); a further client gets
+                                   GOODBYE tooManyConnections
+          --max-handlers N         handlers running at once per session (default 64); further
+                                   requests wait unread
+          --outbound-high-water B  unsent bytes per session above which its requests wait unread and
+                                   its event streams wait or buffer (default 4194304)
+          --outbound-low-water B   unsent bytes at or below which that ends (default 1048576, or a
+                                   quarter of --outbound-high-water)
+          --hello-timeout SECONDS  close a client that has not sent HELLO in time (default 5; 0: never)
           --echo                   also serve channelbridge/echo (binary; replies with the bytes it got)
           --trace                  log every call, decoded, to standard error
           --help                   print this text

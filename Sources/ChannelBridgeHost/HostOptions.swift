@@ -1,3 +1,4 @@
+import ChannelBridgeMessenger
 import ChannelBridgeSocket
 import ChannelBridgeStore
 
@@ -49,6 +50,18 @@ public struct HostOptions: Sendable, Equatable {
     public var echo: Bool
     /// `--plugin NAME` (repeatable): register only these plugins; `nil` registers every built-in one.
     public var plugins: [String]?
+    /// `--max-connections N`: sessions served at once; a further client gets GOODBYE `tooManyConnections`.
+    public var maxConnections: Int
+    /// `--max-handlers N`: handlers running at once per session; further requests wait unread.
+    public var maxHandlersInFlight: Int
+    /// `--outbound-high-water BYTES`: unsent bytes per session above which the host stops taking
+    /// that session's requests (and its event streams wait or buffer).
+    public var outboundHighWater: Int
+    /// `--outbound-low-water BYTES`: unsent bytes at or below which it takes them again.
+    public var outboundLowWater: Int
+    /// `--hello-timeout SECONDS`: a client that has not sent HELLO this long after connecting is
+    /// closed with GOODBYE; `nil` (`--hello-timeout 0`) waits for ever.
+    public var helloTimeout: Duration?
 
     public static let defaultAppGroup = "group.local"
     public static let defaultChannel = "channelbridge/extension"
@@ -70,7 +83,12 @@ public struct HostOptions: Sendable, Equatable {
         allowsOpenURL: Bool = false,
         trace: Bool = false,
         echo: Bool = false,
-        plugins: [String]? = nil
+        plugins: [String]? = nil,
+        maxConnections: Int = SocketListener.Options.defaultMaxConnections,
+        maxHandlersInFlight: Int = MessengerConnection.Options.defaultMaxHandlersInFlight,
+        outboundHighWater: Int = SocketConnection.Options.defaultOutboundHighWater,
+        outboundLowWater: Int = SocketConnection.Options.defaultOutboundLowWater,
+        helloTimeout: Duration? = SocketConnection.Options.defaultHelloTimeout
     ) {
         self.socketPath = socketPath
         self.maxFrameBytes = maxFrameBytes
@@ -88,6 +106,11 @@ public struct HostOptions: Sendable, Equatable {
         self.trace = trace
         self.echo = echo
         self.plugins = plugins
+        self.maxConnections = maxConnections
+        self.maxHandlersInFlight = maxHandlersInFlight
+        self.outboundHighWater = outboundHighWater
+        self.outboundLowWater = outboundLowWater
+        self.helloTimeout = helloTimeout
     }
 
     /// The group that `--share-key` writes into and `--file` copies go to: the first entitled one.

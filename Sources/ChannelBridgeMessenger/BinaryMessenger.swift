@@ -39,7 +39,8 @@ public protocol BinaryMessenger: AnyObject, Sendable {
     /// `send(onChannel:message:)`.
     func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]?
 
-    /// Sends a one-way message that is never answered.
+    /// Sends a one-way message that is never answered. It never waits: a producer of many
+    /// messages bounds them itself (an `EventSink` does, wire protocol §4.10).
     func post(onChannel channel: String, message: [UInt8]?) throws
 
     /// Installs (or, with `nil`, removes) the handler for a channel, replacing any earlier one.

@@ -64,19 +64,31 @@ extension Frame {
         /// The only protocol version this implementation speaks.
         public static let currentVersion: UInt16 = 1
 
+        /// Flag bit 0: a u32 maximum frame length follows the peer name.
+        public static let maxFrameLengthFlag: UInt16 = 0x0001
+
         public var version: UInt16
-        /// Feature bits; version 1 sends 0 and receivers ignore bits they do not know.
+        /// Feature bits; receivers ignore bits they do not know. Bit 0 (`maxFrameLengthFlag`) is
+        /// set by the encoder exactly when `maxFrameLength` is given.
         public var flags: UInt16
         public var role: PeerRole
         /// Free text naming the sender, e.g. `channelbridge 0.1 pid 4242`; at most 65,535 UTF-8 bytes.
         public var peerName: String
+        /// The largest frame the sender accepts, when it is not the protocol default (64 MiB); at
+        /// least 16. Its peer sends no longer frame (wire protocol §2.1).
+        public var maxFrameLength: Int?
 
-        public init(version: UInt16 = Hello.currentVersion, flags: UInt16 = 0, role: PeerRole, peerName: String) {
+        public init(version: UInt16 = Hello.currentVersion, flags: UInt16 = 0, role: PeerRole, peerName: String,
+                    maxFrameLength: Int? = nil) {
             self.version = version
             self.flags = flags
             self.role = role
             self.peerName = peerName
+            self.maxFrameLength = maxFrameLength
         }
+
+        /// The smallest maximum frame length a side may announce.
+        public static let minimumMaxFrameLength = 16
     }
 
     /// What a REPLY carries: its status byte and payload together, so that a null reply can never

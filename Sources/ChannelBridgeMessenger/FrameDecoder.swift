@@ -31,6 +31,7 @@ public struct FrameDecoder: Sendable {
     private var largePayload: [UInt8] = []
     private var largeFilled = 0
     private var failure: ProtocolViolation?
+    private var discarded = false
     private var channelNames = ChannelNameCache()
 
     public init(maxFrameLength: Int = FrameDecoder.defaultMaxFrameLength) {
@@ -87,8 +88,20 @@ public struct FrameDecoder: Sendable {
         return written
     }
 
+    /// Drops everything buffered and decodes nothing more: the session it served is over.
+    package mutating func discardBuffered() {
+        discarded = true
+        storage = []
+        readIndex = 0
+        writeIndex = 0
+        largeHead = nil
+        largePayload = []
+        largeFilled = 0
+    }
+
     /// Returns the next complete frame, or `nil` until more bytes arrive.
     public mutating func next() throws(ProtocolViolation) -> Frame? {
+        if discarded { return nil }
         if let failure { throw failure }
         do {
             return try decodeNext()

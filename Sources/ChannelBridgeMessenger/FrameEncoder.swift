@@ -3,19 +3,69 @@
 ///
 /// ```swift
 /// var out: [UInt8] = []
-/// FrameEncoder.encode(.request(id: 1, channel: "echo", payload: [0x2A]), into: &out)
-/// FrameEncoder.encode(.cancel(id: 1), into: &out)
+/// try FrameEncoder.encode(.request(id: 1, channel: "echo", payload: [0x2A]), into: &out)
+/// try FrameEncoder.encode(.cancel(id: 1), into: &out)
 /// ```
 ///
-/// The frame must be encodable: a channel name of 1 to 65,535 UTF-8 bytes, a peer name of at most
-/// 65,535 bytes, and a total length that fits the u32 length field. `MessengerConnection` checks
-/// these before it encodes; breaking them here is a programming error and traps.
+/// A frame that cannot be encoded — a channel name outside 1 to 65,535 UTF-8 bytes, a peer name
+/// over 65,535 bytes, a total length that does not fit the u32 length field — is refused with
+/// `MessengerError` (`invalidChannel`, `frameTooLarge`); nothing here traps on size.
 public enum FrameEncoder {
     /// Bytes before the kind byte: the u32 length field.
     public static let lengthFieldSize = 4
 
     /// Appends `frame` to `buffer`.
-    public static func encode(_ frame: Frame, into buffer: inout [UInt8]) {
+    ///
+    /// - Throws: `MessengerError` when the frame cannot be encoded; `buffer` is then unchanged.
+    public static func encode(_ frame: Frame, into buffer: inout [UInt8]) throws(MessengerError) {
+        try validate(frame)
+        encodeValidated(frame, into: &buffer)
+    }
+
+    /// Returns `frame` as a fresh byte array.
+    ///
+    /// - Throws: `MessengerError` when the frame cannot be encoded.
+    public static func encode(_ frame: Frame) throws(MessengerError) -> [UInt8] {
+        try validate(frame)
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(encodedLength(of: frame))
+        encodeValidated(frame, into: &buffer)
+        return buffer
+    }
+
+    /// The number of bytes `encode` writes for `frame`, length field included.
+    public static func encodedLength(of frame: Frame) -> Int {
+        lengthFieldSize + 1 + bodyLength(of: frame)
+    }
+
+    /// Checks that `frame` can be encoded.
+    public static func validate(_ frame: Frame, extraPayloadLength: Int = 0) throws(MessengerError) {
+        switch frame {
+        case .request(_, let channel, _), .message(let channel, _):
+            let count = channel.utf8.count
+            guard count >= 1, count <= Int(UInt16.max) else {
+                throw MessengerError(.invalidChannel, "a channel name must have 1 to 65,535 UTF-8 bytes, not \(count)",
+                                     channel: channel)
+            }
+        case .hello(let hello):
+            guard hello.peerName.utf8.count <= Int(UInt16.max) else {
+                throw MessengerError(.frameTooLarge, "a HELLO peer name is limited to 65,535 UTF-8 bytes")
+            }
+            if let max = hello.maxFrameLength, max < Frame.Hello.minimumMaxFrameLength || max > Int(UInt32.max) {
+                throw MessengerError(.frameTooLarge, "a HELLO maximum frame length must be 16 to \(UInt32.max), not \(max)")
+            }
+        default:
+            break
+        }
+        let length = 1 + bodyLength(of: frame) + extraPayloadLength
+        guard length <= Int(UInt32.max) else {
+            throw MessengerError(.frameTooLarge, "a frame of \(length) bytes does not fit the u32 length field")
+        }
+    }
+
+    /// Appends `frame`, which `validate` accepted (the messenger checks sizes before it writes).
+    /// Nothing traps: a field that does not fit is cut, which a checked frame never needs.
+    package static func encodeValidated(_ frame: Frame, into buffer: inout [UInt8]) {
         encodeHead(of: frame, into: &buffer)
         switch frame {
         case .request(_, _, let payload?), .message(_, let payload?), .reply(_, .bytes(let payload)):
@@ -25,47 +75,35 @@ public enum FrameEncoder {
         }
     }
 
-    /// Returns `frame` as a fresh byte array.
-    public static func encode(_ frame: Frame) -> [UInt8] {
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(encodedLength(of: frame))
-        encode(frame, into: &buffer)
-        return buffer
-    }
-
-    /// The number of bytes `encode` writes for `frame`, length field included.
-    public static func encodedLength(of frame: Frame) -> Int {
-        lengthFieldSize + 1 + bodyLength(of: frame)
-    }
-
     /// Appends everything of `frame` except the bytes of its payload (REQUEST, MESSAGE, and REPLY
     /// status 0), which the caller writes right after. The length field already counts them. This
     /// lets a transport send a large payload from its own array without copying it.
     ///
     /// `extraPayloadLength` counts payload bytes that are not in `frame` (whose payload is then
-    /// empty): segments the caller writes after the head.
+    /// empty): segments the caller writes after the head. The frame must have passed `validate`.
     package static func encodeHead(of frame: Frame, extraPayloadLength: Int = 0, into buffer: inout [UInt8]) {
         let bodyLength = bodyLength(of: frame) + extraPayloadLength
-        precondition(bodyLength < Int(UInt32.max), "frame too long for the u32 length field")
-        buffer.appendLittleEndian(UInt32(1 + bodyLength))
+        buffer.appendLittleEndian(UInt32(truncatingIfNeeded: 1 + bodyLength))
         buffer.append(frame.kind.rawValue)
         switch frame {
         case .hello(let hello):
             buffer.append(contentsOf: Frame.Hello.magic)
             buffer.appendLittleEndian(hello.version)
-            buffer.appendLittleEndian(hello.flags)
+            let announces = hello.maxFrameLength != nil
+            buffer.appendLittleEndian(hello.flags & ~Frame.Hello.maxFrameLengthFlag | (announces ? Frame.Hello.maxFrameLengthFlag : 0))
             buffer.append(hello.role.rawValue)
             appendShortString(hello.peerName, into: &buffer)
+            if let max = hello.maxFrameLength { buffer.appendLittleEndian(UInt32(truncatingIfNeeded: max)) }
         case .request(let id, let channel, let payload):
             buffer.appendLittleEndian(id)
-            appendChannel(channel, into: &buffer)
+            appendShortString(channel, into: &buffer)
             buffer.append(payload == nil ? Frame.nullPayloadFlag : 0)
         case .reply(let id, let result):
             buffer.appendLittleEndian(id)
             buffer.append(result.status)
             if case .failure(let diagnostic) = result { buffer.append(contentsOf: diagnostic.utf8) }
         case .message(let channel, let payload):
-            appendChannel(channel, into: &buffer)
+            appendShortString(channel, into: &buffer)
             buffer.append(payload == nil ? Frame.nullPayloadFlag : 0)
         case .cancel(let id):
             buffer.appendLittleEndian(id)
@@ -91,7 +129,7 @@ public enum FrameEncoder {
     static func bodyLength(of frame: Frame) -> Int {
         switch frame {
         case .hello(let hello):
-            4 + 2 + 2 + 1 + 2 + hello.peerName.utf8.count
+            4 + 2 + 2 + 1 + 2 + hello.peerName.utf8.count + (hello.maxFrameLength == nil ? 0 : 4)
         case .request(_, let channel, let payload):
             4 + 2 + channel.utf8.count + 1 + (payload?.count ?? 0)
         case .reply(_, let result):
@@ -111,14 +149,14 @@ public enum FrameEncoder {
         }
     }
 
-    private static func appendChannel(_ channel: String, into buffer: inout [UInt8]) {
-        precondition(!channel.isEmpty, "a channel name must not be empty")
-        appendShortString(channel, into: &buffer)
-    }
-
     private static func appendShortString(_ string: String, into buffer: inout [UInt8]) {
         let count = string.utf8.count
-        precondition(count <= Int(UInt16.max), "a name is limited to 65,535 UTF-8 bytes")
+        guard count <= Int(UInt16.max) else {
+            // Refused by `validate`; cut rather than trap, so that the frame stays well-formed.
+            buffer.appendLittleEndian(UInt16.max)
+            buffer.append(contentsOf: string.utf8.prefix(Int(UInt16.max)))
+            return
+        }
         buffer.appendLittleEndian(UInt16(count))
         buffer.append(contentsOf: string.utf8)
     }

@@ -11,10 +11,14 @@
 ///   handler that answers at once replies on the receiving thread). It must not block on the
 ///   peer: queue what cannot be sent now. Bytes of one call go out back to back and in call order.
 ///   Queuing lets a transport send many frames with one system call.
-/// - `receive` calls for one connection never overlap.
+/// - `receive` calls for one connection never overlap. `receiveEnd` may come from another thread
+///   while a `receive` is under way (a transport whose write failed ends the session at once);
+///   the connection then delivers nothing more.
 /// - `close()` sends what is queued (within a bounded time), then ends the connection. Writes
 ///   after `close()` are dropped. The connection has already failed its pending calls when it
 ///   calls `close()`, so calling `receiveEnd` afterwards is allowed but not needed.
+/// - A transport that can stop reading adopts `FlowControlledTransport` (package), which gives
+///   the connection flow control (wire protocol §4.10); any other transport is read as it comes.
 public protocol FrameTransport: AnyObject, Sendable {
     /// Queues the bytes of one or more whole frames.
     func write(_ bytes: [UInt8])

@@ -1,6 +1,6 @@
 /// Why a side ends a session, carried by a GOODBYE frame.
 ///
-/// Version 1 defines codes 0 to 5. A receiver keeps any other value as it is, so that a newer
+/// Version 1 defines codes 0 to 6. A receiver keeps any other value as it is, so that a newer
 /// peer's code is still reported rather than treated as a protocol error.
 public struct GoodbyeCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     public var rawValue: UInt16
@@ -19,6 +19,9 @@ public struct GoodbyeCode: RawRepresentable, Sendable, Hashable, CustomStringCon
     public static let forbidden = GoodbyeCode(rawValue: 4)
     /// The host is ending.
     public static let shuttingDown = GoodbyeCode(rawValue: 5)
+    /// The host serves as many connections as it may (or cannot start another); sent as the first
+    /// and only frame. The client may try again once another connection has closed.
+    public static let tooManyConnections = GoodbyeCode(rawValue: 6)
 
     public var description: String {
         switch rawValue {
@@ -28,6 +31,7 @@ public struct GoodbyeCode: RawRepresentable, Sendable, Hashable, CustomStringCon
         case 3: "frameTooLarge"
         case 4: "forbidden"
         case 5: "shuttingDown"
+        case 6: "tooManyConnections"
         default: "code \(rawValue)"
         }
     }

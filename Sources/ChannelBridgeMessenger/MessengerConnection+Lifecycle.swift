@@ -133,6 +133,9 @@ extension MessengerConnection {
     /// every waiter, cancels running handlers and runs the close callbacks. Idempotent.
     func finish(_ error: MessengerError, goodbye: Frame? = nil) {
         guard let closed = state.withLock({ $0.close(with: error) }) else { return }
+        // Frames read and not yet delivered never start (wire protocol §4.4): every delivery
+        // checks `closeError` first, and the reader drops what it held when it next looks. (The
+        // input lock is not taken here: the reader holds it while it blocks in `read`.)
         if let goodbye { writeFrame(goodbye) }
         transport.close()
         for call in closed.pending {
@@ -141,6 +144,7 @@ extension MessengerConnection {
         for task in closed.inboundTasks { task.cancel() }
         for ping in closed.pings { ping.resume(throwing: MessengerError(.connectionClosed, error.message)) }
         for waiter in closed.helloWaiters { waiter.resume(throwing: error) }
+        for waiter in closed.inputHeldWaiters { waiter.resume() }
         for callback in closed.callbacks { callback(error) }
     }
 
@@ -168,6 +172,7 @@ extension MessengerConnection {
         let detail = goodbye.reason.isEmpty ? "" : ": \(goodbye.reason)"
         return switch goodbye.code {
         case .forbidden: MessengerError(.forbidden, "the peer refused this connection\(detail)")
+        case .tooManyConnections: MessengerError(.tooManyConnections, "the host refused this connection\(detail)")
         case .unsupportedVersion: MessengerError(.unsupportedVersion, "the peer does not speak this protocol version\(detail)")
         case .protocolError: MessengerError(.protocolError, "the peer reported a protocol error\(detail)")
         case .frameTooLarge: MessengerError(.frameTooLarge, "the peer refused a frame as too large\(detail)")

@@ -6,12 +6,23 @@ extension MessengerConnection {
         public var name: String
         /// The largest frame this side accepts (the value of the length field). A larger incoming
         /// frame ends the session with GOODBYE `frameTooLarge`; a larger outgoing message is
-        /// refused locally with `MessengerError.frameTooLarge` so that the session survives.
+        /// refused locally with `MessengerError.frameTooLarge` so that the session survives. A value
+        /// other than the default is announced in this side's HELLO, so that the peer keeps to it.
         public var maxFrameLength: Int
+        /// At most this many of the peer's requests and messages have an asynchronous handler
+        /// running at once; a further one waits, unread, until one finishes (wire protocol §4.10).
+        /// Synchronous handlers do not count: they finish before the next frame is read. Applies
+        /// on transports that can stop reading (the socket transport), not in memory.
+        public var maxHandlersInFlight: Int
 
-        public init(name: String = "channelbridge", maxFrameLength: Int = FrameDecoder.defaultMaxFrameLength) {
+        /// The default for `maxHandlersInFlight`.
+        public static let defaultMaxHandlersInFlight = 64
+
+        public init(name: String = "channelbridge", maxFrameLength: Int = FrameDecoder.defaultMaxFrameLength,
+                    maxHandlersInFlight: Int = Options.defaultMaxHandlersInFlight) {
             self.name = name
             self.maxFrameLength = maxFrameLength
+            self.maxHandlersInFlight = maxHandlersInFlight
         }
     }
 }

@@ -18,29 +18,66 @@ import Synchronization
 /// `Task.immediate`, so a handler's synchronous part runs right there, in arrival order, and a
 /// handler that answers without suspending writes its REPLY from that same thread. Handlers that
 /// suspend run on concurrently, so replies can leave out of order.
-public final class MessengerConnection: BinaryMessenger {
+///
+/// Flow control (wire protocol §4.10), on a transport that supports it (`FlowControlledTransport`,
+/// e.g. the socket transport): a request waits to be sent while the connection's unsent bytes are
+/// over its high-water mark; the peer's requests and messages are held back, unread, while
+/// `Options.maxHandlersInFlight` handlers run or while the answers to the peer pile up unsent; a
+/// reply larger than the peer accepts is replaced by an error reply.
+public final class MessengerConnection: BinaryMessenger, FlowControlledMessenger {
     /// This side's role, sent in its HELLO.
     public let role: PeerRole
     public let options: Options
 
     let transport: any FrameTransport
-    let state = Mutex(ConnectionState())
+    /// The transport again when it does flow control; nil means no input is ever held.
+    let flowTransport: (any FlowControlledTransport)?
+    /// Its outbound flow state, kept here so the fast path reads it without a witness call.
+    let flow: OutboundFlow?
+    let state: Mutex<ConnectionState>
     /// The last REQUEST id taken.
     private let requestIDs = Atomic<UInt32>(0)
-    /// Touched only by the one thread delivering received bytes at a time (`FrameTransport` rule).
-    let decoder: Mutex<FrameDecoder>
+    /// The largest frame the peer accepts: the protocol default until its HELLO says otherwise.
+    /// Kept inline for this connection's own checks; `limit` carries the same for channels.
+    let peerMaxFrameLength = Atomic<Int>(FrameDecoder.defaultMaxFrameLength)
+    /// The largest frame this side may send, as an object channels keep.
+    let limit: FrameLimit
+    /// Bytes read and not yet delivered, and frames held back. Touched by the one thread
+    /// delivering received bytes at a time (`FrameTransport` rule), and emptied at the end.
+    let input: Mutex<InputBuffer>
+    /// True while `input` holds frames back; read without a lock by the reader before each read.
+    let holdsInput = Atomic<Bool>(false)
 
     public init(role: PeerRole, options: Options = Options(), transport: any FrameTransport) {
         self.role = role
         var options = options
         options.name = Self.truncated(options.name)
+        options.maxFrameLength = max(Frame.Hello.minimumMaxFrameLength, min(options.maxFrameLength, Int(UInt32.max)))
         self.options = options
+        limit = FrameLimit(own: options.maxFrameLength)
         self.transport = transport
-        self.decoder = Mutex(FrameDecoder(maxFrameLength: options.maxFrameLength))
+        flowTransport = transport as? any FlowControlledTransport
+        flow = flowTransport?.outboundFlow
+        var initial = ConnectionState()
+        if flowTransport != nil { initial.maxHandlersInFlight = max(1, options.maxHandlersInFlight) }
+        state = Mutex(initial)
+        self.input = Mutex(InputBuffer(decoder: FrameDecoder(maxFrameLength: options.maxFrameLength)))
         // Both sides send HELLO first, without waiting. Writing it here, before anyone else can
-        // reach this connection, makes it the first frame whatever happens next.
-        transport.write(FrameEncoder.encode(.hello(Frame.Hello(role: role, peerName: self.options.name))))
+        // reach this connection, makes it the first frame whatever happens next. A maximum frame
+        // length other than the default is announced, so that the peer keeps to it.
+        let announced = options.maxFrameLength == FrameDecoder.defaultMaxFrameLength ? nil : options.maxFrameLength
+        let hello = Frame.hello(Frame.Hello(role: role, peerName: self.options.name, maxFrameLength: announced))
+        transport.write(frameOfLength: FrameEncoder.encodedLength(of: hello)) { FrameEncoder.encodeValidated(hello, into: &$0) }
     }
+
+    // MARK: FlowControlledMessenger
+
+    package var outboundFlow: OutboundFlow? { flow }
+
+    package var frameLimit: FrameLimit? { limit }
+
+    /// The largest frame this side may send now.
+    var outboundFrameLimit: Int { min(options.maxFrameLength, peerMaxFrameLength.load(ordering: .relaxed)) }
 
     /// The peer's HELLO, once it has arrived.
     public var peerHello: Frame.Hello? { state.withLock { $0.peerHello } }
@@ -71,6 +108,8 @@ public final class MessengerConnection: BinaryMessenger {
     nonisolated(nonsending) private func request(onChannel channel: String, payloadCount: Int,
                          writeRequest: (UInt32) -> Void) async throws -> [UInt8]? {
         try validate(channel: channel, payloadCount: payloadCount, fixedBodyBytes: 4 + 2 + 1)
+        // Work this side starts waits while the peer is not taking what was already queued.
+        if flow?.isWritable == false { await waitUntilWritable() }
         // The id is taken without the state lock, so that a call takes that lock once: ids are
         // 32 bits, and one still in flight 4 billion requests later is refused below.
         let taken = requestIDs.wrappingAdd(1, ordering: .relaxed).newValue
@@ -98,6 +137,12 @@ public final class MessengerConnection: BinaryMessenger {
         } onCancel: {
             cancelRequest(id)
         }
+    }
+
+    /// Kept out of `request`, whose common path does not wait.
+    @inline(never)
+    nonisolated(nonsending) private func waitUntilWritable() async {
+        await flow?.waitUntilWritable()
     }
 
     public func post(onChannel channel: String, message: [UInt8]?) throws {
@@ -163,7 +208,8 @@ public final class MessengerConnection: BinaryMessenger {
         if drained { finishDrained() }
     }
 
-    /// Encodes `frame` and hands it to the transport; a large payload is passed on uncopied.
+    /// Encodes `frame` and hands it to the transport; a large payload is passed on uncopied. The
+    /// frame's sizes have been checked (`validate`, `replyFitting`).
     func writeFrame(_ frame: Frame) {
         if let payload = FrameEncoder.detachedPayload(of: frame), payload.count >= Self.separatePayloadThreshold {
             var head: [UInt8] = []
@@ -171,7 +217,7 @@ public final class MessengerConnection: BinaryMessenger {
             FrameEncoder.encodeHead(of: frame, into: &head)
             transport.write(head, followedBy: payload)
         } else {
-            transport.write(frameOfLength: FrameEncoder.encodedLength(of: frame)) { FrameEncoder.encode(frame, into: &$0) }
+            transport.write(frameOfLength: FrameEncoder.encodedLength(of: frame)) { FrameEncoder.encodeValidated(frame, into: &$0) }
         }
     }
 
@@ -200,9 +246,11 @@ public final class MessengerConnection: BinaryMessenger {
                                  channel: channel)
         }
         let frameLength = 1 + fixedBodyBytes + nameLength + payloadCount
-        guard frameLength <= options.maxFrameLength else {
+        let limit = outboundFrameLimit
+        guard frameLength <= limit else {
+            let whose = limit < options.maxFrameLength ? "the peer's maximum" : "the maximum"
             throw MessengerError(.frameTooLarge,
-                                 "a \(payloadCount)-byte message makes a \(frameLength)-byte frame, over the maximum of \(options.maxFrameLength)",
+                                 "a \(payloadCount)-byte message makes a \(frameLength)-byte frame, over \(whose) of \(limit)",
                                  channel: channel)
         }
     }

@@ -15,6 +15,9 @@ public struct MessengerError: Error, Sendable, Hashable, CustomStringConvertible
         public static let frameTooLarge = Code("frameTooLarge")
         /// The peer refused this connection (GOODBYE forbidden).
         public static let forbidden = Code("forbidden")
+        /// The host refused this connection because it serves as many as it may (GOODBYE
+        /// tooManyConnections); trying again later may succeed.
+        public static let tooManyConnections = Code("tooManyConnections")
         /// The peer speaks another protocol version.
         public static let unsupportedVersion = Code("unsupportedVersion")
         /// A call did not get its reply in time.

@@ -29,6 +29,8 @@ public struct ProtocolViolation: Error, Sendable, Hashable, CustomStringConverti
         public static let badMagic = Code("badMagic")
         /// A HELLO names a version this side cannot speak.
         public static let unsupportedVersion = Code("unsupportedVersion", .unsupportedVersion)
+        /// A HELLO announces a maximum frame length below 16.
+        public static let badMaxFrameLength = Code("badMaxFrameLength")
         /// A HELLO role byte other than 0 (client) or 1 (host).
         public static let unknownRole = Code("unknownRole")
         /// A channel name or peer name is not valid UTF-8.

@@ -13,7 +13,20 @@ import Glibc
 /// ```
 public enum DetachedThread {
     /// Runs `body` on a new detached thread named `name` (cut to the 15 bytes Linux keeps).
+    ///
+    /// Stops the process if no thread can be created: only for work the process cannot go on
+    /// without. Work that can be refused (a connection, a request) uses `tryStart`.
     public static func start(name: String, _ body: @escaping @Sendable () -> Void) {
+        let result = tryStart(name: name, body)
+        // Without a thread the work it carries could never finish.
+        precondition(result == 0, "pthread_create failed: \(result)")
+    }
+
+    /// Runs `body` on a new detached thread named `name`, or returns the error `pthread_create`
+    /// reported (`EAGAIN` when the process or user is out of threads) without running it.
+    ///
+    /// - Returns: 0 when the thread started, else the error number.
+    public static func tryStart(name: String, _ body: @escaping @Sendable () -> Void) -> Int32 {
         let start = Unmanaged.passRetained(ThreadStart(name: name, body: body)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
@@ -26,8 +39,14 @@ public enum DetachedThread {
             start.body()
             return nil
         }, start)
-        // Without a thread the connection or the work it carries could never finish.
-        precondition(result == 0, "pthread_create failed: \(result)")
+        if result != 0 { Unmanaged<ThreadStart>.fromOpaque(start).release() }
+        return result
+    }
+
+    /// The text of a `tryStart` error, e.g. `Resource temporarily unavailable (EAGAIN)`.
+    public static func describe(_ error: Int32) -> String {
+        let name = error == EAGAIN ? " (EAGAIN)" : ""
+        return String(cString: strerror(error)) + name
     }
 }
 

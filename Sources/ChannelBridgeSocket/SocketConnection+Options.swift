@@ -2,7 +2,8 @@ import ChannelBridgeMessenger
 import Glibc
 
 extension SocketConnection {
-    /// Settings for one socket session, on either end.
+    /// Settings for one socket session, on either end. Every limit here is stated, with its
+    /// default and what happens when it is reached, in `Protocol/wire-protocol.md` §4.10.
     public struct Options: Sendable {
         /// The peer name sent in this side's HELLO.
         public var name: String
@@ -19,21 +20,45 @@ extension SocketConnection {
         /// reads, which saves a thread wake-up per round trip (see `ReaderExecutor`); off by
         /// default, because such tasks then share the thread that reads this connection.
         public var runsTasksOnReaderThread: Bool
+        /// Unsent bytes above which the connection stops taking new work from this side (requests
+        /// wait to be sent, event sinks buffer or wait) and, when they are answers, stops reading
+        /// the peer's requests. Default 4 MiB.
+        public var outboundHighWater: Int
+        /// Unsent bytes at or below which that ends. Default 1 MiB.
+        public var outboundLowWater: Int
+        /// At most this many of the peer's requests and messages have an asynchronous handler
+        /// running at once; further ones wait unread. Default 64.
+        public var maxHandlersInFlight: Int
+        /// A peer that has not sent its HELLO this long after the connection was set up gets
+        /// GOODBYE `protocolError` and is closed. Default 5 s; `nil` waits for ever.
+        public var helloTimeout: Duration?
+
+        public static let defaultOutboundHighWater = 4 << 20
+        public static let defaultOutboundLowWater = 1 << 20
+        public static let defaultHelloTimeout: Duration = .seconds(5)
 
         public init(name: String = "channelbridge pid \(getpid())",
                     maxFrameLength: Int = FrameDecoder.defaultMaxFrameLength,
                     acceptPeer: @escaping @Sendable (PeerCredentials) -> Bool = SocketConnection.sameUser,
                     closeTimeout: Duration = .seconds(5),
-                    runsTasksOnReaderThread: Bool = false) {
+                    runsTasksOnReaderThread: Bool = false,
+                    outboundHighWater: Int = Options.defaultOutboundHighWater,
+                    outboundLowWater: Int = Options.defaultOutboundLowWater,
+                    maxHandlersInFlight: Int = MessengerConnection.Options.defaultMaxHandlersInFlight,
+                    helloTimeout: Duration? = Options.defaultHelloTimeout) {
             self.name = name
             self.maxFrameLength = maxFrameLength
             self.acceptPeer = acceptPeer
             self.closeTimeout = closeTimeout
             self.runsTasksOnReaderThread = runsTasksOnReaderThread
+            self.outboundHighWater = outboundHighWater
+            self.outboundLowWater = outboundLowWater
+            self.maxHandlersInFlight = maxHandlersInFlight
+            self.helloTimeout = helloTimeout
         }
 
         var messengerOptions: MessengerConnection.Options {
-            MessengerConnection.Options(name: name, maxFrameLength: maxFrameLength)
+            MessengerConnection.Options(name: name, maxFrameLength: maxFrameLength, maxHandlersInFlight: maxHandlersInFlight)
         }
     }
 

@@ -21,12 +21,14 @@ public final class SocketConnection: Sendable {
     public let path: String
     let transport: SocketTransport
 
+    private let helloTimeout: Duration?
+
     init(fd: Int32, role: PeerRole, path: String, credentials: PeerCredentials, options: Options) {
-        transport = SocketTransport(fd: fd, closeTimeout: options.closeTimeout,
-                                    runsTasksOnReaderThread: options.runsTasksOnReaderThread)
+        transport = SocketTransport(fd: fd, options: options)
         messenger = MessengerConnection(role: role, options: options.messengerOptions, transport: transport)
         peerCredentials = credentials
         self.path = path
+        helloTimeout = options.helloTimeout
     }
 
     /// Runs tasks that prefer it on this connection's reader thread when
@@ -55,7 +57,7 @@ public final class SocketConnection: Sendable {
         }
         let fd = try Syscalls.newStreamSocket()
         return try await withCheckedThrowingContinuation { continuation in
-            DetachedThread.start(name: "cb reader client") {
+            let started = DetachedThread.tryStart(name: "cb reader client") {
                 let outcome = Result { () throws(SocketError) -> SocketConnection in
                     try establish(fd: fd, address: address, path: path, options: options)
                 }
@@ -66,7 +68,12 @@ public final class SocketConnection: Sendable {
                 }
                 configure(connection)
                 continuation.resume(returning: connection)
-                connection.transport.runReader(for: connection.messenger)
+                connection.runReader()
+            }
+            if started != 0 {
+                Syscalls.closeDescriptor(fd)
+                continuation.resume(throwing: SocketError(.systemCall, "cannot start the connection's reader thread: "
+                                                          + Syscalls.errorText(started), path: path, errno: started))
             }
         }
     }
@@ -106,15 +113,38 @@ public final class SocketConnection: Sendable {
         messenger.onClose(callback)
     }
 
+    /// The connection's outbound flow state (wire protocol §4.10).
+    package var outboundFlow: OutboundFlow { transport.outboundFlow }
+
+    /// Bytes queued and not yet handed to the socket, and the answer bytes among them.
+    package var unsentByteCounts: (all: Int, answers: Int) { transport.unsentByteCounts }
+
     /// Resumes once the session is over and the socket's descriptor has been closed.
     public func waitUntilClosed() async {
         await transport.waitUntilClosed()
     }
 
-    /// Starts the reader thread of an accepted connection.
-    func startReading() {
-        DetachedThread.start(name: "cb reader \(transport.fd)") { [transport, messenger] in
-            transport.runReader(for: messenger)
+    /// Reads until the connection ends, on the calling thread (the connection's reader thread).
+    /// A peer that has not sent HELLO within `Options.helloTimeout` is sent GOODBYE and closed.
+    func runReader() {
+        if let helloTimeout {
+            // A strong reference, dropped when the session ends: a weak one would give the
+            // messenger a side table and make every retain of it on the fast path slower.
+            let messenger = self.messenger
+            let timer = Task {
+                try? await Task.sleep(for: helloTimeout)
+                guard !Task.isCancelled, messenger.peerHello == nil, messenger.closeError == nil else { return }
+                messenger.close(code: .protocolError, reason: "no HELLO within \(Self.seconds(helloTimeout)) s",
+                                waitForOwedReplies: false)
+            }
+            messenger.onClose { _ in timer.cancel() }
         }
+        transport.runReader(for: messenger)
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let value = Double(seconds) + Double(attoseconds) / 1e18
+        return value == value.rounded() ? String(Int64(value)) : String(value)
     }
 }

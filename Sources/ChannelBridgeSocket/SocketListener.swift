@@ -1,5 +1,6 @@
 import ChannelBridgeMessenger
 import ChannelBridgePlatform
+import Dispatch
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -18,8 +19,12 @@ import Synchronization
 /// The socket file is created with mode 0600 (a parent directory the listener creates gets
 /// 0700); a stale file is replaced, a live socket is never taken over (`SocketError.addressInUse`).
 /// Each accepted peer's credentials are checked against `acceptPeer` before anything is read; a
-/// refused peer gets GOODBYE `forbidden` as its first and only frame. Accepting runs on a
-/// dedicated thread, never on the Swift concurrency pool.
+/// refused peer gets GOODBYE `forbidden` as its first and only frame. At most
+/// `Options.maxConnections` sessions are open at once: a further peer, or one for which no reader
+/// thread can be started, gets GOODBYE `tooManyConnections` as its first and only frame. Each
+/// session has one reader thread (and a writer thread while its peer does not keep up), so the
+/// listener's threads are bounded by twice that limit plus the accepting thread. Accepting runs
+/// on a dedicated thread, never on the Swift concurrency pool.
 public final class SocketListener: Sendable {
     /// Settings for the listener and the sessions it accepts.
     public struct Options: Sendable {
@@ -29,12 +34,21 @@ public final class SocketListener: Sendable {
         public var backlog: Int32
         /// Told about each refused peer (for logs); runs on the accepting thread.
         public var onRefusedPeer: (@Sendable (PeerCredentials) -> Void)?
+        /// At most this many sessions at once; a further peer gets GOODBYE `tooManyConnections`.
+        /// Default 128.
+        public var maxConnections: Int
+        /// Starts the reader threads; replaceable so that tests can make it fail.
+        package var startThread: @Sendable (String, @escaping @Sendable () -> Void) -> Int32 = DetachedThread.tryStart
+
+        public static let defaultMaxConnections = 128
 
         public init(connection: SocketConnection.Options = SocketConnection.Options(), backlog: Int32 = 128,
-                    onRefusedPeer: (@Sendable (PeerCredentials) -> Void)? = nil) {
+                    onRefusedPeer: (@Sendable (PeerCredentials) -> Void)? = nil,
+                    maxConnections: Int = Options.defaultMaxConnections) {
             self.connection = connection
             self.backlog = backlog
             self.onRefusedPeer = onRefusedPeer
+            self.maxConnections = maxConnections
         }
     }
 
@@ -42,6 +56,8 @@ public final class SocketListener: Sendable {
         var closing = false
         var closed = false
         var waiters: [CheckedContinuation<Void, Never>] = []
+        var connections = 0
+        var refusedForLimit = 0
     }
 
     /// The socket path being served.
@@ -58,8 +74,20 @@ public final class SocketListener: Sendable {
         self.path = path
         self.options = options
         socket = try ListeningSocket.open(path: path, backlog: options.backlog)
-        DetachedThread.start(name: "cb accept") { [self] in acceptLoop(onConnection) }
+        let started = options.startThread("cb accept") { [self] in acceptLoop(onConnection) }
+        if started != 0 {
+            Syscalls.closeDescriptor(socket.fd)
+            socket.release(path: path)
+            throw SocketError(.systemCall, "cannot start the accepting thread: \(Syscalls.errorText(started))",
+                              path: path, errno: started)
+        }
     }
+
+    /// The sessions open now (accepted and not yet closed).
+    public var connectionCount: Int { state.withLock { $0.connections } }
+
+    /// How many peers were refused with GOODBYE `tooManyConnections` so far.
+    public var refusedConnectionCount: Int { state.withLock { $0.refusedForLimit } }
 
     /// Stops accepting and removes the socket file. Sessions already accepted go on until they
     /// are closed themselves.
@@ -84,7 +112,7 @@ public final class SocketListener: Sendable {
         }
     }
 
-    private func acceptLoop(_ onConnection: @Sendable (SocketConnection) -> Void) {
+    private func acceptLoop(_ onConnection: @escaping @Sendable (SocketConnection) -> Void) {
         while !state.withLock({ $0.closing }) {
             let fd = Syscalls.accept(socket.fd)
             if fd >= 0 {
@@ -111,29 +139,78 @@ public final class SocketListener: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    private func serve(_ fd: Int32, _ onConnection: @Sendable (SocketConnection) -> Void) {
+    private func serve(_ fd: Int32, _ onConnection: @escaping @Sendable (SocketConnection) -> Void) {
         guard let credentials = Syscalls.peerCredentials(fd) else {
             Syscalls.closeDescriptor(fd)
             return
         }
         guard options.connection.acceptPeer(credentials) else {
-            refuse(fd, credentials)
+            refuse(fd, code: .forbidden, reason: "uid \(credentials.uid) may not use this host")
+            options.onRefusedPeer?(credentials)
+            return
+        }
+        let limit = options.maxConnections
+        let admitted = state.withLock { state -> Bool in
+            guard state.connections < limit else {
+                state.refusedForLimit += 1
+                return false
+            }
+            state.connections += 1
+            return true
+        }
+        guard admitted else {
+            refuse(fd, code: .tooManyConnections, reason: "this host serves at most \(limit) connections at a time")
+            return
+        }
+        // The reader thread comes first, so that a peer this process cannot serve is refused
+        // before it gets a HELLO; it waits until the session is set up.
+        let handoff = Handoff()
+        let started = options.startThread("cb reader \(fd)") { handoff.take()?.runReader() }
+        guard started == 0 else {
+            connectionEnded()
+            state.withLock { $0.refusedForLimit += 1 }
+            refuse(fd, code: .tooManyConnections,
+                   reason: "this host cannot start a thread for another connection (\(Syscalls.errorText(started)))")
             return
         }
         let connection = SocketConnection(fd: fd, role: .host, path: path, credentials: credentials,
                                           options: options.connection)
+        connection.transport.onDescriptorClosed { [weak self] in self?.connectionEnded() }
         onConnection(connection)
-        connection.startReading()
+        handoff.give(connection)
     }
 
-    /// GOODBYE `forbidden` as the first and only frame, then close. AF_UNIX queues sent bytes at
-    /// the peer at once, so closing right after does not lose them.
-    private func refuse(_ fd: Int32, _ credentials: PeerCredentials) {
-        let goodbye = FrameEncoder.encode(.goodbye(code: .forbidden,
-                                                   reason: "uid \(credentials.uid) may not use this host"))
-        _ = Syscalls.sendNow(fd, [goodbye][...], firstOffset: 0)
+    private func connectionEnded() {
+        state.withLock { $0.connections -= 1 }
+    }
+
+    /// GOODBYE `code` as the first and only frame, then close. AF_UNIX queues sent bytes at the
+    /// peer at once, so closing right after does not lose them.
+    private func refuse(_ fd: Int32, code: GoodbyeCode, reason: String) {
+        if let goodbye = try? FrameEncoder.encode(.goodbye(code: code, reason: reason)) {
+            _ = Syscalls.sendNow(fd, [goodbye][...], firstOffset: 0)
+        }
         _ = shutdown(fd, Int32(SHUT_RDWR))
         Syscalls.closeDescriptor(fd)
-        options.onRefusedPeer?(credentials)
+    }
+}
+
+/// Hands an accepted connection to the reader thread started for it before it was set up.
+private final class Handoff: Sendable {
+    private let connection = Mutex<SocketConnection?>(nil)
+    private let ready = DispatchSemaphore(value: 0)
+
+    func give(_ connection: SocketConnection) {
+        self.connection.withLock { $0 = connection }
+        ready.signal()
+    }
+
+    /// Waits for `give`; runs on the reader thread, never on the concurrency pool.
+    func take() -> SocketConnection? {
+        ready.wait()
+        return connection.withLock { connection in
+            defer { connection = nil }
+            return connection
+        }
     }
 }

@@ -22,9 +22,12 @@ extension InMemoryMessenger {
             connection.receive(bytes)
         }
 
-        /// Encodes `frame` and delivers it.
+        /// Encodes `frame` and delivers it. A name longer than the wire allows is cut (see
+        /// `FrameEncoder.validate`); to send arbitrary bytes, use `send(_: [UInt8])`.
         public func send(_ frame: Frame) {
-            send(FrameEncoder.encode(frame))
+            var bytes: [UInt8] = []
+            FrameEncoder.encodeValidated(frame, into: &bytes)
+            send(bytes)
         }
 
         /// Reports end of input to the connection, as a socket's end of file would.

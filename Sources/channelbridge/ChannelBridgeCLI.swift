@@ -8,7 +8,7 @@ struct ChannelBridgeCLI {
     static let commands: [any CLICommand.Type] = [
         CallCommand.self, SessionCommand.self, SendCommand.self, ListenCommand.self, ItemsCommand.self, ExitCommand.self, CancelCommand.self,
         PrefsCommand.self, DemoCommand.self,
-        CodecCommand.self, ConformanceCommand.self, BenchCommand.self,
+        CodecCommand.self, ConformanceCommand.self, BenchCommand.self, StressCommand.self,
         PigeonCommand.self,
     ]
 

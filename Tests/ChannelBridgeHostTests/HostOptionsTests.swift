@@ -15,6 +15,27 @@ import Testing
         #expect(options.inputs.isEmpty && options.itemsFile == nil && options.shareKey == nil)
         #expect(options.deadline == nil && !options.allowsOpenURL && !options.trace && !options.echo)
         #expect(options.plugins == nil && options.maxFrameBytes == nil)
+        #expect(options.maxConnections == 128 && options.maxHandlersInFlight == 64)
+        #expect(options.outboundHighWater == 4 << 20 && options.outboundLowWater == 1 << 20)
+        #expect(options.helloTimeout == .seconds(5))
+    }
+
+    @Test func flowControlLimitsAreRead() throws {
+        let command = try HostOptions.parse([
+            "--max-connections", "3", "--max-handlers=2", "--outbound-high-water", "65536",
+            "--outbound-low-water", "1000", "--hello-timeout", "0.25",
+        ])
+        guard case .run(let options) = command else { Issue.record("\(command)"); return }
+        #expect(options.maxConnections == 3 && options.maxHandlersInFlight == 2)
+        #expect(options.outboundHighWater == 65536 && options.outboundLowWater == 1000)
+        #expect(options.helloTimeout == .milliseconds(250))
+        // A high-water mark alone brings the low-water mark down to a quarter of it; 0 s waits for ever.
+        guard case .run(let alone) = try HostOptions.parse(["--outbound-high-water", "65536", "--hello-timeout", "0"]) else {
+            Issue.record("not a run")
+            return
+        }
+        #expect(alone.outboundLowWater == 16384)
+        #expect(alone.helloTimeout == nil)
     }
 
     @Test func everyOptionIsRead() throws {
@@ -44,6 +65,8 @@ import Testing
         ["--items", "i.json", "--url", "u"], ["--items", "i.json", "--title", "t"], ["--items", "a", "--items", "b"],
         ["--echo", "--channel", "channelbridge/echo"], ["--socket", ""], ["--max-frame-bytes", "8"],
         ["--deadline", "nan"], ["--deadline", "-1"], ["--app-group", ".."], ["--plugin", ""], ["-x"],
+        ["--max-connections", "0"], ["--max-handlers", "x"], ["--outbound-high-water", "0"],
+        ["--outbound-high-water", "100", "--outbound-low-water", "200"], ["--hello-timeout", "-1"], ["--hello-timeout", "nan"],
     ])
     func malformedCommandLinesAreUsageErrors(arguments: [String]) {
         #expect(throws: HostError.self) { try HostOptions.parse(arguments) }

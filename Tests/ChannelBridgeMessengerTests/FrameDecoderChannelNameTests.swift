@@ -18,7 +18,7 @@ import Testing
                                        : .request(id: UInt32(id), channel: name, payload: nil))
         }
         var bytes: [UInt8] = []
-        for frame in frames { FrameEncoder.encode(frame, into: &bytes) }
+        for frame in frames { try FrameEncoder.encode(frame, into: &bytes) }
         var decoder = FrameDecoder()
         decoder.append(bytes)
         var decoded: [Frame] = []
@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func invalidNameAfterValidOnesIsRefused() throws {
-        var bytes = FrameEncoder.encode(.message(channel: "ab", payload: nil))
+        var bytes = try FrameEncoder.encode(.message(channel: "ab", payload: nil))
         // The same length as "ab", not UTF-8.
         bytes += [6, 0, 0, 0, 0x04, 2, 0, 0xC3, 0x28, 1]
         var decoder = FrameDecoder()

@@ -24,7 +24,7 @@ import Testing
             .goodbye(code: .shuttingDown, reason: "bye"),
         ]
         var bytes: [UInt8] = []
-        for frame in frames { FrameEncoder.encode(frame, into: &bytes) }
+        for frame in frames { FrameEncoder.encodeValidated(frame, into: &bytes) }
         return (bytes, frames)
     }
 
@@ -88,8 +88,8 @@ import Testing
     @Test func sixteenMebibytePayloadInRandomSplits() throws {
         let payload = [UInt8](repeating: 0x5A, count: 16 << 20)
         var bytes: [UInt8] = []
-        FrameEncoder.encode(.request(id: 1, channel: "bytes", payload: payload), into: &bytes)
-        FrameEncoder.encode(.ping(token: 1), into: &bytes)
+        try FrameEncoder.encode(.request(id: 1, channel: "bytes", payload: payload), into: &bytes)
+        try FrameEncoder.encode(.ping(token: 1), into: &bytes)
         let frames = try Self.decode(Self.randomSplits(bytes, seed: 5, maxChunk: 1 << 20))
         #expect(frames == [.request(id: 1, channel: "bytes", payload: payload), .ping(token: 1)])
     }
@@ -104,14 +104,14 @@ import Testing
 
     @Test func lengthAtTheMaximumIsAccepted() throws {
         var decoder = FrameDecoder(maxFrameLength: 13)
-        decoder.append(FrameEncoder.encode(.message(channel: "c", payload: Array(repeating: 1, count: 8))))
+        try decoder.append(FrameEncoder.encode(.message(channel: "c", payload: Array(repeating: 1, count: 8))))
         #expect(try decoder.next() == .message(channel: "c", payload: Array(repeating: 1, count: 8)))
     }
 
     @Test func errorsAreStickyAndFramesBeforeThemAreDelivered() throws {
-        var bytes = FrameEncoder.encode(.cancel(id: 1))
+        var bytes = try FrameEncoder.encode(.cancel(id: 1))
         bytes += [0x01, 0x00, 0x00, 0x00, 0x42]   // unknown kind 0x42
-        bytes += FrameEncoder.encode(.cancel(id: 2))
+        bytes += try FrameEncoder.encode(.cancel(id: 2))
         var decoder = FrameDecoder()
         decoder.append(bytes)
         #expect(try decoder.next() == .cancel(id: 1))
@@ -122,7 +122,7 @@ import Testing
 
     @Test func sameErrorWhateverTheSplit() throws {
         // A large REQUEST whose channel name is bad UTF-8 is caught on the in-place path too.
-        var bytes = FrameEncoder.encode(.ping(token: 3))
+        var bytes = try FrameEncoder.encode(.ping(token: 3))
         var body: [UInt8] = [0x02, 0x05, 0, 0, 0, 0x02, 0x00, 0xC3, 0x28, 0x00]
         body += Array(repeating: 0, count: FrameDecoder.directPayloadThreshold)
         withUnsafeBytes(of: UInt32(body.count).littleEndian) { bytes += $0 }

@@ -25,16 +25,16 @@ import Testing
     ]
 
     @Test(arguments: 0..<cases.count)
-    func encodesExactBytes(index: Int) {
+    func encodesExactBytes(index: Int) throws {
         let (frame, expected) = Self.cases[index]
-        #expect(hexString(FrameEncoder.encode(frame)) == hexString(hex(expected)))
+        #expect(try hexString(FrameEncoder.encode(frame)) == hexString(hex(expected)))
         #expect(FrameEncoder.encodedLength(of: frame) == hex(expected).count)
     }
 
-    @Test func appendsToAnExistingBuffer() {
+    @Test func appendsToAnExistingBuffer() throws {
         var buffer: [UInt8] = [0xAA]
-        FrameEncoder.encode(.cancel(id: 1), into: &buffer)
-        FrameEncoder.encode(.ping(token: 2), into: &buffer)
+        try FrameEncoder.encode(.cancel(id: 1), into: &buffer)
+        try FrameEncoder.encode(.ping(token: 2), into: &buffer)
         #expect(hexString(buffer) == "aa" + "050000000501000000" + "09000000060200000000000000")
     }
 
@@ -42,7 +42,7 @@ import Testing
     func decodesWhatItEncodes(index: Int) throws {
         let (frame, _) = Self.cases[index]
         var decoder = FrameDecoder()
-        decoder.append(FrameEncoder.encode(frame))
+        try decoder.append(FrameEncoder.encode(frame))
         #expect(try decoder.next() == frame)
         #expect(try decoder.next() == nil)
     }

@@ -200,7 +200,7 @@ import Testing
                 return [1]
             }
             host.setMessageHandler(onChannel: "later") { _ in [2] }
-            peer.send(FrameEncoder.encode(.hello(Frame.Hello(role: .client, peerName: "raw")))
+            try peer.send(FrameEncoder.encode(.hello(Frame.Hello(role: .client, peerName: "raw")))
                       + FrameEncoder.encode(.request(id: 1, channel: "end", payload: []))
                       + FrameEncoder.encode(.request(id: 2, channel: "later", payload: [])))
             await eventually { (try? peer.receivedFrames().contains { if case .goodbye = $0 { true } else { false } }) == true }

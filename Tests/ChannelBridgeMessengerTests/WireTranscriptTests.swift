@@ -84,7 +84,8 @@ import Testing
         var lines: [String] = []
         let column = steps.flatMap { fields($0.frame).map { $0.0 * 2 } }.max() ?? 0
         for step in steps {
-            let bytes = FrameEncoder.encode(step.frame)
+            var bytes: [UInt8] = []
+            FrameEncoder.encodeValidated(step.frame, into: &bytes)
             let length = bytes.count - 4
             var offset = 0
             lines.append("\(step.outgoing ? "-->" : "<--") \(step.note)")
@@ -112,7 +113,7 @@ import Testing
     /// The transcript, decoded again, gives back the same frames.
     @Test func transcriptDecodes() throws {
         var decoder = FrameDecoder()
-        for step in Self.steps { decoder.append(FrameEncoder.encode(step.frame)) }
+        for step in Self.steps { try decoder.append(FrameEncoder.encode(step.frame)) }
         var decoded: [Frame] = []
         while let frame = try decoder.next() { decoded.append(frame) }
         #expect(decoded == Self.steps.map(\.frame))

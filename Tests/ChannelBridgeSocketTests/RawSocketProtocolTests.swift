@@ -41,16 +41,16 @@ import Testing
                                               options: .init(connection: .init(name: "raw test host")),
                                               onConnection: Self.configure)
             var input: [UInt8] = []
-            FrameEncoder.encode(.hello(.init(role: .client, peerName: "raw")), into: &input)
-            FrameEncoder.encode(.request(id: 1, channel: "echo", payload: [1, 2]), into: &input)
-            FrameEncoder.encode(.ping(token: 99), into: &input)
-            FrameEncoder.encode(.goodbye(code: .normal, reason: ""), into: &input)
+            try FrameEncoder.encode(.hello(.init(role: .client, peerName: "raw")), into: &input)
+            try FrameEncoder.encode(.request(id: 1, channel: "echo", payload: [1, 2]), into: &input)
+            try FrameEncoder.encode(.ping(token: 99), into: &input)
+            try FrameEncoder.encode(.goodbye(code: .normal, reason: ""), into: &input)
             let (path, sent) = (listener.path, input)
             let output = try #require(await onThread { RawClient.exchange(path: path, bytes: sent) })
             var expected: [UInt8] = []
-            FrameEncoder.encode(.hello(.init(role: .host, peerName: "raw test host")), into: &expected)
-            FrameEncoder.encode(.reply(id: 1, result: .bytes([1, 2])), into: &expected)
-            FrameEncoder.encode(.pong(token: 99), into: &expected)
+            try FrameEncoder.encode(.hello(.init(role: .host, peerName: "raw test host")), into: &expected)
+            try FrameEncoder.encode(.reply(id: 1, result: .bytes([1, 2])), into: &expected)
+            try FrameEncoder.encode(.pong(token: 99), into: &expected)
             #expect(output == expected)
             listener.close()
             await listener.waitUntilClosed()
@@ -118,8 +118,8 @@ import Testing
                 #expect(try await client.messenger.send(onChannel: "echo", message: [UInt8(round)]) == [UInt8(round)])
                 client.close()
                 await client.waitUntilClosed()
-                let raw = await onThread { RawClient.exchange(path: path, bytes: FrameEncoder.encode(
-                    .hello(.init(role: .client, peerName: "raw"))), timeout: 0) }
+                let hello = try FrameEncoder.encode(.hello(.init(role: .client, peerName: "raw")))
+                let raw = await onThread { RawClient.exchange(path: path, bytes: hello, timeout: 0) }
                 #expect(raw != nil)
             }
             #expect(await settles { Descriptors.count(belongingTo: path) == 2 },

@@ -24,9 +24,9 @@ import Testing
             }
             let path = listener.path
             // HELLO, 40 small requests and one that blocks, in one write: one read's worth.
-            var bytes = FrameEncoder.encode(.hello(.init(role: .client, peerName: "raw")))
-            for id in 1...40 { bytes += FrameEncoder.encode(.request(id: UInt32(id), channel: "answer", payload: [1])) }
-            bytes += FrameEncoder.encode(.request(id: 41, channel: "block", payload: nil))
+            var bytes = try FrameEncoder.encode(.hello(.init(role: .client, peerName: "raw")))
+            for id in 1...40 { bytes += try FrameEncoder.encode(.request(id: UInt32(id), channel: "answer", payload: [1])) }
+            bytes += try FrameEncoder.encode(.request(id: 41, channel: "block", payload: nil))
             let request = bytes
             let outcome = await onThread { () -> (early: Int, blockReply: Frame.Reply?) in
                 let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

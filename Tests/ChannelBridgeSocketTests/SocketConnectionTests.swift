@@ -78,7 +78,9 @@ import Testing
             let count = 1000
             let arrived = Collector<Int>()
             let gates = (0..<count).map { _ in Gate() }
-            let (listener, directory) = try Self.serve { connection in
+            // Every handler waits until all have arrived, so all must be allowed to run at once.
+            let options = SocketListener.Options(connection: .init(maxHandlersInFlight: count))
+            let (listener, directory) = try Self.serve(options: options) { connection in
                 connection.messenger.setMessageHandler(onChannel: "slow") { message in
                     let number = Int(message![0]) << 8 | Int(message![1])
                     arrived.append(number)

@@ -21,14 +21,17 @@ final class EventStreamOwner: Sendable {
     private let messenger: any BinaryMessenger
     private let codec: any MethodCodec
     private let handler: any StreamHandler
+    private let maxBufferedBytes: Int
     private let queue = SerialQueue()
     private let state = Mutex(State())
 
-    init(channel: String, messenger: any BinaryMessenger, codec: any MethodCodec, handler: any StreamHandler) {
+    init(channel: String, messenger: any BinaryMessenger, codec: any MethodCodec, handler: any StreamHandler,
+         maxBufferedBytes: Int = EventSinkCore.defaultMaxBufferedBytes) {
         self.channel = channel
         self.messenger = messenger
         self.codec = codec
         self.handler = handler
+        self.maxBufferedBytes = maxBufferedBytes
     }
 
     /// The messenger handler for the channel.
@@ -63,7 +66,8 @@ final class EventStreamOwner: Sendable {
             previous.sink.close()
             try? await handler.onCancel(arguments: previous.arguments)
         }
-        let sink = EventSinkCore(channel: channel, messenger: messenger, codec: codec)
+        let sink = EventSinkCore(channel: channel, messenger: messenger, codec: codec, maxBufferedBytes: maxBufferedBytes,
+                                 overflowed: { [weak self] sink in self?.overflowed(sink) })
         state.withLock { $0.active = ActiveStream(sink: sink, arguments: arguments) }
         do {
             try await handler.onListen(arguments: arguments, events: EventSink(core: sink))
@@ -97,6 +101,20 @@ final class EventStreamOwner: Sendable {
         queue.submit {
             guard let current = self.takeActive() else { return }
             current.sink.close()
+            try? await self.handler.onCancel(arguments: current.arguments)
+        }
+    }
+
+    /// The stream's listener fell too far behind and its sink ended the stream: cancel it, as if
+    /// the listener had (it may never say so, if it does not read).
+    private func overflowed(_ sink: EventSinkCore) {
+        queue.submit {
+            let current = self.state.withLock { state -> ActiveStream? in
+                guard let active = state.active, active.sink === sink else { return nil }
+                state.active = nil
+                return active
+            }
+            guard let current else { return }
             try? await self.handler.onCancel(arguments: current.arguments)
         }
     }

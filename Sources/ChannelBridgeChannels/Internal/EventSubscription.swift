@@ -18,6 +18,10 @@ final class EventSubscription: Sendable {
         var token: MessageHandlerToken?
         /// Set when the stream ends in a way that leaves nothing to cancel on the owner's side.
         var skipCancel = false
+        /// The sizes of the events waiting for the consumer, oldest first (`sizes[head...]`).
+        var sizes: [Int] = []
+        var head = 0
+        var waitingBytes = 0
     }
 
     let channel: String
@@ -25,21 +29,28 @@ final class EventSubscription: Sendable {
     private let methods: MethodChannel
     private let requests: SerialQueue
     private let continuation: Continuation
+    private let maxBufferedBytes: Int
     private let state = Mutex(State())
+    /// True while events wait for the consumer; while false and the consumer keeps up, an event
+    /// costs no lock.
+    private let tracking = Atomic<Bool>(false)
 
-    init(methods: MethodChannel, requests: SerialQueue, arguments: StandardValue, continuation: Continuation) {
+    init(methods: MethodChannel, requests: SerialQueue, arguments: StandardValue, continuation: Continuation,
+         maxBufferedBytes: Int = EventChannel.defaultListenerMaxBufferedBytes) {
         self.channel = methods.name
         self.methods = methods
         self.requests = requests
         self.arguments = arguments
         self.continuation = continuation
+        self.maxBufferedBytes = max(1, maxBufferedBytes)
     }
 
     /// Installs the event handler; events that arrive before the `listen` reply are delivered
     /// too, as in Flutter.
     func installHandler() {
         continuation.onTermination = { [self] _ in terminated() }
-        let token = methods.messenger.setMessageHandler(onChannel: channel) { [self] payload in
+        // Synchronous: an event is handed to the stream right where it is read, with no task.
+        let token = methods.messenger.setSynchronousMessageHandler(onChannel: channel) { [self] payload in
             receive(payload)
             return nil
         }
@@ -64,11 +75,45 @@ final class EventSubscription: Sendable {
             continuation.finish()
             return
         }
+        let event: EventChannel.Event
         do {
-            continuation.yield(try methods.codec.decodeEnvelope(payload))
+            event = try methods.codec.decodeEnvelope(payload)
         } catch {
             continuation.finish(throwing: ChannelError(.malformedEvent, "Cannot decode an event: \(error)",
                                                        channel: channel, codecError: error))
+            return
+        }
+        guard case .enqueued(let remaining) = continuation.yield(event) else { return }
+        account(payload.count, waiting: Int.max - remaining)
+    }
+
+    /// Keeps the bytes of the `waiting` newest events (the ones the consumer has not taken), this
+    /// one of `size` bytes among them; ends the stream when they are too many.
+    private func account(_ size: Int, waiting: Int) {
+        if waiting == 0, !tracking.load(ordering: .relaxed) { return }
+        let overflow = state.withLock { state -> Int? in
+            state.sizes.append(size)
+            state.waitingBytes += size
+            while state.sizes.count - state.head > waiting {
+                state.waitingBytes -= state.sizes[state.head]
+                state.head += 1
+            }
+            if state.head == state.sizes.count {
+                state.sizes.removeAll(keepingCapacity: true)
+                state.head = 0
+            } else if state.head >= 64, state.head * 2 >= state.sizes.count {
+                state.sizes.removeFirst(state.head)
+                state.head = 0
+            }
+            tracking.store(!state.sizes.isEmpty, ordering: .relaxed)
+            return state.waitingBytes > maxBufferedBytes ? state.waitingBytes : nil
+        }
+        if let overflow {
+            continuation.finish(throwing: ChannelError(
+                .streamOverflow,
+                "The consumer of channel \(channel) fell behind: \(overflow) bytes of events waited to be taken, over the "
+                    + "limit of \(maxBufferedBytes); the stream was ended",
+                channel: channel))
         }
     }
 

@@ -5,8 +5,13 @@ import ChannelBridgePlatform
 enum BlockingWork {
     static func run<T: Sendable>(_ body: @escaping @Sendable () throws(HostError) -> T) async throws(HostError) -> T {
         let result: Result<T, HostError> = await withCheckedContinuation { continuation in
-            DetachedThread.start(name: "host file work") {
+            let started = DetachedThread.tryStart(name: "host file work") {
                 continuation.resume(returning: Result { () throws(HostError) -> T in try body() })
+            }
+            if started != 0 {
+                // No thread: the host cannot start, and says why, instead of stopping the process.
+                continuation.resume(returning: .failure(HostError(
+                    .resources, "cannot start a thread for file work: \(DetachedThread.describe(started))")))
             }
         }
         return try result.get()

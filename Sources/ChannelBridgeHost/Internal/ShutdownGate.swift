@@ -5,7 +5,7 @@ import ChannelBridgeMessenger
 /// ended, every request that arrives is answered with REPLY status 2 `host is shutting down`,
 /// except `exit`, `completeRequest` and `cancel` on the extension channel, which reach their
 /// handler and get `REQUEST_ALREADY_COMPLETED`.
-final class ShutdownGate: BinaryMessenger {
+final class ShutdownGate: BinaryMessenger, FlowControlledMessenger {
     let base: any BinaryMessenger
     private let request: ExtensionRequest
     private let extensionChannel: String
@@ -43,6 +43,10 @@ final class ShutdownGate: BinaryMessenger {
     func onClose(_ callback: @escaping @Sendable (MessengerError) -> Void) {
         base.onClose(callback)
     }
+
+    // Flow control and frame limits are the wrapped messenger's.
+    var outboundFlow: OutboundFlow? { base.flowControl?.outboundFlow }
+    var frameLimit: FrameLimit? { base.flowControl?.frameLimit }
 
     private static func isCompletionCall(_ message: [UInt8]?) -> Bool {
         guard let message, let call = try? StandardMethodCodec().decodeMethodCall(message) else { return false }

@@ -3,7 +3,7 @@ import ChannelBridgeMessenger
 
 /// A messenger that logs, decoded, every message a session receives and every reply and event it
 /// sends (`--trace`), and otherwise passes everything through to the session's messenger.
-final class TracingMessenger: BinaryMessenger {
+final class TracingMessenger: BinaryMessenger, FlowControlledMessenger {
     let base: any BinaryMessenger
     private let label: String
     private let log: @Sendable (String) -> Void
@@ -52,6 +52,10 @@ final class TracingMessenger: BinaryMessenger {
     func onClose(_ callback: @escaping @Sendable (MessengerError) -> Void) {
         base.onClose(callback)
     }
+
+    // Flow control and frame limits are the wrapped messenger's.
+    var outboundFlow: OutboundFlow? { base.flowControl?.outboundFlow }
+    var frameLimit: FrameLimit? { base.flowControl?.frameLimit }
 
     private func describeCall(_ message: [UInt8]?, channel: String) -> String {
         guard let message else { return "null" }

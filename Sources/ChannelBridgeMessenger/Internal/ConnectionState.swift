@@ -48,6 +48,16 @@ struct ConnectionState {
     var pending: [UInt32: PendingCall] = [:]
     var nextInboundSerial: UInt64 = 0
     var inbound: [UInt32: InboundRequest] = [:]
+    /// The peer's messages whose asynchronous handler is still running, by serial; the task is
+    /// nil until `Task.immediate` has returned it.
+    var messageTasks: [UInt64: Task<Void, Never>?] = [:]
+    /// At most this many entries in `inbound` and `messageTasks` together; 0 means no limit (a
+    /// transport that cannot stop reading).
+    var maxHandlersInFlight = 0
+    /// Set while a frame is held back for a handler slot: whoever frees one tells the transport.
+    var holdingForHandlers = false
+    /// Waiting in `waitUntilInputHeld`.
+    var inputHeldWaiters: [UnsafeContinuation<Void, Never>] = []
     var nextHandlerID: UInt64 = 0
     var handlers: [String: InstalledHandler] = [:]
     var closeCallbacks: [@Sendable (MessengerError) -> Void] = []
@@ -57,6 +67,20 @@ struct ConnectionState {
     var helloWaiters: [UInt64: Waiter<Frame.Hello>] = [:]
 
     var isClosed: Bool { closeError != nil }
+
+    /// Handlers of the peer's requests and messages running now.
+    var handlersInFlight: Int { inbound.count + messageTasks.count }
+
+    /// True when a frame that needs a handler slot must wait for one.
+    var handlerSlotsFull: Bool { maxHandlersInFlight > 0 && handlersInFlight >= maxHandlersInFlight }
+
+    /// A handler slot was just freed: true (once) when a frame waits for one, so the caller
+    /// tells the transport to look again.
+    mutating func takeHandlerSlotWake() -> Bool {
+        guard holdingForHandlers, !handlerSlotsFull else { return false }
+        holdingForHandlers = false
+        return true
+    }
 
     /// Why a new request or message cannot go out now, if it cannot.
     func refusalToSend() -> String? {
@@ -82,6 +106,8 @@ struct ConnectionState {
         defer {
             pending = [:]
             inbound = [:]
+            messageTasks = [:]
+            inputHeldWaiters = []
             pings = [:]
             helloWaiters = [:]
             closeCallbacks = []
@@ -89,9 +115,10 @@ struct ConnectionState {
         }
         return ClosedSession(error: error,
                              pending: Array(pending.values),
-                             inboundTasks: inbound.values.compactMap(\.task),
+                             inboundTasks: inbound.values.compactMap(\.task) + messageTasks.values.compactMap { $0 },
                              pings: pings.values.compactMap(\.continuation),
                              helloWaiters: helloWaiters.values.compactMap(\.continuation),
+                             inputHeldWaiters: inputHeldWaiters,
                              callbacks: closeCallbacks)
     }
 }
@@ -103,5 +130,6 @@ struct ClosedSession {
     var inboundTasks: [Task<Void, Never>]
     var pings: [UnsafeContinuation<Void, any Error>]
     var helloWaiters: [UnsafeContinuation<Frame.Hello, any Error>]
+    var inputHeldWaiters: [UnsafeContinuation<Void, Never>]
     var callbacks: [@Sendable (MessengerError) -> Void]
 }

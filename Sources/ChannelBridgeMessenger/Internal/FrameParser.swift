@@ -142,8 +142,17 @@ enum FrameParser {
             guard let name = String(validating: try reader.readSlice(count), as: UTF8.self) else {
                 throw ProtocolViolation(.invalidUTF8, "HELLO peer name is not valid UTF-8")
             }
-            // Bytes after the peer name are left for extensions announced by flag bits.
-            return Frame.Hello(version: version, flags: flags, role: role, peerName: name)
+            var maxFrameLength: Int?
+            if flags & Frame.Hello.maxFrameLengthFlag != 0 {
+                let value = Int(try reader.read(UInt32.self))
+                guard value >= Frame.Hello.minimumMaxFrameLength else {
+                    throw ProtocolViolation(.badMaxFrameLength,
+                                            "HELLO announces a maximum frame length of \(value), below \(Frame.Hello.minimumMaxFrameLength)")
+                }
+                maxFrameLength = value
+            }
+            // Bytes after the known fields are left for extensions announced by other flag bits.
+            return Frame.Hello(version: version, flags: flags, role: role, peerName: name, maxFrameLength: maxFrameLength)
         } catch let error as ProtocolViolation {
             throw error
         } catch {

@@ -33,11 +33,15 @@ final class PreferenceChangesStreamHandler: StreamHandler {
         let store = try configuration.store(for: appGroup)
         // Subscribed before the listen reply goes out: every write after the reply is seen.
         let changes = try await storeCall { () async throws(StoreError) in try await store.changes() }
+        // The store's changes are read as they come, so they never pile up there; while the
+        // listener is behind, the sink keeps only the latest change per key (the store's contract
+        // allows one change carrying the latest value), so a listener that stops reading costs
+        // at most one value per key (wire protocol §4.10).
         let task = Task {
             for await change in changes {
                 guard events.isActive else { break }
                 if let keys, !keys.contains(change.key) { continue }
-                events.success(["key": .string(change.key), "value": change.value ?? .null])
+                events.success(["key": .string(change.key), "value": change.value ?? .null], coalescingKey: change.key)
             }
         }
         let previous = forwarder.withLock { forwarder in

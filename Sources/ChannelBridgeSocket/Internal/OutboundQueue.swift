@@ -1,51 +1,118 @@
 /// Bytes waiting to be written, as a list of chunks. Small frames are copied together into
 /// blocks so that one `sendmsg` carries many of them; a large payload stays in its own array and
 /// goes out without being copied.
+///
+/// Draining is O(1) per chunk: sent chunks are skipped by an index and the array is compacted
+/// only once the sent part outweighs the rest. The queue also knows how many of its bytes belong
+/// to answers (REPLY and PONG frames), for flow control: it keeps runs of consecutive bytes of one
+/// class, so an append costs a comparison and an addition whatever the traffic.
 struct OutboundQueue {
     /// Frames up to this size are coalesced.
     static let smallChunk = 16 << 10
     /// A coalescing block is not grown past this size.
     static let blockSize = 64 << 10
 
+    /// `chunks[head...]` are unsent; `chunks[..<head]` are sent and waiting for compaction.
     private(set) var chunks: [[UInt8]] = []
-    /// Bytes of `chunks[0]` already sent.
+    private(set) var head = 0
+    /// Bytes of `chunks[head]` already sent.
     private(set) var firstOffset = 0
     private var lastIsBlock = false
     private(set) var byteCount = 0
+    /// Unsent bytes of answer frames (REPLY, PONG).
+    private(set) var answerByteCount = 0
 
-    var isEmpty: Bool { chunks.isEmpty }
+    /// Runs of consecutive bytes that are all answers or all not, oldest first: `runs[runHead...]`,
+    /// then the run still growing, kept in `tail` so that an append of the same class (the common
+    /// case: a server sends replies, a client requests) touches no array.
+    private var runs: [Run] = []
+    private var runHead = 0
+    private var tail = Run(bytes: 0, isAnswer: false)
 
-    mutating func append(_ bytes: [UInt8]) {
+    private struct Run {
+        var bytes: Int
+        var isAnswer: Bool
+    }
+
+    var isEmpty: Bool { head == chunks.count }
+
+    /// The unsent chunks, for `sendmsg`.
+    var unsentChunks: ArraySlice<[UInt8]> { chunks[head...] }
+
+    /// Whether a frame of kind byte `kind` answers the peer (REPLY 0x03, PONG 0x07).
+    static func isAnswer(kind: UInt8) -> Bool { kind == 0x03 || kind == 0x07 }
+
+    mutating func append(_ bytes: [UInt8], isAnswer: Bool = false) {
         guard bytes.count > Self.smallChunk else {
-            append(length: bytes.count) { $0.append(contentsOf: bytes) }
+            append(length: bytes.count, isAnswer: isAnswer) { $0.append(contentsOf: bytes) }
             return
         }
-        byteCount += bytes.count
+        count(bytes.count, isAnswer: isAnswer)
         chunks.append(bytes)
         lastIsBlock = false
     }
 
-    /// Appends `length` bytes that `encode` writes: into the last block when they fit, so a small
-    /// frame never needs an array of its own.
-    mutating func append(length: Int, _ encode: (inout [UInt8]) -> Void) {
+    /// Appends one whole frame of `length` bytes that `encode` writes: into the last block when it
+    /// fits, so a small frame never needs an array of its own. Its kind byte says whether it is
+    /// an answer.
+    mutating func append(frameOfLength length: Int, _ encode: (inout [UInt8]) -> Void) {
         guard length > 0 else { return }
         guard length <= Self.smallChunk else {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(length)
             encode(&bytes)
-            append(bytes)
+            append(bytes, isAnswer: bytes.count > 4 && Self.isAnswer(kind: bytes[4]))
             return
         }
-        byteCount += length
         if !(lastIsBlock && chunks[chunks.count - 1].count + length <= Self.blockSize) {
             var block: [UInt8] = []
             block.reserveCapacity(Self.blockSize)
             chunks.append(block)
             lastIsBlock = true
         }
-        let before = chunks[chunks.count - 1].count
+        // The kind byte is read within the same access to the block as the encoding, so that
+        // classifying the frame costs no extra access to the array of chunks.
+        let isAnswer = Self.encode(into: &chunks[chunks.count - 1], length: length, encode)
+        count(length, isAnswer: isAnswer)
+    }
+
+    /// Appends a frame of `length` bytes to `block` with `encode`; returns whether it is an answer.
+    private static func encode(into block: inout [UInt8], length: Int, _ encode: (inout [UInt8]) -> Void) -> Bool {
+        let before = block.count
+        encode(&block)
+        assert(block.count - before == length, "a frame encoded to another length than announced")
+        return length > 4 && isAnswer(kind: block[before + 4])
+    }
+
+    /// Appends `length` bytes that `encode` writes, of the given class, coalesced like a frame.
+    mutating func append(length: Int, isAnswer: Bool, _ encode: (inout [UInt8]) -> Void) {
+        guard length > 0 else { return }
+        guard length <= Self.smallChunk else {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(length)
+            encode(&bytes)
+            append(bytes, isAnswer: isAnswer)
+            return
+        }
+        if !(lastIsBlock && chunks[chunks.count - 1].count + length <= Self.blockSize) {
+            var block: [UInt8] = []
+            block.reserveCapacity(Self.blockSize)
+            chunks.append(block)
+            lastIsBlock = true
+        }
         encode(&chunks[chunks.count - 1])
-        assert(chunks[chunks.count - 1].count - before == length, "a frame encoded to another length than announced")
+        count(length, isAnswer: isAnswer)
+    }
+
+    private mutating func count(_ length: Int, isAnswer: Bool) {
+        byteCount += length
+        if isAnswer { answerByteCount += length }
+        if tail.isAnswer != isAnswer, tail.bytes > 0 {
+            runs.append(tail)
+            tail.bytes = 0
+        }
+        tail.isAnswer = isAnswer
+        tail.bytes += length
     }
 
     /// Removes and returns everything queued.
@@ -58,27 +125,72 @@ struct OutboundQueue {
     mutating func prepend(_ earlier: OutboundQueue) {
         guard !earlier.isEmpty else { return }
         var merged = earlier
-        merged.chunks.append(contentsOf: chunks)
+        merged.chunks.append(contentsOf: chunks[head...])
         merged.byteCount += byteCount
-        merged.lastIsBlock = chunks.isEmpty ? earlier.lastIsBlock : lastIsBlock
+        merged.answerByteCount += answerByteCount
+        // Rare (the socket was full): the runs are simply laid end to end.
+        var allRuns = Array(earlier.runs[earlier.runHead...])
+        if earlier.tail.bytes > 0 { allRuns.append(earlier.tail) }
+        allRuns += runs[runHead...]
+        if tail.bytes > 0 { allRuns.append(tail) }
+        merged.tail = allRuns.popLast() ?? Run(bytes: 0, isAnswer: false)
+        merged.runs = allRuns
+        merged.runHead = 0
+        merged.lastIsBlock = isEmpty ? earlier.lastIsBlock : lastIsBlock
         self = merged
     }
 
-    /// Drops `count` sent bytes from the front.
-    mutating func consume(_ count: Int) {
-        var rest = count
+    /// Drops `count` sent bytes from the front; returns how many of them were answer bytes.
+    @discardableResult
+    mutating func consume(_ count: Int) -> Int {
         byteCount -= count
+        var rest = count
         while rest > 0 {
-            let available = chunks[0].count - firstOffset
+            let available = chunks[head].count - firstOffset
             if rest >= available {
                 rest -= available
-                chunks.removeFirst()
+                chunks[head] = []   // release the bytes now; the slot goes at compaction
+                head += 1
                 firstOffset = 0
-                if chunks.isEmpty { lastIsBlock = false }
             } else {
                 firstOffset += rest
                 rest = 0
             }
+        }
+        var answers = 0
+        rest = count
+        while rest > 0, runHead < runs.count {
+            let taken = min(rest, runs[runHead].bytes)
+            if runs[runHead].isAnswer { answers += taken }
+            runs[runHead].bytes -= taken
+            rest -= taken
+            if runs[runHead].bytes == 0 { runHead += 1 }
+        }
+        if rest > 0 {
+            // The rest comes out of the run still growing.
+            if tail.isAnswer { answers += rest }
+            tail.bytes -= rest
+        }
+        answerByteCount -= answers
+        compactIfWorthIt()
+        return answers
+    }
+
+    private mutating func compactIfWorthIt() {
+        if head == chunks.count {
+            chunks.removeAll(keepingCapacity: true)
+            head = 0
+            lastIsBlock = false
+        } else if head >= 32, head * 2 >= chunks.count {
+            chunks.removeFirst(head)
+            head = 0
+        }
+        if runHead == runs.count {
+            runs.removeAll(keepingCapacity: true)
+            runHead = 0
+        } else if runHead >= 32, runHead * 2 >= runs.count {
+            runs.removeFirst(runHead)
+            runHead = 0
         }
     }
 }

@@ -15,25 +15,44 @@ import Synchronization
 /// started on first need, that waits with `poll`; no thread of the Swift concurrency pool ever
 /// blocks here.
 ///
+/// Flow control (wire protocol §4.10): the unsent bytes, and among them the answer bytes, are
+/// counted as they are queued and sent, and kept in `outboundFlow`'s flags with the high- and
+/// low-water marks. When the messenger holds input back (too many handlers running, or answers
+/// piling up unsent) the reader stops reading and waits in `poll` on the socket (for a hang-up,
+/// or for replies to pass through) and on an eventfd that a finished handler or a drained queue
+/// signals. A write that fails (the peer is gone) ends the session at once, so frames read but
+/// not yet delivered never start.
+///
 /// Closing: `close()` sends what is queued (giving up after `closeTimeout`), then shuts the socket
 /// down, which wakes the reader. The descriptor is closed once the reader and writer threads are
 /// done and no flush is under way, so it is never closed under a thread still using it.
-final class SocketTransport: FrameTransport {
+final class SocketTransport: FlowControlledTransport {
     private enum WriterThread { case notStarted, running, exited }
 
     private struct State {
         var queue = OutboundQueue()
+        /// Unsent bytes, counting a batch being sent outside the lock, and the answer bytes among them.
+        var unsent = 0
+        var unsentAnswers = 0
+        var overHighWater = false
+        var answersOverHighWater = false
         var flushing = false
         var handedToWriter = false
         var writer = WriterThread.notStarted
         var writerShouldExit = false
         var reader: pthread_t?
+        /// The session, while the reader runs: told at once when writing fails.
+        var connection: MessengerConnection?
         var readerExited = false
         var closeRequested = false
         var closeDeadline = ContinuousClock.now
         var isShutDown = false
         var descriptorClosed = false
         var closedWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Lets other threads wake a reader that waits in `poll` while input is held; made on first need.
+        var wakeFD: Int32 = -1
+        var wakePending = false
+        var onDescriptorClosed: (@Sendable () -> Void)?
 
         /// Shut down once everything queued is out (or could not be sent).
         mutating func takeShutdownIfDue() -> Bool {
@@ -48,6 +67,36 @@ final class SocketTransport: FrameTransport {
             defer { closedWaiters = [] }
             return closedWaiters
         }
+
+        /// Counts `sent` bytes (`answers` of them answer bytes) as gone; says which marks were crossed.
+        mutating func account(sent: Int, answers: Int, lowWater: Int) -> Crossings {
+            guard sent > 0 else { return Crossings() }
+            // A batch still being sent when everything was dropped comes back here: stay at 0.
+            unsent = max(0, unsent - sent)
+            unsentAnswers = max(0, unsentAnswers - answers)
+            var crossed = Crossings()
+            if overHighWater, unsent <= lowWater {
+                overHighWater = false
+                crossed.writable = true
+            }
+            if answersOverHighWater, unsentAnswers <= lowWater {
+                answersOverHighWater = false
+                crossed.answersDrained = true
+            }
+            return crossed
+        }
+
+        /// Everything unsent was dropped.
+        mutating func dropAll() -> Crossings {
+            queue = OutboundQueue()
+            return account(sent: unsent, answers: unsentAnswers, lowWater: Int.max)
+        }
+    }
+
+    /// Flow-control marks crossed downwards, acted on after unlocking.
+    private struct Crossings {
+        var writable = false
+        var answersDrained = false
     }
 
     private enum Sent { case all, wouldBlock, failed(Int32) }
@@ -59,37 +108,54 @@ final class SocketTransport: FrameTransport {
 
     let fd: Int32
     let executor: ReaderExecutor
+    let outboundFlow: OutboundFlow
+    /// `outboundFlow`'s marks, kept here so that queueing a frame touches no other object.
+    private let highWater: Int
+    private let lowWater: Int
     private let closeTimeout: Duration
     private let state = Mutex(State())
     private let writerWake = DispatchSemaphore(value: 0)
+    private let startThread: ThreadStarter
 
-    init(fd: Int32, closeTimeout: Duration, runsTasksOnReaderThread: Bool) {
+    init(fd: Int32, options: SocketConnection.Options, startThread: @escaping ThreadStarter = DetachedThread.tryStart) {
         self.fd = fd
-        executor = ReaderExecutor(enabled: runsTasksOnReaderThread)
-        self.closeTimeout = closeTimeout
+        executor = ReaderExecutor(enabled: options.runsTasksOnReaderThread)
+        closeTimeout = options.closeTimeout
+        outboundFlow = OutboundFlow(highWater: options.outboundHighWater, lowWater: options.outboundLowWater)
+        highWater = outboundFlow.highWater
+        lowWater = outboundFlow.lowWater
+        self.startThread = startThread
+    }
+
+    /// Runs once the descriptor has been closed (the listener counts its connections with it).
+    func onDescriptorClosed(_ callback: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onDescriptorClosed = callback }
     }
 
     // MARK: FrameTransport
 
     func write(_ bytes: [UInt8]) {
-        enqueue { $0.append(bytes) }
+        let isAnswer = bytes.count > 4 && OutboundQueue.isAnswer(kind: bytes[4])
+        enqueue { $0.append(bytes, isAnswer: isAnswer) }
     }
 
     func write(_ head: [UInt8], followedBy payload: [UInt8]) {
+        let isAnswer = head.count > 4 && OutboundQueue.isAnswer(kind: head[4])
         enqueue { queue in
-            queue.append(head)
-            queue.append(payload)
+            queue.append(head, isAnswer: isAnswer)
+            queue.append(payload, isAnswer: isAnswer)
         }
     }
 
     func write(frameOfLength length: Int, _ encode: (inout [UInt8]) -> Void) {
-        enqueue { $0.append(length: length, encode) }
+        enqueue { $0.append(frameOfLength: length, encode) }
     }
 
     func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) {
+        let isAnswer = head.count > 4 && OutboundQueue.isAnswer(kind: head[4])
         enqueue { queue in
-            queue.append(head)
-            for payload in payloads { queue.append(payload) }
+            queue.append(head, isAnswer: isAnswer)
+            for payload in payloads { queue.append(payload, isAnswer: isAnswer) }
         }
     }
 
@@ -102,7 +168,17 @@ final class SocketTransport: FrameTransport {
             state.flushing = true
             return true
         }
+        // Nobody may wait to write into a connection that is closing.
+        outboundFlow.close()
         if flush { flushWithoutBlocking() }
+    }
+
+    func inputMayResume() {
+        state.withLock { state in
+            guard state.wakeFD >= 0, !state.wakePending else { return }
+            state.wakePending = true
+            Syscalls.signalEvent(state.wakeFD)
+        }
     }
 
     // MARK: Reader side
@@ -110,14 +186,34 @@ final class SocketTransport: FrameTransport {
     /// Reads until end of file or error, feeding `connection`; then releases the reader's hold
     /// on the descriptor. Runs on the connection's reader thread.
     func runReader(for connection: MessengerConnection) {
-        state.withLock { $0.reader = pthread_self() }
+        state.withLock { state in
+            state.reader = pthread_self()
+            state.connection = connection
+        }
         executor.attachReaderThread()
-        while true {
+        reading: while true {
             if executor.isEnabled {
                 // Jobs first: they may queue frames (sent just below) and await their replies.
                 executor.runPending()
                 flushDeferred()
                 guard executor.willBlock() else { continue }
+            }
+            if connection.inputDemand != .read {
+                switch waitWhileHeld(connection) {
+                case .readable:
+                    break
+                case .woken:
+                    if executor.isEnabled { executor.didUnblock() }
+                    connection.resumeHeldInput()
+                    flushDeferred()
+                    continue reading
+                case .hungUp:
+                    if executor.isEnabled { executor.didUnblock() }
+                    // The peer is gone: what it sent and this side has not started never starts.
+                    connection.receiveEnd(error: MessengerError(
+                        .connectionClosed, "the peer closed the connection; the requests it had queued were dropped"))
+                    break reading
+                }
             }
             var failure = 0
             let count = connection.receive(readingWith: { buffer in
@@ -135,17 +231,72 @@ final class SocketTransport: FrameTransport {
             }
         }
         executor.finish()
-        let (shutDown, closeNow) = state.withLock { state in
+        let (shutDown, closeNow, crossed) = state.withLock { state in
             state.readerExited = true
             state.writerShouldExit = true
+            state.connection = nil
             let shutDown = !state.isShutDown
             state.isShutDown = true
-            state.queue = OutboundQueue()
-            return (shutDown, state.takeDescriptorCloseIfDue())
+            let crossed = state.dropAll()
+            return (shutDown, state.takeDescriptorCloseIfDue(), crossed)
         }
         if shutDown { _ = shutdown(fd, Int32(SHUT_RDWR)) }
         writerWake.signal()
+        outboundFlow.close()
+        act(on: crossed)
         if let closeNow { closeDescriptor(closeNow) }
+    }
+
+    private enum HeldWait { case readable, woken, hungUp }
+
+    /// Waits while the messenger holds input: for the wake event, for a hang-up, and (with
+    /// `.readOrWait`) for bytes to read, which the messenger delivers as far as its rules allow.
+    private func waitWhileHeld(_ connection: MessengerConnection) -> HeldWait {
+        guard let wake = wakeDescriptor() else {
+            // No eventfd (out of descriptors): look again every few milliseconds instead.
+            let demand = connection.inputDemand
+            if demand == .resume { return .woken }
+            var poller = pollfd(fd: fd, events: demand == .readOrWait ? Int16(POLLIN) : 0, revents: 0)
+            _ = poll(&poller, 1, 5)
+            if poller.revents & Int16(POLLHUP | POLLERR) != 0 { return .hungUp }
+            return poller.revents & Int16(POLLIN) != 0 ? .readable : .woken
+        }
+        // Asked again now that the eventfd exists: whatever lifts the hold from here on signals it.
+        let demand = connection.inputDemand
+        switch demand {
+        case .read: return .readable
+        case .resume: return .woken
+        case .readOrWait, .wait: break
+        }
+        var pollers = [pollfd(fd: fd, events: demand == .readOrWait ? Int16(POLLIN) : 0, revents: 0),
+                       pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        while poll(&pollers, 2, -1) < 0 {
+            if errno != EINTR { return .hungUp }
+        }
+        // POLLHUP on a Unix stream socket means the peer has closed its end completely.
+        if pollers[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { return .hungUp }
+        if pollers[1].revents & Int16(POLLIN) != 0 {
+            state.withLock { state in
+                Syscalls.drainEvent(state.wakeFD)
+                state.wakePending = false
+            }
+            return .woken
+        }
+        return .readable
+    }
+
+    /// The wake eventfd, made on first need; nil if none can be made.
+    private func wakeDescriptor() -> Int32? {
+        let fd = state.withLock { state -> Int32 in
+            if state.wakeFD < 0 { state.wakeFD = Syscalls.newEvent() }
+            return state.wakeFD
+        }
+        return fd >= 0 ? fd : nil
+    }
+
+    /// Unsent bytes and unsent answer bytes now (for tests).
+    var unsentByteCounts: (all: Int, answers: Int) {
+        state.withLock { ($0.unsent, $0.unsentAnswers) }
     }
 
     /// Resumes once the descriptor has been closed.
@@ -164,17 +315,33 @@ final class SocketTransport: FrameTransport {
 
     private func enqueue(_ add: (inout OutboundQueue) -> Void) {
         let me = pthread_self()
-        let flush = state.withLock { state -> Bool in
-            guard !state.closeRequested, !state.isShutDown else { return false }
+        let highWater = self.highWater
+        let (flush, crossedUp) = state.withLock { state -> (Bool, Bool) in
+            guard !state.closeRequested, !state.isShutDown else { return (false, false) }
+            let (bytesBefore, answersBefore) = (state.queue.byteCount, state.queue.answerByteCount)
             add(&state.queue)
-            if state.flushing { return false }
+            state.unsent += state.queue.byteCount - bytesBefore
+            state.unsentAnswers += state.queue.answerByteCount - answersBefore
+            var crossedUp = false
+            if !state.overHighWater, state.unsent > highWater {
+                state.overHighWater = true
+                outboundFlow.markUnwritable()
+                crossedUp = true
+            }
+            if !state.answersOverHighWater, state.unsentAnswers > highWater {
+                state.answersOverHighWater = true
+                outboundFlow.markAnswerBacklog(true)
+                crossedUp = true
+            }
+            if state.flushing { return (false, crossedUp) }
             // The reader sends what it queued once its delivery is done, or once it has queued
             // enough that the peer can start on it while the reader goes on.
             if let reader = state.reader, pthread_equal(reader, me) != 0,
-               state.queue.byteCount < Self.readerFlushThreshold { return false }
+               state.queue.byteCount < Self.readerFlushThreshold { return (false, crossedUp) }
             state.flushing = true
-            return true
+            return (true, crossedUp)
         }
+        if crossedUp { outboundFlow.stateChanged() }
         if flush { flushWithoutBlocking() }
     }
 
@@ -190,42 +357,57 @@ final class SocketTransport: FrameTransport {
     /// Sends until the queue is empty, or hands it to the writer thread when the socket is full.
     /// Called by the thread holding the flush role.
     private func flushWithoutBlocking() {
+        var sent = (bytes: 0, answers: 0)
         while true {
             // Seeing the queue empty and giving up the flush role happen under one lock: a writer
             // that queues in between would otherwise see `flushing` still set and leave its bytes
             // for nobody to send.
-            let next = state.withLock { state -> FlushStep in
-                guard state.queue.isEmpty else { return .send(state.queue.takeAll()) }
+            let (next, crossed) = state.withLock { state -> (FlushStep, Crossings) in
+                let crossed = state.account(sent: sent.bytes, answers: sent.answers, lowWater: lowWater)
+                guard state.queue.isEmpty else { return (.send(state.queue.takeAll()), crossed) }
                 state.flushing = false
-                return .released(shutDown: state.takeShutdownIfDue(), closeNow: state.takeDescriptorCloseIfDue())
+                return (.released(shutDown: state.takeShutdownIfDue(), closeNow: state.takeDescriptorCloseIfDue()), crossed)
             }
+            act(on: crossed)
             guard case .send(var batch) = next else {
                 finishReleasedFlush(next)
                 return
             }
-            switch send(&batch, blocking: false) {
+            sent = (0, 0)
+            switch send(&batch, blocking: false, sent: &sent) {
             case .all:
                 continue
             case .wouldBlock:
-                handToWriter(batch)
+                handToWriter(batch, sent: sent)
                 return
-            case .failed:
-                abandonWriting()
+            case .failed(let code):
+                abandonWriting(failure: code)
                 return
             }
         }
     }
 
-    private func handToWriter(_ unsent: OutboundQueue) {
-        let start = state.withLock { state -> Bool in
+    private func handToWriter(_ unsent: OutboundQueue, sent: (bytes: Int, answers: Int)) {
+        let (start, crossed) = state.withLock { state -> (Bool, Crossings) in
+            let crossed = state.account(sent: sent.bytes, answers: sent.answers, lowWater: lowWater)
             state.queue.prepend(unsent)
             state.handedToWriter = true
-            guard state.writer == .notStarted else { return false }
+            guard state.writer == .notStarted else { return (false, crossed) }
             state.writer = .running
-            return true
+            return (true, crossed)
         }
+        act(on: crossed)
         if start {
-            DetachedThread.start(name: "cb writer \(fd)") { [self] in runWriter() }
+            let result = startThread("cb writer \(fd)") { [self] in runWriter() }
+            if result != 0 {
+                // No thread to wait for room: this connection cannot be served any more.
+                state.withLock { state in
+                    state.writer = .exited
+                    state.handedToWriter = false
+                }
+                abandonWriting(failure: result, what: "starting a writer thread")
+                return
+            }
         }
         writerWake.signal()
     }
@@ -254,38 +436,41 @@ final class SocketTransport: FrameTransport {
 
     /// The writer thread's flush: waits for room with `poll`, gives up at the close deadline.
     private func flushBlocking() {
+        var sent = (bytes: 0, answers: 0)
         while true {
-            let next = state.withLock { state -> FlushStep in
-                guard state.queue.isEmpty else { return .send(state.queue.takeAll()) }
+            let (next, crossed) = state.withLock { state -> (FlushStep, Crossings) in
+                let crossed = state.account(sent: sent.bytes, answers: sent.answers, lowWater: lowWater)
+                guard state.queue.isEmpty else { return (.send(state.queue.takeAll()), crossed) }
                 state.handedToWriter = false
                 state.flushing = false
-                return .released(shutDown: state.takeShutdownIfDue(), closeNow: state.takeDescriptorCloseIfDue())
+                return (.released(shutDown: state.takeShutdownIfDue(), closeNow: state.takeDescriptorCloseIfDue()), crossed)
             }
+            act(on: crossed)
             guard case .send(var batch) = next else {
                 finishReleasedFlush(next)
                 return
             }
-            switch send(&batch, blocking: true) {
-            case .all:
-                continue
-            case .wouldBlock, .failed:
-                abandonWriting()
-                state.withLock { $0.handedToWriter = false }
-                writerWake.signal()   // let the loop notice an exit request
-                return
-            }
+            sent = (0, 0)
+            let outcome = send(&batch, blocking: true, sent: &sent)
+            if case .all = outcome { continue }
+            if case .failed(let code) = outcome { abandonWriting(failure: code) } else { abandonWriting(failure: nil) }
+            state.withLock { $0.handedToWriter = false }
+            writerWake.signal()   // let the loop notice an exit request
+            return
         }
     }
 
-    /// Sends `batch`; `.wouldBlock` from a blocking send means the close deadline passed.
-    private func send(_ batch: inout OutboundQueue, blocking: Bool) -> Sent {
+    /// Sends `batch`; `.wouldBlock` from a blocking send means the close deadline passed. Adds
+    /// what went out to `sent`.
+    private func send(_ batch: inout OutboundQueue, blocking: Bool, sent: inout (bytes: Int, answers: Int)) -> Sent {
         while !batch.isEmpty {
-            let sent = Syscalls.sendNow(fd, batch.chunks[...], firstOffset: batch.firstOffset)
-            if sent >= 0 {
-                batch.consume(sent)
+            let count = Syscalls.sendNow(fd, batch.unsentChunks, firstOffset: batch.firstOffset)
+            if count >= 0 {
+                sent.answers += batch.consume(count)
+                sent.bytes += count
                 continue
             }
-            let code = Int32(-sent)
+            let code = Int32(-count)
             guard code == EAGAIN || code == EWOULDBLOCK else { return .failed(code) }
             guard blocking else { return .wouldBlock }
             while !Syscalls.waitWritable(fd, milliseconds: 100) {
@@ -308,22 +493,50 @@ final class SocketTransport: FrameTransport {
         if let closeNow { closeDescriptor(closeNow) }
     }
 
+    /// Wakes whoever waits for a mark that was crossed.
+    private func act(on crossed: Crossings) {
+        if crossed.writable { outboundFlow.becameWritable() }
+        if crossed.answersDrained {
+            outboundFlow.markAnswerBacklog(false)
+            inputMayResume()
+            if !crossed.writable { outboundFlow.stateChanged() }
+        }
+    }
+
     /// The socket cannot take bytes any more (peer gone, or the close deadline passed): drop what
-    /// is queued and shut down, which ends the reader and so the session.
-    private func abandonWriting() {
-        let (shutDown, closeNow) = state.withLock { state in
-            state.queue = OutboundQueue()
+    /// is queued and shut down, which ends the reader and so the session. A failed write (not a
+    /// deadline) ends the session at once, before the reader delivers anything more.
+    private func abandonWriting(failure: Int32?, what: String = "writing to the socket") {
+        let (shutDown, closeNow, crossed, connection) = state.withLock { state in
+            let crossed = state.dropAll()
             state.flushing = false
             let shutDown = !state.isShutDown
             state.isShutDown = true
-            return (shutDown, state.takeDescriptorCloseIfDue())
+            return (shutDown, state.takeDescriptorCloseIfDue(), crossed, state.connection)
+        }
+        if let failure, let connection {
+            connection.receiveEnd(error: MessengerError(.transport, "\(what) failed: \(Syscalls.errorText(failure))"))
         }
         if shutDown { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        act(on: crossed)
         if let closeNow { closeDescriptor(closeNow) }
     }
 
     private func closeDescriptor(_ waiters: [CheckedContinuation<Void, Never>]) {
         Syscalls.closeDescriptor(fd)
+        let callback = state.withLock { state -> (@Sendable () -> Void)? in
+            if state.wakeFD >= 0 {
+                Syscalls.closeDescriptor(state.wakeFD)
+                state.wakeFD = -1
+            }
+            defer { state.onDescriptorClosed = nil }
+            return state.onDescriptorClosed
+        }
+        // The listener's count first: whoever waits for the close may connect again at once.
+        callback?()
         for waiter in waiters { waiter.resume() }
     }
 }
+
+/// Starts a named detached thread; returns 0, or the error `pthread_create` reported.
+typealias ThreadStarter = @Sendable (String, @escaping @Sendable () -> Void) -> Int32

@@ -170,6 +170,31 @@ enum Syscalls {
         return ready != 0
     }
 
+    /// `eventfd` is not in the Glibc module map either; looked up once.
+    private typealias EventFD = @convention(c) (UInt32, Int32) -> Int32
+    private static let eventfd: EventFD? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "eventfd") else { return nil }
+        return unsafeBitCast(symbol, to: EventFD.self)
+    }()
+
+    /// A non-blocking, close-on-exec eventfd, or -1 when none can be made.
+    static func newEvent() -> Int32 {
+        let closeOnExec: Int32 = 0o2000000, nonBlocking: Int32 = 0o4000   // EFD_CLOEXEC, EFD_NONBLOCK
+        return eventfd?(0, closeOnExec | nonBlocking) ?? -1
+    }
+
+    /// Makes `fd` (an eventfd) readable.
+    static func signalEvent(_ fd: Int32) {
+        var one: UInt64 = 1
+        while Glibc.write(fd, &one, 8) < 0 && errno == EINTR {}
+    }
+
+    /// Makes `fd` (an eventfd) not readable again.
+    static func drainEvent(_ fd: Int32) {
+        var value: UInt64 = 0
+        while Glibc.read(fd, &value, 8) < 0 && errno == EINTR {}
+    }
+
     static func closeDescriptor(_ fd: Int32) {
         // Linux releases the descriptor even when close reports EINTR: never retry.
         _ = Glibc.close(fd)

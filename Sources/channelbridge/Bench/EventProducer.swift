@@ -2,8 +2,8 @@ import ChannelBridgeChannels
 import ChannelBridgeCodec
 import Synchronization
 
-/// Streams `count` events of `size` bytes from a task of its own, as fast as it can post them (the
-/// transport queues what the socket cannot take yet).
+/// Streams `count` events of `size` bytes from a task of its own, as fast as the listener takes
+/// them (`EventSink.send` waits while the connection is over its high-water mark).
 final class EventProducer: StreamHandler {
     private let producer = Mutex<Task<Void, Never>?>(nil)
 
@@ -14,10 +14,8 @@ final class EventProducer: StreamHandler {
         }
         let event = StandardValue.uint8List([UInt8](repeating: 0xA5, count: size))
         let task = Task {
-            for index in 0..<count {
-                // Checking takes a lock; a cancelled stream drops events anyway.
-                if index & 1023 == 0, !events.isActive { return }
-                events.success(event)
+            for _ in 0..<count {
+                guard await events.send(event) else { return }
             }
             events.endOfStream()
         }

@@ -62,7 +62,8 @@ enum FramingVectors {
         case "hello":
             return .hello(.init(version: UInt16(fields["version"] as! Int), flags: UInt16(fields["flags"] as! Int),
                                 role: fields["role"] as! String == "host" ? .host : .client,
-                                peerName: fields["peerName"] as! String))
+                                peerName: fields["peerName"] as! String,
+                                maxFrameLength: fields["maxFrameLength"] as? Int))
         case "request":
             return .request(id: uint32("id"), channel: fields["channel"] as! String, payload: payload())
         case "reply":

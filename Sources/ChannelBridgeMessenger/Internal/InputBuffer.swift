@@ -1,0 +1,74 @@
+/// What a connection has read and not yet delivered: the frame decoder's buffer, and the frames
+/// held back while a flow-control limit is reached (wire protocol §4.10), in arrival order.
+///
+/// Touched by the one thread that delivers at a time (the transport's reader), under the
+/// connection's input lock, and emptied by whichever thread ends the session.
+struct InputBuffer {
+    /// A frame read but not delivered, and what it waits for (set for the first held frame only:
+    /// the frames behind it wait for it).
+    struct HeldFrame {
+        var frame: Frame
+        var byteCount: Int
+        var needsHandlerSlot: Bool
+        var needsAnswerRoom: Bool
+    }
+
+    /// Frames held beyond this many bytes stop the reading; the messenger then only waits.
+    static let heldByteLimit = 64 << 10
+
+    var decoder: FrameDecoder
+    private var held: [HeldFrame] = []
+    private var heldHead = 0
+    private(set) var heldByteCount = 0
+
+    init(decoder: FrameDecoder) {
+        self.decoder = decoder
+    }
+
+    var isHolding: Bool { heldHead < held.count }
+
+    /// True once enough is held that nothing more should be read.
+    var isHeldFull: Bool { heldByteCount >= Self.heldByteLimit }
+
+    var first: HeldFrame? { isHolding ? held[heldHead] : nil }
+
+    var heldFrameCount: Int { held.count - heldHead }
+
+    mutating func hold(_ frame: Frame, needsHandlerSlot: Bool = false, needsAnswerRoom: Bool = false) {
+        let bytes = FrameEncoder.encodedLength(of: frame)
+        held.append(HeldFrame(frame: frame, byteCount: bytes, needsHandlerSlot: needsHandlerSlot,
+                              needsAnswerRoom: needsAnswerRoom))
+        heldByteCount += bytes
+    }
+
+    /// The first held frame could not be delivered yet: record what it waits for now.
+    mutating func updateFirst(needsHandlerSlot: Bool, needsAnswerRoom: Bool) {
+        guard isHolding else { return }
+        held[heldHead].needsHandlerSlot = needsHandlerSlot
+        held[heldHead].needsAnswerRoom = needsAnswerRoom
+    }
+
+    mutating func removeFirst() {
+        guard isHolding else { return }   // emptied meanwhile by the end of the session
+        heldByteCount -= held[heldHead].byteCount
+        held[heldHead].frame = .cancel(id: 0)   // release the payload now
+        heldHead += 1
+        if heldHead == held.count {
+            held.removeAll(keepingCapacity: held.count <= 64)
+            heldHead = 0
+        } else if heldHead >= 64, heldHead * 2 >= held.count {
+            held.removeFirst(heldHead)
+            heldHead = 0
+        }
+    }
+
+    /// The session ended: nothing held will ever be delivered.
+    mutating func dropAll() -> Int {
+        let dropped = heldFrameCount
+        held = []
+        heldHead = 0
+        heldByteCount = 0
+        decoder.discardBuffered()
+        return dropped
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// `channelbridge stress [scenario ...] [--scale F] [--json]`: the flow-control scenarios of
+/// Protocol/wire-protocol.md §4.10 against a real `extension-host` child process, each figure
+/// printed as it is measured. Memory and counts are what to compare; times depend on the machine.
+enum StressCommand: CLICommand {
+    static let name = "stress"
+    static let summary = "misbehaving peers against a real host: memory, threads, refusals"
+
+    struct Scenario: Sendable {
+        var name: String
+        var summary: String
+        var run: @Sendable (StressSettings, StressReport) async throws -> Void
+    }
+
+    static let scenarios: [Scenario] = [
+        Scenario(name: "unread-replies", summary: "a client pipelines getString of a 32 KiB value for 20 s and\n"
+                    + "              never reads; a second client calls meanwhile", run: UnreadRepliesScenario.run),
+        Scenario(name: "unread-events", summary: "a listener never reads while 256 KiB values are written for\n"
+                    + "              20 s; a second listener reads", run: UnreadEventsScenario.run),
+        Scenario(name: "vanish", summary: "3,000 pipelined setString, then the client closes without\n"
+                    + "              reading; how long the store goes on changing", run: VanishScenario.run),
+        Scenario(name: "idle-connections", summary: "1,000 connections at once that never say HELLO: answered or\n"
+                    + "              refused, memory, threads, HELLO timeout", run: IdleConnectionsScenario.run),
+        Scenario(name: "many-clients", summary: "100 clients × 1,000 echo calls, every reply checked",
+                 run: ManyClientsScenario.run),
+    ]
+
+    static let help = """
+        usage: channelbridge stress [scenario ...] [--scale F] [--json]
+
+        Runs each scenario against a fresh extension-host child process (built beside channelbridge)
+        and prints its figures. The host keeps its default limits (Protocol/wire-protocol.md §4.10).
+
+        Scenarios (all of them when none is named):
+        \(scenarios.map { "  " + $0.name.padded(18) + $0.summary }.joined(separator: "\n"))
+
+        Options:
+          --scale F   multiply every duration and count by F (default 1); below 1 the host's HELLO
+                      timeout is scaled too. e.g. --scale 0.01 runs everything in a few seconds
+          --json      print {"<scenario>": {"<figure>": value, ...}, ...} at the end
+
+        Build in release mode for meaningful figures:
+          swift run -c release channelbridge stress
+        """
+
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        let args = try Arguments(arguments, valued: ["scale"], flags: ["json"])
+        if args.wantsHelp {
+            Output.line(help)
+            return ExitCode.success
+        }
+        guard let scale = Double(args.value("scale") ?? "1"), scale > 0, scale.isFinite else {
+            throw UsageError("--scale takes a positive number")
+        }
+        var chosen: [Scenario] = []
+        for name in args.positionals {
+            guard let scenario = scenarios.first(where: { $0.name == name }) else {
+                throw UsageError("unknown scenario '\(name)'; known: \(scenarios.map(\.name).joined(separator: ", "))")
+            }
+            if !chosen.contains(where: { $0.name == name }) { chosen.append(scenario) }
+        }
+        if chosen.isEmpty { chosen = scenarios }
+        let json = args.flag("json")
+        let report = StressReport(printsLines: !json)
+        for scenario in chosen {
+            report.begin(scenario.name)
+            try await scenario.run(StressSettings(scale: scale), report)
+        }
+        if json { Output.line(report.json()) }
+        return ExitCode.success
+    }
+}
+
+/// How big a stress run is.
+struct StressSettings: Sendable {
+    var scale: Double
+
+    func seconds(_ base: Double) -> Double { max(0.2, base * scale) }
+
+    func count(_ base: Int, minimum: Int = 1) -> Int { max(minimum, Int((Double(base) * scale).rounded())) }
+
+    /// The host's `--hello-timeout` for a scaled-down run; nil keeps its default (5 s).
+    var helloTimeoutOption: String? { scale < 1 ? String(max(0.3, 5 * scale)) : nil }
+}
+
+/// The figures of a run, printed as they come (`scenario  figure  value`) and kept for `--json`.
+final class StressReport: @unchecked Sendable {
+    // Invariant: used by one task at a time (scenarios run one after another).
+    private var scenarios: [(name: String, figures: [(String, Double)])] = []
+    private let printsLines: Bool
+
+    init(printsLines: Bool) {
+        self.printsLines = printsLines
+    }
+
+    func begin(_ scenario: String) {
+        scenarios.append((scenario, []))
+    }
+
+    func figure(_ name: String, _ value: Double, _ note: String = "") {
+        scenarios[scenarios.count - 1].figures.append((name, value))
+        guard printsLines else { return }
+        let scenario = scenarios[scenarios.count - 1].name
+        let shown = value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(format: "%.2f", value)
+        Output.line(scenario.padded(18) + name.padded(34) + shown.padded(12) + note)
+        Output.flush()
+    }
+
+    func figure(_ name: String, _ value: Int, _ note: String = "") {
+        figure(name, Double(value), note)
+    }
+
+    func json() -> String {
+        let body = scenarios.map { scenario in
+            "\"\(scenario.name)\":{" + scenario.figures.map { "\"\($0.0)\":\($0.1.isFinite ? String($0.1) : "null")" }
+                .joined(separator: ",") + "}"
+        }
+        return "{" + body.joined(separator: ",") + "}"
+    }
+}

@@ -1,0 +1,64 @@
+import ChannelBridgeChannels
+import ChannelBridgeCodec
+import ChannelBridgeMessenger
+import ChannelBridgeSocket
+import ChannelBridgeTestSupport
+import Foundation
+import Testing
+
+/// The host's limits (extension-host.md §1.7) through the real `extension-host` process.
+@Suite struct HostLimitsTests {
+    @Test func aClientOverTheConnectionLimitGetsItsGoodbyeAndTheHostGoesOn() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        try await withHangGuard(seconds: 60) {
+            let host = try await HostTesting.start(directory, ["--max-connections", "1", "--echo"])
+            let first = try await HostTesting.connect(directory)
+            let second = try await SocketConnection.connect(to: directory.socket)
+            await #expect {
+                try await second.messenger.waitForPeerHello()
+            } throws: { error in
+                guard let error = error as? MessengerError else { return false }
+                return error.code == .tooManyConnections && error.message.contains("at most 1 connections")
+            }
+            // The first session is served as before; once it ends, a new one is.
+            let echo = BasicMessageChannel(name: "channelbridge/echo", messenger: first.messenger, codec: BinaryCodec())
+            #expect(try await echo.send([1]) == [1])
+            first.close()
+            await first.waitUntilClosed()
+            let third = try await Self.connectWhenServed(directory)
+            #expect(try await BasicMessageChannel(name: "channelbridge/echo", messenger: third.messenger, codec: BinaryCodec())
+                        .send([3]) == [3])
+            host.send(signal: SIGTERM)
+            #expect(await host.waitForExit().status == 143)
+        }
+    }
+
+    /// The host counts a session until its socket is closed on its side, a moment after the
+    /// client sees the end; a client refused in between tries again.
+    static func connectWhenServed(_ directory: TestDirectory) async throws -> SocketConnection {
+        while true {
+            let connection = try await SocketConnection.connect(to: directory.socket)
+            do {
+                _ = try await connection.messenger.waitForPeerHello()
+                return connection
+            } catch let error as MessengerError where error.code == .tooManyConnections {
+                await connection.waitUntilClosed()
+            }
+        }
+    }
+
+    @Test func aClientThatNeverSaysHelloIsClosedAfterTheHelloTimeout() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        try await withHangGuard(seconds: 60) {
+            let host = try await HostTesting.start(directory, ["--hello-timeout", "0.2"])
+            let raw = try RawClient(path: directory.socket)
+            let frames = await raw.readUntilClosed()
+            raw.closeSocket()
+            #expect(frames == [.hello(role: 1), .goodbye(code: 2, reason: "no HELLO within 0.2 s")])
+            host.send(signal: SIGTERM)
+            #expect(await host.waitForExit().status == 143)
+        }
+    }
+}

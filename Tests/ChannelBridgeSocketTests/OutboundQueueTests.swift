@@ -1,0 +1,93 @@
+@testable import ChannelBridgeSocket
+import Testing
+
+/// The socket's outbound queue: bytes leave in the order queued, whatever the chunking, draining
+/// costs O(1) per chunk (no shifting of what is left), and it knows how many of its bytes are
+/// answers (REPLY and PONG frames), which flow control reads.
+@Suite struct OutboundQueueTests {
+    /// A fake frame of `length` bytes whose kind byte is `kind`, its bytes otherwise `fill`.
+    static func frame(kind: UInt8, length: Int, fill: UInt8) -> [UInt8] {
+        var bytes = [UInt8](repeating: fill, count: length)
+        bytes[4] = kind
+        return bytes
+    }
+
+    @Test func bytesLeaveInOrderAndAnswersAreCountedWhateverTheChunking() {
+        var queue = OutboundQueue()
+        var expected: [UInt8] = []
+        var answerMarks: [Bool] = []   // per byte queued: part of an answer?
+        var generator = SystemRandomNumberGenerator()
+        for index in 0..<3000 {
+            let kind: UInt8 = [0x02, 0x03, 0x04, 0x07][index % 4]
+            let length = index % 97 == 0 ? OutboundQueue.smallChunk + 1 + index : 5 + index % 300
+            let bytes = Self.frame(kind: kind, length: length, fill: UInt8(truncatingIfNeeded: index))
+            if index % 3 == 0 {
+                queue.append(frameOfLength: length) { $0.append(contentsOf: bytes) }
+            } else {
+                queue.append(bytes, isAnswer: OutboundQueue.isAnswer(kind: kind))
+            }
+            expected += bytes
+            answerMarks += Array(repeating: kind == 0x03 || kind == 0x07, count: length)
+        }
+        #expect(queue.byteCount == expected.count)
+        #expect(queue.answerByteCount == answerMarks.filter { $0 }.count)
+
+        var sent: [UInt8] = []
+        var consumed = 0
+        while !queue.isEmpty {
+            // Take what a partial send would: part of the first chunk, or across several.
+            var available = queue.unsentChunks.reduce(0) { $0 + $1.count } - queue.firstOffset
+            let step = min(available, Int.random(in: 1...40_000, using: &generator))
+            var left = step
+            var chunkIndex = queue.unsentChunks.startIndex
+            var offset = queue.firstOffset
+            while left > 0 {
+                let chunk = queue.unsentChunks[chunkIndex]
+                let take = min(left, chunk.count - offset)
+                sent += chunk[offset..<offset + take]
+                left -= take
+                offset = 0
+                chunkIndex += 1
+            }
+            let answers = queue.consume(step)
+            #expect(answers == answerMarks[consumed..<consumed + step].filter { $0 }.count)
+            consumed += step
+            available -= step
+            #expect(queue.byteCount == expected.count - consumed)
+            #expect(queue.answerByteCount == answerMarks[consumed...].filter { $0 }.count)
+        }
+        #expect(sent == expected)
+        #expect(queue.chunks.isEmpty, "a drained queue keeps no chunks")
+    }
+
+    @Test func drainingOneChunkAtATimeNeverKeepsMoreThanTwiceWhatIsLeft() {
+        var queue = OutboundQueue()
+        let count = 1000
+        for index in 0..<count {
+            queue.append(Self.frame(kind: 0x03, length: OutboundQueue.smallChunk + 1, fill: UInt8(truncatingIfNeeded: index)),
+                         isAnswer: true)
+        }
+        for left in stride(from: count - 1, through: 0, by: -1) {
+            queue.consume(OutboundQueue.smallChunk + 1)
+            #expect(queue.unsentChunks.count == left)
+            // Sent chunks are released at once and compacted away in bulk, never shifted one by one.
+            #expect(queue.chunks.count <= max(32, 2 * left + 1))
+            if left > 0 { #expect(queue.unsentChunks.first?[5] == UInt8(truncatingIfNeeded: count - left)) }
+        }
+        #expect(queue.isEmpty && queue.answerByteCount == 0)
+    }
+
+    @Test func prependPutsWhatWasNotSentBackInFront() {
+        var queue = OutboundQueue()
+        queue.append(Self.frame(kind: 0x03, length: 100, fill: 1), isAnswer: true)
+        var taken = queue.takeAll()
+        _ = taken.consume(30)
+        queue.append(Self.frame(kind: 0x02, length: 50, fill: 2), isAnswer: false)
+        queue.prepend(taken)
+        #expect(queue.byteCount == 120)
+        #expect(queue.answerByteCount == 70)
+        #expect(queue.consume(70) == 70)
+        #expect(queue.consume(50) == 0)
+        #expect(queue.isEmpty)
+    }
+}
