@@ -37,10 +37,17 @@ import Foundation
 open class FlutterStandardReader: NSObject {
     /// How deep lists, maps and custom values may nest.
     public static let maximumDepth = 1_000
+    /// How deep a list or map read as a map key may nest. Such a key is an NSArray or NSDictionary,
+    /// as on iOS, and on Linux Foundation converts those to Swift collections, recursively, on
+    /// every access (hashing, comparing, writing), so a deep one would cost the reading thread's
+    /// whole stack; a peer's deeper key is refused with `nestingTooDeep` instead.
+    public static let maximumKeyDepth = 64
 
     private let bytes: [UInt8]
     private var location = 0
     private var depth = 0
+    /// `depth` where the outermost map key being read began, while one is being read.
+    private var keyBaseDepth: Int?
     /// The first problem found in the bytes; reads after it return zero or `nil`.
     private(set) var failure: CodecError?
 
@@ -181,7 +188,12 @@ open class FlutterStandardReader: NSObject {
             var map: [AnyHashable: Any?] = [:]
             map.reserveCapacity(count)
             for _ in 0..<count {
-                let key = FlutterValues.key(readElement())
+                let outerKeyBase = keyBaseDepth
+                if outerKeyBase == nil { keyBaseDepth = depth }
+                let rawKey = readElement()
+                keyBaseDepth = outerKeyBase
+                if failure != nil { return nil }
+                let key = FlutterValues.key(rawKey)
                 let value = readElement()
                 if failure != nil { return nil }
                 // The first value of a repeated key stays, as CFDictionaryAddValue keeps it on iOS.
@@ -228,6 +240,11 @@ open class FlutterStandardReader: NSObject {
 
     private func enter(at start: Int) -> Bool {
         depth += 1
+        if let keyBaseDepth, depth - keyBaseDepth > Self.maximumKeyDepth {
+            depth -= 1
+            fail(.nestingTooDeep, "a map key nests deeper than \(Self.maximumKeyDepth) levels", at: start)
+            return false
+        }
         guard depth > Self.maximumDepth else { return true }
         depth -= 1
         fail(.nestingTooDeep, "values nest deeper than \(Self.maximumDepth) levels", at: start)

@@ -35,6 +35,14 @@ import Testing
 
     static func check(_ vector: Vector) -> String? {
         switch vector.check {
+        case .message(let value, let hex) where keyDepth(value) > FlutterStandardReader.maximumKeyDepth:
+            // A differing rule of this module (flutter-embedder.md §4): such keys are refused.
+            do {
+                _ = try messageCodec.checkedDecode(Data(hex))
+                return "accepted a map key nested deeper than \(FlutterStandardReader.maximumKeyDepth) levels"
+            } catch {
+                return error.code == .nestingTooDeep ? nil : "refused with \(error) instead of nestingTooDeep"
+            }
         case .message(let value, let hex):
             let decoded: Any?
             do { decoded = try messageCodec.checkedDecode(Data(hex)) } catch { return "decode failed: \(error)" }
@@ -93,6 +101,23 @@ import Testing
                       IOSValues.matches(decoded.details, error.details) else { return "decoded \(String(describing: value))" }
                 return nil
             }
+        }
+    }
+
+    /// How deep the deepest list or map used as a map key in `value` nests (0 when none is).
+    static func keyDepth(_ value: StandardValue) -> Int {
+        func depth(_ value: StandardValue) -> Int {
+            switch value {
+            case .list(let elements): 1 + (elements.map(depth).max() ?? 0)
+            case .map(let entries): 1 + (entries.flatMap { [$0.key, $0.value] }.map(depth).max() ?? 0)
+            default: 0
+            }
+        }
+        switch value {
+        case .list(let elements): return elements.map(keyDepth).max() ?? 0
+        case .map(let entries):
+            return entries.map { max(depth($0.key), keyDepth($0.key), keyDepth($0.value)) }.max() ?? 0
+        default: return 0
         }
     }
 

@@ -141,4 +141,19 @@ import Testing
         let limit = Data(Array(repeating: UInt8(0x0C), count: 1_000).flatMap { [$0, 1] } + [0])
         #expect((try? codec.checkedDecode(limit)) != nil)
     }
+
+    /// A map key that is a list or map is an NSArray/NSDictionary, which Foundation on Linux
+    /// converts recursively on every access: past 64 levels a peer's key is refused, so writing
+    /// the value back (or hashing its keys) cannot exhaust the stack.
+    @Test func mapKeysNestAtMostSixtyFourLevels() throws {
+        func mapKeyedBy(listsDeep levels: Int) -> Data {
+            Data([0x0D, 1] + Array(repeating: [UInt8(0x0C), 1], count: levels).flatMap { $0 } + [0x00, 0x03, 1, 0, 0, 0])
+        }
+        let atLimit = try codec.checkedDecode(mapKeyedBy(listsDeep: 64))
+        #expect(codec.encode(atLimit) == mapKeyedBy(listsDeep: 64))
+        let error = try #require(throws: CodecError.self) { try codec.checkedDecode(mapKeyedBy(listsDeep: 65)) }
+        #expect(error.code == .nestingTooDeep)
+        #expect(error.message == "a map key nests deeper than 64 levels")
+        #expect(error.offset == 2 + 2 * 64)
+    }
 }

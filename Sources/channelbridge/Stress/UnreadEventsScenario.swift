@@ -55,10 +55,14 @@ enum UnreadEventsScenario {
                     events.add(1, ordering: .relaxed)
                 }
             }
-            // Both listens are answered before any write: a marker write must reach the reader.
+            // The reader's listen goes out when its task starts iterating, and nothing says when the
+            // host has subscribed it: a marker is written until the reader sees one.
             let size = settings.count(256, minimum: 4) << 10
-            _ = try await prefs.invokeMethod("setBytes", arguments: ["key": "marker", "value": .uint8List(Self.value(0, size: size))])
-            try await waitUntil(seconds: 10) { latest.withLock { $0["marker"] != nil } }
+            try await waitUntil(seconds: 10) {
+                latest.withLock { $0["marker"] != nil }
+            } between: {
+                _ = try await prefs.invokeMethod("setBytes", arguments: ["key": "marker", "value": .uint8List(Self.value(0, size: size))])
+            }
 
             let before = host.residentMegabytes()
             report.figure(prefix + "host_rss_before_mb", before)
@@ -99,11 +103,14 @@ enum UnreadEventsScenario {
 }
 
 /// Polls `condition` every 5 ms (a benchmark may poll; tests may not) until it holds, or throws
-/// after `seconds`.
-func waitUntil(seconds: Double, _ condition: () -> Bool) async throws {
+/// after `seconds`; `between` runs before each check (e.g. a write that may need repeating).
+func waitUntil(seconds: Double, _ condition: () -> Bool,
+               between: () async throws -> Void = {}) async throws {
     let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+    try await between()
     while !condition() {
         guard ContinuousClock.now < deadline else { throw BenchError("a condition did not hold within \(seconds) s") }
         try await Task.sleep(for: .milliseconds(5))
+        try await between()
     }
 }
