@@ -26,34 +26,37 @@ let package = Package(
         .executable(name: "channelbridge", targets: ["channelbridge"]),
     ],
     targets: [
-        // Leaves: the codecs (values, bytes, TVN) and the messenger (frames, sessions). Neither imports Glibc.
+        // The floor under everything (as NIOConcurrencyHelpers is under NIOCore), where OS calls belong:
+        // threads for blocking work, and `LockedValue`, the lock ThreadSanitizer sees.
+        .target(name: "ChannelBridgePlatform", swiftSettings: strict),
+        // Leaves above it: the codecs (values, bytes, TVN) and the messenger (frames, sessions),
+        // independent of each other. Neither imports Glibc.
         .target(name: "ChannelBridgeCodec", swiftSettings: strict),
-        .target(name: "ChannelBridgeMessenger", swiftSettings: strict),
+        .target(name: "ChannelBridgeMessenger", dependencies: ["ChannelBridgePlatform"], swiftSettings: strict),
         // Flutter's channels on top of both leaves.
         .target(name: "ChannelBridgeChannels",
-                dependencies: ["ChannelBridgeCodec", "ChannelBridgeMessenger"], swiftSettings: strict),
-        // OS threads for blocking work, shared by the socket transport and the store.
-        .target(name: "ChannelBridgePlatform", swiftSettings: strict),
+                dependencies: ["ChannelBridgeCodec", "ChannelBridgeMessenger", "ChannelBridgePlatform"], swiftSettings: strict),
         // Unix sockets: the transport under the messenger.
         .target(name: "ChannelBridgeSocket", dependencies: ["ChannelBridgeMessenger", "ChannelBridgePlatform"],
                 swiftSettings: strict),
         // In-memory transports and test doubles, shipped as a product.
         .target(name: "ChannelBridgeTesting",
-                dependencies: ["ChannelBridgeMessenger", "ChannelBridgeChannels", "ChannelBridgeCodec"],
+                dependencies: ["ChannelBridgeMessenger", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgePlatform"],
                 swiftSettings: strict),
         // Golden vectors and the runner that checks a codec implementation against them.
-        .target(name: "ChannelBridgeConformance", dependencies: ["ChannelBridgeCodec", "ChannelBridgeMessenger"],
+        .target(name: "ChannelBridgeConformance", dependencies: ["ChannelBridgeCodec", "ChannelBridgeMessenger", "ChannelBridgePlatform"],
                 swiftSettings: strict),
         // The app-group preference store: durable, multi-process-safe files (flock, fsync, inotify).
         .target(name: "ChannelBridgeStore", dependencies: ["ChannelBridgeCodec", "ChannelBridgePlatform"],
                 swiftSettings: strict),
         // Plugins registered by name on a messenger, as Flutter's generated registrant does.
         .target(name: "ChannelBridgePlugins",
-                dependencies: ["ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger"], swiftSettings: strict),
+                dependencies: ["ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger", "ChannelBridgePlatform"],
+                swiftSettings: strict),
         // The shared_preference_app_group plugin over the store.
         .target(name: "ChannelBridgeSharedPreferences",
                 dependencies: ["ChannelBridgePlugins", "ChannelBridgeChannels", "ChannelBridgeStore", "ChannelBridgeCodec",
-                               "ChannelBridgeMessenger"], swiftSettings: strict),
+                               "ChannelBridgeMessenger", "ChannelBridgePlatform"], swiftSettings: strict),
         // The extension host's logic; the executable is a thin shell around it.
         .target(name: "ChannelBridgeHost",
                 dependencies: ["ChannelBridgePlugins", "ChannelBridgeSharedPreferences", "ChannelBridgeSocket",
@@ -63,7 +66,8 @@ let package = Package(
         .executableTarget(name: "extension-host", dependencies: ["ChannelBridgeHost", "ChannelBridgeSocket"], swiftSettings: strict),
         // Drives an extension host from another process: typed calls over the socket.
         .target(name: "ChannelBridgeClient",
-                dependencies: ["ChannelBridgeSocket", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger"],
+                dependencies: ["ChannelBridgeSocket", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger",
+                               "ChannelBridgePlatform"],
                 swiftSettings: strict),
         // Raw C baselines for `channelbridge bench`: socket ping-pong, pipelining, bulk, streams, and a C codec.
         .executableTarget(name: "channelbridge-raw-bench", path: "Sources/channelbridge-raw-bench"),
@@ -71,7 +75,7 @@ let package = Package(
         // beside it: `swift run -c release channelbridge bench` works on a fresh clone. They are built, not linked.
         .executableTarget(name: "channelbridge", dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeChannels",
                                                        "ChannelBridgeSocket", "ChannelBridgeMessenger", "ChannelBridgeClient",
-                                                       "ChannelBridgeStore", "ChannelBridgeHost",
+                                                       "ChannelBridgeStore", "ChannelBridgeHost", "ChannelBridgePlatform",
                                                        "extension-host", "channelbridge-raw-bench"],
                          resources: [.copy("Resources/representative-payload.tvn.json")], swiftSettings: strict),
         // Writes to a store from a separate process (directly, or through a host's channel), for the
@@ -81,11 +85,12 @@ let package = Package(
                           path: "Tests/Support/channelbridge-store-peer", swiftSettings: strict),
         // A small peer process for tests that need the other side in a separate process.
         .executableTarget(name: "channelbridge-test-peer",
-                          dependencies: ["ChannelBridgeChannels", "ChannelBridgeSocket", "ChannelBridgeCodec"],
+                          dependencies: ["ChannelBridgeChannels", "ChannelBridgeSocket", "ChannelBridgeCodec", "ChannelBridgePlatform"],
                           path: "Tests/Support/channelbridge-test-peer", swiftSettings: strict),
 
         // Helpers shared by the test targets (running built products as child processes, …).
-        .target(name: "ChannelBridgeTestSupport", path: "Tests/Support/ChannelBridgeTestSupport", swiftSettings: strict),
+        .target(name: "ChannelBridgeTestSupport", dependencies: ["ChannelBridgePlatform"], path: "Tests/Support/ChannelBridgeTestSupport",
+                swiftSettings: strict),
         // Examples: small programs built with the package and run by ExamplesTests.
         .executableTarget(name: "containing-app-example", dependencies: ["ChannelBridgeStore", "ChannelBridgeCodec"],
                           path: "Examples/ContainingApp", swiftSettings: strict),
@@ -124,14 +129,14 @@ let package = Package(
                                    "extension-host"],
                     swiftSettings: strict),
         .testTarget(name: "ChannelBridgeMessengerTests",
-                    dependencies: ["ChannelBridgeMessenger", "ChannelBridgeTesting", "ChannelBridgeTestSupport"],
+                    dependencies: ["ChannelBridgeMessenger", "ChannelBridgeTesting", "ChannelBridgeTestSupport", "ChannelBridgePlatform"],
                     swiftSettings: strict),
         .testTarget(name: "ChannelBridgePlatformTests",
                     dependencies: ["ChannelBridgePlatform", "ChannelBridgeTestSupport"], swiftSettings: strict),
         .testTarget(name: "ChannelBridgeSocketTests",
                     dependencies: ["ChannelBridgeSocket", "ChannelBridgeMessenger", "ChannelBridgeChannels",
                                    "ChannelBridgeCodec", "ChannelBridgePlugins", "channelbridge-test-peer",
-                                   "ChannelBridgeTestSupport"],
+                                   "ChannelBridgeTestSupport", "ChannelBridgePlatform"],
                     swiftSettings: strict),
         .testTarget(name: "ChannelBridgeStoreTests",
                     dependencies: ["ChannelBridgeStore", "ChannelBridgeCodec", "channelbridge-store-peer",
@@ -139,28 +144,29 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "ChannelBridgePluginsTests",
                     dependencies: ["ChannelBridgePlugins", "ChannelBridgeTesting", "ChannelBridgeChannels", "ChannelBridgeCodec",
-                                   "ChannelBridgeTestSupport"],
+                                   "ChannelBridgeTestSupport", "ChannelBridgePlatform"],
                     swiftSettings: strict),
         .testTarget(name: "ChannelBridgeSharedPreferencesTests",
                     dependencies: ["ChannelBridgeSharedPreferences", "ChannelBridgePlugins", "ChannelBridgeTesting",
                                    "ChannelBridgeMessenger",
                                    "ChannelBridgeChannels", "ChannelBridgeStore", "ChannelBridgeCodec",
-                                   "ChannelBridgeTestSupport"], swiftSettings: strict),
+                                   "ChannelBridgeTestSupport", "ChannelBridgePlatform"], swiftSettings: strict),
         .testTarget(name: "ChannelBridgeHostTests",
                     dependencies: ["ChannelBridgeHost", "ChannelBridgeSocket", "ChannelBridgeChannels", "ChannelBridgeStore",
                                    "ChannelBridgeMessenger", "ChannelBridgeClient",
                                    "ChannelBridgeCodec", "ChannelBridgeTestSupport", "extension-host",
-                                   "channelbridge-store-peer"], swiftSettings: strict),
+                                   "channelbridge-store-peer", "ChannelBridgePlatform"], swiftSettings: strict),
         .testTarget(name: "ChannelBridgeTestingTests",
                     dependencies: ["ChannelBridgeTesting", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger",
                                    "ChannelBridgePlugins", "ChannelBridgeSharedPreferences", "ChannelBridgeStore",
-                                   "ChannelBridgeTestSupport"],
+                                   "ChannelBridgeTestSupport", "ChannelBridgePlatform"],
                     swiftSettings: strict),
         // `import Flutter`: Flutter's iOS embedder API (channels, codecs, plugins, FlutterEngine) over a
         // ChannelBridge session, for plugin code and Pigeon output written for iOS. The only module that
         // links full Foundation; the stock extension-host does not link it.
         .target(name: "Flutter",
-                dependencies: ["ChannelBridgePlugins", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger"],
+                dependencies: ["ChannelBridgePlugins", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger",
+                               "ChannelBridgePlatform"],
                 swiftSettings: strict),
         .executableTarget(name: "flutter-style-plugin-example",
                           dependencies: ["Flutter", "ChannelBridgeHost", "ChannelBridgePlugins"],
@@ -173,11 +179,12 @@ let package = Package(
         .testTarget(name: "FlutterTests",
                     dependencies: ["Flutter", "ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeChannels",
                                    "ChannelBridgeMessenger", "ChannelBridgePlugins", "ChannelBridgeTesting", "ChannelBridgeSocket",
-                                   "ChannelBridgeTestSupport", "pigeon-api-example"],
+                                   "ChannelBridgeTestSupport", "pigeon-api-example", "ChannelBridgePlatform"],
                     swiftSettings: strict),
 
         .testTarget(name: "ChannelBridgeChannelsTests",
-                    dependencies: ["ChannelBridgeChannels", "ChannelBridgeTesting", "ChannelBridgeCodec", "ChannelBridgeTestSupport"],
+                    dependencies: ["ChannelBridgeChannels", "ChannelBridgeTesting", "ChannelBridgeCodec", "ChannelBridgeTestSupport",
+                                   "ChannelBridgePlatform"],
                     swiftSettings: strict),
     ]
 )

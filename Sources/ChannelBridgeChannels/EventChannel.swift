@@ -1,6 +1,6 @@
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
-import Synchronization
+import ChannelBridgePlatform
 
 /// A named channel for a stream of events, with Flutter's semantics.
 ///
@@ -35,7 +35,7 @@ public final class EventChannel: Sendable {
 
     /// In a class of its own so that the close callback can hold it without holding the channel.
     private final class Shared: Sendable {
-        let state = Mutex(State())
+        let state = LockedValue(State())
     }
 
     /// The default event buffer of a stream whose listener is behind (see `EventSink`).

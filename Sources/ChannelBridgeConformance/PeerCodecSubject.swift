@@ -1,7 +1,7 @@
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import Dispatch
 import Foundation
-import Synchronization
 
 /// A codec implementation in another process, spoken to over the conformance peer line protocol
 /// (`Protocol/conformance-peer.md`): one request line on its stdin, one `ok …`/`error …` line back.
@@ -35,7 +35,7 @@ public final class PeerCodecSubject: CodecSubject, @unchecked Sendable {
     private let command: String
     // I/O runs here, never on the cooperative pool: reads and writes to the pipes block.
     private let queue = DispatchQueue(label: "channelbridge.conformance.peer")
-    private let state = Mutex(PeerState())
+    private let state = LockedValue(PeerState())
 
     private struct PeerState {
         var buffered: [UInt8] = []
@@ -79,7 +79,7 @@ public final class PeerCodecSubject: CodecSubject, @unchecked Sendable {
     func request(_ line: String) async throws -> String {
         if let dead = state.withLock({ $0.dead }) { throw Failure(message: dead) }
         let answer: Result<String, Failure> = await withCheckedContinuation { continuation in
-            let once = Mutex(Optional(continuation))
+            let once = LockedValue(Optional(continuation))
             // Whichever comes first, the answer or the deadline, resumes the caller.
             let finish: @Sendable (Result<String, Failure>) -> Bool = { result in
                 guard let waiting = once.withLock({ $0.take() }) else { return false }

@@ -1,13 +1,13 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
+import ChannelBridgePlatform
 import ChannelBridgePlugins
 import ChannelBridgeSharedPreferences
 import ChannelBridgeSocket
 import ChannelBridgeStore
 import Dispatch
 import FoundationEssentials
-import Synchronization
 
 /// An app extension's native side as a process: serves the extension channel, the built-in
 /// plugins and the app-group store to any number of client sessions over a Unix socket, until the
@@ -38,7 +38,7 @@ public final class ExtensionHost: Sendable {
     private let output: HostOutput
     /// Left once the host serves; the accepting thread holds new sessions until then.
     private let serving: DispatchGroup
-    private let running = Mutex<Task<CompletionRecord, Never>?>(nil)
+    private let running = LockedValue<Task<CompletionRecord, Never>?>(nil)
 
     private init(options: HostOptions, request: ExtensionRequest, store: AppGroupStore, listener: SocketListener,
                  sessions: SessionTable, output: HostOutput, serving: DispatchGroup) {

@@ -1,5 +1,5 @@
 import ChannelBridgeCodec
-import Synchronization
+import ChannelBridgePlatform
 
 /// The extension request that every session of a host shares (`NSExtensionContext`): it ends
 /// exactly once, by `exit`, `cancel`, the deadline or a signal, whichever comes first.
@@ -30,7 +30,7 @@ public final class ExtensionRequest: Sendable {
     }
 
     public let inputItems: [InputItem]
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     public init(inputItems: [InputItem]) {
         self.inputItems = inputItems

@@ -1,9 +1,9 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
+import ChannelBridgePlatform
 import ChannelBridgePlugins
 import ChannelBridgeSocket
-import Synchronization
 
 /// One client session of the host (one engine, in Flutter's terms): its socket connection, the
 /// messenger its channels use, and its own plugin registry.
@@ -15,7 +15,7 @@ final class HostSession: Sendable {
     let registry: PluginRegistry
     let extensionChannel: MethodChannel
     let echoChannel: BasicMessageChannel<BinaryCodec>?
-    private let tornDown = Mutex(false)
+    private let tornDown = LockedValue(false)
 
     init(id: Int, connection: SocketConnection, messenger: any BinaryMessenger, registry: PluginRegistry,
          extensionChannel: MethodChannel, echoChannel: BasicMessageChannel<BinaryCodec>?) {

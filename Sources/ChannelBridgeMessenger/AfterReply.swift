@@ -1,4 +1,4 @@
-import Synchronization
+import ChannelBridgePlatform
 
 /// Work to run right after the reply of the handler now running has been queued for writing.
 ///
@@ -16,7 +16,7 @@ public final class AfterReply: Sendable {
     /// The channel whose handler this hook belongs to; a hook inherited from an unrelated handler
     /// must not be used.
     public let channel: String
-    private let state = Mutex<(ran: Bool, work: [@Sendable () -> Void])>((false, []))
+    private let state = LockedValue<(ran: Bool, work: [@Sendable () -> Void])>((false, []))
 
     public init(channel: String) {
         self.channel = channel

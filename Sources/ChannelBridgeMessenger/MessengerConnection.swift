@@ -1,3 +1,4 @@
+import ChannelBridgePlatform
 import Synchronization
 
 /// One session of the wire protocol, driven by bytes: the `BinaryMessenger` every transport uses.
@@ -34,7 +35,7 @@ public final class MessengerConnection: BinaryMessenger, FlowControlledMessenger
     let flowTransport: (any FlowControlledTransport)?
     /// Its outbound flow state, kept here so the fast path reads it without a witness call.
     let flow: OutboundFlow?
-    let state: Mutex<ConnectionState>
+    let state: LockedValue<ConnectionState>
     /// The last REQUEST id taken.
     private let requestIDs = Atomic<UInt32>(0)
     /// The largest frame the peer accepts: the protocol default until its HELLO says otherwise.
@@ -44,7 +45,7 @@ public final class MessengerConnection: BinaryMessenger, FlowControlledMessenger
     let limit: FrameLimit
     /// Bytes read and not yet delivered, and frames held back. Touched by the one thread
     /// delivering received bytes at a time (`FrameTransport` rule), and emptied at the end.
-    let input: Mutex<InputBuffer>
+    let input: LockedValue<InputBuffer>
     /// True while `input` holds frames back; read without a lock by the reader before each read.
     let holdsInput = Atomic<Bool>(false)
 
@@ -60,8 +61,8 @@ public final class MessengerConnection: BinaryMessenger, FlowControlledMessenger
         flow = flowTransport?.outboundFlow
         var initial = ConnectionState()
         if flowTransport != nil { initial.maxHandlersInFlight = max(1, options.maxHandlersInFlight) }
-        state = Mutex(initial)
-        self.input = Mutex(InputBuffer(decoder: FrameDecoder(maxFrameLength: options.maxFrameLength)))
+        state = LockedValue(initial)
+        self.input = LockedValue(InputBuffer(decoder: FrameDecoder(maxFrameLength: options.maxFrameLength)))
         // Both sides send HELLO first, without waiting. Writing it here, before anyone else can
         // reach this connection, makes it the first frame whatever happens next. A maximum frame
         // length other than the default is announced, so that the peer keeps to it.

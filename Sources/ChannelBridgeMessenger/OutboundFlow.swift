@@ -1,3 +1,4 @@
+import ChannelBridgePlatform
 import Synchronization
 
 /// A connection's outbound flow-control state, kept by its transport and read by the messenger and
@@ -22,7 +23,7 @@ package final class OutboundFlow: Sendable {
 
     private let writable = Atomic<Bool>(true)
     private let answersBacklogged = Atomic<Bool>(false)
-    private let waiters = Mutex(Waiters())
+    private let waiters = LockedValue(Waiters())
 
     private struct Waiters {
         var next: UInt64 = 0

@@ -1,3 +1,4 @@
+import ChannelBridgePlatform
 import Glibc
 import Synchronization
 
@@ -36,7 +37,7 @@ public final class ReaderExecutor: TaskExecutor {
         var readerBlocked = false
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
     /// Set once by the reader thread before it runs jobs, read by every enqueue.
     private let readerThread = Atomic<UInt>(0)
     /// Whether the reader thread runs jobs at all.
@@ -44,7 +45,7 @@ public final class ReaderExecutor: TaskExecutor {
 
     init(enabled: Bool) {
         isEnabled = enabled
-        state = Mutex(State(serving: enabled))
+        state = LockedValue(State(serving: enabled))
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {

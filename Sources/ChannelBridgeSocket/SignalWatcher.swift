@@ -1,3 +1,4 @@
+import ChannelBridgePlatform
 import Dispatch
 import Glibc
 import Synchronization
@@ -13,13 +14,13 @@ import Synchronization
 public final class SignalWatcher: Sendable {
     public let signals: AsyncStream<Int32>
     // The dispatch sources must stay alive for the signals to be watched.
-    private let sources: Mutex<[any DispatchSourceSignal]>
+    private let sources: LockedValue<[any DispatchSourceSignal]>
 
     public init(_ numbers: [Int32]) {
         let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
         let received = Atomic<Int>(0)
         signals = stream
-        sources = Mutex(numbers.map { number -> any DispatchSourceSignal in
+        sources = LockedValue(numbers.map { number -> any DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { @Sendable in

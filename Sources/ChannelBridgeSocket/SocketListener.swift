@@ -3,7 +3,6 @@ import ChannelBridgePlatform
 import Dispatch
 import FoundationEssentials
 import Glibc
-import Synchronization
 
 /// Accepts sessions on a Unix socket path: one `SocketConnection` per client.
 ///
@@ -64,7 +63,7 @@ public final class SocketListener: Sendable {
     public let path: String
     public let options: Options
     private let socket: ListeningSocket
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// Binds `path` and starts accepting. `onConnection` runs on the accepting thread for each
     /// accepted session before anything is read from it (its HELLO has gone out): install handlers
@@ -197,7 +196,7 @@ public final class SocketListener: Sendable {
 
 /// Hands an accepted connection to the reader thread started for it before it was set up.
 private final class Handoff: Sendable {
-    private let connection = Mutex<SocketConnection?>(nil)
+    private let connection = LockedValue<SocketConnection?>(nil)
     private let ready = DispatchSemaphore(value: 0)
 
     func give(_ connection: SocketConnection) {

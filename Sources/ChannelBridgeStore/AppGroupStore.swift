@@ -1,6 +1,6 @@
+import ChannelBridgePlatform
 import FoundationEssentials
 import Glibc
-import Synchronization
 
 /// The app-group preference stores under one data directory: each group's preferences, lock and
 /// shared container live in `<dataDirectory>/app-groups/<group>/` (layout in Protocol/store.md).
@@ -16,7 +16,7 @@ public final class AppGroupStore: PreferenceStoreProvider {
     /// This store's state for each group it has been asked for: the cached document, the writes
     /// waiting for the group's lock and the change streams (see `GroupEngine`). Kept for the life
     /// of the store: one entry per group name used, each holding at most one document.
-    private let engines = Mutex<[String: GroupEngine]>([:])
+    private let engines = LockedValue<[String: GroupEngine]>([:])
 
     public init(dataDirectory: String) {
         self.dataDirectory = dataDirectory

@@ -1,5 +1,5 @@
 import ChannelBridgeCodec
-import Synchronization
+import ChannelBridgePlatform
 
 /// Preferences kept in memory, with the same behaviour as `AppGroupPreferences` but no files: for
 /// unit tests of code written against `PreferenceStore`.
@@ -20,12 +20,12 @@ public final class InMemoryPreferenceStore: PreferenceStore {
         var streams: [ObjectIdentifier: ChangeQueue<StoreChange>] = [:]
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
     /// How far behind a stream's consumer may fall before its changes are coalesced per key.
     static let exactChanges = 10_000
 
     public init(_ entries: [PreferenceEntry] = []) {
-        state = Mutex(State(values: OrderedValues(entries)))
+        state = LockedValue(State(values: OrderedValues(entries)))
     }
 
     public func value(forKey key: String) async throws(StoreError) -> StandardValue? {
@@ -109,7 +109,7 @@ public final class InMemoryPreferenceStore: PreferenceStore {
 
 /// In-memory app groups: one `InMemoryPreferenceStore` per group name, created on first use.
 public final class InMemoryAppGroupStore: PreferenceStoreProvider {
-    private let groups = Mutex<[String: InMemoryPreferenceStore]>([:])
+    private let groups = LockedValue<[String: InMemoryPreferenceStore]>([:])
 
     public init() {}
 

@@ -1,5 +1,5 @@
 import ChannelBridgeMessenger
-import Synchronization
+import ChannelBridgePlatform
 
 extension InMemoryMessenger {
     /// The hand-driven side of `makeRawPeer(role:options:)`: writes raw bytes to the connection
@@ -11,7 +11,7 @@ extension InMemoryMessenger {
         }
 
         private let connection: MessengerConnection
-        private let recorded = Mutex(Recorded())
+        private let recorded = LockedValue(Recorded())
 
         init(connection: MessengerConnection) {
             self.connection = connection

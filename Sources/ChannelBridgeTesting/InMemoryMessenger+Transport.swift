@@ -1,5 +1,5 @@
 import ChannelBridgeMessenger
-import Synchronization
+import ChannelBridgePlatform
 
 extension InMemoryMessenger {
     /// Where an in-memory transport delivers: the other side's `receive` and `receiveEnd`.
@@ -21,7 +21,7 @@ extension InMemoryMessenger {
             var sink: Sink?
         }
 
-        private let state = Mutex(State())
+        private let state = LockedValue(State())
 
         func connect(to sink: Sink) {
             let deliver = state.withLock { state -> Bool in

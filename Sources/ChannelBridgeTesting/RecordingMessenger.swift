@@ -1,6 +1,6 @@
 import ChannelBridgeChannels
 import ChannelBridgeMessenger
-import Synchronization
+import ChannelBridgePlatform
 
 /// A `BinaryMessenger` for channel unit tests: it records every frame this side sends, answers its
 /// requests from a script, and lets a test play the peer by delivering requests and messages to the
@@ -59,14 +59,14 @@ public final class RecordingMessenger: BinaryMessenger {
         var closed: MessengerError?
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     /// - Parameter responder: answers this side's requests; without one every request gets a null
     ///   reply, as from a peer with no handler on the channel.
     public init(responder: Responder? = nil) {
         var initial = State()
         initial.responder = responder
-        state = Mutex(initial)
+        state = LockedValue(initial)
     }
 
     // MARK: Inspecting

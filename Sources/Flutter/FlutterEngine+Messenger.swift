@@ -1,6 +1,6 @@
 import ChannelBridgeMessenger
+import ChannelBridgePlatform
 import Foundation
-import Synchronization
 
 /// A serial queue made by `FlutterEngine.makeBackgroundTaskQueue`: handlers installed with it run
 /// there, one at a time in arrival order, instead of on the platform executor.
@@ -149,7 +149,7 @@ extension FlutterEngine: FlutterBinaryMessenger {
 /// The reply of a request whose task may be cancelled (its connection ended), held weakly so
 /// that a reply nobody else holds still gets answered by its deinit.
 final class PendingReply: Sendable {
-    private let reply = Mutex<(reference: WeakReply, withdrawn: Bool)>((WeakReply(), false))
+    private let reply = LockedValue<(reference: WeakReply, withdrawn: Bool)>((WeakReply(), false))
 
     func set(_ newReply: MessageReply) {
         let withdrawn = reply.withLock { state -> Bool in

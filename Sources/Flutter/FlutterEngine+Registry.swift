@@ -1,6 +1,6 @@
+import ChannelBridgePlatform
 import ChannelBridgePlugins
 import Foundation
-import Synchronization
 
 /// What a Flutter plugin published, as the native registry holds it: native code reads
 /// `registry.valuePublished(byPlugin: key)?.value(as: FlutterPublishedObject.self)?.object`.
@@ -79,11 +79,11 @@ extension FlutterEngine: FlutterPluginRegistry {
 
 /// A `FlutterPluginRegistrar` over a native registrar: publications go to the native registry.
 final class FlutterEngineRegistrar: NSObject, FlutterPluginRegistrar, @unchecked Sendable {
-    // @unchecked: `engine` and `native` are immutable and thread-safe; `published` is in a Mutex.
+    // @unchecked: `engine` and `native` are immutable and thread-safe; `published` is behind a lock.
     let native: PluginRegistrar
     /// Strong, as plugins keep using `messenger()`; the engine drops its registrars at teardown.
     private let engine: FlutterEngine
-    private let published = Mutex<Handoff<NSObject>?>(nil)
+    private let published = LockedValue<Handoff<NSObject>?>(nil)
 
     init(native: PluginRegistrar, engine: FlutterEngine) {
         self.native = native

@@ -1,7 +1,7 @@
 import ChannelBridgeMessenger
+import ChannelBridgePlatform
 import ChannelBridgePlugins
 import Foundation
-import Synchronization
 
 /// One ChannelBridge session seen the way iOS plugin code sees a Flutter engine: the binary
 /// messenger its channels use and the plugin registry its plugins register with (Flutter's
@@ -30,7 +30,7 @@ import Synchronization
 /// `destroyContext()`): its handlers are removed, active event streams are cancelled and
 /// published plugins get `detachFromEngine(for:)`.
 open class FlutterEngine: NSObject, @unchecked Sendable {
-    // @unchecked: mutable state is in `state` (a Mutex); handlers are only called on their
+    // @unchecked: mutable state is in `state` (a `LockedValue`); handlers are only called on their
     // executors.
 
     /// Bounds and names.
@@ -67,7 +67,7 @@ open class FlutterEngine: NSObject, @unchecked Sendable {
     public let sessionMessenger: any BinaryMessenger
     public let options: Options
     let platform: SerialExecutor
-    let state: Mutex<State>
+    let state: LockedValue<State>
 
     /// An engine over `registry`'s session that registers plugins in `registry`, so that
     /// `hasPlugin` and `valuePublished(byPlugin:)` agree with the native registry. Prefer
@@ -86,7 +86,7 @@ open class FlutterEngine: NSObject, @unchecked Sendable {
         self.sessionMessenger = messenger
         self.options = options
         self.platform = SerialExecutor(label: "\(options.label) platform", limit: options.maximumWaitingMessages)
-        self.state = Mutex(State(registry: registry))
+        self.state = LockedValue(State(registry: registry))
         super.init()
         // Strong: the session keeps its engine until the connection ends.
         messenger.onClose { _ in self.destroyContext() }
@@ -161,7 +161,7 @@ open class FlutterEngine: NSObject, @unchecked Sendable {
         }
     }
 
-    private let taskQueues = Mutex<[SerialExecutor]>([])
+    private let taskQueues = LockedValue<[SerialExecutor]>([])
 
     func taskQueueExecutors() -> [SerialExecutor] {
         taskQueues.withLock { $0 }

@@ -1,6 +1,6 @@
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import Foundation
-import Synchronization
 
 /// Sends the events of a stream (Flutter's `FlutterEventSink`): call it with a value for an
 /// event, a `FlutterError` for an error event (the stream goes on), or `FlutterEndOfEventStream`
@@ -156,12 +156,12 @@ final class EventStream {
 
 /// One stream's sink: sends while its stream is active.
 final class EventSinkCore: @unchecked Sendable {
-    // @unchecked: `active` is in a Mutex; the rest is immutable, and the messenger and codec are
+    // @unchecked: `active` is behind a lock; the rest is immutable, and the messenger and codec are
     // used from any thread as on iOS (sinks may be called from any thread there too).
     let channel: String
     let messenger: FlutterBinaryMessenger
     let codec: FlutterMethodCodec
-    private let active = Mutex(true)
+    private let active = LockedValue(true)
 
     init(channel: String, messenger: FlutterBinaryMessenger, codec: FlutterMethodCodec) {
         self.channel = channel

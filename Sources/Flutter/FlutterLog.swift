@@ -1,5 +1,5 @@
+import ChannelBridgePlatform
 import Foundation
-import Synchronization
 
 /// Where the `Flutter` module's warnings go: the misuses Flutter logs on iOS (a result sent
 /// twice, an unsupported value, a corrupted message) and the ones only a socket has (a
@@ -15,7 +15,7 @@ public enum FlutterLog {
 
     public typealias Handler = @Sendable (Level, String) -> Void
 
-    private static let handler = Mutex<Handler?>(nil)
+    private static let handler = LockedValue<Handler?>(nil)
 
     /// Replaces the handler; `nil` restores standard error.
     public static func setHandler(_ newHandler: Handler?) {

@@ -1,6 +1,6 @@
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import Foundation
-import Synchronization
 
 /// Encodes messages for a `FlutterBasicMessageChannel` (Flutter's `FlutterMessageCodec`).
 public protocol FlutterMessageCodec: AnyObject {
@@ -51,7 +51,7 @@ protocol CheckedMethodCodec: AnyObject {
 
 /// One shared instance per codec class, made on first use.
 enum SharedCodecs {
-    private static let instances = Mutex<[ObjectIdentifier: AnyObject]>([:])
+    private static let instances = LockedValue<[ObjectIdentifier: AnyObject]>([:])
 
     static func instance<T: AnyObject>(of type: T.Type, make: () -> T) -> T {
         instances.withLock { instances in

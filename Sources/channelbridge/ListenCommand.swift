@@ -1,8 +1,8 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import ChannelBridgeSocket
 import Glibc
-import Synchronization
 
 /// `channelbridge listen CHANNEL [ARGS]`: an EventChannel's events, one per line.
 enum ListenCommand: CLICommand {
@@ -38,7 +38,7 @@ enum ListenCommand: CLICommand {
         let client = try await context.connect()
         defer { client.close() }
 
-        let interrupted = Mutex(false)
+        let interrupted = LockedValue(false)
         let listening = Task {
             var seen = 0
             let events = EventChannel(name: args.positionals[0], messenger: client.messenger)

@@ -1,9 +1,9 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
+import ChannelBridgePlatform
 import ChannelBridgeTestSupport
 import ChannelBridgeTesting
-import Synchronization
 import Testing
 
 /// Channels over a real pair of `MessengerConnection`s joined in memory through the real frame
@@ -104,7 +104,7 @@ import Testing
     @Test func callsOnOneChannelArriveInOrder() async throws {
         let (client, host) = InMemoryMessenger.makePair()
         defer { client.close() }
-        let arrivals = Mutex<[Int32]>([])
+        let arrivals = LockedValue<[Int32]>([])
         MethodChannel(name: "test/fifo", messenger: host).setMethodCallHandler { call in
             guard case .int32(let n) = call.arguments else { throw MethodError(code: "WRONG_TYPE") }
             arrivals.withLock { $0.append(n) }   // before any suspension: arrival order

@@ -1,6 +1,7 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
+import ChannelBridgePlatform
 import ChannelBridgeTestSupport
 import ChannelBridgeTesting
 import Synchronization
@@ -41,7 +42,7 @@ import Testing
 
     /// The host side of `test/users`: five methods, five small functions; every call it runs is counted.
     static func serveUsers(on messenger: any BinaryMessenger, calls: Calls) {
-        let users = Mutex([7: User(id: 7, name: "Ada", tags: ["math"], avatar: [1, 2])])
+        let users = LockedValue([7: User(id: 7, name: "Ada", tags: ["math"], avatar: [1, 2])])
         MethodChannel(name: "test/users", messenger: messenger).setMethodCallHandler(MethodRouter { router in
             router.on("getUser") { (query: UserQuery) -> User? in
                 calls.record()

@@ -1,3 +1,4 @@
+import ChannelBridgePlatform
 import ChannelBridgeTestSupport
 import ChannelBridgeChannels
 import ChannelBridgeCodec
@@ -6,7 +7,6 @@ import ChannelBridgeSocket
 import ChannelBridgeStore
 import Foundation
 import Glibc
-import Synchronization
 import Testing
 
 /// A host killed outright (SIGKILL: no shutdown at all) loses nothing it acknowledged.
@@ -134,8 +134,8 @@ extension KillTests {
 
 /// The keys whose writes were acknowledged, with their values.
 private final class Acknowledged: Sendable {
-    private let values = Mutex<[String: String]>([:])
-    private let waiter = Mutex<(count: Int, continuation: CheckedContinuation<Void, Never>)?>(nil)
+    private let values = LockedValue<[String: String]>([:])
+    private let waiter = LockedValue<(count: Int, continuation: CheckedContinuation<Void, Never>)?>(nil)
 
     func add(_ key: String, _ value: String) {
         let count = values.withLock { values in

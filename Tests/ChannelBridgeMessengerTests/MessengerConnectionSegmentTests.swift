@@ -1,7 +1,7 @@
 import ChannelBridgeMessenger
+import ChannelBridgePlatform
 import ChannelBridgeTestSupport
 import ChannelBridgeTesting
-import Synchronization
 import Testing
 
 /// Requests and replies given as segments: the peer sees one message, and large segments reach
@@ -10,7 +10,7 @@ import Testing
     /// Records what the connection hands its transport; never delivers anything.
     final class RecordingTransport: FrameTransport {
         enum Write: Sendable { case whole([UInt8]), split(head: [UInt8], payloads: [[UInt8]]) }
-        let writes = Mutex<[Write]>([])
+        let writes = LockedValue<[Write]>([])
         func write(_ bytes: [UInt8]) { writes.withLock { $0.append(.whole(bytes)) } }
         func write(_ head: [UInt8], followedBy payload: [UInt8]) { write(head, followedBy: [payload]) }
         func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) {

@@ -1,10 +1,10 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
+import ChannelBridgePlatform
 import ChannelBridgePlugins
 import ChannelBridgeSocket
 import ChannelBridgeTestSupport
-import Synchronization
 import Testing
 
 /// A typed plugin (a `MethodRouter` and a stream of Codable events) registered by name on every
@@ -35,7 +35,7 @@ import Testing
     }
 
     final class Notes: StreamHandler {
-        private let notes = Mutex<[Note]>([])
+        private let notes = LockedValue<[Note]>([])
 
         func add(_ note: Note) -> Int { notes.withLock { $0.append(note); return $0.count - 1 } }
         func get(_ id: Int) -> Note? { notes.withLock { $0.indices.contains(id) ? $0[id] : nil } }

@@ -1,14 +1,14 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
+import ChannelBridgePlatform
 import ChannelBridgeTestSupport
 import ChannelBridgeTesting
-import Synchronization
 import Testing
 
 /// A stream owner in the code under test: sends its `listen` arguments' count of events, then ends.
 private final class Countdown: StreamHandler {
-    let cancels = Mutex(0)
+    let cancels = LockedValue(0)
 
     func onListen(arguments: StandardValue, events: EventSink) async throws {
         guard case .int32(let count) = arguments, count >= 0 else {

@@ -1,6 +1,6 @@
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
-import Synchronization
+import ChannelBridgePlatform
 
 /// The state behind an `EventSink`: holds events back until the `listen` reply is out, then
 /// posts them in order, and keeps the stream within its buffer while the listener is behind
@@ -66,7 +66,7 @@ final class EventSinkCore: Sendable {
     private let flow: OutboundFlow?
     private let maxBufferedBytes: Int
     private let overflowed: @Sendable (EventSinkCore) -> Void
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     init(channel: String, messenger: any BinaryMessenger, codec: any MethodCodec,
          maxBufferedBytes: Int = EventSinkCore.defaultMaxBufferedBytes,

@@ -1,6 +1,6 @@
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
-import Synchronization
+import ChannelBridgePlatform
 
 /// Answers `listen` and `cancel` for one installed `StreamHandler` on one messenger, and keeps its
 /// one active stream. Every change of stream runs on a serial queue, so handler calls never overlap
@@ -23,7 +23,7 @@ final class EventStreamOwner: Sendable {
     private let handler: any StreamHandler
     private let maxBufferedBytes: Int
     private let queue = SerialQueue()
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     init(channel: String, messenger: any BinaryMessenger, codec: any MethodCodec, handler: any StreamHandler,
          maxBufferedBytes: Int = EventSinkCore.defaultMaxBufferedBytes) {

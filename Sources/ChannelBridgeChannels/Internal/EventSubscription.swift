@@ -1,5 +1,6 @@
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
+import ChannelBridgePlatform
 import Synchronization
 
 /// One `receiveBroadcastStream` on the listener side: the messenger handler that turns MESSAGE
@@ -30,7 +31,7 @@ final class EventSubscription: Sendable {
     private let requests: SerialQueue
     private let continuation: Continuation
     private let maxBufferedBytes: Int
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     /// True while events wait for the consumer; while false and the consumer keeps up, an event
     /// costs no lock.
     private let tracking = Atomic<Bool>(false)

@@ -1,10 +1,10 @@
 import ChannelBridgeMessenger
-import Synchronization
+import ChannelBridgePlatform
 
 /// The messenger handler one channel object installed, kept by token so that removing it never
 /// removes a handler that another object installed later on the same channel name.
 final class HandlerSlot: Sendable {
-    private let token = Mutex<MessageHandlerToken?>(nil)
+    private let token = LockedValue<MessageHandlerToken?>(nil)
 
     /// Installs `handler` (or removes this slot's handler, for `nil`) and returns the token that was
     /// replaced, if any.

@@ -1,10 +1,10 @@
-import Synchronization
+import ChannelBridgePlatform
 
 /// Runs async operations one after another in submission order, each to completion, even when they
 /// suspend. (An actor would interleave them at every `await`.)
 final class SerialQueue: Sendable {
     /// Waits for the most recently submitted operation.
-    private let tail = Mutex<(@Sendable () async -> Void)?>(nil)
+    private let tail = LockedValue<(@Sendable () async -> Void)?>(nil)
 
     /// Submits `operation` behind everything submitted before and waits for its result. The
     /// operation runs to completion even if the caller is cancelled, so state it changes stays

@@ -1,4 +1,4 @@
-import Synchronization
+import ChannelBridgePlatform
 
 /// A signal raised once that any number of tasks can wait for; waiting after it was raised returns
 /// at once.
@@ -8,7 +8,7 @@ final class OneShotSignal: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     init() {}
 

@@ -1,12 +1,12 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
+import ChannelBridgePlatform
 import ChannelBridgePlugins
 import ChannelBridgeSharedPreferences
 import ChannelBridgeSocket
 import ChannelBridgeStore
 import Dispatch
-import Synchronization
 
 /// Turns an accepted connection into a `HostSession`: a plugin registry with the selected plugins
 /// registered by name, the extension channel, and the echo channel when asked for.
@@ -79,7 +79,7 @@ struct SessionSetup: Sendable {
     private static func register(_ keys: [String], from catalogue: PluginCatalogue,
                                  with registry: PluginRegistry) -> PluginError? {
         let done = DispatchSemaphore(value: 0)
-        let failure = Mutex<PluginError?>(nil)
+        let failure = LockedValue<PluginError?>(nil)
         Task {
             do throws(PluginError) {
                 try await PluginRegistrant(catalogue: catalogue).register(keys, with: registry)

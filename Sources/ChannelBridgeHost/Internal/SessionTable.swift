@@ -1,4 +1,4 @@
-import Synchronization
+import ChannelBridgePlatform
 
 /// The host's live sessions.
 final class SessionTable: Sendable {
@@ -7,7 +7,7 @@ final class SessionTable: Sendable {
         var sessions: [Int: HostSession] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     func nextID() -> Int {
         state.withLock { state in

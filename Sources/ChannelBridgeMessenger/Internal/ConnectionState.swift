@@ -1,4 +1,4 @@
-/// Everything a `MessengerConnection` mutates, kept behind one `Mutex`.
+/// Everything a `MessengerConnection` mutates, kept behind one lock (`LockedValue`).
 struct ConnectionState {
     /// A request this side sent. `continuation` is nil while `send` is still registering it.
     struct PendingCall {

@@ -1,4 +1,4 @@
-import Synchronization
+import ChannelBridgePlatform
 
 /// The state one `PluginRegistry` shares with its registrars: per key, what the plugin published,
 /// the channel handlers it installed and its teardown hooks.
@@ -20,7 +20,7 @@ final class RegistryCore: Sendable {
         var tearDown: Task<Void, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     // MARK: Registry side
 

@@ -1,7 +1,7 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import ChannelBridgeStore
-import Synchronization
 
 /// Owns `shared_preference_app_group/changes` for one session: forwards the store's changes of
 /// the group named in `listen` as `{key, value}` events.
@@ -10,7 +10,7 @@ final class PreferenceChangesStreamHandler: StreamHandler {
     /// The session's group (from its method handler), for a listen that names none.
     private let sessionAppGroup: @Sendable () -> String?
     /// Forwards the active stream's changes; cancelled by `onCancel`.
-    private let forwarder = Mutex<Task<Void, Never>?>(nil)
+    private let forwarder = LockedValue<Task<Void, Never>?>(nil)
 
     init(_ configuration: PreferenceConfiguration, sessionAppGroup: @escaping @Sendable () -> String?) {
         self.configuration = configuration

@@ -1,8 +1,8 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import ChannelBridgePlugins
 import ChannelBridgeStore
-import Synchronization
 
 /// Answers the `shared_preference_app_group` method channel for one session.
 ///
@@ -47,7 +47,7 @@ final class PreferenceMethodHandler: MethodCallDelegate {
 
     private let configuration: PreferenceConfiguration
     /// This session's app group.
-    private let appGroup: Mutex<String?>
+    private let appGroup: LockedValue<String?>
     /// The store of the group the session used last, so a call does not look it up again.
     private struct LastStore: Sendable {
         var group: String
@@ -56,13 +56,13 @@ final class PreferenceMethodHandler: MethodCallDelegate {
         var reader: (any CachedPreferenceReading)?
     }
 
-    private let lastStore = Mutex<LastStore?>(nil)
+    private let lastStore = LockedValue<LastStore?>(nil)
     /// This session's store operations, in arrival order.
     private let order = SessionOrder()
 
     init(_ configuration: PreferenceConfiguration) {
         self.configuration = configuration
-        self.appGroup = Mutex(configuration.defaultAppGroup)
+        self.appGroup = LockedValue(configuration.defaultAppGroup)
     }
 
     /// The group this session's calls use now: chosen with `setAppGroup`, else the default.

@@ -1,3 +1,4 @@
+import ChannelBridgePlatform
 import Synchronization
 
 /// Keeps one session's store operations in program order: each takes effect after every operation
@@ -42,7 +43,7 @@ final class SessionOrder: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// Runs `body` at once, on this thread, if the operation may start now (nothing waits and no
     /// operation of the other kind runs); `nil` when it may not, or when `body` cannot answer
@@ -163,7 +164,7 @@ final class SessionOrder: Sendable {
             case cancelled
         }
 
-        private let phase = Mutex(Phase.new)
+        private let phase = LockedValue(Phase.new)
         /// A cancel that came while `start` was creating the task.
         private let cancelRequested = Atomic<Bool>(false)
 

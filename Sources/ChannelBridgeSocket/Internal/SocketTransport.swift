@@ -3,7 +3,6 @@ import ChannelBridgePlatform
 import Dispatch
 import FoundationEssentials
 import Glibc
-import Synchronization
 
 /// The `FrameTransport` of one connected socket, and the owner of its descriptor.
 ///
@@ -113,7 +112,7 @@ final class SocketTransport: FlowControlledTransport {
     private let highWater: Int
     private let lowWater: Int
     private let closeTimeout: Duration
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private let writerWake = DispatchSemaphore(value: 0)
     private let startThread: ThreadStarter
 

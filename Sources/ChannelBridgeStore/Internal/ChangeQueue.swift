@@ -1,5 +1,5 @@
 import ChannelBridgeCodec
-import Synchronization
+import ChannelBridgePlatform
 
 /// The changes one change stream's consumer has not taken yet.
 ///
@@ -26,7 +26,7 @@ final class ChangeQueue<Item: Sendable>: Sendable {
         var count: Int { items.count - head }
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private let key: @Sendable (Item) -> String
     private let exactLimit: Int
 

@@ -3,7 +3,6 @@ import ChannelBridgePlatform
 import Glibc
 #endif
 import FoundationEssentials
-import Synchronization
 
 /// One inotify descriptor for the whole process, watching every group directory that has a change
 /// stream, read by one dedicated thread (its `read` blocks, so it never runs on the
@@ -31,7 +30,7 @@ final class DirectoryWatcher: Sendable {
         var watchBySubscription: [ObjectIdentifier: Int32] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// Starts watching the group's directory (which must exist) for `subscription`.
     func add(_ subscription: GroupEngine) throws(StoreError) {

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
+import ChannelBridgePlatform
 import Glibc
 #endif
 import ChannelBridgeCodec
 import Dispatch
-import Synchronization
 
 /// Everything this process keeps for one app group: the cached document, the writes waiting for
 /// the group's lock (group commit), and the change streams. One per group per `AppGroupStore`.
@@ -46,9 +46,9 @@ final class GroupEngine: Sendable {
         var spare = DocumentEdit.Buffers()
     }
 
-    let cache = Mutex(Cache())
-    let loading = Mutex(Watchers())
-    let commits = Mutex(Commits())
+    let cache = LockedValue(Cache())
+    let loading = LockedValue(Watchers())
+    let commits = LockedValue(Commits())
 
     /// At most this many writes go into one replace, so one commit's latency stays bounded however
     /// many writers queue up; the rest go into the next one at once.

@@ -1,4 +1,4 @@
-import Synchronization
+import ChannelBridgePlatform
 
 /// One write waiting for, or taking part in, a group commit. The committer calls `beginCommit`,
 /// `apply` and `finish` from its thread; `withdraw` may come from any thread.
@@ -28,7 +28,7 @@ final class WriteRequest<T: Sendable>: PendingWrite {
 
     private let change: @Sendable (inout DocumentEdit) -> T
     private let description: String
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// - Parameter description: what the write is, for the cancellation error ("set of 'k'").
     init(_ description: String, _ change: @escaping @Sendable (inout DocumentEdit) -> T) {

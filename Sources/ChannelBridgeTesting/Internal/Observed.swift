@@ -1,4 +1,4 @@
-import Synchronization
+import ChannelBridgePlatform
 
 /// A value behind a lock that tasks can wait on: every `update` wakes the waiters whose condition
 /// now holds. Conditions run under the lock, so they must only read the value.
@@ -14,10 +14,10 @@ final class Observed<Value: Sendable>: Sendable {
         var nextWaiterID: UInt64 = 0
     }
 
-    private let box: Mutex<Box>
+    private let box: LockedValue<Box>
 
     init(_ value: Value) {
-        box = Mutex(Box(value: value))
+        box = LockedValue(Box(value: value))
     }
 
     func read<T: Sendable>(_ body: (Value) -> T) -> T {

@@ -1,6 +1,6 @@
 import ChannelBridgeChannels
 import ChannelBridgeMessenger
-import Synchronization
+import ChannelBridgePlatform
 
 /// The machinery behind a `TestMessenger`: the in-memory pair, the mock handlers by channel, the
 /// all-messages handler and the recorder.
@@ -30,7 +30,7 @@ final class TestMessengerCore: Sendable {
     /// The connection the test plays the peer on (through `PeerMessenger`).
     let testConnection: MessengerConnection
     let recorder = MessageRecorder()
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     init(codeUnderTestRole role: PeerRole) {
         let codeUnderTestOptions = MessengerConnection.Options(name: "TestMessenger code under test")

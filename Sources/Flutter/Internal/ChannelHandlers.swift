@@ -1,6 +1,6 @@
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import Foundation
-import Synchronization
 
 /// The reply a channel's handler owes for one message, on any messenger: through a
 /// `FlutterEngine` it can also answer with a failure (REPLY status 2 with a reason), which the
@@ -105,7 +105,7 @@ enum MethodCoding {
 
 /// Lets a `FlutterResult` (or event sink) through once; later calls are logged and ignored.
 final class Once: Sendable {
-    private let done = Mutex(false)
+    private let done = LockedValue(false)
 
     func claim() -> Bool {
         done.withLock { done in

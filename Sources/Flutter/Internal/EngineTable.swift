@@ -1,5 +1,5 @@
 import ChannelBridgeMessenger
-import Synchronization
+import ChannelBridgePlatform
 
 /// The engine of each live session, found by its messenger: how Flutter plugins registered by
 /// name (which get a native registrar, not the registry) and `FlutterEngine.engine(for:)` share
@@ -12,7 +12,7 @@ enum EngineTable {
         weak var engine: FlutterEngine?
     }
 
-    private static let engines = Mutex<[ObjectIdentifier: Entry]>([:])
+    private static let engines = LockedValue<[ObjectIdentifier: Entry]>([:])
 
     /// The session's live engine, or the one `make` makes (which files itself as it is made).
     static func engine(for messenger: any BinaryMessenger, make: () -> FlutterEngine) -> FlutterEngine {

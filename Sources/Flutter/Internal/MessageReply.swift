@@ -1,5 +1,5 @@
+import ChannelBridgePlatform
 import Foundation
-import Synchronization
 
 /// The reply owed for one incoming message: answered exactly once, from any thread.
 ///
@@ -21,13 +21,13 @@ final class MessageReply: Sendable {
     }
 
     let channel: String
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     /// For a request: `continuation` is resumed with the answer. `nil` for a one-way message,
     /// whose answer goes nowhere.
     init(channel: String, continuation: CheckedContinuation<[UInt8]?, any Error>?) {
         self.channel = channel
-        self.state = Mutex(.waiting(continuation))
+        self.state = LockedValue(.waiting(continuation))
     }
 
     deinit {

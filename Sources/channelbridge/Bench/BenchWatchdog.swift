@@ -1,3 +1,4 @@
+import ChannelBridgePlatform
 import Foundation
 import Glibc
 import Synchronization
@@ -9,7 +10,7 @@ import Synchronization
 /// checks once a second that the count moved within `limit`.
 enum BenchWatchdog {
     private static let progress = Atomic<Int>(0)
-    private static let scenario = Mutex("")
+    private static let scenario = LockedValue("")
     private static let started = Atomic<Bool>(false)
 
     static func tick() {

@@ -1,11 +1,11 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
-import Synchronization
+import ChannelBridgePlatform
 
 /// Streams `count` events of `size` bytes from a task of its own, as fast as the listener takes
 /// them (`EventSink.send` waits while the connection is over its high-water mark).
 final class EventProducer: StreamHandler {
-    private let producer = Mutex<Task<Void, Never>?>(nil)
+    private let producer = LockedValue<Task<Void, Never>?>(nil)
 
     func onListen(arguments: StandardValue, events: EventSink) async throws {
         guard let count = arguments["count"]?.intValue, let size = arguments["size"]?.intValue,

@@ -1,13 +1,13 @@
+import ChannelBridgePlatform
 import Foundation
 import Glibc
-import Synchronization
 
 /// The demo's temporary directory and child processes, all removed by `tearDown`.
 final class DemoWorkspace: Sendable {
     let directory: String
     var socket: String { directory + "/host.sock" }
     var dataDirectory: String { directory + "/data" }
-    private let children = Mutex<[Process]>([])
+    private let children = LockedValue<[Process]>([])
 
     init() throws {
         // Short, so the socket path stays well inside sun_path's 108 bytes.
@@ -99,7 +99,7 @@ final class LineQueue: Sendable {
         var waiter: CheckedContinuation<String?, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     func feed(from handle: FileHandle) {
         Thread { [self] in

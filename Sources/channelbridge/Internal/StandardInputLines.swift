@@ -1,5 +1,5 @@
+import ChannelBridgePlatform
 import Foundation
-import Synchronization
 
 /// Standard input, one line at a time, read on a thread of its own so that a blocking read never
 /// holds a thread of the concurrency pool. The thread reads a line only when one is asked for, so
@@ -10,7 +10,7 @@ final class StandardInputLines: Sendable {
         var ended = false
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private let requests = DispatchSemaphore(value: 0)
 
     init() {

@@ -1,3 +1,4 @@
+import ChannelBridgePlatform
 import ChannelBridgeSocket
 import Synchronization
 import Foundation
@@ -82,7 +83,7 @@ struct StressHost {
 /// Samples a host's resident memory every few milliseconds on a thread of its own and keeps the
 /// peak, until stopped.
 final class MemorySampler: Sendable {
-    private let peak = Mutex<Double>(0)
+    private let peak = LockedValue<Double>(0)
     private let running = Atomic<Bool>(true)
 
     init(_ host: StressHost, everyMilliseconds interval: UInt32 = 50) {

@@ -1,5 +1,6 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import Foundation
 import Synchronization
 
@@ -42,7 +43,7 @@ enum UnreadEventsScenario {
 
             // The listener that reads, keeping the latest write number seen per key.
             let reader = try await host.connect()
-            let latest = Mutex<[String: UInt64]>([:])
+            let latest = LockedValue<[String: UInt64]>([:])
             let events = Atomic<Int>(0)
             let stream = EventChannel(name: changes, messenger: reader.messenger)
                 .receiveBroadcastStream(arguments: ["appGroup": .string(StressHost.appGroup)])

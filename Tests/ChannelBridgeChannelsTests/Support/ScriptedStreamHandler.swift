@@ -1,7 +1,7 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import ChannelBridgeTestSupport
-import Synchronization
 
 /// A stream handler whose behaviour a test scripts, and which reports every call in order.
 final class ScriptedStreamHandler: StreamHandler {
@@ -11,7 +11,7 @@ final class ScriptedStreamHandler: StreamHandler {
     }
 
     let calls = Inbox<Call>()
-    private let sinks = Mutex<[EventSink]>([])
+    private let sinks = LockedValue<[EventSink]>([])
     private let listenBody: @Sendable (StandardValue, EventSink) async throws -> Void
     private let cancelBody: @Sendable (StandardValue) async throws -> Void
 

@@ -1,13 +1,13 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import ChannelBridgePlugins
 import ChannelBridgeTestSupport
-import Synchronization
 
 /// Where the test plugins report what happened to them: handed to them through the environment,
 /// since `register(with:)` gets nothing else.
 final class Probe: Sendable {
-    private let log = Mutex<[String]>([])
+    private let log = LockedValue<[String]>([])
     let streamCalls = Inbox<String>()
 
     func record(_ entry: String) {

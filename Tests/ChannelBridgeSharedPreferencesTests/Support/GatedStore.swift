@@ -1,7 +1,7 @@
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import ChannelBridgeStore
 import ChannelBridgeTestSupport
-import Synchronization
 
 /// An in-memory group whose operations on chosen keys wait for a gate, and which logs when each
 /// operation starts and ends: for tests of the order in which the plugin calls the store. Reads of
@@ -12,7 +12,7 @@ final class GatedStore: PreferenceStore, PreferenceStoreProvider, CachedPreferen
     let heldKeys: Set<String>
     let gate = Gate()
     /// "set a", "get a", … as each operation starts; "… done" as it ends.
-    let log = Mutex<[String]>([])
+    let log = LockedValue<[String]>([])
     /// The same starts, for a test that waits for one.
     let started = Inbox<String>()
 

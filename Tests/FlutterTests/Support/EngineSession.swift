@@ -1,9 +1,9 @@
 import ChannelBridgeMessenger
+import ChannelBridgePlatform
 import ChannelBridgePlugins
 import ChannelBridgeTesting
 import Flutter
 import Foundation
-import Synchronization
 
 /// A `FlutterEngine` on the host side of an in-memory session, and the client that drives it
 /// with ChannelBridge's own channels (the Dart side's bytes).
@@ -27,7 +27,7 @@ struct EngineSession {
 /// The module's log, captured once for every test; each test reads what mentions its own
 /// channel names, so parallel tests do not see each other's lines.
 enum LogCapture {
-    private static let lines = Mutex<[String]>([])
+    private static let lines = LockedValue<[String]>([])
     private static let installed: Void = {
         FlutterLog.setHandler { level, message in lines.withLock { $0.append("\(level.rawValue): \(message)") } }
     }()

@@ -1,4 +1,4 @@
-import Synchronization
+import ChannelBridgePlatform
 
 /// Collects values that arrive from elsewhere (handlers on other tasks, a child's output lines, a
 /// change stream), in the order they arrive. A test reads them afterwards with `all`, or waits until
@@ -23,7 +23,7 @@ public final class Collector<Element: Sendable>: Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     /// What is collected, for the messages of failed waits.
     public let name: String
 

@@ -1,4 +1,4 @@
-import Synchronization
+import ChannelBridgePlatform
 
 /// Suspends callers of `wait()` until `open()`; for handlers that must not answer yet.
 ///
@@ -9,7 +9,7 @@ import Synchronization
 /// gate.open()
 /// ```
 public final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = LockedValue<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     public init() {}
 

@@ -1,4 +1,4 @@
-import Synchronization
+import ChannelBridgePlatform
 
 /// Runs `body`, failing with `HangGuardExpired` instead of hanging if it has not finished after
 /// `seconds`. A generous guard against hangs only: nothing here asserts how fast anything is.
@@ -29,7 +29,7 @@ private final class HangGuardRace<T: Sendable>: Sendable {
         var timer: Task<Void, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     func start(_ continuation: CheckedContinuation<T, any Error>, seconds: Int,
                _ body: @escaping @Sendable () async throws -> T) {

@@ -1,6 +1,6 @@
+import ChannelBridgePlatform
 import Foundation
 import Glibc
-import Synchronization
 
 /// An `extension-host` child process: its standard output read line by line as it comes (so the
 /// test sees the ready line at once), its standard error collected, its exit awaited.
@@ -33,7 +33,7 @@ public final class HostProcess: Sendable {
 
     public let arguments: [String]
     private let process: Process
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// Starts `extension-host` (or another host executable built by the package) with `arguments`.
     public init(_ arguments: [String], environment: [String: String]? = nil, product: String = "extension-host") throws {

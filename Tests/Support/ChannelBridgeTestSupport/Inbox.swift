@@ -1,4 +1,4 @@
-import Synchronization
+import ChannelBridgePlatform
 
 /// Values pushed from handlers, taken in order by one reader that waits for the next one.
 ///
@@ -13,7 +13,7 @@ public final class Inbox<Value: Sendable>: Sendable {
         var waiter: CheckedContinuation<Value, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     public init() {}
 

@@ -1,5 +1,5 @@
+import ChannelBridgePlatform
 import Foundation
-import Synchronization
 
 extension ProcessRunner {
     /// Starts `process`, one start at a time in this test process. Every child a test starts goes
@@ -21,5 +21,5 @@ extension ProcessRunner {
         try starting.withLock { _ in try process.run() }
     }
 
-    private static let starting = Mutex(())
+    private static let starting = LockedValue(())
 }

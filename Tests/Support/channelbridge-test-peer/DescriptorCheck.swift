@@ -1,10 +1,10 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
+import ChannelBridgePlatform
 import ChannelBridgeSocket
 import Foundation
 import Glibc
-import Synchronization
 
 /// `channelbridge-test-peer fd-check PATH`: the whole-process descriptor count before and after
 /// rounds of sessions that end every way a session can end, measured in a process of its own (a
@@ -102,6 +102,6 @@ enum DescriptorCheck {
 
 /// The host side's sessions, shared between the listener's callback and the check.
 final class Sessions: Sendable {
-    private let state = Mutex<[SocketConnection]>([])
+    private let state = LockedValue<[SocketConnection]>([])
     func withLock<T: Sendable>(_ body: (inout [SocketConnection]) -> T) -> T { state.withLock { body(&$0) } }
 }

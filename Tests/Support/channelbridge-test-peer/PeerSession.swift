@@ -1,8 +1,8 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import ChannelBridgeSocket
 import Foundation
-import Synchronization
 
 /// The channels one peer session serves.
 ///
@@ -109,9 +109,9 @@ enum PeerSession {
 
 /// What one session remembers.
 final class SessionState: Sendable {
-    let arrivals = Mutex(0)
-    let eventLog = Mutex<[StandardValue]>([])
-    let holds = Mutex<[AsyncThrowingStream<EventChannel.Event, any Error>]>([])
+    let arrivals = LockedValue(0)
+    let eventLog = LockedValue<[StandardValue]>([])
+    let holds = LockedValue<[AsyncThrowingStream<EventChannel.Event, any Error>]>([])
 }
 
 /// The owner side of `peer/events`.
