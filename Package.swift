@@ -63,7 +63,7 @@ let package = Package(
                                "ChannelBridgeChannels", "ChannelBridgeStore", "ChannelBridgeCodec", "ChannelBridgeMessenger",
                                "ChannelBridgePlatform"],
                 swiftSettings: strict),
-        .executableTarget(name: "extension-host", dependencies: ["ChannelBridgeHost", "ChannelBridgeSocket"], swiftSettings: strict),
+        .executableTarget(name: "extension-host", dependencies: ["ChannelBridgeHost", "ChannelBridgePlatform"], swiftSettings: strict),
         // Drives an extension host from another process: typed calls over the socket.
         .target(name: "ChannelBridgeClient",
                 dependencies: ["ChannelBridgeSocket", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger",
@@ -169,12 +169,12 @@ let package = Package(
                                "ChannelBridgePlatform"],
                 swiftSettings: strict),
         .executableTarget(name: "flutter-style-plugin-example",
-                          dependencies: ["Flutter", "ChannelBridgeHost", "ChannelBridgePlugins"],
+                          dependencies: ["Flutter", "ChannelBridgeHost", "ChannelBridgePlugins", "ChannelBridgePlatform"],
                           path: "Examples/FlutterStylePlugin", swiftSettings: strict),
         // Pigeon 28.0.0's Swift output, in the Swift 5 language mode as Pigeon's own test plugin builds it.
         .executableTarget(name: "pigeon-api-example",
                           dependencies: ["Flutter", "ChannelBridgeSocket", "ChannelBridgeChannels", "ChannelBridgeCodec",
-                                         "ChannelBridgeMessenger"],
+                                         "ChannelBridgeMessenger", "ChannelBridgePlatform"],
                           path: "Examples/PigeonAPI/Sources", swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "FlutterTests",
                     dependencies: ["Flutter", "ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeChannels",

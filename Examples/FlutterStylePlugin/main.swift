@@ -12,11 +12,12 @@
 
 import ChannelBridgeHost
 import ChannelBridgePlugins
+import ChannelBridgePlatform
 import Flutter
-import Glibc
 
-// A closed pipe is an error on that pipe, not the end of the host.
-signal(SIGPIPE, SIG_IGN)
+// Process-wide policy, as `extension-host` decides it: a closed pipe is an error on that pipe,
+// not the end of the host; SIGINT/SIGTERM cancel the host's run, a second one ends the process.
+ProcessSignals.ignoreBrokenPipes()
 
 // By name, like the built-in plugins: `--plugin PlatformVersionPlugin` selects it.
 var catalogue = PluginCatalogue()
@@ -32,5 +33,6 @@ let plugins = HostPlugins(catalogue: catalogue) { registry in
     ShareViewController(engine: FlutterEngine.engine(for: registry), extensionContext: context).viewDidLoad()
 }
 
-exit(await ExtensionHostCommand.main(arguments: Array(CommandLine.arguments.dropFirst()),
-                                     interruptions: HostSignal.watch(), plugins: plugins))
+let interruptions = HostSignal.watch(onRepeat: { ProcessExit.immediately($0.exitStatus) })
+ProcessExit.normally(await ExtensionHostCommand.main(arguments: Array(CommandLine.arguments.dropFirst()),
+                                                     interruptions: interruptions, plugins: plugins))

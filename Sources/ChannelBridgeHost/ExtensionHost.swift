@@ -6,7 +6,6 @@ import ChannelBridgePlugins
 import ChannelBridgeSharedPreferences
 import ChannelBridgeSocket
 import ChannelBridgeStore
-import Dispatch
 import FoundationEssentials
 
 /// An app extension's native side as a process: serves the extension channel, the built-in
@@ -20,7 +19,8 @@ import FoundationEssentials
 /// ```
 ///
 /// Ending, exactly once, whichever comes first: `exit`/`completeRequest` (completed), `cancel`,
-/// the deadline (expired), `interrupt(_:)` (a signal). From that moment every request a session
+/// the deadline (expired), `interrupt(_:)` or cancelling the task that runs `run()` (interrupted;
+/// the executables turn SIGINT/SIGTERM into that cancellation). From that moment every request a session
 /// receives is answered with REPLY status 2 (`host is shutting down`), except a further `exit`,
 /// `completeRequest` or `cancel`, which gets `REQUEST_ALREADY_COMPLETED`. Once the reply to the
 /// call that ended the request is queued, the host stops accepting and removes its socket file,
@@ -36,12 +36,19 @@ public final class ExtensionHost: Sendable {
     private let listener: SocketListener
     private let sessions: SessionTable
     private let output: HostOutput
-    /// Left once the host serves; the accepting thread holds new sessions until then.
-    private let serving: DispatchGroup
-    private let running = LockedValue<Task<CompletionRecord, Never>?>(nil)
+    private let running = LockedValue(RunState.idle)
+
+    /// Whether `run()` has been called, and its record once it has returned. A later call waits
+    /// for the first one's record.
+    private enum RunState {
+        case idle
+        /// Resumed, each exactly once, with the record when the first call finishes.
+        case running(waiters: [CheckedContinuation<CompletionRecord, Never>])
+        case finished(CompletionRecord)
+    }
 
     private init(options: HostOptions, request: ExtensionRequest, store: AppGroupStore, listener: SocketListener,
-                 sessions: SessionTable, output: HostOutput, serving: DispatchGroup) {
+                 sessions: SessionTable, output: HostOutput) {
         self.options = options
         self.socketPath = options.socketPath
         self.request = request
@@ -49,7 +56,6 @@ public final class ExtensionHost: Sendable {
         self.listener = listener
         self.sessions = sessions
         self.output = output
-        self.serving = serving
     }
 
     /// Checks the options, binds the socket, copies shared files into the first entitled group's
@@ -85,8 +91,6 @@ public final class ExtensionHost: Sendable {
 
         let sessions = SessionTable()
         let request = ExtensionRequest(inputItems: items.planned)
-        let serving = DispatchGroup()
-        serving.enter()
         let setup = SessionSetup(options: options, pluginKeys: pluginKeys, catalogue: catalogue,
                                  setUpSession: plugins.setUpSession, request: request, store: store,
                                  sessions: sessions, output: output)
@@ -100,17 +104,16 @@ public final class ExtensionHost: Sendable {
         listenerOptions.connection.helloTimeout = options.helloTimeout
         let listener: SocketListener
         do {
-            listener = try SocketListener(path: options.socketPath, options: listenerOptions) { connection in
-                serving.wait()
+            // Bound now, accepting from `run()` on: a client that connects before then waits in the
+            // backlog, and no session sees the request before its files are copied.
+            listener = try SocketListener(binding: options.socketPath, options: listenerOptions) { connection in
                 setup.open(connection)
             }
         } catch {
-            // Balanced, so the group is released with the failed start (LeakSanitizer saw it kept).
-            serving.leave()
             throw HostError(.socket, "cannot listen on \(options.socketPath): \(error.message) (\(error.code))")
         }
         let host = ExtensionHost(options: options, request: request, store: store, listener: listener,
-                                 sessions: sessions, output: output, serving: serving)
+                                 sessions: sessions, output: output)
         do {
             if hasFiles {
                 let created = try await primary.containerDirectory()
@@ -142,31 +145,77 @@ public final class ExtensionHost: Sendable {
     public static let shuttingDownReason = "host is shutting down"
 
     /// Prints the ready line, serves until the request ends, shuts down as described above and
-    /// prints the completion record, which it returns. Sessions are held until this is called;
-    /// calling it again waits for the same record.
-    public func run() async -> CompletionRecord {
-        let task = running.withLock { running in
-            if let task = running { return task }
-            let task = Task { await self.serve() }
-            running = task
-            return task
+    /// prints the completion record, which it returns. Sessions wait in the socket's backlog
+    /// until this is called.
+    ///
+    /// Structured: everything the host runs while serving is a child of the calling task, and
+    /// cancelling that task interrupts the host: the request ends as `interrupted` with the signal
+    /// `cancellationSignal` names at that moment (SIGTERM by default: what a supervisor's stop
+    /// means), unless it had already ended; the shutdown then runs in full (owed replies sent,
+    /// sessions closed with GOODBYE `shuttingDown`, socket file removed, plugins torn down) and
+    /// this returns the record. Call it once; a further call waits for the first one's record.
+    public func run(cancellationSignal: @escaping @Sendable () -> HostSignal = { .sigterm }) async -> CompletionRecord {
+        let first = running.withLock { state -> Bool in
+            guard case .idle = state else { return false }
+            state = .running(waiters: [])
+            return true
         }
-        return await task.value
+        guard first else { return await recordOfFirstRun() }
+        let record = await serve(cancellationSignal: cancellationSignal)
+        let waiters = running.withLock { state -> [CheckedContinuation<CompletionRecord, Never>] in
+            defer { state = .finished(record) }
+            if case .running(let waiters) = state { return waiters }
+            return []
+        }
+        for waiter in waiters { waiter.resume(returning: record) }
+        return record
     }
 
-    private func serve() async -> CompletionRecord {
-        output.standardOutput("ready \(socketPath)")
-        serving.leave()
-        let deadline = options.deadline.map { deadline in
-            Task { [request] in
-                do { try await Task.sleep(for: deadline) } catch { return }
-                request.end(.expired, error: MethodError(
-                    code: "EXPIRED",
-                    message: "the deadline of \(Self.seconds(deadline)) s passed with neither exit nor cancel"))
+    private func recordOfFirstRun() async -> CompletionRecord {
+        await withCheckedContinuation { continuation in
+            let record = running.withLock { state -> CompletionRecord? in
+                switch state {
+                case .finished(let record):
+                    return record
+                case .running(var waiters):
+                    waiters.append(continuation)
+                    state = .running(waiters: waiters)
+                    return nil
+                case .idle:
+                    preconditionFailure("a further run() before the first")
+                }
             }
+            if let record { continuation.resume(returning: record) }
         }
-        let ending = await request.waitForEnd()
-        deadline?.cancel()
+    }
+
+    private func serve(cancellationSignal: @escaping @Sendable () -> HostSignal) async -> CompletionRecord {
+        output.standardOutput("ready \(socketPath)")
+        do {
+            try listener.startAccepting()
+        } catch {
+            // Out of threads: nobody can connect, so the request ends now, as a failed start does.
+            output.standardError("extension-host: \(error.message)")
+            request.end(.cancelled, error: MethodError(code: "FAILED_TO_START", message: error.message))
+        }
+        let ending = await withTaskGroup(of: Void.self) { [request, options] group -> ExtensionRequest.Ending in
+            if let deadline = options.deadline {
+                group.addTask {
+                    do { try await Task.sleep(for: deadline) } catch { return }
+                    request.end(.expired, error: MethodError(
+                        code: "EXPIRED",
+                        message: "the deadline of \(Self.seconds(deadline)) s passed with neither exit nor cancel"))
+                }
+            }
+            let ending = await withTaskCancellationHandler {
+                await request.waitForEnd()
+            } onCancel: {
+                self.interrupt(cancellationSignal())
+            }
+            group.cancelAll()
+            return ending
+        }
+        // From here on nothing waits for cancellation: a cancelled run still shuts down in full.
         if let reply = ending.endingReply { await reply.wait() }
         await shutDown(reason: "\(Self.shuttingDownReason) (\(ending.outcome))")
         // Every owed reply is out, so every write a session made has been acknowledged and is
@@ -202,7 +251,6 @@ public final class ExtensionHost: Sendable {
     /// Undoes a start that failed after binding.
     private func abandon() async {
         request.end(.cancelled, error: MethodError(code: "FAILED_TO_START"))
-        serving.leave()
         await shutDown(reason: "\(Self.shuttingDownReason) (failed to start)")
     }
 

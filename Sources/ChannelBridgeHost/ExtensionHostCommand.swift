@@ -1,7 +1,9 @@
+import ChannelBridgePlatform
+
 /// The `extension-host` command: parse the command line, start, serve, and answer the exit status.
 ///
 /// ```swift
-/// // main.swift of the executable, after turning SIGINT/SIGTERM into `interruptions`:
+/// // main.swift of the executable, its policy for SIGINT/SIGTERM in `interruptions`:
 /// let status = await ExtensionHostCommand.main(arguments: Array(CommandLine.arguments.dropFirst()),
 ///                                             interruptions: interruptions)
 /// exit(status)
@@ -9,7 +11,8 @@
 public enum ExtensionHostCommand {
     /// Runs the host the command line describes and returns the process's exit status: the
     /// outcome's (0, 2, 3, 130, 143), 64 for a usage error, 1 when the host could not start, 0
-    /// after `--help`. Signals arriving on `interruptions` interrupt the host. A custom host passes
+    /// after `--help`. The first signal on `interruptions` cancels the host's `run()`, which ends
+    /// the request as interrupted by that signal and shuts down in order. A custom host passes
     /// its own `plugins`.
     public static func main(arguments: [String], interruptions: AsyncStream<HostSignal>,
                             output: HostOutput = .process, plugins: HostPlugins = HostPlugins()) async -> Int32 {
@@ -33,11 +36,32 @@ public enum ExtensionHostCommand {
             output.standardError("extension-host: \(error.message)")
             return error.exitStatus
         }
-        let forwarding = Task {
-            for await signal in interruptions { host.interrupt(signal) }
+        return await run(host, interruptions: interruptions).outcome.exitStatus
+    }
+
+    /// Runs `host` in a child task and cancels it at the first signal on `interruptions`: the
+    /// signal becomes the cancellation of `run()`, which ends the request as interrupted by it.
+    static func run(_ host: ExtensionHost, interruptions: AsyncStream<HostSignal>) async -> CompletionRecord {
+        let interruption = LockedValue<HostSignal?>(nil)
+        return await withTaskGroup(of: CompletionRecord?.self) { group in
+            group.addTask {
+                await host.run(cancellationSignal: { interruption.withLock { $0 } ?? .sigterm })
+            }
+            group.addTask {
+                for await signal in interruptions {
+                    interruption.withLock { $0 = signal }
+                    return nil
+                }
+                return nil   // no more signals can come: the host runs on
+            }
+            while let result = await group.next() {
+                if let record = result {
+                    group.cancelAll()   // the host ended first: stop waiting for signals
+                    return record
+                }
+                if interruption.withLock({ $0 }) != nil { group.cancelAll() }
+            }
+            preconditionFailure("the host's task ended without a record")
         }
-        let record = await host.run()
-        forwarding.cancel()
-        return record.outcome.exitStatus
     }
 }

@@ -11,7 +11,8 @@ import ChannelBridgePlugins
 /// let plugins = HostPlugins(catalogue: catalogue) { registry in         // and a generated registrant
 ///     GeneratedPluginRegistrant.register(with: FlutterEngine.engine(for: registry))
 /// }
-/// exit(await ExtensionHostCommand.main(arguments: arguments, interruptions: HostSignal.watch(), plugins: plugins))
+/// let interruptions = HostSignal.watch(onRepeat: { _exit($0.exitStatus) })   // the executable's policy
+/// exit(await ExtensionHostCommand.main(arguments: arguments, interruptions: interruptions, plugins: plugins))
 /// ```
 public struct HostPlugins: Sendable {
     /// Plugin types by key, registered in each session by name like the built-in ones (after

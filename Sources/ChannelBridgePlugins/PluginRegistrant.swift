@@ -26,6 +26,21 @@ public struct PluginRegistrant: Sendable {
     /// nothing. A plugin whose `register(with:)` throws stops the registration there
     /// (`registrationFailed`): the plugins before it stay registered, it leaves nothing behind.
     public func register(_ keys: [String], with registry: PluginRegistry) async throws(PluginError) {
+        for (key, type) in try checked(keys, with: registry) {
+            try await registry.register(type, forKey: key)
+        }
+    }
+
+    /// `register(_:with:)` for a caller on a thread that must not wait for a task (the host's
+    /// accepting thread); see `PluginRegistry.registerWithoutWaiting`.
+    package func registerWithoutWaiting(_ keys: [String], with registry: PluginRegistry) throws(PluginError) {
+        for (key, type) in try checked(keys, with: registry) {
+            try registry.registerWithoutWaiting(type, forKey: key)
+        }
+    }
+
+    private func checked(_ keys: [String], with registry: PluginRegistry) throws(PluginError)
+        -> [(key: String, type: any Plugin.Type)] {
         var types: [(key: String, type: any Plugin.Type)] = []
         var seen: Set<String> = []
         for key in keys {
@@ -33,8 +48,6 @@ public struct PluginRegistrant: Sendable {
             guard seen.insert(key).inserted, !registry.hasPlugin(key) else { throw .duplicateKey(key) }
             types.append((key, type))
         }
-        for (key, type) in types {
-            try await registry.register(type, forKey: key)
-        }
+        return types
     }
 }

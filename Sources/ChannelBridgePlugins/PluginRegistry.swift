@@ -57,6 +57,21 @@ public final class PluginRegistry: Sendable {
         }
     }
 
+    /// `register(_:forKey:)` for a caller on a thread that must not wait for a task (the host's
+    /// accepting thread): a plugin that fails has its handlers removed before this throws, and its
+    /// teardown hooks run afterwards, on a task of their own.
+    package func registerWithoutWaiting(_ plugin: any Plugin.Type, forKey key: String? = nil) throws(PluginError) {
+        let key = key ?? plugin.pluginKey
+        let registrar = try registrar(forPlugin: key)
+        do {
+            try plugin.register(with: registrar)
+        } catch {
+            let hooks = core.rollBackNow(key)
+            if !hooks.isEmpty { Task { for hook in hooks { await hook() } } }
+            throw .registrationFailed(key, error)
+        }
+    }
+
     /// Whether a plugin is registered under `key` (it stays so after teardown).
     public func hasPlugin(_ key: String) -> Bool {
         core.publication(of: key) != nil

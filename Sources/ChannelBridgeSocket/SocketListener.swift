@@ -52,6 +52,8 @@ public final class SocketListener: Sendable {
     }
 
     private struct State {
+        /// Whether the accepting thread was started (`startAccepting`).
+        var accepting = false
         var closing = false
         var closed = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -65,18 +67,43 @@ public final class SocketListener: Sendable {
     private let socket: ListeningSocket
     private let state = LockedValue(State())
 
+    private let onConnection: @Sendable (SocketConnection) -> Void
+
     /// Binds `path` and starts accepting. `onConnection` runs on the accepting thread for each
     /// accepted session before anything is read from it (its HELLO has gone out): install handlers
     /// there, and return quickly (the next client waits meanwhile).
-    public init(path: String = SocketPath.defaultPath(), options: Options = Options(),
-                onConnection: @escaping @Sendable (SocketConnection) -> Void) throws(SocketError) {
+    public convenience init(path: String = SocketPath.defaultPath(), options: Options = Options(),
+                            onConnection: @escaping @Sendable (SocketConnection) -> Void) throws(SocketError) {
+        try self.init(binding: path, options: options, onConnection: onConnection)
+        try startAccepting()
+    }
+
+    /// Binds `path` without accepting yet: clients that connect meanwhile wait in the `listen`
+    /// backlog until `startAccepting()`, so a server can finish preparing (files copied, keys
+    /// written) before any session can see it, with no thread waiting for that.
+    package init(binding path: String, options: Options = Options(),
+                 onConnection: @escaping @Sendable (SocketConnection) -> Void) throws(SocketError) {
         self.path = path
         self.options = options
+        self.onConnection = onConnection
         socket = try ListeningSocket.open(path: path, backlog: options.backlog)
+    }
+
+    /// Starts the accepting thread, once; does nothing after `close()`.
+    ///
+    /// - Throws: `SocketError` `systemCall` when no thread can be started; the listener is closed
+    ///   then (the socket file is gone).
+    package func startAccepting() throws(SocketError) {
+        let start = state.withLock { state -> Bool in
+            guard !state.accepting, !state.closing else { return false }
+            state.accepting = true
+            return true
+        }
+        guard start else { return }
         let started = options.startThread("cb accept") { [self] in acceptLoop(onConnection) }
         if started != 0 {
-            Syscalls.closeDescriptor(socket.fd)
-            socket.release(path: path)
+            state.withLock { $0.closing = true }
+            finishClosing()
             throw SocketError(.systemCall, "cannot start the accepting thread: \(Syscalls.errorText(started))",
                               path: path, errno: started)
         }
@@ -91,12 +118,14 @@ public final class SocketListener: Sendable {
     /// Stops accepting and removes the socket file. Sessions already accepted go on until they
     /// are closed themselves.
     public func close() {
-        let first = state.withLock { state -> Bool in
+        let (first, accepting) = state.withLock { state -> (Bool, Bool) in
             defer { state.closing = true }
-            return !state.closing
+            return (!state.closing, state.accepting)
         }
-        // Shutting a listening socket down makes the blocked accept return.
-        if first { _ = shutdown(socket.fd, Int32(SHUT_RDWR)) }
+        guard first else { return }
+        // Shutting a listening socket down makes the blocked accept return; a listener that never
+        // accepted has no thread to do the rest.
+        if accepting { _ = shutdown(socket.fd, Int32(SHUT_RDWR)) } else { finishClosing() }
     }
 
     /// Resumes once the accepting thread has ended and the socket file is gone.
@@ -128,6 +157,12 @@ public final class SocketListener: Sendable {
                 usleep(10_000)
             }
         }
+        finishClosing()
+    }
+
+    /// Closes the descriptor, removes the socket file and wakes `waitUntilClosed`; runs once, on
+    /// the accepting thread as it ends, or in `close()` when it never started.
+    private func finishClosing() {
         Syscalls.closeDescriptor(socket.fd)
         socket.release(path: path)
         let waiters = state.withLock { state in

@@ -1,3 +1,4 @@
+import ChannelBridgePlatform
 import ChannelBridgeSocket
 import Foundation
 import Glibc
@@ -23,8 +24,9 @@ struct ChannelBridgeCLI {
 
     static func main() async {
         // A peer or host that goes away must surface as an error on write, not kill this process.
-        signal(SIGPIPE, SIG_IGN)
-        ProcessTuning.retainLargeAllocations()
+        ProcessSignals.ignoreBrokenPipes()
+        // Bulk transfers (`send`, `bench`) reuse large buffers instead of faulting fresh pages in.
+        AllocatorTuning.retainLargeAllocations()
         let arguments = Array(CommandLine.arguments.dropFirst())
         let status = await run(arguments)
         Output.flush()

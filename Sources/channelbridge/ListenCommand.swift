@@ -57,7 +57,7 @@ enum ListenCommand: CLICommand {
             }
         }
         // Ctrl-C cancels the stream (which sends `cancel`) and ends with status 130.
-        let watcher = SignalWatcher([SIGINT])
+        let watcher = ProcessSignals.watch([ProcessSignals.interrupt])
         let watching = Task {
             for await _ in watcher.signals {
                 interrupted.withLock { $0 = true }

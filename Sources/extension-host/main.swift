@@ -1,10 +1,14 @@
 import ChannelBridgeHost
-import Glibc
+import ChannelBridgePlatform
 
+// Process-wide policy is decided here, at the executable's edge; the libraries only offer the means.
 // A closed pipe is an error on that pipe, not the end of the host.
-signal(SIGPIPE, SIG_IGN)
-// No `ProcessTuning.retainLargeAllocations()` here: the host serves preferences, not bulk
+ProcessSignals.ignoreBrokenPipes()
+// No `AllocatorTuning.retainLargeAllocations()` here: the host serves preferences, not bulk
 // transfers, and keeping every freed large buffer would let one burst (a client flooding it)
 // hold memory long after it ended (wire protocol §4.10).
-exit(await ExtensionHostCommand.main(arguments: Array(CommandLine.arguments.dropFirst()),
-                                     interruptions: HostSignal.watch()))
+// SIGINT/SIGTERM cancel the host's run (an orderly shutdown, exit 130/143); a second one ends the
+// process at once with its status, for when the orderly way hangs (Protocol/extension-host.md §1.3).
+let interruptions = HostSignal.watch(onRepeat: { ProcessExit.immediately($0.exitStatus) })
+ProcessExit.normally(await ExtensionHostCommand.main(arguments: Array(CommandLine.arguments.dropFirst()),
+                                                     interruptions: interruptions))

@@ -11,6 +11,7 @@
 
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import ChannelBridgeSocket
 import Flutter
 import Foundation
@@ -38,8 +39,8 @@ func makeScratchDirectory() -> String {
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "serve" where arguments.count == 2:
-    signal(SIGPIPE, SIG_IGN)
-    let watcher = SignalWatcher([SIGINT, SIGTERM])
+    ProcessSignals.ignoreBrokenPipes()
+    let watcher = ProcessSignals.watch([ProcessSignals.interrupt, ProcessSignals.terminate])
     let listener = try serve(on: arguments[1]) { line($0) }
     line("ready \(arguments[1])")
     for await _ in watcher.signals { break }

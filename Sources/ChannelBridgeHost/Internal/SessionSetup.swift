@@ -6,7 +6,6 @@ import ChannelBridgePlugins
 import ChannelBridgeSharedPreferences
 import ChannelBridgeSocket
 import ChannelBridgeStore
-import Dispatch
 
 /// Turns an accepted connection into a `HostSession`: a plugin registry with the selected plugins
 /// registered by name, the extension channel, and the echo channel when asked for.
@@ -74,21 +73,15 @@ struct SessionSetup: Sendable {
     }
 
     /// Registers the plugins through the registrant, by name, as Flutter's generated registrant
-    /// does. The registrant is async; this thread is the accepting thread, never a pool thread, so
-    /// it may wait for it.
+    /// does. This runs on the accepting thread, which waits for no task: a plugin that fails is
+    /// removed at once and its teardown hooks run afterwards (`registerWithoutWaiting`).
     private static func register(_ keys: [String], from catalogue: PluginCatalogue,
                                  with registry: PluginRegistry) -> PluginError? {
-        let done = DispatchSemaphore(value: 0)
-        let failure = LockedValue<PluginError?>(nil)
-        Task {
-            do throws(PluginError) {
-                try await PluginRegistrant(catalogue: catalogue).register(keys, with: registry)
-            } catch {
-                failure.withLock { $0 = error }
-            }
-            done.signal()
+        do throws(PluginError) {
+            try PluginRegistrant(catalogue: catalogue).registerWithoutWaiting(keys, with: registry)
+            return nil
+        } catch {
+            return error
         }
-        done.wait()
-        return failure.withLock { $0 }
     }
 }

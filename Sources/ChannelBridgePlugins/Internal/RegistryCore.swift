@@ -56,6 +56,18 @@ final class RegistryCore: Sendable {
         await Self.dismantle([entry])
     }
 
+    /// `rollBack` for a caller that cannot wait: removes what the plugin installed now and returns
+    /// the hooks it added, for the caller to run.
+    func rollBackNow(_ key: String) -> [Hook] {
+        let entry = state.withLock { state -> Entry? in
+            state.order.removeAll { $0 == key }
+            return state.entries.removeValue(forKey: key)
+        }
+        guard let entry else { return [] }
+        for uninstall in entry.uninstalls { uninstall() }
+        return entry.hooks
+    }
+
     /// Removes every installed handler, then runs every hook, once; concurrent and later calls
     /// return when that work is done.
     func tearDown() async {

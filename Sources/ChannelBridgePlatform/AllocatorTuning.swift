@@ -1,13 +1,15 @@
 import Glibc
 
-/// Process-wide settings for processes that move large payloads over sockets.
-public enum ProcessTuning {
+/// Process-wide allocator settings, for executables that move large payloads over sockets. A
+/// library never calls this: it is the executable's decision (the host does not; see
+/// `extension-host`'s `main.swift`).
+package enum AllocatorTuning {
     /// Keeps freed buffers of up to 64 MiB in the heap for reuse instead of returning them to the
     /// kernel. By default glibc maps every block over 128 KiB on its own and unmaps it when freed, so
     /// each large message round trip pays page faults for every fresh buffer; measured on a 16 MiB
     /// `Uint8List` round trip this triples throughput. Costs up to that much resident memory after
     /// a large transfer. Call once, early in `main`.
-    public static func retainLargeAllocations() {
+    package static func retainLargeAllocations() {
         // `mallopt` is not in the Glibc module map; it is part of glibc's ABI, so look it up.
         typealias MallOpt = @convention(c) (Int32, Int32) -> Int32
         guard let symbol = dlsym(nil, "mallopt") else { return }   // RTLD_DEFAULT

@@ -1,0 +1,68 @@
+import Dispatch
+import Glibc
+
+/// Process signals as an `AsyncStream`: the mechanism. What a signal means (cancel a host's run,
+/// end the process on a second one) is the executable's decision, made in its `main`.
+///
+/// ```swift
+/// let watch = ProcessSignals.watch([ProcessSignals.interrupt, ProcessSignals.terminate])
+/// for await number in watch.signals { cancelTheWork(number) }
+/// ```
+package final class ProcessSignals: Sendable {
+    package static let interrupt: Int32 = SIGINT
+    package static let terminate: Int32 = SIGTERM
+
+    /// Every watched signal, in the order received; finishes after `cancel()`.
+    package let signals: AsyncStream<Int32>
+    private let continuation: AsyncStream<Int32>.Continuation
+    // The dispatch sources must stay alive for the signals to be watched.
+    private let sources: LockedValue<[any DispatchSourceSignal]>
+
+    private init(_ numbers: [Int32], onRepeat: (@Sendable (Int32) -> Void)?) {
+        let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
+        let received = LockedValue(0)
+        signals = stream
+        self.continuation = continuation
+        sources = LockedValue(numbers.map { number -> any DispatchSourceSignal in
+            // The default action (ending the process) is replaced by the stream while watched.
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { @Sendable in
+                // On the dispatch thread, not the concurrency pool: `onRepeat` still runs when the
+                // pool is stuck, which is when a second signal matters.
+                let count = received.withLock { count in
+                    count += 1
+                    return count
+                }
+                if count > 1, let onRepeat { onRepeat(number) } else { continuation.yield(number) }
+            }
+            source.resume()
+            return source
+        })
+    }
+
+    /// Starts watching `numbers`: their default action is replaced by the stream. With `onRepeat`,
+    /// every signal after the first goes to it (on a dispatch thread) instead of the stream.
+    package static func watch(_ numbers: [Int32], onRepeat: (@Sendable (Int32) -> Void)? = nil) -> ProcessSignals {
+        ProcessSignals(numbers, onRepeat: onRepeat)
+    }
+
+    /// Stops watching; the signals get their default action back and the stream finishes.
+    package func cancel() {
+        let sources = self.sources.withLock { sources in
+            defer { sources = [] }
+            return sources
+        }
+        for source in sources {
+            source.cancel()
+            signal(Int32(source.handle), SIG_DFL)
+        }
+        continuation.finish()
+    }
+
+    /// Makes writing to a closed pipe or socket an error on that descriptor (EPIPE) instead of
+    /// the end of the process.
+    package static func ignoreBrokenPipes() {
+        signal(SIGPIPE, SIG_IGN)
+    }
+}
