@@ -73,11 +73,15 @@ let package = Package(
         .executableTarget(name: "channelbridge-raw-bench", path: "Sources/channelbridge-raw-bench"),
         // Depends on the executables it starts (`bench`'s baselines, `demo`'s host) so that SwiftPM builds them
         // beside it: `swift run -c release channelbridge bench` works on a fresh clone. They are built, not linked.
+        // The benchmark suite (scenarios, baselines, report) that `channelbridge bench` is a thin shell over.
+        .target(name: "ChannelBridgeBench",
+                dependencies: ["ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeSocket", "ChannelBridgePlatform"],
+                resources: [.copy("Resources/representative-payload.tvn.json")], swiftSettings: strict),
         .executableTarget(name: "channelbridge", dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeChannels",
                                                        "ChannelBridgeSocket", "ChannelBridgeMessenger", "ChannelBridgeClient",
                                                        "ChannelBridgeStore", "ChannelBridgeHost", "ChannelBridgePlatform",
-                                                       "extension-host", "channelbridge-raw-bench"],
-                         resources: [.copy("Resources/representative-payload.tvn.json")], swiftSettings: strict),
+                                                       "ChannelBridgeBench", "extension-host", "channelbridge-raw-bench"],
+                         swiftSettings: strict),
         // Writes to a store from a separate process (directly, or through a host's channel), for the
         // multi-process tests of the store and the host.
         .executableTarget(name: "channelbridge-store-peer",

@@ -1,34 +1,14 @@
+import ChannelBridgeBench
 import Foundation
 
 /// `channelbridge bench [scenario ...] [--json] [--repeat N] [--scale F]`: each scenario against its
-/// baseline, interleaved, reported as medians and per-repetition ratios.
+/// baseline, interleaved, reported as medians and per-repetition ratios. A thin shell over
+/// `ChannelBridgeBench` (`BenchSuite`): this parses the command line.
 enum BenchCommand: CLICommand {
     static let name = "bench"
     static let summary = "measure scenarios against a raw baseline in the same run"
 
-    struct Scenario: Sendable {
-        var name: String
-        var summary: String
-        var run: @Sendable (BenchSettings) async throws -> ScenarioResult
-    }
-
-    static let scenarios: [Scenario] = [
-        Scenario(name: "rtt", summary: "invokeMethod round trips, one at a time, to another process\n"
-                    + "            vs raw C 64-byte ping-pong (p50_us, p99_us, calls_per_s)", run: RttBenchmark.run),
-        Scenario(name: "pipeline", summary: "256 calls in flight on one connection vs raw C batched and\n"
-                    + "            one-write-per-frame pipelines (calls_per_s)", run: PipelineBenchmark.run),
-        Scenario(name: "bulk", summary: "1 MiB and 16 MiB Uint8List round trips vs raw C round trips\n"
-                    + "            (gb_per_s_1mib, gb_per_s_16mib; 2 × size / round-trip time)", run: BulkBenchmark.run),
-        Scenario(name: "codec", summary: "StandardMessageCodec encode+decode of the representative payload\n"
-                    + "            vs a C codec and Foundation JSON (encdec_us)", run: CodecBenchmark.run),
-        Scenario(name: "events", summary: "EventChannel events/s from another process vs a raw C one-way\n"
-                    + "            stream of 64-byte frames (events_per_s)", run: EventsBenchmark.run),
-        Scenario(name: "host", summary: "extension-host start to ready line, resident memory idle and\n"
-                    + "            after 10k calls (ready_ms, rss_idle_mb, rss_busy_mb; no baseline)", run: HostBenchmark.run),
-        Scenario(name: "prefs", summary: "an extension host's preferences at 10 to 100k keys: get and set p50,\n"
-                    + "            1,000 pipelined sets/s, 50 writers' sets/s, host RSS, vs the echo call and\n"
-                    + "            a C durable write (fsync, rename, fsync dir) in the same run", run: PrefsBenchmark.run),
-    ]
+    static let scenarios = BenchSuite.scenarios
 
     static let help = """
         usage: channelbridge bench [scenario ...] [--json] [--repeat N] [--scale F] [--no-pin]
@@ -59,7 +39,7 @@ enum BenchCommand: CLICommand {
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        if arguments.first == "serve" { return try await BenchServer.run(Array(arguments.dropFirst())) }
+        if arguments.first == "serve" { return try await serve(Array(arguments.dropFirst())) }
         let args = try Arguments(arguments, valued: ["repeat", "scale"], flags: ["json", "no-pin", "pool-executor"])
         if args.wantsHelp {
             Output.line(help)
@@ -69,7 +49,7 @@ enum BenchCommand: CLICommand {
         guard let scale = Double(args.value("scale") ?? "1"), scale > 0, scale.isFinite else {
             throw UsageError("--scale takes a positive number")
         }
-        var chosen: [Scenario] = []
+        var chosen: [BenchSuite.Scenario] = []
         for name in args.positionals {
             guard let scenario = scenarios.first(where: { $0.name == name }) else {
                 throw UsageError("unknown scenario '\(name)'; known: \(scenarios.map(\.name).joined(separator: ", "))")
@@ -79,24 +59,26 @@ enum BenchCommand: CLICommand {
         if chosen.isEmpty { chosen = scenarios }
         let settings = BenchSettings(repetitions: repetitions, scale: scale, pinRoundTrips: !args.flag("no-pin"),
                                      readerExecutor: !args.flag("pool-executor"))
-        let json = args.flag("json")
-        if !json {
-            Output.line(BenchReport.tableHeader)
-            Output.flush()
+        try await BenchSuite.run(chosen, settings: settings, json: args.flag("json"))
+        return ExitCode.success
+    }
+
+    static let serveHelp = """
+        usage: channelbridge bench serve --socket PATH
+
+        Serves the benchmark's channels on PATH until stdin ends (used by 'channelbridge bench' itself).
+        """
+
+    /// `channelbridge bench serve --socket PATH` (hidden): the other process of the socket scenarios.
+    static func serve(_ arguments: [String]) async throws -> Int32 {
+        let args = try Arguments(arguments, valued: ["socket"])
+        if args.wantsHelp {
+            Output.line(serveHelp)
+            return ExitCode.success
         }
-        // Generous: the longest single step (a baseline run, a bulk round) takes seconds at scale 1.
-        BenchWatchdog.start(limit: .seconds(60 * max(1, scale)))
-        var results: [ScenarioResult] = []
-        for scenario in chosen {
-            BenchWatchdog.enter(scenario.name)
-            let result = try await scenario.run(settings)
-            results.append(result)
-            if !json {
-                for line in BenchReport.tableLines(result) { Output.line(line) }
-                Output.flush()
-            }
-        }
-        if json { Output.line(BenchReport.json(results)) }
+        guard let path = args.value("socket") else { throw UsageError("serve needs --socket PATH") }
+        guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
+        try await BenchServer.serve(path: path)
         return ExitCode.success
     }
 

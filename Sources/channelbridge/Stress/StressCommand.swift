@@ -1,3 +1,4 @@
+import ChannelBridgeBench
 import Foundation
 
 /// `channelbridge stress [scenario ...] [--scale F] [--json]`: the flow-control scenarios of

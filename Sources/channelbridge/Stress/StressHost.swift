@@ -1,3 +1,4 @@
+import ChannelBridgeBench
 import ChannelBridgePlatform
 import ChannelBridgeSocket
 import Synchronization

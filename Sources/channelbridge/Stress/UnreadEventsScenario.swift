@@ -1,3 +1,4 @@
+import ChannelBridgeBench
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgePlatform

@@ -1,3 +1,4 @@
+import ChannelBridgeBench
 import ChannelBridgeCodec
 import ChannelBridgeStore
 import Foundation

@@ -5,15 +5,15 @@ import Glibc
 /// and the extension host. Every blocking wait (pipes, exit) runs on a thread of its own, never on
 /// the Swift concurrency pool.
 // Invariant: properties are set once in init; Process is used only for thread-safe calls (pid, isRunning, terminate, wait).
-final class ChildProcess: @unchecked Sendable {
+package final class ChildProcess: @unchecked Sendable {
     /// Where `channelbridge` itself and the package's other products are (they are built side by side).
-    static let productsDirectory: URL = {
+    package static let productsDirectory: URL = {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: executable).deletingLastPathComponent()
     }()
 
-    static func path(of product: String) throws -> String {
+    package static func path(of product: String) throws -> String {
         let path = productsDirectory.appendingPathComponent(product).path
         guard FileManager.default.isExecutableFile(atPath: path) else {
             // `channelbridge` depends on its siblings, so SwiftPM builds them with it; this is a copied or
@@ -25,7 +25,7 @@ final class ChildProcess: @unchecked Sendable {
         return path
     }
 
-    let name: String
+    package let name: String
     private let process: Process
     /// Kept with the process: a pipe's handles close when it is released.
     private let input: Pipe, output: Pipe
@@ -33,7 +33,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Starts `product` with `arguments`; its stdin stays open until `closeInput()`, its stderr is
     /// this process's.
-    init(product: String, arguments: [String]) throws {
+    package init(product: String, arguments: [String]) throws {
         name = product
         process = Process()
         process.executableURL = URL(fileURLWithPath: try Self.path(of: product))
@@ -46,11 +46,11 @@ final class ChildProcess: @unchecked Sendable {
         stdoutFD = output.fileHandleForReading.fileDescriptor
     }
 
-    var pid: Int32 { process.processIdentifier }
+    package var pid: Int32 { process.processIdentifier }
 
     /// Reads one line of the child's stdout (without the newline), or throws if the child ends
     /// its output or `timeout` passes first.
-    func readLine(timeout: Duration = .seconds(60)) async throws -> String {
+    package func readLine(timeout: Duration = .seconds(60)) async throws -> String {
         let (fd, name) = (stdoutFD, self.name)
         return try await Self.onThread("read \(name)") {
             var line: [UInt8] = []
@@ -73,7 +73,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Reads the rest of stdout and waits for the exit; throws unless the status is 0.
-    func finish() async throws -> String {
+    package func finish() async throws -> String {
         let (fd, name, process) = (stdoutFD, self.name, self.process)
         return try await Self.onThread("wait \(name)") {
             var output: [UInt8] = []
@@ -93,23 +93,23 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Closes the child's stdin (`channelbridge bench serve` ends then).
-    func closeInput() {
+    package func closeInput() {
         try? input.fileHandleForWriting.close()
     }
 
     /// Sends SIGTERM.
-    func terminate() {
+    package func terminate() {
         if process.isRunning { process.terminate() }
     }
 
     /// Waits for the exit, whatever the status.
-    func waitForExit() async {
+    package func waitForExit() async {
         let process = self.process
         _ = try? await Self.onThread("wait \(name)") { process.waitUntilExit() }
     }
 
     /// Resident memory of the child in MiB (VmRSS from /proc).
-    func residentMegabytes() throws -> Double {
+    package func residentMegabytes() throws -> Double {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
               let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") else {
@@ -119,7 +119,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Runs `body` on a new thread and waits for it without holding a pool thread.
-    static func onThread<T: Sendable>(_ name: String, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+    package static func onThread<T: Sendable>(_ name: String, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread { continuation.resume(with: Result(catching: body)) }
             thread.name = name

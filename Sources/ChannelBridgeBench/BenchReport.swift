@@ -64,7 +64,7 @@ enum BenchReport {
 }
 
 extension String {
-    func padded(_ width: Int) -> String {
+    package func padded(_ width: Int) -> String {
         count >= width ? self + " " : self + String(repeating: " ", count: width - count)
     }
 }

@@ -4,7 +4,7 @@ import Glibc
 import Synchronization
 
 /// `channelbridge bench serve` started as a separate process, and this process's connection to it.
-struct BenchPeer {
+package struct BenchPeer {
     let child: ChildProcess
     let connection: SocketConnection
     let directory: String
@@ -12,7 +12,7 @@ struct BenchPeer {
     private static let counter = Atomic<Int>(0)
 
     /// A fresh directory for one socket, short enough for `sun_path`; the listener creates it.
-    static func socketDirectory(_ purpose: String) -> String {
+    package static func socketDirectory(_ purpose: String) -> String {
         let number = counter.wrappingAdd(1, ordering: .relaxed).newValue
         return "/tmp/channelbridge-bench-\(getpid())-\(purpose)-\(number)"
     }

@@ -21,7 +21,7 @@ enum CodecBenchmark {
     static func loadPayload() throws -> StandardValue {
         guard let url = Bundle.module.url(forResource: "representative-payload.tvn", withExtension: "json"),
               let data = FileManager.default.contents(atPath: url.path) else {
-            throw UsageError("the representative payload is missing from the channelbridge bundle")
+            throw BenchError("the representative payload is missing from the ChannelBridgeBench bundle")
         }
         return try TypedValueNotation.value(from: try JSONValue.parse(Array(data)))
     }

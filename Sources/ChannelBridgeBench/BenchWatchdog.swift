@@ -37,8 +37,8 @@ enum BenchWatchdog {
                     lastChange = .now
                 } else if ContinuousClock.now - lastChange > limit {
                     let name = scenario.withLock { $0 }
-                    Output.error("channelbridge bench: scenario \(name) made no progress for \(limit); giving up")
-                    exit(ExitCode.failure)
+                    BenchOutput.error("channelbridge bench: scenario \(name) made no progress for \(limit); giving up")
+                    exit(1)
                 }
             }
         }
