@@ -1,4 +1,4 @@
-import Glibc
+import ChannelBridgePlatform
 
 /// Where the host writes its lines: the ready line and the completion record on one side,
 /// diagnostics and `--trace` on the other. Each call writes one whole line.
@@ -22,25 +22,6 @@ public struct HostOutput: Sendable {
     /// reading the pipe sees the ready line as soon as it is printed. A closed pipe loses the line
     /// and nothing else.
     public static let process = HostOutput(
-        standardOutput: { line in write(line, to: STDOUT_FILENO) },
-        standardError: { line in write(line, to: STDERR_FILENO) })
-
-    /// Writes `line` and a newline straight to the descriptor (no buffer to flush), resuming after
-    /// a signal and after a partial write, so the line leaves whole unless the descriptor fails.
-    private static func write(_ line: String, to descriptor: Int32) {
-        var text = line + "\n"
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return  // A closed pipe (SIGPIPE is ignored, so EPIPE) or another failure: the line is lost.
-                }
-            }
-        }
-    }
+        standardOutput: { line in StandardStream.output.writeLine(line) },
+        standardError: { line in StandardStream.error.writeLine(line) })
 }

@@ -1,6 +1,6 @@
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import FoundationEssentials
-import Glibc
 
 /// Reads the `--items FILE.json` format (normative text in `Protocol/extension-host.md`):
 ///
@@ -157,6 +157,6 @@ public enum InputItemsFile {
     private static let notAPropertyList = "The operation could not be completed. The data is not in the correct format."
 
     private static func systemMessage(_ code: Int32) -> String {
-        String(cString: strerror(code))
+        Syscalls.errorText(code)
     }
 }

@@ -1,5 +1,4 @@
 import ChannelBridgePlatform
-import Glibc
 import Synchronization
 
 /// A `TaskExecutor` that runs jobs on one connection's reader thread, between reads.
@@ -50,7 +49,7 @@ public final class ReaderExecutor: TaskExecutor {
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let onReader = readerThread.load(ordering: .acquiring) == UInt(pthread_self())
+        let onReader = readerThread.load(ordering: .acquiring) == ThreadIdentity.current
         let toGlobal = state.withLock { state -> Bool in
             guard state.serving, onReader || !state.readerBlocked else { return true }
             // The reader runs what is queued before it next blocks.
@@ -64,7 +63,7 @@ public final class ReaderExecutor: TaskExecutor {
 
     /// Called by the reader thread once, before anything else.
     func attachReaderThread() {
-        readerThread.store(UInt(pthread_self()), ordering: .releasing)
+        readerThread.store(ThreadIdentity.current, ordering: .releasing)
     }
 
     /// Runs every queued job, and the jobs those queue, until none is left.

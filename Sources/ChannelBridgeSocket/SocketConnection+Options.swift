@@ -1,5 +1,5 @@
 import ChannelBridgeMessenger
-import Glibc
+import ChannelBridgePlatform
 
 extension SocketConnection {
     /// Settings for one socket session, on either end. Every limit here is stated, with its
@@ -37,7 +37,10 @@ extension SocketConnection {
         public static let defaultOutboundLowWater = 1 << 20
         public static let defaultHelloTimeout: Duration = .seconds(5)
 
-        public init(name: String = "channelbridge pid \(getpid())",
+        /// This process's id, for the default name (visible to inlined callers).
+        @usableFromInline static var processID: Int32 { Syscalls.processID }
+
+        public init(name: String = "channelbridge pid \(Options.processID)",
                     maxFrameLength: Int = FrameDecoder.defaultMaxFrameLength,
                     acceptPeer: @escaping @Sendable (PeerCredentials) -> Bool = SocketConnection.sameUser,
                     closeTimeout: Duration = .seconds(5),
@@ -63,5 +66,5 @@ extension SocketConnection {
     }
 
     /// The default peer policy: the peer runs as this process's effective uid.
-    public static let sameUser: @Sendable (PeerCredentials) -> Bool = { $0.uid == geteuid() }
+    public static let sameUser: @Sendable (PeerCredentials) -> Bool = { $0.uid == Syscalls.effectiveUserID }
 }

@@ -1,7 +1,6 @@
 import ChannelBridgeMessenger
 import ChannelBridgePlatform
 import FoundationEssentials
-import Glibc
 
 /// One session over a connected Unix socket: a `MessengerConnection` (the `BinaryMessenger`),
 /// a reader thread that blocks in `read` and feeds it, and the peer's credentials.
@@ -55,7 +54,7 @@ public final class SocketConnection: Sendable {
         guard let address = Syscalls.address(for: path) else {
             throw SocketError(.invalidPath, "a Unix socket path must have 1 to 107 bytes and no NUL", path: path)
         }
-        let fd = try Syscalls.newStreamSocket()
+        let fd = try Syscalls.streamSocket()
         return try await withCheckedThrowingContinuation { continuation in
             let started = DetachedThread.tryStart(name: "cb reader client") {
                 let outcome = Result { () throws(SocketError) -> SocketConnection in
@@ -78,21 +77,21 @@ public final class SocketConnection: Sendable {
         }
     }
 
-    private static func establish(fd: Int32, address: sockaddr_un, path: String,
+    private static func establish(fd: Int32, address: SocketAddress, path: String,
                                   options: Options) throws(SocketError) -> SocketConnection {
         let result = Syscalls.connect(fd, to: address)
         switch result {
         case 0:
             break
-        case ENOENT:
+        case Errno.ENOENT:
             throw SocketError(.notFound, "no socket file: no host has started there", path: path, errno: result)
-        case ECONNREFUSED:
+        case Errno.ECONNREFUSED:
             throw SocketError(.connectionRefused, "nothing accepts connections on this socket (stale file)",
                               path: path, errno: result)
         default:
             throw Syscalls.failure("connect", path: path, errno: result)
         }
-        guard let credentials = Syscalls.peerCredentials(fd) else {
+        guard let credentials = Syscalls.credentials(of: fd) else {
             throw Syscalls.failure("getsockopt(SO_PEERCRED)", code: .credentials, path: path)
         }
         guard options.acceptPeer(credentials) else {

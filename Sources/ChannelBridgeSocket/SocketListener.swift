@@ -2,7 +2,6 @@ import ChannelBridgeMessenger
 import ChannelBridgePlatform
 import Dispatch
 import FoundationEssentials
-import Glibc
 
 /// Accepts sessions on a Unix socket path: one `SocketConnection` per client.
 ///
@@ -125,7 +124,7 @@ public final class SocketListener: Sendable {
         guard first else { return }
         // Shutting a listening socket down makes the blocked accept return; a listener that never
         // accepted has no thread to do the rest.
-        if accepting { _ = shutdown(socket.fd, Int32(SHUT_RDWR)) } else { finishClosing() }
+        if accepting { Syscalls.shutdown(socket.fd) } else { finishClosing() }
     }
 
     /// Resumes once the accepting thread has ended and the socket file is gone.
@@ -148,13 +147,13 @@ public final class SocketListener: Sendable {
                 continue
             }
             switch -fd {
-            case ECONNABORTED, EPROTO:
+            case Errno.ECONNABORTED, Errno.EPROTO:
                 continue
-            case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                usleep(50_000)   // out of descriptors or memory: wait instead of spinning
+            case Errno.EMFILE, Errno.ENFILE, Errno.ENOBUFS, Errno.ENOMEM:
+                Syscalls.sleep(microseconds: 50_000)   // out of descriptors or memory: wait instead of spinning
             default:
                 if state.withLock({ $0.closing }) { break }
-                usleep(10_000)
+                Syscalls.sleep(microseconds: 10_000)
             }
         }
         finishClosing()
@@ -174,7 +173,7 @@ public final class SocketListener: Sendable {
     }
 
     private func serve(_ fd: Int32, _ onConnection: @escaping @Sendable (SocketConnection) -> Void) {
-        guard let credentials = Syscalls.peerCredentials(fd) else {
+        guard let credentials = Syscalls.credentials(of: fd) else {
             Syscalls.closeDescriptor(fd)
             return
         }
@@ -224,7 +223,7 @@ public final class SocketListener: Sendable {
         if let goodbye = try? FrameEncoder.encode(.goodbye(code: code, reason: reason)) {
             _ = Syscalls.sendNow(fd, [goodbye][...], firstOffset: 0)
         }
-        _ = shutdown(fd, Int32(SHUT_RDWR))
+        Syscalls.shutdown(fd)
         Syscalls.closeDescriptor(fd)
     }
 }

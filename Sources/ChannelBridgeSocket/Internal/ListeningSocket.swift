@@ -1,4 +1,4 @@
-import Glibc
+import ChannelBridgePlatform
 
 /// A bound, listening Unix socket and the lock file that marks its path as served.
 ///
@@ -19,14 +19,15 @@ struct ListeningSocket: Sendable {
         try createParentDirectories(of: path)
         let lockFD = try acquireLock(path: path)
         do throws(SocketError) {
-            let fd = try Syscalls.newStreamSocket()
+            let fd = try Syscalls.streamSocket()
             do throws(SocketError) {
                 try bind(fd, address, path: path)
-                guard chmod(path, 0o600) == 0 else { throw Syscalls.failure("chmod", path: path) }
-                guard listen(fd, backlog) == 0 else { throw Syscalls.failure("listen", path: path) }
-                var info = stat()
-                guard lstat(path, &info) == 0 else { throw Syscalls.failure("lstat", path: path) }
-                return ListeningSocket(fd: fd, lockFD: lockFD, device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+                let chmodFailure = FileCalls.chmod(path, 0o600)
+                guard chmodFailure == 0 else { throw Syscalls.failure("chmod", path: path, errno: chmodFailure) }
+                let listenFailure = Syscalls.listen(fd, backlog: backlog)
+                guard listenFailure == 0 else { throw Syscalls.failure("listen", path: path, errno: listenFailure) }
+                guard let info = FileCalls.linkStatus(path) else { throw Syscalls.failure("lstat", path: path) }
+                return ListeningSocket(fd: fd, lockFD: lockFD, device: info.device, inode: info.inode)
             } catch {
                 Syscalls.closeDescriptor(fd)
                 throw error
@@ -39,9 +40,8 @@ struct ListeningSocket: Sendable {
 
     /// Removes the socket file if it is still the one this listener bound, then releases the lock.
     func release(path: String) {
-        var info = stat()
-        if lstat(path, &info) == 0, UInt64(info.st_dev) == device, UInt64(info.st_ino) == inode {
-            _ = unlink(path)
+        if let info = FileCalls.linkStatus(path), info.device == device, info.inode == inode {
+            _ = FileCalls.unlink(path)
         }
         Syscalls.closeDescriptor(lockFD)
     }
@@ -50,9 +50,8 @@ struct ListeningSocket: Sendable {
     private static func createParentDirectories(of path: String) throws(SocketError) {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
         let parent = String(path[..<slash])
-        var info = stat()
-        if stat(parent, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFDIR else {
+        if let info = FileCalls.status(parent) {
+            guard info.isDirectory else {
                 throw SocketError(.invalidPath, "\(parent) is not a directory", path: path)
             }
             return
@@ -60,24 +59,25 @@ struct ListeningSocket: Sendable {
         var prefix = parent.hasPrefix("/") ? "" : "."
         for component in parent.split(separator: "/", omittingEmptySubsequences: true) {
             prefix += "/\(component)"
-            if mkdir(prefix, 0o700) == 0 {
+            let made = FileCalls.mkdir(prefix, 0o700)
+            if made == 0 {
                 // mkdir's mode is filtered by the umask; the design wants exactly 0700.
-                guard chmod(prefix, 0o700) == 0 else { throw Syscalls.failure("chmod", path: prefix) }
-            } else if errno != EEXIST {
-                throw Syscalls.failure("mkdir", path: prefix)
+                let chmodFailure = FileCalls.chmod(prefix, 0o700)
+                guard chmodFailure == 0 else { throw Syscalls.failure("chmod", path: prefix, errno: chmodFailure) }
+            } else if made != Errno.EEXIST {
+                throw Syscalls.failure("mkdir", path: prefix, errno: made)
             }
         }
     }
 
     private static func acquireLock(path: String) throws(SocketError) -> Int32 {
         let lockPath = path + ".lock"
-        let fd = Glibc.open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Syscalls.failure("open", path: lockPath) }
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            if code == EINTR { continue }
+        let fd = FileCalls.openLockFile(lockPath)
+        guard fd >= 0 else { throw Syscalls.failure("open", path: lockPath, errno: -fd) }
+        let code = FileCalls.tryLockExclusive(fd)
+        if code != 0 {
             Syscalls.closeDescriptor(fd)
-            if code == EWOULDBLOCK {
+            if code == Errno.EWOULDBLOCK {
                 throw SocketError(.addressInUse, "another host is serving this socket (it holds \(lockPath))",
                                   path: path, errno: code)
             }
@@ -86,31 +86,30 @@ struct ListeningSocket: Sendable {
         return fd
     }
 
-    private static func bind(_ fd: Int32, _ address: sockaddr_un, path: String) throws(SocketError) {
+    private static func bind(_ fd: Int32, _ address: SocketAddress, path: String) throws(SocketError) {
         for _ in 0..<3 {
-            if Syscalls.withSocketAddress(address, { Glibc.bind(fd, $0, $1) }) == 0 { return }
-            let code = errno
-            guard code == EADDRINUSE else { throw Syscalls.failure("bind", path: path, errno: code) }
-            var info = stat()
-            guard lstat(path, &info) == 0 else { continue }   // vanished meanwhile: try again
-            guard info.st_mode & S_IFMT == S_IFSOCK else {
+            let code = Syscalls.bind(fd, to: address)
+            if code == 0 { return }
+            guard code == Errno.EADDRINUSE else { throw Syscalls.failure("bind", path: path, errno: code) }
+            guard let info = FileCalls.linkStatus(path) else { continue }   // vanished meanwhile: try again
+            guard info.isSocket else {
                 throw SocketError(.notASocket, "the path exists and is not a socket; it is left alone", path: path)
             }
             guard try isStale(address, path: path) else {
                 throw SocketError(.addressInUse, "a live socket is being served here; it is never taken over",
                                   path: path, errno: code)
             }
-            guard unlink(path) == 0 || errno == ENOENT else { throw Syscalls.failure("unlink", path: path) }
+            let unlinked = FileCalls.unlink(path)
+            guard unlinked == 0 || unlinked == Errno.ENOENT else { throw Syscalls.failure("unlink", path: path, errno: unlinked) }
         }
         throw SocketError(.addressInUse, "the path kept being taken while binding", path: path)
     }
 
     /// True when nothing accepts on the socket file (ECONNREFUSED). A successful connect, or a
     /// full backlog (EAGAIN), means a live listener.
-    private static func isStale(_ address: sockaddr_un, path: String) throws(SocketError) -> Bool {
-        let probe = try Syscalls.newStreamSocket(nonBlocking: true)
+    private static func isStale(_ address: SocketAddress, path: String) throws(SocketError) -> Bool {
+        let probe = try Syscalls.streamSocket(nonBlocking: true)
         defer { Syscalls.closeDescriptor(probe) }
-        if Syscalls.withSocketAddress(address, { Glibc.connect(probe, $0, $1) }) == 0 { return false }
-        return errno == ECONNREFUSED
+        return Syscalls.tryConnect(probe, to: address) == Errno.ECONNREFUSED
     }
 }

@@ -2,7 +2,6 @@ import ChannelBridgeMessenger
 import ChannelBridgePlatform
 import Dispatch
 import FoundationEssentials
-import Glibc
 
 /// The `FrameTransport` of one connected socket, and the owner of its descriptor.
 ///
@@ -39,7 +38,7 @@ final class SocketTransport: FlowControlledTransport {
         var handedToWriter = false
         var writer = WriterThread.notStarted
         var writerShouldExit = false
-        var reader: pthread_t?
+        var reader: UInt?
         /// The session, while the reader runs: told at once when writing fails.
         var connection: MessengerConnection?
         var readerExited = false
@@ -186,7 +185,7 @@ final class SocketTransport: FlowControlledTransport {
     /// on the descriptor. Runs on the connection's reader thread.
     func runReader(for connection: MessengerConnection) {
         state.withLock { state in
-            state.reader = pthread_self()
+            state.reader = ThreadIdentity.current
             state.connection = connection
         }
         executor.attachReaderThread()
@@ -239,7 +238,7 @@ final class SocketTransport: FlowControlledTransport {
             let crossed = state.dropAll()
             return (shutDown, state.takeDescriptorCloseIfDue(), crossed)
         }
-        if shutDown { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        if shutDown { Syscalls.shutdown(fd) }
         writerWake.signal()
         outboundFlow.close()
         act(on: crossed)
@@ -255,10 +254,9 @@ final class SocketTransport: FlowControlledTransport {
             // No eventfd (out of descriptors): look again every few milliseconds instead.
             let demand = connection.inputDemand
             if demand == .resume { return .woken }
-            var poller = pollfd(fd: fd, events: demand == .readOrWait ? Int16(POLLIN) : 0, revents: 0)
-            _ = poll(&poller, 1, 5)
-            if poller.revents & Int16(POLLHUP | POLLERR) != 0 { return .hungUp }
-            return poller.revents & Int16(POLLIN) != 0 ? .readable : .woken
+            let result = Syscalls.poll(fd, forInput: demand == .readOrWait, milliseconds: 5)
+            if result.hungUp { return .hungUp }
+            return result.readable ? .readable : .woken
         }
         // Asked again now that the eventfd exists: whatever lifts the hold from here on signals it.
         let demand = connection.inputDemand
@@ -267,14 +265,12 @@ final class SocketTransport: FlowControlledTransport {
         case .resume: return .woken
         case .readOrWait, .wait: break
         }
-        var pollers = [pollfd(fd: fd, events: demand == .readOrWait ? Int16(POLLIN) : 0, revents: 0),
-                       pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-        while poll(&pollers, 2, -1) < 0 {
-            if errno != EINTR { return .hungUp }
+        guard let (socket, woken) = Syscalls.poll(fd, forInput: demand == .readOrWait, orReadable: wake) else {
+            return .hungUp
         }
         // POLLHUP on a Unix stream socket means the peer has closed its end completely.
-        if pollers[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { return .hungUp }
-        if pollers[1].revents & Int16(POLLIN) != 0 {
+        if socket.hungUpOrInvalid { return .hungUp }
+        if woken.readable {
             state.withLock { state in
                 Syscalls.drainEvent(state.wakeFD)
                 state.wakePending = false
@@ -313,7 +309,7 @@ final class SocketTransport: FlowControlledTransport {
     // MARK: Writing
 
     private func enqueue(_ add: (inout OutboundQueue) -> Void) {
-        let me = pthread_self()
+        let me = ThreadIdentity.current
         let highWater = self.highWater
         let (flush, crossedUp) = state.withLock { state -> (Bool, Bool) in
             guard !state.closeRequested, !state.isShutDown else { return (false, false) }
@@ -335,7 +331,7 @@ final class SocketTransport: FlowControlledTransport {
             if state.flushing { return (false, crossedUp) }
             // The reader sends what it queued once its delivery is done, or once it has queued
             // enough that the peer can start on it while the reader goes on.
-            if let reader = state.reader, pthread_equal(reader, me) != 0,
+            if let reader = state.reader, reader == me,
                state.queue.byteCount < Self.readerFlushThreshold { return (false, crossedUp) }
             state.flushing = true
             return (true, crossedUp)
@@ -470,7 +466,7 @@ final class SocketTransport: FlowControlledTransport {
                 continue
             }
             let code = Int32(-count)
-            guard code == EAGAIN || code == EWOULDBLOCK else { return .failed(code) }
+            guard code == Errno.EAGAIN || code == Errno.EWOULDBLOCK else { return .failed(code) }
             guard blocking else { return .wouldBlock }
             while !Syscalls.waitWritable(fd, milliseconds: 100) {
                 let expired = state.withLock { $0.closeRequested && ContinuousClock.now >= $0.closeDeadline }
@@ -488,7 +484,7 @@ final class SocketTransport: FlowControlledTransport {
     /// After the flush role was given up: shut down or close if that was due at that moment.
     private func finishReleasedFlush(_ step: FlushStep) {
         guard case .released(let shutDown, let closeNow) = step else { return }
-        if shutDown { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        if shutDown { Syscalls.shutdown(fd) }
         if let closeNow { closeDescriptor(closeNow) }
     }
 
@@ -516,7 +512,7 @@ final class SocketTransport: FlowControlledTransport {
         if let failure, let connection {
             connection.receiveEnd(error: MessengerError(.transport, "\(what) failed: \(Syscalls.errorText(failure))"))
         }
-        if shutDown { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        if shutDown { Syscalls.shutdown(fd) }
         act(on: crossed)
         if let closeNow { closeDescriptor(closeNow) }
     }

@@ -1,9 +1,16 @@
 import Glibc
 
-/// Thin wrappers over the system calls this module uses: EINTR retried, errors as `SocketError`.
-enum Syscalls {
+
+/// A Unix socket address (`sockaddr_un`), made by `Syscalls.address(for:)`.
+package struct SocketAddress: Sendable {
+    fileprivate let raw: sockaddr_un
+}
+
+/// Thin wrappers over the socket, descriptor and process calls of the transport: EINTR retried,
+/// failures as error numbers (`Errno`), so that no module above this one imports Glibc.
+package enum Syscalls {
     /// The 12-byte `struct ucred` that `SO_PEERCRED` fills; Glibc hides it behind `_GNU_SOURCE`.
-    struct UCred {
+    private struct UCred {
         var pid: Int32 = 0
         var uid: UInt32 = 0
         var gid: UInt32 = 0
@@ -18,22 +25,20 @@ enum Syscalls {
         return unsafeBitCast(symbol, to: Accept4.self)
     }()
 
-    static let streamType = Int32(SOCK_STREAM.rawValue)
-    static let closeOnExec = Int32(SOCK_CLOEXEC.rawValue)
+    private static let streamType = Int32(SOCK_STREAM.rawValue)
+    private static let closeOnExec = Int32(SOCK_CLOEXEC.rawValue)
     /// iovecs per sendmsg: small frames are coalesced, so few are needed, and pinning stays shallow.
-    static let maxIOVectors = 64
+    private static let maxIOVectors = 64
 
-    static func errorText(_ code: Int32) -> String {
+    /// The calling thread's `errno`.
+    package static var lastError: Int32 { errno }
+
+    package static func errorText(_ code: Int32) -> String {
         String(cString: strerror(code))
     }
 
-    static func failure(_ call: String, code: SocketError.Code = .systemCall, path: String? = nil,
-                        errno value: Int32 = errno) -> SocketError {
-        SocketError(code, "\(call) failed: \(errorText(value))", path: path, errno: value)
-    }
-
     /// A `sockaddr_un` for `path`, or nil when the path does not fit (107 bytes and a NUL).
-    static func address(for path: String) -> sockaddr_un? {
+    package static func address(for path: String) -> SocketAddress? {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -43,18 +48,18 @@ enum Syscalls {
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0
         }
-        return address
+        return SocketAddress(raw: address)
     }
 
-    static func newStreamSocket(nonBlocking: Bool = false) throws(SocketError) -> Int32 {
+    /// A new close-on-exec Unix stream socket, or the negated errno.
+    package static func newStreamSocket(nonBlocking: Bool = false) -> Int32 {
         let flags = closeOnExec | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
         let fd = socket(AF_UNIX, streamType | flags, 0)
-        guard fd >= 0 else { throw failure("socket") }
-        return fd
+        return fd >= 0 ? fd : -errno
     }
 
-    static func withSocketAddress<R>(_ address: sockaddr_un, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
-        var address = address
+    private static func withSocketAddress<R>(_ address: SocketAddress, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+        var address = address.raw
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
@@ -62,21 +67,41 @@ enum Syscalls {
 
     /// Connects `fd`, blocking. An interrupted connect goes on in the kernel, so EINTR is
     /// followed by waiting for the outcome rather than by a second connect.
-    static func connect(_ fd: Int32, to address: sockaddr_un) -> Int32 {
+    package static func connect(_ fd: Int32, to address: SocketAddress) -> Int32 {
         let result = withSocketAddress(address) { Glibc.connect(fd, $0, $1) }
         if result == 0 { return 0 }
         let code = errno
         guard code == EINTR || code == EINPROGRESS || code == EALREADY else { return code }
         var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-        while poll(&poller, 1, -1) < 0 && errno == EINTR {}
+        while Glibc.poll(&poller, 1, -1) < 0 && errno == EINTR {}
         var pending: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
         guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &pending, &length) == 0 else { return errno }
         return pending
     }
 
+    /// One non-blocking connect attempt: 0, or the errno (a probe of whether anything listens).
+    package static func tryConnect(_ fd: Int32, to address: SocketAddress) -> Int32 {
+        withSocketAddress(address) { Glibc.connect(fd, $0, $1) } == 0 ? 0 : errno
+    }
+
+    /// Binds `fd` to `address`: 0, or the errno.
+    package static func bind(_ fd: Int32, to address: SocketAddress) -> Int32 {
+        withSocketAddress(address) { Glibc.bind(fd, $0, $1) } == 0 ? 0 : errno
+    }
+
+    /// Marks `fd` as listening: 0, or the errno.
+    package static func listen(_ fd: Int32, backlog: Int32) -> Int32 {
+        Glibc.listen(fd, backlog) == 0 ? 0 : errno
+    }
+
+    /// Shuts both directions of `fd` down (a blocked `accept` or `read` on it returns).
+    package static func shutdown(_ fd: Int32) {
+        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+    }
+
     /// Accepts one connection; returns the descriptor or the negated errno.
-    static func accept(_ listener: Int32) -> Int32 {
+    package static func accept(_ listener: Int32) -> Int32 {
         while true {
             let fd: Int32
             if let accept4 {
@@ -91,17 +116,18 @@ enum Syscalls {
         }
     }
 
-    static func peerCredentials(_ fd: Int32) -> PeerCredentials? {
+    /// The connected peer's process, user and group (`SO_PEERCRED`), or nil.
+    package static func peerCredentials(_ fd: Int32) -> (pid: Int32, uid: UInt32, gid: UInt32)? {
         var credentials = UCred()
         var length = socklen_t(MemoryLayout<UCred>.size)
         guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0,
               Int(length) == MemoryLayout<UCred>.size else { return nil }
-        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+        return (credentials.pid, credentials.uid, credentials.gid)
     }
 
     /// Reads into `buffer`, blocking; EINTR retried. Returns the count, 0 at end of file, or the
     /// negated errno.
-    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         while true {
             let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }
@@ -112,7 +138,7 @@ enum Syscalls {
 
     /// Sends as much of `chunks` as the socket takes now, without blocking or raising SIGPIPE.
     /// Returns the byte count, or the negated errno (`-EAGAIN` when the socket is full).
-    static func sendNow(_ fd: Int32, _ chunks: ArraySlice<[UInt8]>, firstOffset: Int) -> Int {
+    package static func sendNow(_ fd: Int32, _ chunks: ArraySlice<[UInt8]>, firstOffset: Int) -> Int {
         // One chunk (a small frame, or many coalesced) is the common case: plain `send` spares
         // the kernel copying in a message header and an iovec array.
         if chunks.count == 1 {
@@ -164,9 +190,9 @@ enum Syscalls {
     }
 
     /// Waits until `fd` can take more bytes or `milliseconds` pass; false on timeout.
-    static func waitWritable(_ fd: Int32, milliseconds: Int32) -> Bool {
+    package static func waitWritable(_ fd: Int32, milliseconds: Int32) -> Bool {
         var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-        let ready = poll(&poller, 1, milliseconds)
+        let ready = Glibc.poll(&poller, 1, milliseconds)
         return ready != 0
     }
 
@@ -178,25 +204,65 @@ enum Syscalls {
     }()
 
     /// A non-blocking, close-on-exec eventfd, or -1 when none can be made.
-    static func newEvent() -> Int32 {
+    package static func newEvent() -> Int32 {
         let closeOnExec: Int32 = 0o2000000, nonBlocking: Int32 = 0o4000   // EFD_CLOEXEC, EFD_NONBLOCK
         return eventfd?(0, closeOnExec | nonBlocking) ?? -1
     }
 
     /// Makes `fd` (an eventfd) readable.
-    static func signalEvent(_ fd: Int32) {
+    package static func signalEvent(_ fd: Int32) {
         var one: UInt64 = 1
         while Glibc.write(fd, &one, 8) < 0 && errno == EINTR {}
     }
 
     /// Makes `fd` (an eventfd) not readable again.
-    static func drainEvent(_ fd: Int32) {
+    package static func drainEvent(_ fd: Int32) {
         var value: UInt64 = 0
         while Glibc.read(fd, &value, 8) < 0 && errno == EINTR {}
     }
 
-    static func closeDescriptor(_ fd: Int32) {
+    package static func closeDescriptor(_ fd: Int32) {
         // Linux releases the descriptor even when close reports EINTR: never retry.
         _ = Glibc.close(fd)
     }
+
+    /// What `poll` reported for one descriptor.
+    package struct PollResult: Sendable {
+        package let events: Int16
+        package var readable: Bool { events & Int16(POLLIN) != 0 }
+        /// POLLHUP on a Unix stream socket means the peer has closed its end completely.
+        package var hungUp: Bool { events & Int16(POLLHUP | POLLERR) != 0 }
+        package var hungUpOrInvalid: Bool { events & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 }
+    }
+
+    /// Waits up to `milliseconds` (-1: for ever) for `fd` to be readable (when `forInput`) or hung up.
+    package static func poll(_ fd: Int32, forInput: Bool, milliseconds: Int32) -> PollResult {
+        var poller = pollfd(fd: fd, events: forInput ? Int16(POLLIN) : 0, revents: 0)
+        _ = Glibc.poll(&poller, 1, milliseconds)
+        return PollResult(events: poller.revents)
+    }
+
+    /// Waits for ever for `fd` (readable when `forInput`, or hung up) or `wake` (readable);
+    /// EINTR retried. Nil when `poll` failed otherwise.
+    package static func poll(_ fd: Int32, forInput: Bool, orReadable wake: Int32) -> (PollResult, wake: PollResult)? {
+        var pollers = [pollfd(fd: fd, events: forInput ? Int16(POLLIN) : 0, revents: 0),
+                       pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        while Glibc.poll(&pollers, 2, -1) < 0 {
+            if errno != EINTR { return nil }
+        }
+        return (PollResult(events: pollers[0].revents), PollResult(events: pollers[1].revents))
+    }
+
+    /// Sleeps the calling (dedicated) thread for `microseconds`.
+    package static func sleep(microseconds: UInt32) {
+        _ = usleep(microseconds)
+    }
+
+    /// The value of the environment variable `name`, if set.
+    package static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    package static var effectiveUserID: UInt32 { geteuid() }
+    package static var processID: Int32 { getpid() }
 }

@@ -1,0 +1,59 @@
+import Glibc
+
+/// Path and lock-file calls for the socket listener: errors as error numbers, EINTR retried.
+package enum FileCalls {
+    /// What `lstat`/`stat` says about a path.
+    package struct Status: Sendable, Equatable {
+        package let device: UInt64
+        package let inode: UInt64
+        fileprivate let mode: UInt32
+        package var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
+        package var isSocket: Bool { mode & S_IFMT == S_IFSOCK }
+    }
+
+    /// `lstat(path)` (the link itself), or nil.
+    package static func linkStatus(_ path: String) -> Status? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return Status(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), mode: UInt32(info.st_mode))
+    }
+
+    /// `stat(path)` (following links), or nil.
+    package static func status(_ path: String) -> Status? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Status(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), mode: UInt32(info.st_mode))
+    }
+
+    /// 0, or the errno.
+    package static func chmod(_ path: String, _ mode: UInt32) -> Int32 {
+        Glibc.chmod(path, mode_t(mode)) == 0 ? 0 : errno
+    }
+
+    /// 0, or the errno (`EEXIST` when something is there already).
+    package static func mkdir(_ path: String, _ mode: UInt32) -> Int32 {
+        Glibc.mkdir(path, mode_t(mode)) == 0 ? 0 : errno
+    }
+
+    /// 0, or the errno.
+    package static func unlink(_ path: String) -> Int32 {
+        Glibc.unlink(path) == 0 ? 0 : errno
+    }
+
+    /// Opens (creating, mode 0600, close-on-exec) `path` for reading and writing: the descriptor,
+    /// or the negated errno.
+    package static func openLockFile(_ path: String) -> Int32 {
+        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        return fd >= 0 ? fd : -errno
+    }
+
+    /// Takes an exclusive `flock` on `fd` without waiting: 0, or the errno (`EWOULDBLOCK` when
+    /// another descriptor holds it).
+    package static func tryLockExclusive(_ fd: Int32) -> Int32 {
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            if code != EINTR { return code }
+        }
+        return 0
+    }
+}

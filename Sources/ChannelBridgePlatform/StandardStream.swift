@@ -1,0 +1,28 @@
+import Glibc
+
+/// The process's standard output or error, written straight to the descriptor.
+package enum StandardStream: Sendable {
+    case output
+    case error
+
+    /// Writes `line` and a newline with no buffer to flush, resuming after a signal and after a
+    /// partial write, so the line leaves whole unless the descriptor fails. A closed pipe (with
+    /// SIGPIPE ignored, EPIPE) or another failure loses the line and nothing else.
+    package func writeLine(_ line: String) {
+        let descriptor = self == .output ? STDOUT_FILENO : STDERR_FILENO
+        var text = line + "\n"
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+    }
+}
