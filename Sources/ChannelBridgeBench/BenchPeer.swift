@@ -1,6 +1,6 @@
+import ChannelBridgePlatform
 import ChannelBridgeSocket
 import Foundation
-import Glibc
 import Synchronization
 
 /// `channelbridge bench serve` started as a separate process, and this process's connection to it.
@@ -14,7 +14,7 @@ package struct BenchPeer {
     /// A fresh directory for one socket, short enough for `sun_path`; the listener creates it.
     package static func socketDirectory(_ purpose: String) -> String {
         let number = counter.wrappingAdd(1, ordering: .relaxed).newValue
-        return "/tmp/channelbridge-bench-\(getpid())-\(purpose)-\(number)"
+        return "/tmp/channelbridge-bench-\(Syscalls.processID)-\(purpose)-\(number)"
     }
 
     static func start(readerExecutor: Bool = false) async throws -> BenchPeer {

@@ -1,8 +1,8 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import ChannelBridgeSocket
 import Foundation
-import Glibc
 
 /// `BenchServer.serve(path:)`, behind `channelbridge bench serve --socket PATH` (hidden): the other process of the socket scenarios. It
 /// serves, over the real socket transport:
@@ -23,12 +23,8 @@ package enum BenchServer {
         BenchOutput.line("ready \(path)")
         BenchOutput.flush()
         _ = try? await ChildProcess.onThread("bench serve stdin") {
-            var byte: UInt8 = 0
-            while true {
-                let count = read(STDIN_FILENO, &byte, 1)
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { return }
-            }
+            var byte = [UInt8](repeating: 0, count: 1)
+            while byte.withUnsafeMutableBytes({ Syscalls.read(Syscalls.standardInput, into: $0) }) > 0 {}
         }
         listener.close()
         await listener.waitUntilClosed()

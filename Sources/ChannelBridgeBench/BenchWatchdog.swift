@@ -1,6 +1,5 @@
 import ChannelBridgePlatform
 import Foundation
-import Glibc
 import Synchronization
 
 /// Ends `channelbridge bench` with an error when a scenario stops making progress, so that a lost reply
@@ -30,7 +29,7 @@ enum BenchWatchdog {
             var last = progress.load(ordering: .relaxed)
             var lastChange = ContinuousClock.now
             while true {
-                sleep(1)
+                Syscalls.sleep(microseconds: 1_000_000)
                 let now = progress.load(ordering: .relaxed)
                 if now != last {
                     last = now
@@ -38,7 +37,7 @@ enum BenchWatchdog {
                 } else if ContinuousClock.now - lastChange > limit {
                     let name = scenario.withLock { $0 }
                     BenchOutput.error("channelbridge bench: scenario \(name) made no progress for \(limit); giving up")
-                    exit(1)
+                    ProcessExit.normally(1)
                 }
             }
         }

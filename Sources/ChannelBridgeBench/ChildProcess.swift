@@ -1,5 +1,5 @@
+import ChannelBridgePlatform
 import Foundation
-import Glibc
 
 /// A child process the benchmark starts and talks to: the raw C baselines, `channelbridge bench serve`
 /// and the extension host. Every blocking wait (pipes, exit) runs on a thread of its own, never on
@@ -60,11 +60,9 @@ package final class ChildProcess: @unchecked Sendable {
                 guard ContinuousClock.now < deadline else {
                     throw BenchError("\(name) printed no complete line within \(timeout)")
                 }
-                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 // Short polls so that the deadline is noticed; a line normally comes at once.
-                guard poll(&poller, 1, 100) > 0 else { continue }
-                let count = Glibc.read(fd, &byte, 1)
-                if count < 0 && errno == EINTR { continue }
+                guard Syscalls.poll(fd, forInput: true, milliseconds: 100).isReady else { continue }
+                let count = withUnsafeMutableBytes(of: &byte) { Syscalls.read(fd, into: $0) }
                 if count <= 0 { throw BenchError("\(name) ended its output before printing a line") }
                 if byte == 0x0A { return String(decoding: line, as: UTF8.self) }
                 line.append(byte)
@@ -79,8 +77,7 @@ package final class ChildProcess: @unchecked Sendable {
             var output: [UInt8] = []
             var chunk = [UInt8](repeating: 0, count: 4096)
             while true {
-                let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
+                let count = chunk.withUnsafeMutableBytes { Syscalls.read(fd, into: $0) }
                 if count <= 0 { break }
                 output.append(contentsOf: chunk[0..<count])
             }

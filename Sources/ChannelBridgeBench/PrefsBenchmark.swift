@@ -1,5 +1,6 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import ChannelBridgeSocket
 import Foundation
 import Synchronization

@@ -3,26 +3,37 @@ import Glibc
 /// Path and lock-file calls for the socket listener: errors as error numbers, EINTR retried.
 package enum FileCalls {
     /// What `lstat`/`stat` says about a path.
-    package struct Status: Sendable, Equatable {
+    package struct Status: Sendable {
         package let device: UInt64
         package let inode: UInt64
+        package let size: Int
+        /// The modification time, as seconds and nanoseconds since the epoch.
+        package let modified: (seconds: Int, nanoseconds: Int)
         fileprivate let mode: UInt32
         package var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
         package var isSocket: Bool { mode & S_IFMT == S_IFSOCK }
+
+        fileprivate init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            size = Int(info.st_size)
+            modified = (Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec))
+            mode = UInt32(info.st_mode)
+        }
     }
 
     /// `lstat(path)` (the link itself), or nil.
     package static func linkStatus(_ path: String) -> Status? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
-        return Status(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), mode: UInt32(info.st_mode))
+        return Status(info)
     }
 
     /// `stat(path)` (following links), or nil.
     package static func status(_ path: String) -> Status? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return Status(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), mode: UInt32(info.st_mode))
+        return Status(info)
     }
 
     /// 0, or the errno.

@@ -266,3 +266,45 @@ package enum Syscalls {
     package static var effectiveUserID: UInt32 { geteuid() }
     package static var processID: Int32 { getpid() }
 }
+
+extension Syscalls {
+    /// The standard input's descriptor.
+    package static let standardInput: Int32 = STDIN_FILENO
+
+    /// Seconds on the monotonic clock, cheap enough to read around every call.
+    package static func monotonicSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
+extension Syscalls.PollResult {
+    /// Anything at all: readable, hung up or failed.
+    package var isReady: Bool { events != 0 }
+}
+
+extension Syscalls {
+    /// Sends all of `bytes` on `fd`, blocking while the socket is full, without raising SIGPIPE:
+    /// the count sent, or the negated errno.
+    package static func sendAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            if sent < 0 {
+                if errno == EINTR { continue }
+                return -Int(errno)
+            }
+            offset += sent
+        }
+        return offset
+    }
+
+    /// Whether the standard input is a terminal.
+    package static var standardInputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
+    /// Ends process `pid` at once (SIGKILL).
+    package static func killImmediately(_ pid: Int32) {
+        _ = kill(pid, SIGKILL)
+    }
+}

@@ -1,7 +1,6 @@
 import ChannelBridgePlatform
 import ChannelBridgeSocket
 import Foundation
-import Glibc
 
 /// `channelbridge`: the command-line face of ChannelBridge. Each subcommand lives in its own file.
 @main
@@ -30,7 +29,7 @@ struct ChannelBridgeCLI {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let status = await run(arguments)
         Output.flush()
-        exit(status)
+        ProcessExit.normally(status)
     }
 
     static func run(_ arguments: [String]) async -> Int32 {

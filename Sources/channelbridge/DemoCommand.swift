@@ -1,7 +1,6 @@
 import ChannelBridgeClient
 import ChannelBridgeCodec
 import Foundation
-import Glibc
 
 /// `channelbridge demo`: the originating setup end to end, with real processes: an extension host with a
 /// shared text and URL, this process as the extension's UI, and a containing app watching the

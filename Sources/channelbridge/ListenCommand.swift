@@ -2,7 +2,6 @@ import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgePlatform
 import ChannelBridgeSocket
-import Glibc
 
 /// `channelbridge listen CHANNEL [ARGS]`: an EventChannel's events, one per line.
 enum ListenCommand: CLICommand {

@@ -1,7 +1,7 @@
 import ChannelBridgeClient
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import Foundation
-import Glibc
 
 /// `channelbridge session`: several calls on one connection, one per input line, so that what a
 /// call chooses for its session (`setAppGroup`) holds for the calls after it.
@@ -56,7 +56,7 @@ enum SessionCommand: CLICommand {
             throw UsageError("unknown codec '\(codecName)'; use standard or json")
         }
         let context = ClientContext(args)
-        let interactive = isatty(STDIN_FILENO) == 1
+        let interactive = Syscalls.standardInputIsTerminal
         let client = try await context.connect()
         defer { client.close() }
         if interactive {

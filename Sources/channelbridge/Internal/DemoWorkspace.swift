@@ -1,6 +1,5 @@
 import ChannelBridgePlatform
 import Foundation
-import Glibc
 
 /// The demo's temporary directory and child processes, all removed by `tearDown`.
 final class DemoWorkspace: Sendable {
@@ -11,7 +10,7 @@ final class DemoWorkspace: Sendable {
 
     init() throws {
         // Short, so the socket path stays well inside sun_path's 108 bytes.
-        directory = "/tmp/cb-demo-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        directory = "/tmp/cb-demo-\(Syscalls.processID)-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
     }
@@ -59,7 +58,7 @@ final class DemoWorkspace: Sendable {
 
     func tearDown() {
         for process in children.withLock({ $0 }) where process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            Syscalls.killImmediately(process.processIdentifier)
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(atPath: directory)

@@ -1,5 +1,5 @@
+import ChannelBridgePlatform
 import Foundation
-import Glibc
 
 /// Buffered standard output for line-per-line streaming (100k lines must not be 100k syscalls),
 /// with an explicit flush for interactive protocols.
@@ -15,15 +15,7 @@ enum Output {
 
     static func flush() {
         guard !buffer.isEmpty else { return }
-        buffer.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Glibc.write(STDOUT_FILENO, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                if written <= 0 { break }
-                offset += written
-            }
-        }
+        buffer.withUnsafeBytes { StandardStream.output.write($0) }
         buffer.removeAll(keepingCapacity: true)
     }
 

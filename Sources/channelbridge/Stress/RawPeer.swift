@@ -1,7 +1,7 @@
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
+import ChannelBridgePlatform
 import Foundation
-import Glibc
 
 /// A client that writes wire-protocol frames itself over a plain socket and reads only when told
 /// to: the misbehaving peers of the stress scenarios (one that never reads, one that never says
@@ -15,22 +15,15 @@ final class RawPeer: @unchecked Sendable {
     struct Failure: Error, CustomStringConvertible { var description: String }
 
     init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        guard let address = Syscalls.address(for: path) else { throw Failure(description: "connect \(path): path too long") }
+        let fd = Syscalls.newStreamSocket()
+        guard fd >= 0 else { throw Failure(description: "socket: \(Syscalls.errorText(Int32(-fd)))") }
+        let code = Syscalls.connect(fd, to: address)
+        guard code == 0 else {
+            Syscalls.closeDescriptor(fd)
+            throw Failure(description: "connect \(path): \(Syscalls.errorText(code))")
         }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard result == 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw Failure(description: "connect \(path): \(String(cString: strerror(code)))")
-        }
+        self.fd = fd
     }
 
     static func hello(_ name: String = "channelbridge stress raw peer") -> [UInt8] {
@@ -45,16 +38,7 @@ final class RawPeer: @unchecked Sendable {
     /// Writes all of `bytes`, blocking while the socket is full. False if the connection failed.
     @discardableResult
     func write(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += written
-        }
-        return true
+        bytes.withUnsafeBytes { Syscalls.sendAll(fd, $0) } >= 0
     }
 
     /// Writes as much of `bytes[offset...]` as the socket takes now; returns the new offset, or
@@ -62,13 +46,10 @@ final class RawPeer: @unchecked Sendable {
     func writeNow(_ bytes: [UInt8], from offset: Int) -> Int? {
         var offset = offset
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes {
-                send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-            }
+            let written = Syscalls.sendNow(fd, [bytes][...], firstOffset: offset)
             if written < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { return offset }
-                return nil
+                let code = Int32(-written)
+                return code == Errno.EAGAIN || code == Errno.EWOULDBLOCK ? offset : nil
             }
             offset += written
         }
@@ -77,8 +58,7 @@ final class RawPeer: @unchecked Sendable {
 
     /// Waits up to `milliseconds` for room to write.
     func waitWritable(milliseconds: Int32) {
-        var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-        _ = poll(&poller, 1, milliseconds)
+        _ = Syscalls.waitWritable(fd, milliseconds: milliseconds)
     }
 
     /// The next frame as (kind, body), or nil at end of file or when `deadline` passes first.
@@ -95,11 +75,9 @@ final class RawPeer: @unchecked Sendable {
             }
             let left = deadline - .now
             guard left > .zero else { return nil }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let milliseconds = Int32(min(1000, max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
-            guard poll(&poller, 1, milliseconds) > 0 else { continue }
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
+            guard Syscalls.poll(fd, forInput: true, milliseconds: milliseconds).isReady else { continue }
+            let count = chunk.withUnsafeMutableBytes { Syscalls.read(fd, into: $0) }
             if count <= 0 { return nil }
             input += chunk[0..<count]
         }
@@ -111,15 +89,13 @@ final class RawPeer: @unchecked Sendable {
         while true {
             let left = deadline - .now
             guard left > .zero else { return false }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 50) > 0 else { continue }
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
+            guard Syscalls.poll(fd, forInput: true, milliseconds: 50).isReady else { continue }
+            let count = chunk.withUnsafeMutableBytes { Syscalls.read(fd, into: $0) }
             if count <= 0 { return true }
         }
     }
 
     func close() {
-        Glibc.close(fd)
+        Syscalls.closeDescriptor(fd)
     }
 }

@@ -3,7 +3,6 @@ import ChannelBridgePlatform
 import ChannelBridgeSocket
 import Synchronization
 import Foundation
-import Glibc
 
 /// An `extension-host` child process for one stress scenario: its own socket and data directory,
 /// its resident memory and thread count read from `/proc`.
@@ -92,7 +91,7 @@ final class MemorySampler: Sendable {
             while running.load(ordering: .relaxed) {
                 let now = host.residentMegabytes()
                 peak.withLock { $0 = max($0, now) }
-                usleep(interval * 1000)
+                Syscalls.sleep(microseconds: interval * 1000)
             }
         }
         thread.name = "stress rss"

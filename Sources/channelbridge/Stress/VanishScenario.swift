@@ -1,8 +1,8 @@
 import ChannelBridgeBench
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import ChannelBridgeStore
 import Foundation
-import Glibc
 
 /// `vanish`: a client pipelines 3,000 `setString` and closes its socket without reading a reply
 /// (the host then sees a reset). Once the host sees the end, no request still queued starts and
@@ -36,7 +36,7 @@ enum VanishScenario {
                 var changes = 0
                 var quietSince = ContinuousClock.now
                 while ContinuousClock.now - quietSince < quiet {
-                    usleep(1000)
+                    Syscalls.sleep(microseconds: 1000)
                     let now = Self.signature(file)
                     if now != last {
                         last = now
@@ -58,8 +58,7 @@ enum VanishScenario {
 
     /// What changes when the file is replaced: inode, size and modification time.
     static func signature(_ path: String) -> [Int] {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return [] }
-        return [Int(info.st_ino), Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)]
+        guard let info = FileCalls.status(path) else { return [] }
+        return [Int(info.inode), info.size, info.modified.seconds, info.modified.nanoseconds]
     }
 }

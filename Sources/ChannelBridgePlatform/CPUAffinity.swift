@@ -1,4 +1,3 @@
-import Foundation
 import Glibc
 
 /// Pins every thread of this process to one CPU, and undoes it. Children started meanwhile (the
@@ -8,7 +7,7 @@ import Glibc
 /// varies with the host's load, so unpinned ping-pong figures move several-fold between runs
 /// (the raw C pair alone measured 8 µs and 55 µs minutes apart). On one CPU both sides pay only
 /// their context switches and system calls, and the figures repeat within a few per cent.
-struct CPUAffinity {
+package struct CPUAffinity {
     private typealias SetAffinity = @convention(c) (pid_t, Int, UnsafeRawPointer) -> Int32
     private typealias GetAffinity = @convention(c) (pid_t, Int, UnsafeMutableRawPointer) -> Int32
     // sched_setaffinity/sched_getaffinity sit behind _GNU_SOURCE in Glibc's headers.
@@ -24,12 +23,12 @@ struct CPUAffinity {
     private var process: pid_t = getpid()
 
     /// Pins all threads to `cpu`; nil when the system calls are missing or refused.
-    static func pinProcess(toCPU cpu: Int) -> CPUAffinity? {
+    package static func pinProcess(toCPU cpu: Int) -> CPUAffinity? {
         pin(process: getpid(), toCPU: cpu)
     }
 
     /// Pins every thread of `process` to `cpu` (threads it starts later inherit it).
-    static func pin(process: pid_t, toCPU cpu: Int) -> CPUAffinity? {
+    package static func pin(process: pid_t, toCPU cpu: Int) -> CPUAffinity? {
         guard let setAffinity, let getAffinity else { return nil }
         var saved = CPUAffinity()
         saved.process = process
@@ -42,13 +41,13 @@ struct CPUAffinity {
     }
 
     /// Gives every thread back the CPUs it had.
-    func restore() {
+    package func restore() {
         guard let setAffinity = Self.setAffinity else { return }
         _ = Self.apply(original, to: process, with: setAffinity)
     }
 
     private static func apply(_ mask: [UInt64], to process: pid_t, with setAffinity: SetAffinity) -> Bool {
-        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/task")) ?? []
+        let threads = directoryEntries("/proc/\(process)/task")
         var all = true
         for thread in threads.compactMap({ pid_t($0) }) {
             let result = mask.withUnsafeBytes { setAffinity(thread, $0.count, $0.baseAddress!) }
@@ -56,5 +55,19 @@ struct CPUAffinity {
             if result != 0 && thread == process { all = false }
         }
         return all
+    }
+
+    /// The names in `path` other than `.` and `..`; empty when it cannot be read.
+    private static func directoryEntries(_ path: String) -> [String] {
+        guard let directory = opendir(path) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 }
