@@ -26,8 +26,11 @@ let package = Package(
         .executable(name: "channelbridge", targets: ["channelbridge"]),
     ],
     targets: [
-        // The floor under everything (as NIOConcurrencyHelpers is under NIOCore), where OS calls belong:
-        // threads for blocking work, and `LockedValue`, the lock ThreadSanitizer sees.
+        // The floor under everything (as NIOConcurrencyHelpers is under NIOCore), where OS calls belong and the
+        // only module of Sources/ that imports Glibc (the store's files are still to move): threads for blocking
+        // work, `LockedValue` (the lock ThreadSanitizer sees), socket, file, poll and process calls (`Syscalls`,
+        // `FileCalls`, `Errno`), and the mechanisms executables use for process policy (`ProcessSignals`,
+        // `ProcessExit`, `AllocatorTuning`, `CPUAffinity`).
         .target(name: "ChannelBridgePlatform", swiftSettings: strict),
         // Leaves above it: the codecs (values, bytes, TVN) and the messenger (frames, sessions),
         // independent of each other. Neither imports Glibc.

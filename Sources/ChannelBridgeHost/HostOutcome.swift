@@ -37,8 +37,10 @@ public enum HostOutcome: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// The signals that interrupt a host. The executable catches them and hands them to
-/// `ExtensionHost.interrupt(_:)`.
+/// The signals that interrupt a host. The executable watches them (`HostSignal.watch`) and turns
+/// the first into cancellation of the task running `ExtensionHost.run()`
+/// (`ExtensionHostCommand.main` does this); `ExtensionHost.interrupt(_:)` ends the request the
+/// same way without cancelling anything.
 public enum HostSignal: Sendable, Hashable, CaseIterable {
     case sigint
     case sigterm

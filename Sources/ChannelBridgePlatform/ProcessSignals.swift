@@ -18,9 +18,14 @@ package final class ProcessSignals: Sendable {
     // The dispatch sources must stay alive for the signals to be watched.
     private let sources: LockedValue<[any DispatchSourceSignal]>
 
+    /// How many sources are not registered yet, and who waits for none to be left.
+    private let registration: LockedValue<(pending: Int, waiters: [CheckedContinuation<Void, Never>])>
+
     private init(_ numbers: [Int32], onRepeat: (@Sendable (Int32) -> Void)?) {
         let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
         let received = LockedValue(0)
+        let registration = LockedValue((pending: numbers.count, waiters: [CheckedContinuation<Void, Never>]()))
+        self.registration = registration
         signals = stream
         self.continuation = continuation
         sources = LockedValue(numbers.map { number -> any DispatchSourceSignal in
@@ -36,6 +41,15 @@ package final class ProcessSignals: Sendable {
                 }
                 if count > 1, let onRepeat { onRepeat(number) } else { continuation.yield(number) }
             }
+            source.setRegistrationHandler { @Sendable in
+                let waiters = registration.withLock { state -> [CheckedContinuation<Void, Never>] in
+                    state.pending -= 1
+                    guard state.pending == 0 else { return [] }
+                    defer { state.waiters = [] }
+                    return state.waiters
+                }
+                for waiter in waiters { waiter.resume() }
+            }
             source.resume()
             return source
         })
@@ -45,6 +59,19 @@ package final class ProcessSignals: Sendable {
     /// every signal after the first goes to it (on a dispatch thread) instead of the stream.
     package static func watch(_ numbers: [Int32], onRepeat: (@Sendable (Int32) -> Void)? = nil) -> ProcessSignals {
         ProcessSignals(numbers, onRepeat: onRepeat)
+    }
+
+    /// Returns once every watched signal is registered with the system: a signal sent before
+    /// then may be lost (its default action is already replaced).
+    package func waitUntilWatching() async {
+        await withCheckedContinuation { continuation in
+            let ready = registration.withLock { state -> Bool in
+                guard state.pending > 0 else { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
     }
 
     /// Stops watching; the signals get their default action back and the stream finishes.
