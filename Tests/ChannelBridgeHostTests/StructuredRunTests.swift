@@ -67,6 +67,47 @@ import Testing
         }
     }
 
+    @Test func aCallTheHostHadNotReadEndsWithTheConnection() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let (started, gate) = (Collector<String>(), Collector<Bool>())
+        var options = HostOptions(socketPath: directory.socket, dataDirectory: directory.data)
+        options.maxHandlersInFlight = 1
+        let plugins = HostPlugins { registry in
+            MethodChannel(name: Self.slowChannel, messenger: registry.messenger).setMethodCallHandler { call in
+                started.append(call.method)
+                try await gate.first(1, hangGuard: .seconds(30))
+                return .string("late \(call.method)")
+            }
+        }
+        let host = try await ExtensionHost.start(options: options, output: Self.quiet, plugins: plugins)
+        let running = Task { await host.run() }
+        try await withHangGuard(seconds: 30) { () async throws in
+            let connection = try await SocketConnection.connect(to: directory.socket)
+            let slow = MethodChannel(name: Self.slowChannel, messenger: connection.messenger)
+            let first = Task { try await slow.invokeMethod("first") }
+            try await started.first(1)
+            // The one handler slot is taken: the host holds this request back, unstarted. The ping's
+            // answer shows the request reached the host before the cancellation below.
+            let second = Task { try await slow.invokeMethod("second") }
+            try await connection.messenger.ping()
+            running.cancel()
+            _ = await host.request.waitForEnd()
+            gate.append(true)
+            #expect(try await first.value == "late first")
+            // The request the host never started ends with the connection, as a pending call must.
+            do {
+                let reply = try await second.value
+                Issue.record("the held-back call was answered: \(reply)")
+            } catch let error as MessengerError {
+                #expect(error.code == .connectionClosed)
+                #expect(error.message.contains("host is shutting down (interrupted (SIGTERM))"), "\(error)")
+            }
+            #expect(await running.value.outcome == .interrupted(.sigterm))
+            #expect(started.all == ["first"])
+        }
+    }
+
     @Test func theCancellationSignalNamesTheInterruption() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
