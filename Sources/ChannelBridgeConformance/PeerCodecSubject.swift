@@ -60,7 +60,7 @@ public final class PeerCodecSubject: CodecSubject, @unchecked Sendable {
     public func close() {
         try? input.close()
         let deadline = Date().addingTimeInterval(2)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
+        while process.isRunning && Date() < deadline { Syscalls.sleep(microseconds: 10_000) }
         killGroup()
     }
 
@@ -72,7 +72,7 @@ public final class PeerCodecSubject: CodecSubject, @unchecked Sendable {
     /// whatever an adapter script started (which would otherwise keep the pipes open).
     private func killGroup() {
         let pid = process.processIdentifier
-        if pid > 0 { kill(-pid, SIGKILL) }
+        if pid > 0 { Syscalls.killImmediately(-pid) }   // a negative pid names the group
     }
 
     /// Sends one request line and returns the payload of its `ok` answer.

@@ -303,7 +303,7 @@ extension Syscalls {
     /// Whether the standard input is a terminal.
     package static var standardInputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
 
-    /// Ends process `pid` at once (SIGKILL).
+    /// Ends process `pid` at once (SIGKILL); a negative `pid` ends every process of group `-pid`.
     package static func killImmediately(_ pid: Int32) {
         _ = kill(pid, SIGKILL)
     }
