@@ -87,12 +87,16 @@ import Testing
             let slow = MethodChannel(name: Self.slowChannel, messenger: connection.messenger)
             let first = Task { try await slow.invokeMethod("first") }
             try await started.first(1)
-            // The one handler slot is taken: the host holds this request back, unstarted. The ping's
-            // answer shows the request reached the host before the cancellation below.
-            let second = Task { try await slow.invokeMethod("second") }
-            try await connection.messenger.ping()
+            // The one handler slot is taken: the host holds this request back, unstarted. Started
+            // immediately, the call has written its request before the cancellation below.
+            let second = Task.immediate { try await slow.invokeMethod("second") }
+            // An idle session opened after this one: the host closes sessions in the order they
+            // came, so once this one has ended, the first has its GOODBYE and starts nothing more.
+            let idle = try await SocketConnection.connect(to: directory.socket)
+            _ = try await idle.messenger.waitForPeerHello()
+            let idleClosed = ClosedCollector(idle)
             running.cancel()
-            _ = await host.request.waitForEnd()
+            #expect(await idleClosed.error().code == .connectionClosed)
             gate.append(true)
             #expect(try await first.value == "late first")
             // The request the host never started ends with the connection, as a pending call must.
