@@ -128,8 +128,7 @@ private let channelName = "test/ticks"
         peer.send(.hello(Frame.Hello(role: .client, peerName: "raw")))
         peer.send(.request(id: 1, channel: channelName, payload: try StandardMethodCodec().encodeMethodCall(MethodCall("listen"))))
         try await withHangGuard { () async throws in
-            // Polls for the frames to arrive; nothing here measures time.
-            while try peer.receivedFrames().count < 5 { try await Task.sleep(for: .milliseconds(1)) }
+            await peer.waitForFrames { $0.count >= 5 }
             let frames = try peer.receivedFrames().dropFirst()   // after the host's HELLO
             #expect(Array(frames) == [
                 .reply(id: 1, result: .bytes(hex("00 00"))),
