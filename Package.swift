@@ -1,14 +1,18 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
-/// Every target compiles in the Swift 6 language mode through this one array.
+/// Every target compiles in the Swift 6 language mode, with `any` on every existential
+/// (`ExistentialAny`) and members visible only from modules a file imports
+/// (`MemberImportVisibility`), through this one array.
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+// Linux only (README "Platform"): no `platforms`, as nothing here is built or tested on another OS.
 let package = Package(
     name: "ChannelBridge",
-    platforms: [.macOS(.v15)],
     products: [
         .library(name: "ChannelBridgeCodec", targets: ["ChannelBridgeCodec"]),
         .library(name: "ChannelBridgeMessenger", targets: ["ChannelBridgeMessenger"]),

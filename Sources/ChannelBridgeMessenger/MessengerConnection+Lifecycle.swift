@@ -1,3 +1,5 @@
+import ChannelBridgePlatform
+
 extension MessengerConnection {
     /// Does nothing: HELLO goes out when the connection is created, before any other frame.
     @available(*, deprecated, message: "HELLO is sent when the connection is created")

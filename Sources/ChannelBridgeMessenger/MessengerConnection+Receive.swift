@@ -1,3 +1,6 @@
+import ChannelBridgePlatform
+import Synchronization
+
 extension MessengerConnection {
     /// What the transport's reader should do next (wire protocol §4.10). Asked by the one thread
     /// that delivers received bytes, before each read.

@@ -3,6 +3,8 @@ import ChannelBridgeCodec
 import ChannelBridgePlatform
 import ChannelBridgeSocket
 import Glibc
+import ChannelBridgeClient
+import ChannelBridgeMessenger
 
 /// `channelbridge listen CHANNEL [ARGS]`: an EventChannel's events, one per line.
 enum ListenCommand: CLICommand {

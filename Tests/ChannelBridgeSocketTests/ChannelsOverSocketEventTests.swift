@@ -3,6 +3,7 @@ import ChannelBridgeCodec
 import ChannelBridgeMessenger
 import ChannelBridgeSocket
 import Testing
+import ChannelBridgeTestSupport
 
 private typealias Support = ChannelsOverSocket
 

@@ -2,6 +2,7 @@ import ChannelBridgeSocket
 import Foundation
 import Glibc
 import Synchronization
+import ChannelBridgeMessenger
 
 /// `channelbridge bench serve` started as a separate process, and this process's connection to it.
 struct BenchPeer {

@@ -1,5 +1,6 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgeSocket
 
 /// `rtt`: `MethodChannel.invokeMethod` round trips with a small argument to `channelbridge bench serve`
 /// in another process, one at a time, against the raw C 64-byte ping-pong. Unless `--no-pin`,
