@@ -1,5 +1,5 @@
-import ChannelBridgeCodec
-import ChannelBridgeMessenger
+public import ChannelBridgeCodec
+public import ChannelBridgeMessenger
 
 /// A named channel for plain messages with a reply, encoded with a `MessageCodec` (Flutter's
 /// `BasicMessageChannel`).

@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 
 /// A channel could not complete a call: the other side has no handler for it, its reply could not
 /// be decoded, or it did not answer in time.

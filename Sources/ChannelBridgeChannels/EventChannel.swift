@@ -1,5 +1,5 @@
-import ChannelBridgeCodec
-import ChannelBridgeMessenger
+public import ChannelBridgeCodec
+public import ChannelBridgeMessenger
 import ChannelBridgePlatform
 
 /// A named channel for a stream of events, with Flutter's semantics.

@@ -1,5 +1,5 @@
-import ChannelBridgeCodec
-import ChannelBridgeMessenger
+public import ChannelBridgeCodec
+public import ChannelBridgeMessenger
 
 /// A named channel for method calls, with Flutter's semantics: a call is a method name and
 /// arguments; the answer is a value, a `MethodError`, or "not implemented".

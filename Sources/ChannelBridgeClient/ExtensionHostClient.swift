@@ -1,7 +1,7 @@
-import ChannelBridgeChannels
-import ChannelBridgeCodec
-import ChannelBridgeMessenger
-import ChannelBridgeSocket
+public import ChannelBridgeChannels
+public import ChannelBridgeCodec
+public import ChannelBridgeMessenger
+public import ChannelBridgeSocket
 
 /// A connection to a running extension host, from any process: the Swift face of what a Flutter
 /// UI inside a share extension does over its MethodChannels.

@@ -1,7 +1,7 @@
 import ChannelBridgeChannels
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 import ChannelBridgeMessenger
-import ChannelBridgeStore
+public import ChannelBridgeStore
 
 /// Answers the extension channel (`channelbridge/extension` unless `--channel` says otherwise) for
 /// every session: the extension's `NSExtensionContext` seen from the UI side.

@@ -5,7 +5,7 @@ import ChannelBridgePlatform
 import ChannelBridgePlugins
 import ChannelBridgeSharedPreferences
 import ChannelBridgeSocket
-import ChannelBridgeStore
+public import ChannelBridgeStore
 import Dispatch
 import FoundationEssentials
 

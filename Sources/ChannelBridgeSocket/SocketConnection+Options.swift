@@ -1,5 +1,5 @@
-import ChannelBridgeMessenger
-import Glibc
+public import ChannelBridgeMessenger
+public import Glibc
 
 extension SocketConnection {
     /// Settings for one socket session, on either end. Every limit here is stated, with its

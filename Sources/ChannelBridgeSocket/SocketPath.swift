@@ -1,4 +1,4 @@
-import Glibc
+public import Glibc
 
 /// Where the host listens unless told otherwise.
 public enum SocketPath {

@@ -1,5 +1,5 @@
 import ChannelBridgeChannels
-import ChannelBridgeMessenger
+public import ChannelBridgeMessenger
 import ChannelBridgePlatform
 
 /// A `BinaryMessenger` for channel unit tests: it records every frame this side sends, answers its
