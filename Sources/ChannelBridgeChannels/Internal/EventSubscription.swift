@@ -51,7 +51,7 @@ final class EventSubscription: Sendable {
     func installHandler() {
         continuation.onTermination = { [self] _ in terminated() }
         // Synchronous: an event is handed to the stream right where it is read, with no task.
-        let token = methods.messenger.setSynchronousMessageHandler(onChannel: channel) { [self] payload in
+        let token = methods.messenger.installSynchronousHandler(onChannel: channel) { [self] payload in
             receive(payload)
             return nil
         }
