@@ -98,8 +98,9 @@ public final class EventChannel: Sendable {
     /// - The stream finishes at the owner's end of stream.
     /// - An error event is yielded as `.error(MethodError)` and the stream goes on, as in Flutter.
     /// - It throws the `listen` refusal (`MethodError`, or `ChannelError.notImplemented` when
-    ///   nothing owns the channel), `ChannelError.malformedEvent` for an undecodable event, or the
-    ///   messenger's `connectionClosed` error when the connection ends.
+    ///   nothing owns the channel), `ChannelError.malformedEvent` for an undecodable event, or
+    ///   `ChannelError.connectionClosed` (the messenger's error as `messengerError`) when the
+    ///   connection ends.
     /// - When it terminates — the consumer's task is cancelled, the stream is released after the
     ///   consumer stopped iterating, an end of stream, an undecodable event — `cancel` is sent with
     ///   the same arguments, so the owner's `onCancel` runs (as Flutter's listener does).

@@ -46,7 +46,8 @@ public final class MethodChannel: Sendable {
     ///
     /// - Throws: `MethodError` when the other side answered with an error envelope;
     ///   `ChannelError` with code `notImplemented` (null reply), `malformedReply`, `unencodable` or
-    ///   `timedOut`; `MessengerError` (e.g. `connectionClosed`) with `channel` and `method` filled in.
+    ///   `timedOut`; or, when the messenger failed the call, `connectionClosed`, `handlerFailed`,
+    ///   `frameTooLarge` or `invalidChannel` (with the messenger's error as `messengerError`).
     ///   Cancelling the calling task withdraws the request.
     /// - Parameter timeout: when set, the request is withdrawn (CANCEL) if no reply arrives in time.
     nonisolated(nonsending) public func invokeMethod(_ method: String, arguments: StandardValue = .null,
@@ -91,11 +92,9 @@ public final class MethodChannel: Sendable {
             // One array is the common case; the plain send is what every messenger implements.
             if request.rest.isEmpty { return try await messenger.send(onChannel: channel, message: request.first) }
             return try await messenger.sendSegments(onChannel: channel, MessageSegments(request.first, rest: request.rest))
-        } catch var error as MessengerError {
-            // The messenger sees only bytes; the method is known here.
-            if error.channel == nil { error.channel = channel }
-            if error.method == nil { error.method = method }
-            throw error
+        } catch let error as MessengerError {
+            // The messenger sees only bytes; the channel reports the failure, naming the method.
+            throw ChannelError(error, channel: channel, method: method)
         }
     }
 

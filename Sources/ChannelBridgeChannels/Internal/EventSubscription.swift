@@ -126,10 +126,8 @@ final class EventSubscription: Sendable {
     }
 
     func connectionClosed(_ error: MessengerError) {
-        var error = error
-        if error.channel == nil { error.channel = channel }
         state.withLock { $0.skipCancel = true }
-        continuation.finish(throwing: error)
+        continuation.finish(throwing: ChannelError(error, channel: channel))
     }
 
     /// The stream is over for any reason: stop receiving and, unless there is nothing to cancel,
