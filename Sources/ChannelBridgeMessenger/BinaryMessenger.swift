@@ -49,7 +49,7 @@ public protocol BinaryMessenger: AnyObject, Sendable {
     func setMessageHandler(onChannel channel: String, _ handler: BinaryMessageHandler?) -> MessageHandlerToken
 
     /// Removes the handler installed with `token`, if it is still the current one (Flutter's
-    /// `cleanUpConnection:`).
+    /// `cleanUpConnection:`). Must not call back into the caller either.
     func removeMessageHandler(_ token: MessageHandlerToken)
 
     /// Runs `callback` once when this messenger's connection ends (at once if it already has).

@@ -37,6 +37,9 @@ package final class ReaderExecutor: TaskExecutor {
         var readerBlocked = false
     }
 
+    /// Lock order: taken inside the messenger's input lock (`didUnblock` runs in the reader's
+    /// `read` closure, under `MessengerConnection.receive(readingWith:)`), so nothing under it
+    /// calls out: jobs run after unlocking.
     private let state: LockedValue<State>
     /// Set once by the reader thread before it runs jobs, read by every enqueue.
     private let readerThread = Atomic<UInt>(0)
