@@ -14,7 +14,7 @@ public import ChannelBridgeSocket
 /// try await host.exit()
 /// ```
 ///
-/// Every call fails with a typed error when the host goes away: `MessengerError` with code
+/// Every call fails with a typed error when the host goes away: `ChannelError` with code
 /// `connectionClosed`, naming the channel and method. A reply of the wrong shape throws
 /// `ChannelError` `malformedReply`, naming the method and where the value differs
 /// ("The result of getInputItems is not Array<ExtensionItem>: `[0].attachments`: …").

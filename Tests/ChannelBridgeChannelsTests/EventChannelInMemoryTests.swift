@@ -109,7 +109,7 @@ private let channelName = "test/ticks"
             var events = stream.makeAsyncIterator()
             #expect(try await events.next() == .success(.string("first")))
             host.close()
-            let error = try await #require(throws: MessengerError.self) { _ = try await events.next() }
+            let error = try await #require(throws: ChannelError.self) { _ = try await events.next() }
             #expect(error.code == .connectionClosed)
             #expect(error.channel == channelName)
             #expect(await handler.calls.next() == .listen(.int32(9)))

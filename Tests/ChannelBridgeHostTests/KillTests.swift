@@ -51,7 +51,7 @@ import Testing
             #expect(exit.stdoutLines == ["ready \(directory.socket)"])
             #expect(failures.count == writers)
             for failure in failures {
-                let error = try #require(failure as? MessengerError, "\(failure)")
+                let error = try #require(failure as? ChannelError, "\(failure)")
                 #expect(error.code == .connectionClosed)
                 #expect(error.channel == "shared_preference_app_group" && error.method == "setString")
             }

@@ -28,8 +28,8 @@ import Testing
             defer { client.close() }
             let large = Self.bytes(100_000, seed: 3)
             host.setSegmentedMessageHandler(onChannel: "split") { message in
-                guard let message else { return nil }
-                return MessageSegments([0xAA], rest: [message, [0xBB, 0xCC]])
+                guard let message else { return HandlerReply(nil) }
+                return HandlerReply(MessageSegments([0xAA], rest: [message, [0xBB, 0xCC]]))
             }
             let cases = [MessageSegments([1, 2], rest: [[3]]), MessageSegments([9], rest: [large, [4, 5]]),
                          MessageSegments(large), MessageSegments([], rest: [[6]])]
@@ -38,7 +38,7 @@ import Testing
                 #expect(reply == [0xAA] + segments.joined + [0xBB, 0xCC])
             }
             // A segmented handler that answers nil is a null reply, as a plain one.
-            host.setSegmentedMessageHandler(onChannel: "nothing") { _ in nil }
+            host.setSegmentedMessageHandler(onChannel: "nothing") { _ in HandlerReply(nil) }
             #expect(try await client.send(onChannel: "nothing", segments: MessageSegments([1])) == nil)
         }
     }

@@ -112,9 +112,9 @@ private typealias Support = ChannelsOverSocket
             session.peer.kill()
             for call in calls {
                 let (outcome, late) = try await call.value
-                let error = try #require(throws: MessengerError.self) { try outcome.get() }
+                let error = try #require(throws: ChannelError.self) { try outcome.get() }
                 #expect(error.code == .connectionClosed && error.channel == "peer/methods" && error.method == "hang")
-                let lateError = try #require(throws: MessengerError.self) { try late.get() }
+                let lateError = try #require(throws: ChannelError.self) { try late.get() }
                 #expect(lateError.code == .connectionClosed && lateError.method == "echo")
             }
             await session.connection.waitUntilClosed()
