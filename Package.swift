@@ -1,14 +1,19 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
-/// Every target compiles in the Swift 6 language mode through this one array.
+/// Every target compiles in the Swift 6 language mode, with `any` on every existential
+/// (`ExistentialAny`) and members visible only from modules a file imports
+/// (`MemberImportVisibility`), through this one array.
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+// Linux only (README "Platform"): no `platforms`, as nothing here is built or tested on another OS.
 let package = Package(
     name: "ChannelBridge",
-    platforms: [.macOS(.v15)],
     products: [
         .library(name: "ChannelBridgeCodec", targets: ["ChannelBridgeCodec"]),
         .library(name: "ChannelBridgeMessenger", targets: ["ChannelBridgeMessenger"]),
@@ -125,15 +130,17 @@ let package = Package(
         .testTarget(name: "BenchTests",
                     dependencies: ["ChannelBridgeTestSupport", "channelbridge", "channelbridge-raw-bench", "extension-host"],
                     swiftSettings: strict),
+        // The CLI's commands run as child processes (codec, conformance, prefs, session, …): the only
+        // test targets below that build the executables are this one and those about processes.
         .testTarget(name: "ChannelBridgeCLITests",
-                    dependencies: ["ChannelBridgeTestSupport", "channelbridge", "extension-host", "channelbridge-test-peer"],
+                    dependencies: ["ChannelBridgeTestSupport", "ChannelBridgeCodec", "channelbridge", "extension-host",
+                                   "channelbridge-test-peer"],
                     swiftSettings: strict),
         .testTarget(name: "ChannelBridgeCodecTests",
-                    dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeTestSupport", "channelbridge"],
+                    dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ChannelBridgeConformanceTests",
-                    dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeTestSupport", "channelbridge",
-                                   "extension-host"],
+                    dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ChannelBridgeMessengerTests",
                     dependencies: ["ChannelBridgeMessenger", "ChannelBridgeTesting", "ChannelBridgeTestSupport", "ChannelBridgePlatform"],

@@ -1,5 +1,5 @@
-import Flutter
-import Foundation
+public import Flutter
+public import Foundation
 
 /// A plugin written the way iOS plugins are: notes kept per engine (per session), a method
 /// channel with a delegate, an event channel of added notes, a result answered later from

@@ -4,7 +4,7 @@
 
 import ChannelBridgeChannels
 import ChannelBridgeCodec
-import ChannelBridgePlugins
+public import ChannelBridgePlugins
 import Synchronization
 
 /// The arguments of `greet`, as the caller sends them: `{"name": "Ada"}` from Dart, or this

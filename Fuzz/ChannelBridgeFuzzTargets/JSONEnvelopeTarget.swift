@@ -1,4 +1,5 @@
 import ChannelBridgeCodec
+import ChannelBridgeConformance
 
 /// Entry point: `JSONMethodCodec.decodeEnvelope`.
 enum JSONEnvelopeTarget: FuzzTarget {

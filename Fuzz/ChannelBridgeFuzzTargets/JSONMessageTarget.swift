@@ -1,4 +1,5 @@
 import ChannelBridgeCodec
+import ChannelBridgeConformance
 
 /// Entry point: `JSONMessageCodec.decode`.
 enum JSONMessageTarget: FuzzTarget {

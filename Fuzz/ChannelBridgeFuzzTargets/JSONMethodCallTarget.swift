@@ -1,4 +1,5 @@
 import ChannelBridgeCodec
+import ChannelBridgeConformance
 
 /// Entry point: `JSONMethodCodec.decodeMethodCall`.
 enum JSONMethodCallTarget: FuzzTarget {

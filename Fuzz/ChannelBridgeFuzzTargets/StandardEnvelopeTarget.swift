@@ -1,4 +1,5 @@
 import ChannelBridgeCodec
+import ChannelBridgeConformance
 
 /// Entry point: `StandardMethodCodec.decodeEnvelope`.
 enum StandardEnvelopeTarget: FuzzTarget {

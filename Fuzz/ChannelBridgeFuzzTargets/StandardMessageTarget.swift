@@ -1,4 +1,5 @@
 import ChannelBridgeCodec
+import ChannelBridgeConformance
 
 /// Entry point: `StandardMessageCodec.decode`, without and with a codec extension.
 enum StandardMessageTarget: FuzzTarget {

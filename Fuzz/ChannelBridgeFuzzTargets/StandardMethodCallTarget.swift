@@ -1,4 +1,5 @@
 import ChannelBridgeCodec
+import ChannelBridgeConformance
 
 /// Entry point: `StandardMethodCodec.decodeMethodCall`.
 enum StandardMethodCallTarget: FuzzTarget {

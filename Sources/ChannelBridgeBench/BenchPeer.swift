@@ -2,6 +2,7 @@ import ChannelBridgePlatform
 import ChannelBridgeSocket
 import Foundation
 import Synchronization
+import ChannelBridgeMessenger
 
 /// `channelbridge bench serve` started as a separate process, and this process's connection to it.
 package struct BenchPeer {

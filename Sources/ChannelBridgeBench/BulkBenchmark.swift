@@ -1,5 +1,6 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgeSocket
 
 /// `bulk`: 1 MiB and 16 MiB `Uint8List` round trips through `echo` on `channelbridge/bench`,
 /// against raw C round trips of frames of the same sizes. GB/s counts the payload both ways:

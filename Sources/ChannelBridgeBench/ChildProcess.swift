@@ -7,7 +7,7 @@ import Foundation
 // Invariant: properties are set once in init; Process is used only for thread-safe calls (pid, isRunning, terminate, wait).
 package final class ChildProcess: @unchecked Sendable {
     /// Where `channelbridge` itself and the package's other products are (they are built side by side).
-    package static let productsDirectory: URL = {
+    static let productsDirectory: URL = {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: executable).deletingLastPathComponent()

@@ -1,5 +1,6 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgeSocket
 
 /// `events`: events per second on `channelbridge/bench/events`, from `channelbridge bench serve` to this
 /// process (each event a 64-byte `Uint8List`), against a raw C one-way stream of 64-byte frames

@@ -1,6 +1,7 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import Synchronization
+import ChannelBridgeSocket
 
 /// `pipeline`: one client connection with many calls in flight (256 tasks calling in a loop),
 /// against the raw C pair with many frames per write, and with one write per frame.

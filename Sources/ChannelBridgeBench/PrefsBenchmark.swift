@@ -4,6 +4,7 @@ import ChannelBridgePlatform
 import ChannelBridgeSocket
 import Foundation
 import Synchronization
+import ChannelBridgeMessenger
 
 /// `prefs`: the `shared_preference_app_group` plugin of a real `extension-host` process, with an
 /// app group of 10, 1,000, 10,000 and 100,000 keys (a 40-byte string each), against baselines

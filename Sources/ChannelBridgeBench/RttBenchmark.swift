@@ -1,6 +1,7 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgePlatform
+import ChannelBridgeSocket
 
 /// `rtt`: `MethodChannel.invokeMethod` round trips with a small argument to `channelbridge bench serve`
 /// in another process, one at a time, against the raw C 64-byte ping-pong. Unless `--no-pin`,

@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 
 // Typed messages on a channel whose codec carries Standard values (`StandardMessageCodec`,
 // `JSONMessageCodec`): messages and replies any Codable type.

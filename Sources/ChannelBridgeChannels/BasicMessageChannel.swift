@@ -1,5 +1,5 @@
-import ChannelBridgeCodec
-import ChannelBridgeMessenger
+public import ChannelBridgeCodec
+public import ChannelBridgeMessenger
 
 /// A named channel for plain messages with a reply, encoded with a `MessageCodec` (Flutter's
 /// `BasicMessageChannel`).
@@ -30,8 +30,8 @@ public final class BasicMessageChannel<Codec: MessageCodec>: Sendable {
 
     /// Sends `message` and returns the reply, `nil` for a null reply.
     ///
-    /// - Throws: `ChannelError` (`unencodable`, `malformedReply`, `timedOut`) or the messenger's
-    ///   `MessengerError` (e.g. `connectionClosed`, `handlerFailed`) with `channel` filled in.
+    /// - Throws: `ChannelError`: `unencodable`, `malformedReply`, `timedOut`, or, when the messenger
+    ///   failed the message, `connectionClosed`, `handlerFailed`, ... (its error as `messengerError`).
     public func send(_ message: Codec.Message?, timeout: Duration? = nil) async throws -> Codec.Message? {
         let payload: [UInt8]?
         do {
@@ -62,9 +62,8 @@ public final class BasicMessageChannel<Codec: MessageCodec>: Sendable {
                              messenger: any BinaryMessenger) async throws -> [UInt8]? {
         do {
             return try await messenger.send(onChannel: channel, message: payload)
-        } catch var error as MessengerError {
-            if error.channel == nil { error.channel = channel }
-            throw error
+        } catch let error as MessengerError {
+            throw ChannelError(error, channel: channel)
         }
     }
 

@@ -1,7 +1,8 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
+public import ChannelBridgeMessenger
 
-/// A channel could not complete a call: the other side has no handler for it, its reply could not
-/// be decoded, or it did not answer in time.
+/// A channel could not complete a call: the other side has no handler for it or its handler
+/// failed, its reply could not be decoded, it did not answer in time, or the connection ended first.
 ///
 /// Every channel error names the channel and, for method calls, the method, because the person
 /// reading it usually has to find the handler on the other side of a socket.
@@ -11,6 +12,8 @@ import ChannelBridgeCodec
 ///     _ = try await channel.invokeMethod("getVersion")
 /// } catch let error as ChannelError where error.code == .notImplemented {
 ///     // the other side has no handler for "getVersion"
+/// } catch let error as ChannelError where error.code == .connectionClosed {
+///     // the session ended before the reply came; `error.messengerError` is the messenger's account
 /// }
 /// ```
 public struct ChannelError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -36,6 +39,21 @@ public struct ChannelError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The consumer of an event stream fell too far behind: more bytes of events waited to be
         /// consumed than the stream's buffer allows; the stream was ended and cancelled.
         public static let streamOverflow = Code("streamOverflow")
+
+        // The messenger's failures, for a call on this channel (`messengerError` has the details).
+
+        /// The connection ended before the reply arrived (or had ended before the call).
+        public static let connectionClosed = Code("connectionClosed")
+        /// The other side's handler failed outside the codec (REPLY status 2); `message` is its
+        /// diagnostic.
+        public static let handlerFailed = Code("handlerFailed")
+        /// The call or message makes a frame larger than this side or the peer accepts.
+        public static let frameTooLarge = Code("frameTooLarge")
+        /// The channel name is empty or longer than 65,535 UTF-8 bytes.
+        public static let invalidChannel = Code("invalidChannel")
+
+        /// The code for a messenger failure: the messenger's code of the same name.
+        static func messenger(_ code: MessengerError.Code) -> Code { Code(code.description) }
     }
 
     public var code: Code
@@ -46,13 +64,25 @@ public struct ChannelError: Error, Sendable, Hashable, CustomStringConvertible {
     public var method: String?
     /// The codec's own error, when a codec failure caused this one.
     public var codecError: CodecError?
+    /// The messenger's own error, when the messenger failed the call (codes `connectionClosed`,
+    /// `handlerFailed`, `frameTooLarge`, `invalidChannel`, ...).
+    public var messengerError: MessengerError?
 
-    public init(_ code: Code, _ message: String, channel: String, method: String? = nil, codecError: CodecError? = nil) {
+    public init(_ code: Code, _ message: String, channel: String, method: String? = nil, codecError: CodecError? = nil,
+                messengerError: MessengerError? = nil) {
         self.code = code
         self.message = message
         self.channel = channel
         self.method = method
         self.codecError = codecError
+        self.messengerError = messengerError
+    }
+
+    /// The messenger failed a call or message on `channel`: the same code and message, now naming
+    /// the channel and the method, which the messenger (bytes only) does not know.
+    public init(_ messengerError: MessengerError, channel: String, method: String? = nil) {
+        self.init(.messenger(messengerError.code), messengerError.message, channel: messengerError.channel ?? channel,
+                  method: method, messengerError: messengerError)
     }
 
     public var description: String {

@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 
 // Typed event streams: each event decoded as the type asked for.
 extension EventChannel {

@@ -1,5 +1,5 @@
-import ChannelBridgeCodec
-import ChannelBridgeMessenger
+public import ChannelBridgeCodec
+public import ChannelBridgeMessenger
 import ChannelBridgePlatform
 
 /// A named channel for a stream of events, with Flutter's semantics.
@@ -75,11 +75,13 @@ public final class EventChannel: Sendable {
         let previous = shared.state.withLock { state -> EventStreamOwner? in
             let previous = state.owner
             // Messenger calls run under the lock so the kept token is the one the messenger kept.
+            // Lock order: this channel's lock, then the messenger's; safe because a messenger never
+            // calls back from setMessageHandler / removeMessageHandler (`BinaryMessenger`).
             if let handler {
                 let owner = EventStreamOwner(channel: name, messenger: messenger, codec: codec, handler: handler,
                                              maxBufferedBytes: maxBufferedBytes)
                 state.owner = owner
-                state.ownerToken = messenger.setMessageHandler(onChannel: name) { try await owner.handle($0) }
+                state.ownerToken = messenger.installSegmentedHandler(onChannel: name) { try await owner.handle($0) }
             } else {
                 if let token = state.ownerToken { messenger.removeMessageHandler(token) }
                 state.owner = nil
@@ -96,8 +98,9 @@ public final class EventChannel: Sendable {
     /// - The stream finishes at the owner's end of stream.
     /// - An error event is yielded as `.error(MethodError)` and the stream goes on, as in Flutter.
     /// - It throws the `listen` refusal (`MethodError`, or `ChannelError.notImplemented` when
-    ///   nothing owns the channel), `ChannelError.malformedEvent` for an undecodable event, or the
-    ///   messenger's `connectionClosed` error when the connection ends.
+    ///   nothing owns the channel), `ChannelError.malformedEvent` for an undecodable event, or
+    ///   `ChannelError.connectionClosed` (the messenger's error as `messengerError`) when the
+    ///   connection ends.
     /// - When it terminates — the consumer's task is cancelled, the stream is released after the
     ///   consumer stopped iterating, an end of stream, an undecodable event — `cancel` is sent with
     ///   the same arguments, so the owner's `onCancel` runs (as Flutter's listener does).
@@ -124,6 +127,8 @@ public final class EventChannel: Sendable {
             let previous = state.subscription
             state.subscription = subscription
             // Under the lock so that the handler the messenger keeps is the current subscription's.
+            // Lock order: this channel's lock, then the messenger's and the subscription's; neither
+            // calls back into the channel while installing.
             subscription.installHandler()
             return previous
         }

@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 
 extension EventSink {
     /// Sends one event, `event` encoded as a Standard value.

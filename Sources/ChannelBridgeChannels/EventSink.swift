@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 
 /// Sends the events of one stream to its listener (Flutter's `EventSink`).
 ///

@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 
 // Typed calls: arguments any Encodable, results decoded as the type asked for, through
 // StandardValueEncoder / StandardValueDecoder on top of the untyped invokeMethod.

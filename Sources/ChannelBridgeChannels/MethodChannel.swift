@@ -1,5 +1,6 @@
-import ChannelBridgeCodec
-import ChannelBridgeMessenger
+public import ChannelBridgeCodec
+public import ChannelBridgeMessenger
+import ChannelBridgePlatform
 
 /// A named channel for method calls, with Flutter's semantics: a call is a method name and
 /// arguments; the answer is a value, a `MethodError`, or "not implemented".
@@ -30,26 +31,35 @@ public final class MethodChannel: Sendable {
     public let name: String
     public let messenger: any BinaryMessenger
     public let codec: any MethodCodec
+    /// `codec` again when it can leave large byte values uncopied; looked up once, here.
+    let segmentingCodec: (any SegmentingMethodCodec)?
     private let slot = HandlerSlot()
 
     public init(name: String, messenger: any BinaryMessenger, codec: some MethodCodec = StandardMethodCodec()) {
         self.name = name
         self.messenger = messenger
         self.codec = codec
+        segmentingCodec = codec as? any SegmentingMethodCodec
     }
 
     /// Calls `method` on the other side and returns its result.
     ///
     /// - Throws: `MethodError` when the other side answered with an error envelope;
     ///   `ChannelError` with code `notImplemented` (null reply), `malformedReply`, `unencodable` or
-    ///   `timedOut`; `MessengerError` (e.g. `connectionClosed`) with `channel` and `method` filled in.
+    ///   `timedOut`; or, when the messenger failed the call, `connectionClosed`, `handlerFailed`,
+    ///   `frameTooLarge` or `invalidChannel` (with the messenger's error as `messengerError`).
     ///   Cancelling the calling task withdraws the request.
     /// - Parameter timeout: when set, the request is withdrawn (CANCEL) if no reply arrives in time.
     nonisolated(nonsending) public func invokeMethod(_ method: String, arguments: StandardValue = .null,
                              timeout: Duration? = nil) async throws -> StandardValue {
-        let request: (first: [UInt8], rest: [[UInt8]])
-        do {
-            request = try codec.encodeMethodCallSegments(MethodCall(method, arguments: arguments))
+        let request: EncodedSegments
+        do throws(CodecError) {
+            let call = MethodCall(method, arguments: arguments)
+            if let segmentingCodec {
+                request = try segmentingCodec.encodeMethodCallSegments(call)
+            } else {
+                request = EncodedSegments(try codec.encodeMethodCall(call))
+            }
         } catch {
             throw ChannelError(.unencodable, "Cannot encode the call: \(error)", channel: name, method: method,
                                codecError: error)
@@ -76,17 +86,15 @@ public final class MethodChannel: Sendable {
         return try envelope.get()
     }
 
-    nonisolated(nonsending) private static func send(_ request: (first: [UInt8], rest: [[UInt8]]), on channel: String, method: String,
+    nonisolated(nonsending) private static func send(_ request: EncodedSegments, on channel: String, method: String,
                              messenger: any BinaryMessenger) async throws -> [UInt8]? {
         do {
             // One array is the common case; the plain send is what every messenger implements.
             if request.rest.isEmpty { return try await messenger.send(onChannel: channel, message: request.first) }
-            return try await messenger.send(onChannel: channel, segments: MessageSegments(request.first, rest: request.rest))
-        } catch var error as MessengerError {
-            // The messenger sees only bytes; the method is known here.
-            if error.channel == nil { error.channel = channel }
-            if error.method == nil { error.method = method }
-            throw error
+            return try await messenger.sendSegments(onChannel: channel, MessageSegments(request.first, rest: request.rest))
+        } catch let error as MessengerError {
+            // The messenger sees only bytes; the channel reports the failure, naming the method.
+            throw ChannelError(error, channel: channel, method: method)
         }
     }
 
@@ -99,9 +107,30 @@ public final class MethodChannel: Sendable {
             slot.install(nil, on: messenger, channel: name)
             return
         }
-        let (name, codec, limit) = (self.name, self.codec, messenger.flowControl?.frameLimit)
+        let (name, codec, segmenting, limit) = (self.name, self.codec, segmentingCodec, messenger.fastPath?.frameLimit)
         slot.install(segmented: { message in
-            try await Self.answer(message, with: handler, codec: codec, channel: name, limit: limit)
+            HandlerReply(try await Self.answer(message, with: handler, codec: codec, segmenting: segmenting,
+                                               channel: name, limit: limit))
+        }, on: messenger, channel: name)
+    }
+
+    /// A handler that also returns work to run once its reply has been queued (package API: the
+    /// extension host shuts down only after the reply to the call that ended its request is out).
+    package typealias ReplyThenHandler = @Sendable (MethodCall) async throws -> (StandardValue, afterReply: (@Sendable () -> Void)?)
+
+    /// Installs a handler whose `afterReply` work the messenger runs after queuing the reply (see
+    /// `HandlerReply`); on a messenger outside the package it runs as the handler returns.
+    package func setMethodCallHandler(replyThen handler: @escaping ReplyThenHandler) {
+        let (name, codec, segmenting, limit) = (self.name, self.codec, segmentingCodec, messenger.fastPath?.frameLimit)
+        slot.install(segmented: { message in
+            // One call's after-work, set by the handler below before `answer` returns.
+            let after = LockedValue<(@Sendable () -> Void)?>(nil)
+            let reply = try await Self.answer(message, with: { call in
+                let (value, afterReply) = try await handler(call)
+                after.withLock { $0 = afterReply }
+                return value
+            }, codec: codec, segmenting: segmenting, channel: name, limit: limit)
+            return HandlerReply(reply, afterReply: after.withLock { $0 })
         }, on: messenger, channel: name)
     }
 
@@ -123,14 +152,15 @@ public final class MethodChannel: Sendable {
             slot.install(nil, on: messenger, channel: name)
             return
         }
-        let (name, codec, limit) = (self.name, self.codec, messenger.flowControl?.frameLimit)
+        let (name, codec, segmenting, limit) = (self.name, self.codec, segmentingCodec, messenger.fastPath?.frameLimit)
         slot.install(synchronous: { message in
             let call: MethodCall
             switch Self.decodeCall(message, codec: codec) {
             case .success(let decoded): call = decoded
             case .failure(let malformed): return try malformed.reply()
             }
-            let reply = try Self.encodeOutcome(Result { try handler(call) }, of: call, codec: codec, channel: name)
+            let reply = try Self.encodeOutcome(Result { try handler(call) }, of: call, codec: codec, segmenting: segmenting,
+                                               channel: name)
             if let limit, let size = reply?.count, size > limit.current - MessengerConnection.replyFrameOverhead {
                 return try Self.tooLarge(size, of: call, codec: codec, channel: name, limit: limit)
             }
@@ -140,7 +170,7 @@ public final class MethodChannel: Sendable {
 
     /// Turns one incoming request into its reply bytes, in segments (`nil` for "not implemented").
     static func answer(_ message: [UInt8]?, with handler: Handler, codec: any MethodCodec,
-                       channel: String, limit: FrameLimit? = nil) async throws -> MessageSegments? {
+                       segmenting: (any SegmentingMethodCodec)?, channel: String, limit: FrameLimit? = nil) async throws -> MessageSegments? {
         let call: MethodCall
         switch decodeCall(message, codec: codec) {
         case .success(let decoded): call = decoded
@@ -148,7 +178,7 @@ public final class MethodChannel: Sendable {
         }
         let outcome: Result<StandardValue, any Error>
         do { outcome = .success(try await handler(call)) } catch { outcome = .failure(error) }
-        let reply = try encodeOutcome(outcome, of: call, codec: codec, channel: channel)
+        let reply = try encodeOutcome(outcome, of: call, codec: codec, segmenting: segmenting, channel: channel)
         if let limit, let size = reply?.count, size > limit.current - MessengerConnection.replyFrameOverhead {
             return try tooLarge(size, of: call, codec: codec, channel: channel, limit: limit)
         }
@@ -193,7 +223,8 @@ public final class MethodChannel: Sendable {
 
     /// The reply to `call` for what its handler returned or threw.
     static func encodeOutcome(_ outcome: Result<StandardValue, any Error>, of call: MethodCall,
-                              codec: any MethodCodec, channel: String) throws -> MessageSegments? {
+                              codec: any MethodCodec, segmenting: (any SegmentingMethodCodec)?,
+                              channel: String) throws -> MessageSegments? {
         let result: StandardValue
         switch outcome {
         case .success(let value):
@@ -206,8 +237,12 @@ public final class MethodChannel: Sendable {
             return MessageSegments(try encodeError(MethodError(code: "error", message: String(describing: error)), codec: codec))
         }
         do {
-            let (first, rest) = try codec.encodeSuccessEnvelopeSegments(result)
-            return MessageSegments(first, rest: rest)
+            // One array unless the codec kept a large byte value uncopied.
+            if let segmenting {
+                let encoded = try segmenting.encodeSuccessEnvelopeSegments(result)
+                return MessageSegments(encoded.first, rest: encoded.rest)
+            }
+            return MessageSegments(try codec.encodeSuccessEnvelope(result))
         } catch {
             return MessageSegments(try encodeError(MethodError(
                 code: "error", message: "Cannot encode the result of \(call.method) on channel \(channel): \(error)"),

@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 
 /// Answers a channel's method calls with one typed function per method: arguments decoded with
 /// `StandardValueDecoder`, results encoded with `StandardValueEncoder`.

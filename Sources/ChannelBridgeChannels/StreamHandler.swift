@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 
 /// The owner side of an `EventChannel`: starts and stops the stream of events for a listener
 /// (Flutter's `StreamHandler`).

@@ -1,7 +1,7 @@
-import ChannelBridgeChannels
-import ChannelBridgeCodec
-import ChannelBridgeMessenger
-import ChannelBridgeSocket
+public import ChannelBridgeChannels
+public import ChannelBridgeCodec
+public import ChannelBridgeMessenger
+public import ChannelBridgeSocket
 
 /// A connection to a running extension host, from any process: the Swift face of what a Flutter
 /// UI inside a share extension does over its MethodChannels.
@@ -14,7 +14,7 @@ import ChannelBridgeSocket
 /// try await host.exit()
 /// ```
 ///
-/// Every call fails with a typed error when the host goes away: `MessengerError` with code
+/// Every call fails with a typed error when the host goes away: `ChannelError` with code
 /// `connectionClosed`, naming the channel and method. A reply of the wrong shape throws
 /// `ChannelError` `malformedReply`, naming the method and where the value differs
 /// ("The result of getInputItems is not Array<ExtensionItem>: `[0].attachments`: …").

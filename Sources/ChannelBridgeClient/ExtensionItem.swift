@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 
 /// One extension input item as a client sees it (`NSExtensionItem`): a title, a content text and its attachments.
 ///

@@ -1,6 +1,6 @@
-import ChannelBridgeChannels
-import ChannelBridgeCodec
-import ChannelBridgeMessenger
+public import ChannelBridgeChannels
+public import ChannelBridgeCodec
+public import ChannelBridgeMessenger
 
 /// The `shared_preference_app_group` plugin from the caller's side, with typed getters and
 /// setters, and the host's change stream.

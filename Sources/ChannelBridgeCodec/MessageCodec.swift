@@ -17,25 +17,37 @@ public protocol MethodCodec: Sendable {
     /// `includingStacktrace` is true (as Flutter's `encodeErrorEnvelopeWithStacktrace` does).
     func encodeErrorEnvelope(_ error: MethodError, includingStacktrace: Bool) throws(CodecError) -> [UInt8]
     func decodeEnvelope(_ bytes: [UInt8]) throws(CodecError) -> MethodEnvelope
+}
 
-    /// The bytes of `encodeMethodCall`, as arrays to be sent back to back: `first`, then `rest`. A
-    /// codec may keep a large byte value as the caller's own array instead of copying it into the
-    /// message; channels send the segments with scatter-gather I/O. By default `rest` is empty.
-    func encodeMethodCallSegments(_ call: MethodCall) throws(CodecError) -> (first: [UInt8], rest: [[UInt8]])
-    /// The bytes of `encodeSuccessEnvelope`, as arrays to be sent back to back (see
-    /// `encodeMethodCallSegments`).
-    func encodeSuccessEnvelopeSegments(_ result: StandardValue) throws(CodecError) -> (first: [UInt8], rest: [[UInt8]])
+/// One encoded message as arrays to be sent back to back: `first`, then each of `rest`. A
+/// segmenting codec keeps a large byte value as the caller's own array instead of copying it into
+/// the message, and channels send the arrays with scatter-gather I/O (the messenger's
+/// `MessageSegments` is the same shape; the codec and the messenger do not depend on each other).
+package struct EncodedSegments: Sendable, Hashable {
+    package var first: [UInt8]
+    /// Empty unless a large byte value was kept as its own array; an empty array costs no allocation.
+    package var rest: [[UInt8]]
+
+    package init(_ first: [UInt8], rest: [[UInt8]] = []) {
+        self.first = first
+        self.rest = rest
+    }
+
+    /// The message as one array.
+    package var joined: [UInt8] { rest.isEmpty ? first : first + rest.joined() }
+}
+
+/// A method codec that can leave large byte values uncopied (the fast path for big `Uint8List`s;
+/// `StandardMethodCodec` is one). Package API: a channel looks for it once, when it is created, and
+/// otherwise encodes into one array with the public `MethodCodec` requirements.
+package protocol SegmentingMethodCodec: MethodCodec {
+    /// The bytes of `encodeMethodCall`, in segments (see `EncodedSegments`).
+    func encodeMethodCallSegments(_ call: MethodCall) throws(CodecError) -> EncodedSegments
+    /// The bytes of `encodeSuccessEnvelope`, in segments.
+    func encodeSuccessEnvelopeSegments(_ result: StandardValue) throws(CodecError) -> EncodedSegments
 }
 
 extension MethodCodec {
-    public func encodeMethodCallSegments(_ call: MethodCall) throws(CodecError) -> (first: [UInt8], rest: [[UInt8]]) {
-        (try encodeMethodCall(call), [])
-    }
-
-    public func encodeSuccessEnvelopeSegments(_ result: StandardValue) throws(CodecError) -> (first: [UInt8], rest: [[UInt8]]) {
-        (try encodeSuccessEnvelope(result), [])
-    }
-
     /// Writes the stacktrace slot only when the error has a stacktrace.
     public func encodeErrorEnvelope(_ error: MethodError) throws(CodecError) -> [UInt8] {
         try encodeErrorEnvelope(error, includingStacktrace: error.stacktrace != nil)

@@ -6,7 +6,7 @@
 /// let codec = StandardMethodCodec()
 /// let call = try codec.encodeMethodCall(MethodCall("exit"))   // 07 04 65786974 00
 /// ```
-public struct StandardMethodCodec: MethodCodec {
+public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     public var messageCodec: StandardMessageCodec
 
     public init(_ messageCodec: StandardMessageCodec = StandardMessageCodec()) {
@@ -18,7 +18,7 @@ public struct StandardMethodCodec: MethodCodec {
     }
 
     /// A `Uint8List` of 64 KiB or more stays the value's own array, uncopied.
-    public func encodeMethodCallSegments(_ call: MethodCall) throws(CodecError) -> (first: [UInt8], rest: [[UInt8]]) {
+    package func encodeMethodCallSegments(_ call: MethodCall) throws(CodecError) -> EncodedSegments {
         try written(segmenting: true) { (writer) throws(CodecError) in try Self.write(call, into: &writer) }.segments
     }
 
@@ -53,7 +53,7 @@ public struct StandardMethodCodec: MethodCodec {
     }
 
     /// A `Uint8List` of 64 KiB or more stays the value's own array, uncopied.
-    public func encodeSuccessEnvelopeSegments(_ result: StandardValue) throws(CodecError) -> (first: [UInt8], rest: [[UInt8]]) {
+    package func encodeSuccessEnvelopeSegments(_ result: StandardValue) throws(CodecError) -> EncodedSegments {
         try written(segmenting: true) { (writer) throws(CodecError) in try Self.writeSuccess(result, into: &writer) }.segments
     }
 

@@ -1,4 +1,4 @@
-import struct FoundationEssentials.Data
+public import struct FoundationEssentials.Data
 
 // Reading ordinary Swift values back out of a StandardValue; each returns nil on a type mismatch.
 extension StandardValue {

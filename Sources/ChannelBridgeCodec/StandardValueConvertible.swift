@@ -1,4 +1,4 @@
-import struct FoundationEssentials.Data
+public import struct FoundationEssentials.Data
 
 /// A Swift value with a natural Standard form: `Int` picks int32 or int64 as Dart does,
 /// `[String: X]` becomes a map (keys sorted, so encoding is deterministic), `Data` and `[UInt8]`

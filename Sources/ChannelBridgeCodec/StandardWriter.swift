@@ -42,11 +42,11 @@ public struct StandardWriter {
     /// except that a segmenting writer keeps each large `Uint8List` as the value's own array
     /// instead of copying it, so a transport can send it with scatter-gather I/O. Without kept
     /// lists `rest` is empty and nothing is allocated for it.
-    var segments: (first: [UInt8], rest: [[UInt8]]) {
-        guard let first = finished.first else { return (current, []) }
+    var segments: EncodedSegments {
+        guard let first = finished.first else { return EncodedSegments(current) }
         var rest = Array(finished.dropFirst())
         if !current.isEmpty { rest.append(current) }
-        return (first, rest)
+        return EncodedSegments(first, rest: rest)
     }
 
     /// Bytes written so far: alignment counts from the first byte of the whole message.

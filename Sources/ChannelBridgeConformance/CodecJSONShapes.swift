@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 
 /// The JSON shapes that `channelbridge codec`, the peer line protocol and vector files use for method
 /// calls and envelopes: call `{"method", "args"}`, success `{"result"}`, error

@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 
 /// One `encode`/`decode` request in the shapes `channelbridge codec` and the peer line protocol share:
 /// codecs `standard`, `standard-method`, `json`, `json-method`; kind `message` for message codecs,

@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 
 /// A codec implementation under test: ours in-process, or another language's behind an adapter.
 /// Any thrown error counts as "rejected"; its description is reported.

@@ -1,5 +1,5 @@
 import ChannelBridgeCodec
-import ChannelBridgeMessenger
+public import ChannelBridgeMessenger
 
 /// The live check of `channelbridge conformance --socket`: every vector's bytes are sent as a request on
 /// an echo channel, and the reply must be the same bytes. This catches framing and alignment

@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 import ChannelBridgePlatform
 import Dispatch
 import Foundation

@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 
 /// The codec family a vector file is written for: its top-level `"codec"` (absent = standard).
 public enum VectorCodec: String, Sendable, Hashable {

@@ -1,4 +1,4 @@
-import FoundationEssentials
+public import FoundationEssentials
 
 /// An extension's `NSExtensionActivationRule`: which shared items make the share sheet offer it.
 ///

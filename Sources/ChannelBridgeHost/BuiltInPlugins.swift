@@ -1,4 +1,4 @@
-import ChannelBridgePlugins
+public import ChannelBridgePlugins
 import ChannelBridgeSharedPreferences
 
 /// The plugins every host session gets, by name, unless `--plugin` narrows them.

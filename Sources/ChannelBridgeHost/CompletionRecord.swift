@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 
 /// What the host prints as its last line on standard output when the request ends: one compact
 /// JSON object.

@@ -1,7 +1,7 @@
 import ChannelBridgeChannels
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 import ChannelBridgeMessenger
-import ChannelBridgeStore
+public import ChannelBridgeStore
 
 /// Answers the extension channel (`channelbridge/extension` unless `--channel` says otherwise) for
 /// every session: the extension's `NSExtensionContext` seen from the UI side.
@@ -44,11 +44,36 @@ public struct ExtensionChannelHandler: Sendable {
         self.allowsOpenURL = allowsOpenURL
     }
 
+    /// Answers `call`. Called directly, outside a channel, the end of the request (for `exit`,
+    /// `completeRequest`, `cancel`) is signalled at once, as there is no reply to wait for.
     public func handle(_ call: MethodCall) async throws -> StandardValue {
+        let (value, afterReply) = try await handleThenAfterReply(call)
+        afterReply?()
+        return value
+    }
+
+    /// Answers `call`, and for a call that ended the request returns the work that lets the host
+    /// shut down, for the messenger to run once this call's reply has been queued
+    /// (`MethodChannel.setMethodCallHandler(replyThen:)`).
+    package func handleThenAfterReply(_ call: MethodCall) async throws -> (StandardValue, afterReply: (@Sendable () -> Void)?) {
         switch call.method {
-        case "getInputItems":
-            return .list(request.inputItems.map(\.standardValue))
-        case "exit", "completeRequest":
+        case "exit", "completeRequest", "cancel":
+            let replied = try endingCall(call)
+            return (.null, { replied.raise() })
+        default:
+            return (try await answer(call), nil)
+        }
+    }
+
+    private func endingCall(_ call: MethodCall) throws -> OneShotSignal {
+        switch call.method {
+        case "cancel":
+            let code = try string(call, "code")
+            let message = try optionalString(call, "message")
+            let details = call.arguments["details"] ?? .null
+            return try end(.cancelled, returnedItems: nil,
+                           error: MethodError(code: code, message: message, details: details), method: call.method)
+        default:
             let returned: StandardValue?
             switch call.arguments {
             case .null: returned = nil
@@ -57,15 +82,14 @@ public struct ExtensionChannelHandler: Sendable {
                 throw invalid(call.method, nil, "the arguments must be null or a list of returned items, got "
                               + call.arguments.dartTypeName)
             }
-            try end(.completed, returnedItems: returned, error: nil, method: call.method)
-            return .null
-        case "cancel":
-            let code = try string(call, "code")
-            let message = try optionalString(call, "message")
-            let details = call.arguments["details"] ?? .null
-            try end(.cancelled, returnedItems: nil,
-                          error: MethodError(code: code, message: message, details: details), method: call.method)
-            return .null
+            return try end(.completed, returnedItems: returned, error: nil, method: call.method)
+        }
+    }
+
+    private func answer(_ call: MethodCall) async throws -> StandardValue {
+        switch call.method {
+        case "getInputItems":
+            return .list(request.inputItems.map(\.standardValue))
         case "openURL":
             let url = try string(call, "url")
             guard !url.isEmpty else { throw invalid(call.method, "url", "the argument 'url' must not be empty") }
@@ -94,11 +118,11 @@ public struct ExtensionChannelHandler: Sendable {
         }
     }
 
-    /// Ends the request, or answers `REQUEST_ALREADY_COMPLETED`. The host shuts down once this
-    /// call's reply has been queued. Nothing before the end suspends, so a request the session
-    /// reads after this one already sees the end.
+    /// Ends the request, or answers `REQUEST_ALREADY_COMPLETED`. The host shuts down once the
+    /// returned signal is raised, after this call's reply has been queued. Nothing before the end
+    /// suspends, so a request the session reads after this one already sees the end.
     private func end(_ outcome: HostOutcome, returnedItems: StandardValue?, error: MethodError?,
-                     method: String) throws {
+                     method: String) throws -> OneShotSignal {
         let replied = OneShotSignal()
         if let earlier = request.end(outcome, returnedItems: returnedItems, error: error, endingReply: replied) {
             throw MethodError(
@@ -106,7 +130,7 @@ public struct ExtensionChannelHandler: Sendable {
                 message: "\(method): the extension request has already ended (\(earlier.name))",
                 details: ["outcome": .string(earlier.name)])
         }
-        AfterReply.schedule(on: channel) { replied.raise() }
+        return replied
     }
 
     private func string(_ call: MethodCall, _ name: String) throws(MethodError) -> String {

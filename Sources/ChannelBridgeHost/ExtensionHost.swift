@@ -5,7 +5,7 @@ import ChannelBridgePlatform
 import ChannelBridgePlugins
 import ChannelBridgeSharedPreferences
 import ChannelBridgeSocket
-import ChannelBridgeStore
+public import ChannelBridgeStore
 import FoundationEssentials
 
 /// An app extension's native side as a process: serves the extension channel, the built-in

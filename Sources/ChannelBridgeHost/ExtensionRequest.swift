@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 import ChannelBridgePlatform
 
 /// The extension request that every session of a host shares (`NSExtensionContext`): it ends

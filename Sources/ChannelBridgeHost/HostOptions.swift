@@ -1,6 +1,6 @@
-import ChannelBridgeMessenger
-import ChannelBridgeSocket
-import ChannelBridgeStore
+public import ChannelBridgeMessenger
+public import ChannelBridgeSocket
+public import ChannelBridgeStore
 
 /// Everything `extension-host` can be told on its command line. Every option has a default, so
 /// `HostOptions()` is a host that `extension-host` alone would run.

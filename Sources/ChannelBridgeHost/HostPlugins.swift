@@ -1,4 +1,4 @@
-import ChannelBridgePlugins
+public import ChannelBridgePlugins
 
 /// Plugins a host registers in every session besides the built-in ones. The stock
 /// `extension-host` has none; a custom host — an executable that links its plugins and runs

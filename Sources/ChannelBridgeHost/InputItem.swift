@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 
 /// One input item of the extension request, as a share sheet delivers it (`NSExtensionItem`): an
 /// optional title and content text and the shared attachments, in order.

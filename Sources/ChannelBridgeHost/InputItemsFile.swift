@@ -139,10 +139,10 @@ public enum InputItemsFile {
     static func reason(_ error: any Error) -> String {
         switch error {
         case let posix as POSIXError:
-            return systemMessage(posix.code.rawValue)
+            return systemMessage(number(posix.code))
         case let cocoa as CocoaError:
             // FileManager and `Data(contentsOf:)` wrap the errno they met as the underlying error.
-            if let posix = cocoa.underlying as? POSIXError { return systemMessage(posix.code.rawValue) }
+            if let posix = cocoa.underlying as? POSIXError { return systemMessage(number(posix.code)) }
             if cocoa.code == .propertyListReadCorrupt { return notAPropertyList }
             return "The operation could not be completed. (NSCocoaErrorDomain error \(cocoa.code.rawValue).)"
         case DecodingError.dataCorrupted:
@@ -155,6 +155,12 @@ public enum InputItemsFile {
 
     /// What `PropertyListSerialization` said of a malformed property list.
     private static let notAPropertyList = "The operation could not be completed. The data is not in the correct format."
+
+    /// The number behind a POSIX error code, read through `RawRepresentable` so that this module
+    /// needs no Glibc import.
+    private static func number<Code: RawRepresentable>(_ code: Code) -> Int32 where Code.RawValue == Int32 {
+        code.rawValue
+    }
 
     private static func systemMessage(_ code: Int32) -> String {
         Syscalls.errorText(code)

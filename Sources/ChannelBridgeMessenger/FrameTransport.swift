@@ -17,9 +17,13 @@
 /// - `close()` sends what is queued (within a bounded time), then ends the connection. Writes
 ///   after `close()` are dropped. The connection has already failed its pending calls when it
 ///   calls `close()`, so calling `receiveEnd` afterwards is allowed but not needed.
-/// - A transport that can stop reading adopts `FlowControlledTransport` (package), which gives
-///   the connection flow control (wire protocol §4.10); any other transport is read as it comes.
-public protocol FrameTransport: AnyObject, Sendable {
+/// - A transport that can stop reading adopts `FlowControlledTransport`, which gives the
+///   connection flow control (wire protocol §4.10); any other transport is read as it comes.
+///
+/// Package API, with `MessengerConnection.init(role:options:transport:)`, `receive` and
+/// `receiveEnd`: applications get a connection from a transport the package ships (the socket's
+/// `SocketConnection`, the in-memory pair of ChannelBridgeTesting), never feed one bytes.
+package protocol FrameTransport: AnyObject, Sendable {
     /// Queues the bytes of one or more whole frames.
     func write(_ bytes: [UInt8])
 
@@ -39,18 +43,18 @@ public protocol FrameTransport: AnyObject, Sendable {
 }
 
 extension FrameTransport {
-    public func write(_ head: [UInt8], followedBy payload: [UInt8]) {
+    package func write(_ head: [UInt8], followedBy payload: [UInt8]) {
         write(head + payload)
     }
 
-    public func write(frameOfLength length: Int, _ encode: (inout [UInt8]) -> Void) {
+    package func write(frameOfLength length: Int, _ encode: (inout [UInt8]) -> Void) {
         var frame: [UInt8] = []
         frame.reserveCapacity(length)
         encode(&frame)
         write(frame)
     }
 
-    public func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) {
+    package func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) {
         var frame = head
         for payload in payloads { frame.append(contentsOf: payload) }
         write(frame)

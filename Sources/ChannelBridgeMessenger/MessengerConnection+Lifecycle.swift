@@ -1,3 +1,5 @@
+import ChannelBridgePlatform
+
 extension MessengerConnection {
     /// Does nothing: HELLO goes out when the connection is created, before any other frame.
     @available(*, deprecated, message: "HELLO is sent when the connection is created")
@@ -42,6 +44,8 @@ extension MessengerConnection {
             return state.nextPingToken
         }
         try await withTaskCancellationHandler {
+            // Safe: resumed exactly once, by whoever takes it out of `state.pings[token]` under the
+            // lock (the PONG, the cancel handler, or close), or right here when it is not stored.
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
                 let failure = state.withLock { state -> (any Error)? in
                     guard var waiter = state.pings[token] else {
@@ -85,6 +89,8 @@ extension MessengerConnection {
         }
         guard let key else { return peerHello! }
         return try await withTaskCancellationHandler {
+            // Safe: resumed exactly once, by whoever takes it out of `state.helloWaiters[key]` under
+            // the lock (the HELLO, the cancel handler, or close), or right here when it is not stored.
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Frame.Hello, any Error>) in
                 let outcome = state.withLock { state -> Result<Frame.Hello, any Error>? in
                     if let hello = state.peerHello {
@@ -121,7 +127,7 @@ extension MessengerConnection {
 
     /// The transport's reading side ended (end of file, or `error`). Ends the session, failing
     /// every pending call at once.
-    public func receiveEnd(error: MessengerError? = nil) {
+    package func receiveEnd(error: MessengerError? = nil) {
         let cause = state.withLock { state -> MessengerError in
             if let peerGoodbye = state.peerGoodbye { return Self.error(forPeerGoodbye: peerGoodbye) }
             return error ?? MessengerError(.connectionClosed, "the peer closed the connection")

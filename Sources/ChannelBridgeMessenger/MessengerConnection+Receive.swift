@@ -1,3 +1,6 @@
+import ChannelBridgePlatform
+import Synchronization
+
 extension MessengerConnection {
     /// What the transport's reader should do next (wire protocol §4.10). Asked by the one thread
     /// that delivers received bytes, before each read.
@@ -72,14 +75,14 @@ extension MessengerConnection {
 
     /// Delivers bytes read from the transport. Frames are handled in order as soon as they are
     /// complete; a broken rule ends the session with GOODBYE.
-    public func receive(_ bytes: UnsafeRawBufferPointer) {
+    package func receive(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty else { return }
         input.withLock { $0.decoder.append(bytes) }
         inBatch { decodeFrames() }
     }
 
     /// Delivers bytes read from the transport.
-    public func receive(_ bytes: [UInt8]) {
+    package func receive(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { receive($0) }
     }
 
@@ -87,7 +90,7 @@ extension MessengerConnection {
     /// `FrameDecoder.withUnsafeMutableInputBuffer`), then handles the frames completed. `read`
     /// returns the number of bytes it stored, or 0 or less for none; that number is returned.
     @discardableResult
-    public func receive(readingWith read: (UnsafeMutableRawBufferPointer) -> Int) -> Int {
+    package func receive(readingWith read: (UnsafeMutableRawBufferPointer) -> Int) -> Int {
         let count = input.withLock { $0.decoder.withUnsafeMutableInputBuffer(read) }
         if count > 0 { inBatch { decodeFrames() } }
         return count
@@ -289,18 +292,20 @@ extension MessengerConnection {
     private func runHandler(_ handler: ConnectionState.Handler, channel: String, id: UInt32, serial: UInt64,
                             payload: [UInt8]?) async {
         let answer: Result<MessageSegments?, any Error>
-        // Work the handler schedules for after its reply (an event stream's first events) runs
-        // once the reply is queued, whether or not it is still owed.
-        let hook = AfterReply(channel: channel)
-        defer { hook.run() }
+        // Work the handler asks for after its reply (an event stream's first events) runs once the
+        // reply is queued, whether or not it is still owed.
+        var afterReply: (@Sendable () -> Void)?
         do {
-            answer = .success(try await AfterReply.$current.withValue(hook) {
-                switch handler {
-                case .plain(let handler): try await handler(payload).map { MessageSegments($0) }
-                case .segmented(let handler): try await handler(payload)
-                case .synchronous(let handler): try handler(payload)
-                }
-            })
+            switch handler {
+            case .plain(let handler):
+                answer = .success(try await handler(payload).map { MessageSegments($0) })
+            case .segmented(let handler):
+                let reply = try await handler(payload)
+                afterReply = reply.afterReply
+                answer = .success(reply.reply)
+            case .synchronous(let handler):
+                answer = .success(try handler(payload))
+            }
         } catch {
             answer = .failure(error)
         }
@@ -310,10 +315,12 @@ extension MessengerConnection {
             state.inbound[id] = nil
             return (true, state.isDrained, state.takeHandlerSlotWake())
         }
-        guard owed else { return }
-        writeReply(id: id, channel: channel, answer)
-        if freedSlot { flowTransport?.inputMayResume() }
-        if drained { finishDrained() }
+        if owed {
+            writeReply(id: id, channel: channel, answer)
+            if freedSlot { flowTransport?.inputMayResume() }
+            if drained { finishDrained() }
+        }
+        afterReply?()
     }
 
     /// The REPLY for what a handler answered: its bytes (large segments go out of their own
@@ -411,7 +418,7 @@ extension MessengerConnection {
             let task = Task.immediate {
                 switch handler {
                 case .plain(let handler): _ = try? await handler(payload)
-                case .segmented(let handler): _ = try? await handler(payload)
+                case .segmented(let handler): (try? await handler(payload))?.afterReply?()
                 case .synchronous(let handler): _ = try? handler(payload)
                 }
                 self.messageHandlerFinished(serial)

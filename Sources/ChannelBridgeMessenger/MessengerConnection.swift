@@ -3,16 +3,19 @@ import Synchronization
 
 /// One session of the wire protocol, driven by bytes: the `BinaryMessenger` every transport uses.
 ///
-/// A transport creates the connection with its `FrameTransport` (the outbound side); the
-/// connection writes its HELLO at once. The transport then feeds what it reads to `receive(_:)`
-/// and reports the end with `receiveEnd(error:)`. Nothing here blocks or starts threads.
+/// Applications get one from a transport (`SocketConnection.messenger`, or the in-memory pair in
+/// ChannelBridgeTesting) and use it as their `BinaryMessenger`:
 ///
 /// ```swift
-/// let connection = MessengerConnection(role: .client, options: .init(name: "channelbridge 0.1"), transport: myTransport)
+/// let connection = try await SocketConnection.connect(to: path).messenger
 /// connection.setMessageHandler(onChannel: "channelbridge/echo") { message in message }
-/// // the transport: connection.receive(bytesRead) ... connection.receiveEnd(error: nil)
 /// let reply = try await connection.send(onChannel: "channelbridge/echo", message: [1, 2, 3])
 /// ```
+///
+/// Inside the package, a transport creates the connection with its `FrameTransport` (the outbound
+/// side); the connection writes its HELLO at once. The transport then feeds what it reads to
+/// `receive(_:)` and reports the end with `receiveEnd(error:)` (package API: applications never
+/// see the transport side). Nothing here blocks or starts threads.
 ///
 /// Threads: a caller's task encodes its REQUEST and hands it to the transport itself; the thread
 /// that delivers received bytes resumes the waiting caller and starts handlers with
@@ -25,7 +28,7 @@ import Synchronization
 /// over its high-water mark; the peer's requests and messages are held back, unread, while
 /// `Options.maxHandlersInFlight` handlers run or while the answers to the peer pile up unsent; a
 /// reply larger than the peer accepts is replaced by an error reply.
-public final class MessengerConnection: BinaryMessenger, FlowControlledMessenger {
+public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// This side's role, sent in its HELLO.
     public let role: PeerRole
     public let options: Options
@@ -49,7 +52,7 @@ public final class MessengerConnection: BinaryMessenger, FlowControlledMessenger
     /// True while `input` holds frames back; read without a lock by the reader before each read.
     let holdsInput = Atomic<Bool>(false)
 
-    public init(role: PeerRole, options: Options = Options(), transport: any FrameTransport) {
+    package init(role: PeerRole, options: Options = Options(), transport: any FrameTransport) {
         self.role = role
         var options = options
         options.name = Self.truncated(options.name)
@@ -71,7 +74,7 @@ public final class MessengerConnection: BinaryMessenger, FlowControlledMessenger
         transport.write(frameOfLength: FrameEncoder.encodedLength(of: hello)) { FrameEncoder.encodeValidated(hello, into: &$0) }
     }
 
-    // MARK: FlowControlledMessenger
+    // MARK: FastPathMessenger
 
     package var outboundFlow: OutboundFlow? { flow }
 
@@ -95,7 +98,7 @@ public final class MessengerConnection: BinaryMessenger, FlowControlledMessenger
     }
 
     /// Large segments go out of their own arrays, uncopied (see `FrameTransport`).
-    public func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
+    package func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
         let count = segments.count
         guard count >= Self.separatePayloadThreshold, !segments.rest.isEmpty else {
             return try await send(onChannel: channel, message: segments.joined)
@@ -116,6 +119,8 @@ public final class MessengerConnection: BinaryMessenger, FlowControlledMessenger
         let taken = requestIDs.wrappingAdd(1, ordering: .relaxed).newValue
         let id = taken != 0 ? taken : requestIDs.wrappingAdd(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
+            // Safe: resumed exactly once, by whoever takes entry `id` out of `state.pending` under the
+            // lock (the REPLY, cancelRequest, or close), or right here when it is never registered.
             try await withUnsafeThrowingContinuation { continuation in
                 let failure = state.withLock { state -> (any Error)? in
                     if let refusal = state.refusalToSend() {
@@ -160,12 +165,12 @@ public final class MessengerConnection: BinaryMessenger, FlowControlledMessenger
     }
 
     @discardableResult
-    public func setSegmentedMessageHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken {
+    package func setSegmentedMessageHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken {
         install(handler.map(ConnectionState.Handler.segmented), onChannel: channel)
     }
 
     @discardableResult
-    public func setSynchronousMessageHandler(onChannel channel: String, _ handler: SynchronousMessageHandler?) -> MessageHandlerToken {
+    package func setSynchronousMessageHandler(onChannel channel: String, _ handler: SynchronousMessageHandler?) -> MessageHandlerToken {
         install(handler.map(ConnectionState.Handler.synchronous), onChannel: channel)
     }
 

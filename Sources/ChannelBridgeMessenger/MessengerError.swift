@@ -30,22 +30,18 @@ public struct MessengerError: Error, Sendable, Hashable, CustomStringConvertible
 
     public var code: Code
     public var message: String
-    /// The channel the failed message was on, when there was one.
+    /// The channel the failed message was on, when there was one. (Methods are the channels'
+    /// concept: a channel reports a failed call as `ChannelError`, naming channel and method.)
     public var channel: String?
-    /// The method, for method calls; channels fill this in because the messenger sees only bytes.
-    public var method: String?
 
-    public init(_ code: Code, _ message: String, channel: String? = nil, method: String? = nil) {
+    public init(_ code: Code, _ message: String, channel: String? = nil) {
         self.code = code
         self.message = message
         self.channel = channel
-        self.method = method
     }
 
     public var description: String {
-        var where_ = ""
-        if let channel { where_ = " on channel '\(channel)'" }
-        if let method { where_ += " (method '\(method)')" }
+        let where_ = channel.map { " on channel '\($0)'" } ?? ""
         return "\(code)\(where_): \(message)"
     }
 }

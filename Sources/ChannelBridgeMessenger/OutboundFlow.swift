@@ -218,18 +218,3 @@ package final class FrameLimit: Sendable {
         peer.store(maximum, ordering: .relaxed)
     }
 }
-
-/// A messenger that tells the channels above it about flow control and frame limits; every
-/// messenger wrapper in the package forwards it to the messenger it wraps.
-package protocol FlowControlledMessenger: BinaryMessenger {
-    /// The connection's outbound flow state, when its transport has one.
-    var outboundFlow: OutboundFlow? { get }
-
-    /// The largest frame this side may send, when the messenger knows it.
-    var frameLimit: FrameLimit? { get }
-}
-
-extension BinaryMessenger {
-    /// This messenger's flow control, if it or the messenger it wraps has any.
-    package var flowControl: (any FlowControlledMessenger)? { self as? any FlowControlledMessenger }
-}

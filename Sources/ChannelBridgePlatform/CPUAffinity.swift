@@ -8,8 +8,8 @@ import Glibc
 /// (the raw C pair alone measured 8 µs and 55 µs minutes apart). On one CPU both sides pay only
 /// their context switches and system calls, and the figures repeat within a few per cent.
 package struct CPUAffinity {
-    private typealias SetAffinity = @convention(c) (pid_t, Int, UnsafeRawPointer) -> Int32
-    private typealias GetAffinity = @convention(c) (pid_t, Int, UnsafeMutableRawPointer) -> Int32
+    private typealias SetAffinity = @convention(c) (Int32, Int, UnsafeRawPointer) -> Int32
+    private typealias GetAffinity = @convention(c) (Int32, Int, UnsafeMutableRawPointer) -> Int32
     // sched_setaffinity/sched_getaffinity sit behind _GNU_SOURCE in Glibc's headers.
     private static let setAffinity: SetAffinity? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sched_setaffinity")
         .map { unsafeBitCast($0, to: SetAffinity.self) }
@@ -20,7 +20,7 @@ package struct CPUAffinity {
     private var original = [UInt64](repeating: 0, count: 16)
 
     /// The process whose threads are pinned (this one, or a child such as the extension host).
-    private var process: pid_t = getpid()
+    private var process: Int32 = getpid()
 
     /// Pins all threads to `cpu`; nil when the system calls are missing or refused.
     package static func pinProcess(toCPU cpu: Int) -> CPUAffinity? {
@@ -28,7 +28,7 @@ package struct CPUAffinity {
     }
 
     /// Pins every thread of `process` to `cpu` (threads it starts later inherit it).
-    package static func pin(process: pid_t, toCPU cpu: Int) -> CPUAffinity? {
+    package static func pin(process: Int32, toCPU cpu: Int) -> CPUAffinity? {
         guard let setAffinity, let getAffinity else { return nil }
         var saved = CPUAffinity()
         saved.process = process
@@ -46,10 +46,10 @@ package struct CPUAffinity {
         _ = Self.apply(original, to: process, with: setAffinity)
     }
 
-    private static func apply(_ mask: [UInt64], to process: pid_t, with setAffinity: SetAffinity) -> Bool {
+    private static func apply(_ mask: [UInt64], to process: Int32, with setAffinity: SetAffinity) -> Bool {
         let threads = directoryEntries("/proc/\(process)/task")
         var all = true
-        for thread in threads.compactMap({ pid_t($0) }) {
+        for thread in threads.compactMap({ Int32($0) }) {
             let result = mask.withUnsafeBytes { setAffinity(thread, $0.count, $0.baseAddress!) }
             // A thread may have exited since the listing; only the main thread's failure matters.
             if result != 0 && thread == process { all = false }

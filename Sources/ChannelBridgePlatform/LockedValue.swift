@@ -1,4 +1,4 @@
-import Glibc
+public import Glibc
 
 /// A value behind a `pthread_mutex_t`: the lock for every piece of shared mutable state in this
 /// package.

@@ -1,5 +1,5 @@
 import ChannelBridgeChannels
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 
 /// A plugin: code that puts channels on a messenger when a `PluginRegistry` registers it (Flutter's
 /// `FlutterPlugin`).

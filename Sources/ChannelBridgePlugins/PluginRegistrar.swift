@@ -1,6 +1,6 @@
-import ChannelBridgeChannels
+public import ChannelBridgeChannels
 import ChannelBridgeCodec
-import ChannelBridgeMessenger
+public import ChannelBridgeMessenger
 
 /// What a plugin registers itself with: one per plugin key in a `PluginRegistry` (Flutter's
 /// `FlutterPluginRegistrar`).

@@ -1,4 +1,4 @@
-import ChannelBridgeMessenger
+public import ChannelBridgeMessenger
 
 /// The plugins registered on one messenger: one registry per session, as Flutter has one per
 /// engine (`FlutterPluginRegistry`).

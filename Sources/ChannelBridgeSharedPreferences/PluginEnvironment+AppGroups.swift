@@ -1,5 +1,5 @@
-import ChannelBridgePlugins
-import ChannelBridgeStore
+public import ChannelBridgePlugins
+public import ChannelBridgeStore
 
 /// The preference store a host hands to its plugins; none by default.
 public enum PreferenceStoreProviderKey: PluginEnvironmentKey {

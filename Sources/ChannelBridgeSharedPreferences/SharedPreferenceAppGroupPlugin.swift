@@ -1,6 +1,6 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
-import ChannelBridgePlugins
+public import ChannelBridgePlugins
 
 /// The `shared_preference_app_group` plugin: app-group preferences over a `MethodChannel`,
 /// wire-compatible with the published Flutter plugin, plus a change stream.

@@ -27,7 +27,7 @@ import Synchronization
 /// reader. Jobs share the thread with reading: a job that computes for long delays this
 /// connection's frames. Without the option, and once the connection has ended, every job goes to
 /// the global concurrent executor, so a task preferring this executor always finishes.
-public final class ReaderExecutor: TaskExecutor {
+package final class ReaderExecutor: TaskExecutor {
     private struct State {
         /// False when the option is off or the reader has exited: jobs go to the global executor.
         var serving: Bool
@@ -36,6 +36,9 @@ public final class ReaderExecutor: TaskExecutor {
         var readerBlocked = false
     }
 
+    /// Lock order: taken inside the messenger's input lock (`didUnblock` runs in the reader's
+    /// `read` closure, under `MessengerConnection.receive(readingWith:)`), so nothing under it
+    /// calls out: jobs run after unlocking.
     private let state: LockedValue<State>
     /// Set once by the reader thread before it runs jobs, read by every enqueue.
     private let readerThread = Atomic<UInt>(0)
@@ -47,7 +50,7 @@ public final class ReaderExecutor: TaskExecutor {
         state = LockedValue(State(serving: enabled))
     }
 
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let onReader = readerThread.load(ordering: .acquiring) == ThreadIdentity.current
         let toGlobal = state.withLock { state -> Bool in

@@ -1,4 +1,4 @@
-import ChannelBridgeMessenger
+public import ChannelBridgeMessenger
 import ChannelBridgePlatform
 
 extension SocketConnection {
@@ -18,8 +18,9 @@ extension SocketConnection {
         public var closeTimeout: Duration
         /// Lets tasks that prefer `SocketConnection.executor` run on the reader thread, between
         /// reads, which saves a thread wake-up per round trip (see `ReaderExecutor`); off by
-        /// default, because such tasks then share the thread that reads this connection.
-        public var runsTasksOnReaderThread: Bool
+        /// default, because such tasks then share the thread that reads this connection. Package
+        /// API, a fast path for the benchmark and the package's own clients.
+        package var runsTasksOnReaderThread: Bool
         /// Unsent bytes above which the connection stops taking new work from this side (requests
         /// wait to be sent, event sinks buffer or wait) and, when they are answers, stops reading
         /// the peer's requests. Default 4 MiB.
@@ -44,7 +45,6 @@ extension SocketConnection {
                     maxFrameLength: Int = FrameDecoder.defaultMaxFrameLength,
                     acceptPeer: @escaping @Sendable (PeerCredentials) -> Bool = SocketConnection.sameUser,
                     closeTimeout: Duration = .seconds(5),
-                    runsTasksOnReaderThread: Bool = false,
                     outboundHighWater: Int = Options.defaultOutboundHighWater,
                     outboundLowWater: Int = Options.defaultOutboundLowWater,
                     maxHandlersInFlight: Int = MessengerConnection.Options.defaultMaxHandlersInFlight,
@@ -53,11 +53,18 @@ extension SocketConnection {
             self.maxFrameLength = maxFrameLength
             self.acceptPeer = acceptPeer
             self.closeTimeout = closeTimeout
-            self.runsTasksOnReaderThread = runsTasksOnReaderThread
+            runsTasksOnReaderThread = false
             self.outboundHighWater = outboundHighWater
             self.outboundLowWater = outboundLowWater
             self.maxHandlersInFlight = maxHandlersInFlight
             self.helloTimeout = helloTimeout
+        }
+
+        /// The defaults, with tasks that prefer `SocketConnection.executor` run on the reader thread
+        /// when `runsTasksOnReaderThread` is true.
+        package init(runsTasksOnReaderThread: Bool) {
+            self.init()
+            self.runsTasksOnReaderThread = runsTasksOnReaderThread
         }
 
         var messengerOptions: MessengerConnection.Options {

@@ -1,4 +1,4 @@
-import ChannelBridgeMessenger
+public import ChannelBridgeMessenger
 import ChannelBridgePlatform
 import FoundationEssentials
 
@@ -33,7 +33,7 @@ public final class SocketConnection: Sendable {
     /// Runs tasks that prefer it on this connection's reader thread when
     /// `Options.runsTasksOnReaderThread` is set, else on the global concurrent executor; see
     /// `ReaderExecutor`.
-    public var executor: ReaderExecutor { transport.executor }
+    package var executor: ReaderExecutor { transport.executor }
 
     /// The peer name from the peer's HELLO, once it has arrived.
     public var peerName: String? { messenger.peerHello?.peerName }

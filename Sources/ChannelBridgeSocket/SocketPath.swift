@@ -1,6 +1,5 @@
 import ChannelBridgePlatform
 
-
 /// Where the host listens unless told otherwise.
 public enum SocketPath {
     /// The name of the socket file inside its directory.

@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 import Dispatch
 
 /// The preferences of one app group, kept in `<dataDirectory>/app-groups/<group>/preferences.json`

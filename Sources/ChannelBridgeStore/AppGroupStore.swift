@@ -1,5 +1,5 @@
 import ChannelBridgePlatform
-import FoundationEssentials
+public import FoundationEssentials
 import Glibc
 
 /// The app-group preference stores under one data directory: each group's preferences, lock and

@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+package import ChannelBridgeCodec
 
 /// A store that can sometimes answer a read at once, without suspending: the fast path the
 /// `shared_preference_app_group` plugin takes for a get when nothing of its session is pending.

@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 import ChannelBridgePlatform
 
 /// Preferences kept in memory, with the same behaviour as `AppGroupPreferences` but no files: for

@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 
 /// One app group's preferences: typed values under string keys, shared by every user of the group.
 ///

@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 
 /// One key written in a preference store: its value after the write, or `nil` when it was removed.
 ///

@@ -1,4 +1,4 @@
-import ChannelBridgeMessenger
+public import ChannelBridgeMessenger
 import ChannelBridgePlatform
 
 extension InMemoryMessenger {
@@ -11,7 +11,7 @@ extension InMemoryMessenger {
         }
 
         private let connection: MessengerConnection
-        private let recorded = LockedValue(Recorded())
+        private let recorded = Observed(Recorded())
 
         init(connection: MessengerConnection) {
             self.connection = connection
@@ -36,26 +36,50 @@ extension InMemoryMessenger {
         }
 
         /// Every byte the connection has written so far.
-        public var receivedBytes: [UInt8] { recorded.withLock { $0.bytes } }
+        public var receivedBytes: [UInt8] { recorded.read { $0.bytes } }
 
         /// The frames the connection has written so far, decoded.
         public func receivedFrames() throws -> [Frame] {
-            var decoder = FrameDecoder(maxFrameLength: Int(UInt32.max))
-            decoder.append(receivedBytes)
-            var frames: [Frame] = []
-            while let frame = try decoder.next() { frames.append(frame) }
-            return frames
+            try Self.frames(in: receivedBytes)
+        }
+
+        /// Waits until the frames the connection has written satisfy `condition` (checked each time
+        /// it writes or closes, not by polling), and returns them; returns early, with what was
+        /// written, if the connection closes first or the waiting task is cancelled (a hang guard).
+        ///
+        /// ```swift
+        /// let frames = await peer.waitForFrames { $0.contains { $0.kind == .goodbye } }
+        /// ```
+        @discardableResult
+        public func waitForFrames(until condition: @escaping @Sendable ([Frame]) -> Bool) async -> [Frame] {
+            await recorded.wait { recorded in
+                recorded.ended || ((try? Self.frames(in: recorded.bytes)).map(condition) ?? false)
+            }
+            return (try? receivedFrames()) ?? []
+        }
+
+        /// Waits until the connection has closed its transport (or the waiting task is cancelled).
+        public func waitUntilClosed() async {
+            await recorded.wait { $0.ended }
         }
 
         /// True once the connection has closed its transport.
-        public var isClosed: Bool { recorded.withLock { $0.ended } }
+        public var isClosed: Bool { recorded.read { $0.ended } }
 
         func record(_ bytes: [UInt8]) {
-            recorded.withLock { $0.bytes.append(contentsOf: bytes) }
+            recorded.update { $0.bytes.append(contentsOf: bytes) }
         }
 
         func recordEnd() {
-            recorded.withLock { $0.ended = true }
+            recorded.update { $0.ended = true }
+        }
+
+        private static func frames(in bytes: [UInt8]) throws -> [Frame] {
+            var decoder = FrameDecoder(maxFrameLength: Int(UInt32.max))
+            decoder.append(bytes)
+            var frames: [Frame] = []
+            while let frame = try decoder.next() { frames.append(frame) }
+            return frames
         }
     }
 }

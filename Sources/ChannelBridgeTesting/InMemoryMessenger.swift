@@ -1,4 +1,4 @@
-import ChannelBridgeMessenger
+public import ChannelBridgeMessenger
 
 /// Two `MessengerConnection`s joined in memory through the real frame encoder and decoder: the
 /// quickest way to test channels without sockets.

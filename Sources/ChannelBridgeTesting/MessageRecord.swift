@@ -1,5 +1,5 @@
-import ChannelBridgeCodec
-import ChannelBridgeMessenger
+public import ChannelBridgeCodec
+public import ChannelBridgeMessenger
 
 /// One message that crossed a `TestMessenger`, as its `MessageRecorder` saw it: who sent it, on
 /// which channel, its bytes, what they decode to, and the reply.

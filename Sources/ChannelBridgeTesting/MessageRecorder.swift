@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+public import ChannelBridgeCodec
 import ChannelBridgeMessenger
 
 /// Every message that crossed a `TestMessenger`, in the order it was sent, in both directions:

@@ -1,5 +1,5 @@
-import ChannelBridgeChannels
-import ChannelBridgeCodec
+public import ChannelBridgeChannels
+public import ChannelBridgeCodec
 
 /// A stream handler a test installs with `TestMessenger.setMockStreamHandler(channel:codec:_:)` to
 /// play the owner of an event channel that the code under test listens to (Flutter's

@@ -1,5 +1,5 @@
 import ChannelBridgeChannels
-import ChannelBridgeMessenger
+public import ChannelBridgeMessenger
 import ChannelBridgePlatform
 
 /// A `BinaryMessenger` for channel unit tests: it records every frame this side sends, answers its
@@ -15,7 +15,7 @@ import ChannelBridgePlatform
 ///     .reply(channel: "test/methods", reply: [0x00, 0x07, 0x02, 0x6f, 0x6b]),
 /// ])
 /// ```
-public final class RecordingMessenger: BinaryMessenger {
+public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
     /// One thing that happened on this side of the (pretend) connection, in order.
     public enum Entry: Sendable, Hashable {
         /// This side sent a request (`send`).
@@ -50,7 +50,7 @@ public final class RecordingMessenger: BinaryMessenger {
     private struct State {
         var entries: [Entry] = []
         var responder: Responder?
-        var handlers: [String: (id: UInt64, handler: BinaryMessageHandler)] = [:]
+        var handlers: [String: (id: UInt64, handler: SegmentedMessageHandler)] = [:]
         var nextID: UInt64 = 1
         var pending: [UInt64: Pending] = [:]
         var cancelledEarly: Set<UInt64> = []
@@ -136,12 +136,13 @@ public final class RecordingMessenger: BinaryMessenger {
             record(.handlerReply(channel: channel, reply: nil))
             return nil
         }
-        // Lets the channel run work after its reply is out, as a real messenger does.
-        let hook = AfterReply(channel: channel)
-        defer { hook.run() }
         do {
-            let reply = try await AfterReply.$current.withValue(hook) { try await handler(message) }
+            let answer = try await handler(message)
+            let reply = answer.reply?.joined
             record(.handlerReply(channel: channel, reply: reply))
+            // Work for after the reply (an event stream's first events) runs once it is recorded,
+            // as a real messenger runs it once the reply is queued.
+            answer.afterReply?()
             return reply
         } catch {
             record(.handlerFailure(channel: channel, error: String(describing: error)))
@@ -153,7 +154,7 @@ public final class RecordingMessenger: BinaryMessenger {
     /// dropped, as a real messenger drops it.
     public func deliverMessage(onChannel channel: String, message: [UInt8]?) async {
         guard let handler = state.withLock({ $0.handlers[channel]?.handler }) else { return }
-        _ = try? await handler(message)
+        (try? await handler(message))?.afterReply?()
     }
 
     /// Ends the pretend connection: pending requests fail with `error` (naming their channel),
@@ -224,6 +225,36 @@ public final class RecordingMessenger: BinaryMessenger {
 
     @discardableResult
     public func setMessageHandler(onChannel channel: String, _ handler: BinaryMessageHandler?) -> MessageHandlerToken {
+        guard let handler else { return install(nil, onChannel: channel) }
+        return install({ message in
+            let reply = try await handler(message)
+            return HandlerReply(reply.map { MessageSegments($0) })
+        }, onChannel: channel)
+    }
+
+    // MARK: FastPathMessenger (segmented replies are recorded joined; synchronous handlers run as
+    // the others do, when a request or message is delivered)
+
+    package func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
+        try await send(onChannel: channel, message: segments.joined)
+    }
+
+    @discardableResult
+    package func setSegmentedMessageHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken {
+        install(handler, onChannel: channel)
+    }
+
+    @discardableResult
+    package func setSynchronousMessageHandler(onChannel channel: String,
+                                              _ handler: SynchronousMessageHandler?) -> MessageHandlerToken {
+        guard let handler else { return install(nil, onChannel: channel) }
+        return install({ message in HandlerReply(try handler(message)) }, onChannel: channel)
+    }
+
+    package var outboundFlow: OutboundFlow? { nil }
+    package var frameLimit: FrameLimit? { nil }
+
+    private func install(_ handler: SegmentedMessageHandler?, onChannel channel: String) -> MessageHandlerToken {
         state.withLock { state in
             defer { state.nextID += 1 }
             if let handler {

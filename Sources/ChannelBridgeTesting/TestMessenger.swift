@@ -1,6 +1,6 @@
-import ChannelBridgeChannels
-import ChannelBridgeCodec
-import ChannelBridgeMessenger
+public import ChannelBridgeChannels
+public import ChannelBridgeCodec
+public import ChannelBridgeMessenger
 
 /// A messenger for unit tests of code that uses channels — a plugin, or an app that calls one —
 /// with the other side played by the test, in the spirit of Flutter's `TestDefaultBinaryMessenger`.

@@ -1,5 +1,5 @@
 import ChannelBridgeCodec
-import Foundation
+public import Foundation
 
 /// A named channel for messages with replies, encoded with a message codec (Flutter's
 /// `FlutterBasicMessageChannel`), on any `FlutterBinaryMessenger`. Pigeon's generated Swift uses

@@ -1,5 +1,5 @@
-import ChannelBridgeCodec
-import Foundation
+public import ChannelBridgeCodec
+public import Foundation
 
 /// Messages as raw bytes: `Data` in, `Data` out (Flutter's `FlutterBinaryCodec`).
 ///

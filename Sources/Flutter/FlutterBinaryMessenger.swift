@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A reply to a binary message: the reply's bytes, or `nil` for a null reply ("no handler").
 ///

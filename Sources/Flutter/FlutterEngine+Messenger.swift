@@ -1,6 +1,6 @@
 import ChannelBridgeMessenger
 import ChannelBridgePlatform
-import Foundation
+public import Foundation
 
 /// A serial queue made by `FlutterEngine.makeBackgroundTaskQueue`: handlers installed with it run
 /// there, one at a time in arrival order, instead of on the platform executor.

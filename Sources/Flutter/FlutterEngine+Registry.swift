@@ -1,6 +1,6 @@
 import ChannelBridgePlatform
-import ChannelBridgePlugins
-import Foundation
+public import ChannelBridgePlugins
+public import Foundation
 
 /// What a Flutter plugin published, as the native registry holds it: native code reads
 /// `registry.valuePublished(byPlugin: key)?.value(as: FlutterPublishedObject.self)?.object`.

@@ -1,7 +1,7 @@
-import ChannelBridgeMessenger
+public import ChannelBridgeMessenger
 import ChannelBridgePlatform
-import ChannelBridgePlugins
-import Foundation
+public import ChannelBridgePlugins
+public import Foundation
 
 /// One ChannelBridge session seen the way iOS plugin code sees a Flutter engine: the binary
 /// messenger its channels use and the plugin registry its plugins register with (Flutter's

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An error answer to a method call, or an error event on an event channel (Flutter's
 /// `FlutterError`): a code for programs, a message for people, and details of any codec value.

@@ -1,6 +1,6 @@
 import ChannelBridgeCodec
 import ChannelBridgePlatform
-import Foundation
+public import Foundation
 
 /// Sends the events of a stream (Flutter's `FlutterEventSink`): call it with a value for an
 /// event, a `FlutterError` for an error event (the stream goes on), or `FlutterEndOfEventStream`

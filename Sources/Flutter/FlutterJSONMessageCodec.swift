@@ -1,5 +1,5 @@
-import ChannelBridgeCodec
-import Foundation
+public import ChannelBridgeCodec
+public import Foundation
 
 /// Messages as UTF-8 JSON text (Flutter's `FlutterJSONMessageCodec`), written and read with
 /// Foundation's `JSONSerialization` as the iOS embedder does, so the text is the same: compact,

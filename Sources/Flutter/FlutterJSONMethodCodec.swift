@@ -1,5 +1,5 @@
-import ChannelBridgeCodec
-import Foundation
+public import ChannelBridgeCodec
+public import Foundation
 
 /// Method calls and envelopes as JSON (Flutter's `FlutterJSONMethodCodec`): a call is
 /// `{"method": …, "args": …}`, a success `[result]`, an error `[code, message, details]`, with

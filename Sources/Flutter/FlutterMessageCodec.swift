@@ -1,6 +1,6 @@
 import ChannelBridgeCodec
 import ChannelBridgePlatform
-import Foundation
+public import Foundation
 
 /// Encodes messages for a `FlutterBasicMessageChannel` (Flutter's `FlutterMessageCodec`).
 public protocol FlutterMessageCodec: AnyObject {

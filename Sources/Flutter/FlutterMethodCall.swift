@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A method call: the method's name and its arguments (Flutter's `FlutterMethodCall`).
 ///

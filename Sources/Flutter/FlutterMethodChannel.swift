@@ -1,5 +1,5 @@
 import ChannelBridgeCodec
-import Foundation
+public import Foundation
 
 /// A named channel for method calls (Flutter's `FlutterMethodChannel`), on any
 /// `FlutterBinaryMessenger`.

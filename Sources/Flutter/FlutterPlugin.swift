@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Called with the result of a method call: the value, a `FlutterError`, or
 /// `FlutterMethodNotImplemented` (Flutter's `FlutterResult`). The one a handler gets may be called

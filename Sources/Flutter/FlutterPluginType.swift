@@ -1,4 +1,4 @@
-import ChannelBridgePlugins
+public import ChannelBridgePlugins
 
 /// A Flutter plugin as a native `Plugin` type, so that a `PluginCatalogue` (and a host) can
 /// register it by name next to native plugins: `register(with:)` hands the plugin a

@@ -1,5 +1,5 @@
-import ChannelBridgeCodec
-import Foundation
+public import ChannelBridgeCodec
+public import Foundation
 
 /// Flutter's Standard message codec, as the iOS embedder has it (`FlutterStandardMessageCodec`),
 /// byte for byte: see `FlutterStandardWriter` for which type byte a value gets and

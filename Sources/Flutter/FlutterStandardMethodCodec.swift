@@ -1,5 +1,5 @@
-import ChannelBridgeCodec
-import Foundation
+public import ChannelBridgeCodec
+public import Foundation
 
 /// Flutter's Standard method codec, as the iOS embedder has it (`FlutterStandardMethodCodec`): a
 /// call is the method name followed by the arguments; a success envelope is `00` and the result;

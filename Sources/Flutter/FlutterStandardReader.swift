@@ -1,5 +1,5 @@
 import ChannelBridgeCodec
-import Foundation
+public import Foundation
 
 /// Reads Flutter's Standard encoding (Flutter's `FlutterStandardReader`).
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Makes the readers and writers a Standard codec uses (Flutter's `FlutterStandardReaderWriter`).
 /// Subclass it to hand out reader and writer subclasses that know custom types.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The element type of a `FlutterStandardTypedData`.
 public enum FlutterStandardDataType: Int, Sendable {

@@ -1,5 +1,5 @@
 import ChannelBridgeCodec
-import Foundation
+public import Foundation
 
 /// Writes Flutter's Standard encoding into an `NSMutableData` (Flutter's `FlutterStandardWriter`).
 ///

@@ -1,5 +1,5 @@
-import ChannelBridgeCodec
-import Foundation
+public import ChannelBridgeCodec
+public import Foundation
 
 /// Messages as UTF-8 text: `String` in, `String` out (Flutter's `FlutterStringCodec`).
 ///

@@ -1,4 +1,5 @@
 import ChannelBridgeCodec
+import ChannelBridgeClient
 
 /// `channelbridge call CHANNEL METHOD [ARGS]`: one MethodChannel call.
 enum CallCommand: CLICommand {

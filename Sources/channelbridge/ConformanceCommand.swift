@@ -2,6 +2,7 @@ import ChannelBridgeCodec
 import ChannelBridgeConformance
 import ChannelBridgeSocket
 import Foundation
+import ChannelBridgeMessenger
 
 /// `channelbridge conformance`: runs vector files against our codecs or an external implementation.
 enum ConformanceCommand: CLICommand {

@@ -1,4 +1,5 @@
 import ChannelBridgeCodec
+import ChannelBridgeClient
 
 /// `channelbridge items`: the host's input items.
 enum ItemsCommand: CLICommand {

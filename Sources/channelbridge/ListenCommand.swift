@@ -2,6 +2,8 @@ import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgePlatform
 import ChannelBridgeSocket
+import ChannelBridgeClient
+import ChannelBridgeMessenger
 
 /// `channelbridge listen CHANNEL [ARGS]`: an EventChannel's events, one per line.
 enum ListenCommand: CLICommand {

@@ -2,6 +2,7 @@ import ChannelBridgeClient
 import ChannelBridgeCodec
 import ChannelBridgeStore
 import Foundation
+import ChannelBridgeChannels
 
 /// `channelbridge prefs …`: the app group's shared preferences, through a host's
 /// `shared_preference_app_group` plugin or, with `--data-dir`, directly on a store.

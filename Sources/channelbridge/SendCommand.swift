@@ -1,5 +1,6 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgeClient
 
 /// `channelbridge send CHANNEL MESSAGE`: one BasicMessageChannel message and its reply.
 enum SendCommand: CLICommand {

@@ -79,7 +79,7 @@ private let channelName = "test/messages"
             let send = Task { try await channel.send("hi") }
             await messenger.waitUntil { $0.count == 1 }
             messenger.close()
-            let error = try await #require(throws: MessengerError.self) { try await send.value }
+            let error = try await #require(throws: ChannelError.self) { try await send.value }
             #expect(error.code == .connectionClosed)
             #expect(error.channel == channelName)
             #expect(error.method == nil)
@@ -131,8 +131,9 @@ private let channelName = "test/messages"
         messenger.loopBack()
         let channel = BasicMessageChannel(name: channelName, messenger: messenger, codec: StandardMessageCodec())
         channel.setMessageHandler { _ in throw Refused() }
-        let error = try await #require(throws: MessengerError.self) { try await channel.send(.null) }
-        #expect(error == MessengerError(.handlerFailed, "refused", channel: channelName))
+        let error = try await #require(throws: ChannelError.self) { try await channel.send(.null) }
+        #expect(error.code == .handlerFailed && error.message == "refused" && error.channel == channelName)
+        #expect(error.messengerError?.code == .handlerFailed)
     }
 
     @Test func roundTripThroughLoopBack() async throws {

@@ -159,7 +159,7 @@ import Testing
             client.close(waitForOwedReplies: false)
             host.close(waitForOwedReplies: false)
             for (n, call) in calls.enumerated() {
-                let error = try await #require(throws: MessengerError.self) { try await call.value }
+                let error = try await #require(throws: ChannelError.self) { try await call.value }
                 #expect(error.code == .connectionClosed)
                 #expect(error.channel == "test/hang")
                 #expect(error.method == "wait\(n)")

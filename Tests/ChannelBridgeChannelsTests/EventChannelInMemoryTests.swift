@@ -109,7 +109,7 @@ private let channelName = "test/ticks"
             var events = stream.makeAsyncIterator()
             #expect(try await events.next() == .success(.string("first")))
             host.close()
-            let error = try await #require(throws: MessengerError.self) { _ = try await events.next() }
+            let error = try await #require(throws: ChannelError.self) { _ = try await events.next() }
             #expect(error.code == .connectionClosed)
             #expect(error.channel == channelName)
             #expect(await handler.calls.next() == .listen(.int32(9)))
@@ -128,8 +128,7 @@ private let channelName = "test/ticks"
         peer.send(.hello(Frame.Hello(role: .client, peerName: "raw")))
         peer.send(.request(id: 1, channel: channelName, payload: try StandardMethodCodec().encodeMethodCall(MethodCall("listen"))))
         try await withHangGuard { () async throws in
-            // Polls for the frames to arrive; nothing here measures time.
-            while try peer.receivedFrames().count < 5 { try await Task.sleep(for: .milliseconds(1)) }
+            await peer.waitForFrames { $0.count >= 5 }
             let frames = try peer.receivedFrames().dropFirst()   // after the host's HELLO
             #expect(Array(frames) == [
                 .reply(id: 1, result: .bytes(hex("00 00"))),

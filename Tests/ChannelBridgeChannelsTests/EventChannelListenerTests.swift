@@ -130,7 +130,7 @@ private func hasCancel(_ entries: [RecordingMessenger.Entry]) -> Bool {
             let stream = channel.receiveBroadcastStream()
             await messenger.waitUntil { $0.count == 2 }
             messenger.close()
-            let error = try await #require(throws: MessengerError.self) {
+            let error = try await #require(throws: ChannelError.self) {
                 for try await _ in stream {}
             }
             #expect(error.code == .connectionClosed)
@@ -148,7 +148,7 @@ private func hasCancel(_ entries: [RecordingMessenger.Entry]) -> Bool {
             let stream = channel.receiveBroadcastStream()
             await messenger.waitUntil { $0.count == 1 }
             messenger.close()
-            let error = try await #require(throws: MessengerError.self) {
+            let error = try await #require(throws: ChannelError.self) {
                 for try await _ in stream {}
             }
             #expect(error.code == .connectionClosed)

@@ -82,7 +82,7 @@ private struct Boom: Error, CustomStringConvertible {
             let call = Task { try await channel.invokeMethod("exit") }
             await messenger.waitUntil { $0.count == 1 }
             messenger.close()
-            let error = try await #require(throws: MessengerError.self) { try await call.value }
+            let error = try await #require(throws: ChannelError.self) { try await call.value }
             #expect(error.code == .connectionClosed)
             #expect(error.channel == channelName)
             #expect(error.method == "exit")
@@ -93,7 +93,7 @@ private struct Boom: Error, CustomStringConvertible {
         let messenger = RecordingMessenger()
         messenger.close()
         let channel = MethodChannel(name: channelName, messenger: messenger)
-        let error = try await #require(throws: MessengerError.self) { try await channel.invokeMethod("late") }
+        let error = try await #require(throws: ChannelError.self) { try await channel.invokeMethod("late") }
         #expect(error.code == .connectionClosed)
         #expect(error.method == "late")
     }
@@ -101,8 +101,11 @@ private struct Boom: Error, CustomStringConvertible {
     @Test func handlerFailureIsRethrownWithTheMethod() async throws {
         let messenger = RecordingMessenger { _, _ in throw MessengerError(.handlerFailed, "it broke") }
         let channel = MethodChannel(name: channelName, messenger: messenger)
-        let error = try await #require(throws: MessengerError.self) { try await channel.invokeMethod("exit") }
-        #expect(error == MessengerError(.handlerFailed, "it broke", channel: channelName, method: "exit"))
+        let error = try await #require(throws: ChannelError.self) { try await channel.invokeMethod("exit") }
+        // The channel's error, naming channel and method, with the messenger's own beneath it.
+        #expect(error.code == .handlerFailed && error.channel == channelName && error.method == "exit")
+        #expect(error.description == "handlerFailed on channel '\(channelName)' (method 'exit'): it broke")
+        #expect(error.messengerError == MessengerError(.handlerFailed, "it broke"))
     }
 
     @Test func timeoutWithdrawsTheRequestAndNamesIt() async throws {

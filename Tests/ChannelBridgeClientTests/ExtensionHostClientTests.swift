@@ -174,7 +174,7 @@ import Testing
             do {
                 _ = try await client.items()
                 Issue.record("the host is gone")
-            } catch let error as MessengerError {
+            } catch let error as ChannelError {
                 #expect(error.code == .connectionClosed)
                 #expect(error.channel == "channelbridge/extension")
                 #expect(error.method == "getInputItems")

@@ -11,7 +11,7 @@ import Testing
         (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) }
     }
 
-    static func joined(_ segments: (first: [UInt8], rest: [[UInt8]])) -> [UInt8] {
+    static func joined(_ segments: EncodedSegments) -> [UInt8] {
         segments.first + Array(segments.rest.joined())
     }
 

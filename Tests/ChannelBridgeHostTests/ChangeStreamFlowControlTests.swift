@@ -14,7 +14,7 @@ import Testing
     @Test func aListenerThatStopsReadingGetsTheLatestValueOfEveryKeyOnceItReads() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
-        try await withHangGuard(seconds: 120) {
+        try await withHangGuard(seconds: 60) {
             // Small water marks, so that a few hundred KiB of changes are enough to be behind.
             let host = try await HostTesting.start(directory, ["--app-group", "group.app", "--outbound-high-water", "65536"])
             let listener = try RawClient(path: directory.socket)

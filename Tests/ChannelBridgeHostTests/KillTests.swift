@@ -14,7 +14,7 @@ import Testing
     @Test func killingTheHostMidWriteLosesNoAcknowledgedKey() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
-        try await withHangGuard(seconds: 240) {
+        try await withHangGuard(seconds: 60) {
             let host = try await HostTesting.start(directory, ["--app-group", "group.kill"])
             let connection = try await HostTesting.connect(directory)
             let prefs = HostTesting.methods(connection, HostTesting.prefsChannel)
@@ -39,7 +39,7 @@ import Testing
                     }
                 }
                 // Kill once the writers are well under way, while they are still writing.
-                while acknowledged.count < 40 { try await Task.sleep(for: .milliseconds(5)) }
+                await acknowledged.waitForCount(40)
                 host.send(signal: SIGKILL)
                 var failures: [any Error] = []
                 for try await failure in group { if let failure { failures.append(failure) } }
@@ -51,7 +51,7 @@ import Testing
             #expect(exit.stdoutLines == ["ready \(directory.socket)"])
             #expect(failures.count == writers)
             for failure in failures {
-                let error = try #require(failure as? MessengerError, "\(failure)")
+                let error = try #require(failure as? ChannelError, "\(failure)")
                 #expect(error.code == .connectionClosed)
                 #expect(error.channel == "shared_preference_app_group" && error.method == "setString")
             }
@@ -82,7 +82,7 @@ extension KillTests {
     @Test func killingTheHostMidGroupCommitLosesNoAcknowledgedWrite() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
-        try await withHangGuard(seconds: 240) {
+        try await withHangGuard(seconds: 60) {
             let host = try await HostTesting.start(directory, ["--app-group", "group.kill"])
             var connections: [SocketConnection] = []
             for _ in 0..<4 { connections.append(try await HostTesting.connect(directory)) }

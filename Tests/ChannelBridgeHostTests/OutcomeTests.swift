@@ -54,7 +54,7 @@ import Testing
     @Test func theDeadlineExpiresTheRequestWithStatusThree() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
-        try await withHangGuard {
+        try await withHangGuard(seconds: 60) {   // the host runs its 15 s deadline out
             // Long enough for the connect below to happen first even on a loaded machine (on 2
             // cores at load 10 the connect took up to 5 s after the ready line).
             let host = try await HostTesting.start(directory, ["--deadline", "15"])

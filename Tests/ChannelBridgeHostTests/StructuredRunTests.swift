@@ -103,7 +103,7 @@ import Testing
             do {
                 let reply = try await second.value
                 Issue.record("the held-back call was answered: \(reply)")
-            } catch let error as MessengerError {
+            } catch let error as ChannelError {
                 #expect(error.code == .connectionClosed)
                 #expect(error.message.contains("host is shutting down (interrupted (SIGTERM))"), "\(error)")
             }

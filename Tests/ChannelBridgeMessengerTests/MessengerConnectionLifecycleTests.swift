@@ -15,7 +15,11 @@ import Testing
     }
 
     static func requests(_ peer: InMemoryMessenger.RawPeer) throws -> [(id: UInt32, channel: String)] {
-        try peer.receivedFrames().compactMap { frame in
+        requests(in: try peer.receivedFrames())
+    }
+
+    static func requests(in frames: [Frame]) -> [(id: UInt32, channel: String)] {
+        frames.compactMap { frame in
             if case .request(let id, let channel, _) = frame { return (id, channel) }
             return nil
         }
@@ -25,7 +29,7 @@ import Testing
         try await withHangGuard { () async throws in
             let (client, peer) = Self.rawClient()
             let call = Task { try await client.send(onChannel: "slow", message: [1]) }
-            await eventually { (try? Self.requests(peer).count) == 1 }
+            await peer.waitForFrames { Self.requests(in: $0).count == 1 }
             call.cancel()
             await #expect(throws: CancellationError.self) { try await call.value }
             let id = try Self.requests(peer)[0].id
@@ -34,7 +38,7 @@ import Testing
             // A reply that crossed the CANCEL is ignored, and the session goes on.
             peer.send(.reply(id: id, result: .bytes([9])))
             let next = Task { try await client.send(onChannel: "slow", message: [2]) }
-            await eventually { (try? Self.requests(peer).count) == 2 }
+            await peer.waitForFrames { Self.requests(in: $0).count == 2 }
             let nextID = try Self.requests(peer)[1].id
             #expect(nextID != id)
             peer.send(.reply(id: nextID, result: .bytes([2])))
@@ -77,7 +81,7 @@ import Testing
             await started.wait()
             call.cancel()
             await #expect(throws: CancellationError.self) { try await call.value }
-            await eventually { outcome.count == 1 }
+            try await outcome.first(1)
             #expect(outcome.all == ["cancelled"])
         }
     }
@@ -98,7 +102,7 @@ import Testing
                     }
                 }
             }
-            await eventually { (try? Self.requests(peer).count) == channels.count }
+            await peer.waitForFrames { Self.requests(in: $0).count == channels.count }
             peer.sendEnd()
             for call in calls {
                 let (channel, error) = await call.value
@@ -119,7 +123,7 @@ import Testing
         try await withHangGuard { () async throws in
             let (client, peer) = Self.rawClient()
             let call = Task { try await client.send(onChannel: "owed", message: [1]) }
-            await eventually { (try? Self.requests(peer).count) == 1 }
+            await peer.waitForFrames { Self.requests(in: $0).count == 1 }
             peer.send(.goodbye(code: .shuttingDown, reason: "host is ending"))
             await #expect { try await client.send(onChannel: "new", message: nil) } throws: { error in
                 let error = error as? MessengerError
@@ -130,7 +134,7 @@ import Testing
             peer.send(.reply(id: try Self.requests(peer)[0].id, result: .bytes([7])))
             #expect(try await call.value == [7])
             // Nothing is owed either way any more: the client closes without a GOODBYE of its own.
-            await eventually { peer.isClosed }
+            await peer.waitUntilClosed()
             #expect(try peer.receivedFrames().allSatisfy { $0.kind != .goodbye })
             #expect(client.closeError?.code == .connectionClosed)
         }
@@ -148,6 +152,8 @@ import Testing
             }
             let hostClosed = Collector<MessengerError>()
             host.onClose { hostClosed.append($0) }
+            let clientClosed = Collector<MessengerError>()
+            client.onClose { clientClosed.append($0) }
             let call = Task { try await client.send(onChannel: "owed", message: nil) }
             await arrived.wait()
             host.close(code: .shuttingDown, reason: "bye")
@@ -156,7 +162,7 @@ import Testing
             await #expect(throws: MessengerError.self) { try await client.send(onChannel: "x", message: nil) }
             gate.open()
             #expect(try await call.value == [42])
-            await eventually { client.closeError != nil }
+            try await clientClosed.first(1)
             #expect(hostClosed.all.map(\.code) == [.connectionClosed])
             #expect(client.closeError?.message.contains("shuttingDown") == true)
         }
@@ -178,7 +184,7 @@ import Testing
         try await withHangGuard { () async throws in
             let (client, peer) = InMemoryMessenger.makeRawPeer(role: .client)
                 let call = Task { try await client.send(onChannel: "c", message: nil) }
-            await eventually { (try? Self.requests(peer).count) == 1 }
+            await peer.waitForFrames { Self.requests(in: $0).count == 1 }
             peer.send(.goodbye(code: .forbidden, reason: "uid 1000 is not allowed"))
             peer.sendEnd()
             await #expect { try await client.waitForPeerHello() } throws: { ($0 as? MessengerError)?.code == .forbidden }
@@ -203,7 +209,7 @@ import Testing
             try peer.send(FrameEncoder.encode(.hello(Frame.Hello(role: .client, peerName: "raw")))
                       + FrameEncoder.encode(.request(id: 1, channel: "end", payload: []))
                       + FrameEncoder.encode(.request(id: 2, channel: "later", payload: [])))
-            await eventually { (try? peer.receivedFrames().contains { if case .goodbye = $0 { true } else { false } }) == true }
+            await peer.waitForFrames { $0.contains { if case .goodbye = $0 { true } else { false } } }
             #expect(try Array(peer.receivedFrames().dropFirst()) == [
                 .reply(id: 1, result: .bytes([1])),
                 .reply(id: 2, result: .bytes([2])),
@@ -227,7 +233,7 @@ import Testing
             await started.wait()
             client.close()
             await #expect(throws: MessengerError.self) { try await call.value }
-            await eventually { outcome.count == 1 }
+            try await outcome.first(1)
             #expect(outcome.all == [true])
             #expect(host.closeError != nil)
         }
@@ -260,7 +266,7 @@ import Testing
             peer.send(.ping(token: 0xDEAD_BEEF))
             #expect(try peer.receivedFrames().last == .pong(token: 0xDEAD_BEEF))
             let ping = Task { try await client.ping() }
-            await eventually { (try? peer.receivedFrames().last?.kind) == .ping }
+            await peer.waitForFrames { $0.last?.kind == .ping }
             guard case .ping(let token)? = try peer.receivedFrames().last else { return }
             peer.send(.pong(token: token &+ 1))   // not ours: ignored
             peer.send(.pong(token: token))

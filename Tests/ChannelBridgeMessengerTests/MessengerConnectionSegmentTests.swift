@@ -1,5 +1,4 @@
 import ChannelBridgeMessenger
-import ChannelBridgePlatform
 import ChannelBridgeTestSupport
 import ChannelBridgeTesting
 import Testing
@@ -10,11 +9,11 @@ import Testing
     /// Records what the connection hands its transport; never delivers anything.
     final class RecordingTransport: FrameTransport {
         enum Write: Sendable { case whole([UInt8]), split(head: [UInt8], payloads: [[UInt8]]) }
-        let writes = LockedValue<[Write]>([])
-        func write(_ bytes: [UInt8]) { writes.withLock { $0.append(.whole(bytes)) } }
+        let writes = Collector<Write>(name: "transport writes")
+        func write(_ bytes: [UInt8]) { writes.append(.whole(bytes)) }
         func write(_ head: [UInt8], followedBy payload: [UInt8]) { write(head, followedBy: [payload]) }
         func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) {
-            writes.withLock { $0.append(.split(head: head, payloads: payloads)) }
+            writes.append(.split(head: head, payloads: payloads))
         }
         func close() {}
     }
@@ -29,8 +28,8 @@ import Testing
             defer { client.close() }
             let large = Self.bytes(100_000, seed: 3)
             host.setSegmentedMessageHandler(onChannel: "split") { message in
-                guard let message else { return nil }
-                return MessageSegments([0xAA], rest: [message, [0xBB, 0xCC]])
+                guard let message else { return HandlerReply(nil) }
+                return HandlerReply(MessageSegments([0xAA], rest: [message, [0xBB, 0xCC]]))
             }
             let cases = [MessageSegments([1, 2], rest: [[3]]), MessageSegments([9], rest: [large, [4, 5]]),
                          MessageSegments(large), MessageSegments([], rest: [[6]])]
@@ -39,7 +38,7 @@ import Testing
                 #expect(reply == [0xAA] + segments.joined + [0xBB, 0xCC])
             }
             // A segmented handler that answers nil is a null reply, as a plain one.
-            host.setSegmentedMessageHandler(onChannel: "nothing") { _ in nil }
+            host.setSegmentedMessageHandler(onChannel: "nothing") { _ in HandlerReply(nil) }
             #expect(try await client.send(onChannel: "nothing", segments: MessageSegments([1])) == nil)
         }
     }
@@ -49,8 +48,8 @@ import Testing
         let connection = MessengerConnection(role: .client, transport: transport)
         let large = Self.bytes(70_000, seed: 5)
         let call = Task { try await connection.send(onChannel: "bulk", segments: MessageSegments([1, 2, 3], rest: [large])) }
-        await eventually { transport.writes.withLock { $0.count } == 2 }
-        let write = transport.writes.withLock { $0[1] }
+        // The HELLO, then the request.
+        let write = try await transport.writes.first(2)[1]
         guard case .split(let head, let payloads) = write else {
             Issue.record("the request was copied into one array: \(write)")
             return
@@ -69,8 +68,8 @@ import Testing
         let transport = RecordingTransport()
         let connection = MessengerConnection(role: .client, transport: transport)
         let call = Task { try await connection.send(onChannel: "small", segments: MessageSegments([1], rest: [[2, 3]])) }
-        await eventually { transport.writes.withLock { $0.count } == 2 }
-        let write = transport.writes.withLock { $0[1] }
+        // The HELLO, then the request.
+        let write = try await transport.writes.first(2)[1]
         guard case .whole(let bytes) = write else {
             Issue.record("a small request was split: \(write)")
             return

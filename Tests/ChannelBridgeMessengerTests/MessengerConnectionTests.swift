@@ -60,7 +60,7 @@ import Testing
             try client.post(onChannel: "events", message: [1])
             try client.post(onChannel: "events", message: [])
             try client.post(onChannel: "events", message: nil)
-            await eventually { seen.count == 3 }
+            try await seen.first(3)
             #expect(seen.all == [[1], [], nil])
         }
     }
@@ -90,7 +90,7 @@ import Testing
                 }
                 try await group.waitForAll()
             }
-            await eventually { arrivals.count == Int(count) }
+            try await arrivals.first(Int(count))
             #expect(arrivals.all == Array(0..<count))
         }
     }
@@ -118,7 +118,7 @@ import Testing
                         replied.append(number)
                     }
                 }
-                await eventually { arrived.count == count }
+                try await arrived.first(count)
                 // Answer in reverse arrival order.
                 for number in arrived.all.reversed() { gates[number].open() }
                 try await group.waitForAll()

@@ -4,6 +4,7 @@ import ChannelBridgePlugins
 import ChannelBridgeTestSupport
 import ChannelBridgeTesting
 import Testing
+import ChannelBridgeMessenger
 
 @Suite struct PluginRegistryTests {
     @Test func registeringAKeyTwiceIsATypedError() throws {

@@ -3,6 +3,7 @@ import ChannelBridgeCodec
 import ChannelBridgeStore
 import ChannelBridgeTestSupport
 import Testing
+import ChannelBridgePlugins
 
 private func change(_ key: String, _ value: StandardValue) -> EventChannel.Event {
     .success(["key": .string(key), "value": value])

@@ -3,6 +3,7 @@ import ChannelBridgeCodec
 import ChannelBridgeMessenger
 import ChannelBridgeSocket
 import Testing
+import ChannelBridgeTestSupport
 
 private typealias Support = ChannelsOverSocket
 
@@ -88,7 +89,7 @@ private typealias Support = ChannelsOverSocket
                 .makeAsyncIterator()
             #expect(try await events.next() == .success(.int32(0)))
             session.peer.kill()
-            let error = try await #require(throws: MessengerError.self) {
+            let error = try await #require(throws: ChannelError.self) {
                 while try await events.next() != nil {}
             }
             #expect(error.code == .connectionClosed)

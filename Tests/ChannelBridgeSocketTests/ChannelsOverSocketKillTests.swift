@@ -45,7 +45,7 @@ private typealias Support = ChannelsOverSocket
             victim.kill()
             for call in pending {
                 let result = await call.task.result
-                guard case .failure(let error as MessengerError) = result else {
+                guard case .failure(let error as ChannelError) = result else {
                     Issue.record("\(call.method) ended with \(result), not connectionClosed")
                     continue
                 }
@@ -66,7 +66,7 @@ private typealias Support = ChannelsOverSocket
                 "callBack", arguments: Support.map([("method", .string("hello")), ("arguments", .string("again"))]))
                 == .string("hello, again, from the test process"))
             // And calls on the dead session fail at once instead of hanging.
-            let late = try await #require(throws: MessengerError.self) { try await methods.invokeMethod("echo") }
+            let late = try await #require(throws: ChannelError.self) { try await methods.invokeMethod("echo") }
             #expect(late.code == .connectionClosed && late.method == "echo")
 
             next.close()

@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func everyMalformedFrameGetsItsGoodbyeAndOnlyThatConnectionCloses() async throws {
-        try await withHangGuard(seconds: 90) { () async throws in
+        try await withHangGuard(seconds: 60) { () async throws in
             let directory = try TestDirectory()
             defer { directory.remove() }
             let countBefore = Descriptors.count
@@ -107,7 +107,7 @@ import Testing
     }
 
     @Test func manySessionsOpenAndCloseWithoutLeakingDescriptors() async throws {
-        try await withHangGuard(seconds: 90) { () async throws in
+        try await withHangGuard(seconds: 60) { () async throws in
             let directory = try TestDirectory()
             defer { directory.remove() }
             let listener = try SocketListener(path: directory.path + "/h.sock", onConnection: Self.configure)

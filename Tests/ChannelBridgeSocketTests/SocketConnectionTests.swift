@@ -33,7 +33,7 @@ import Testing
             #expect(hello.role == .host && hello.peerName == "test host")
             #expect(client.peerCredentials.uid == geteuid())
             #expect(client.peerCredentials.pid == getpid())
-            await eventually { accepted.count == 1 }
+            try await accepted.first(1)
             let server = accepted.all[0]
             #expect(try await server.messenger.send(onChannel: "client/side", message: nil) == [0xC1])
             #expect(server.peerName == "test client")
@@ -100,7 +100,7 @@ import Testing
                         replied.append(number)
                     }
                 }
-                await eventually { arrived.count == count }
+                try await arrived.first(count)
                 for number in arrived.all.reversed() { gates[number].open() }
                 try await group.waitForAll()
             }
@@ -134,7 +134,7 @@ import Testing
                     catch { return (channel, error) }
                 }
             }
-            await eventually { arrived.count == 3 }
+            try await arrived.first(3)
             accepted.all[0].messenger.close(code: .shuttingDown, reason: "test", waitForOwedReplies: false)
             for call in calls {
                 let (channel, error) = await call.value

@@ -1,6 +1,7 @@
 import ChannelBridgeCodec
 import ChannelBridgeStore
 import Testing
+import ChannelBridgeTestSupport
 
 /// Behaviour every `PreferenceStore` shares, run against the file store and the in-memory store.
 @Suite struct PreferenceStoreContractTests {

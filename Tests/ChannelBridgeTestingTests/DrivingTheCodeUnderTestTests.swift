@@ -142,7 +142,7 @@ private final class Countdown: StreamHandler {
             do {
                 _ = try await outcome
                 Issue.record("the call should fail when the session ends")
-            } catch let error as MessengerError {
+            } catch let error as ChannelError {
                 #expect(error.code == .connectionClosed)
                 #expect(error.channel == "example/slow")
                 #expect(error.method == "wait")

@@ -115,7 +115,7 @@ private func cancelAnswered(on channel: String) -> @Sendable ([MessageRecord]) -
             do {
                 _ = try await iterator.next()
                 Issue.record("the stream should end with the connection")
-            } catch let error as MessengerError {
+            } catch let error as ChannelError {
                 #expect(error.code == .connectionClosed)
                 #expect(error.channel == ticks)
             }

@@ -105,7 +105,7 @@ import Testing
             do {
                 _ = try await MethodChannel(name: name, messenger: session.client).invokeMethod("forget")
                 Issue.record("the call succeeded")
-            } catch let error as MessengerError {
+            } catch let error as ChannelError {
                 #expect(error.code == .handlerFailed)
                 #expect(error.message == "the handler on channel '\(name)' released its reply without answering")
             }

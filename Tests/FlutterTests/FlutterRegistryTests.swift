@@ -6,6 +6,7 @@ import ChannelBridgeTesting
 import Flutter
 import Foundation
 import Testing
+import ChannelBridgeMessenger
 
 /// A plugin in the iOS style.
 final class CounterPlugin: NSObject, FlutterPlugin, @unchecked Sendable {

@@ -4,6 +4,7 @@ import ChannelBridgeTestSupport
 import Foundation
 import Glibc
 import Testing
+import ChannelBridgeMessenger
 
 /// Examples/PigeonAPI (Pigeon 28.0.0's Swift output, adapted) served over a real socket by its
 /// own process, driven with the bytes Pigeon's Dart code sends. Every request and reply is

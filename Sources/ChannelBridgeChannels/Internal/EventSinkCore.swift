@@ -74,7 +74,7 @@ final class EventSinkCore: Sendable {
         self.channel = channel
         self.messenger = messenger
         self.codec = codec
-        self.flow = messenger.flowControl?.outboundFlow
+        self.flow = messenger.fastPath?.outboundFlow
         self.maxBufferedBytes = max(1, maxBufferedBytes)
         self.overflowed = overflowed
     }

@@ -35,24 +35,27 @@ final class EventStreamOwner: Sendable {
     }
 
     /// The messenger handler for the channel.
-    func handle(_ message: [UInt8]?) async throws -> [UInt8]? {
+    func handle(_ message: [UInt8]?) async throws -> HandlerReply {
         let call: MethodCall
         do throws(CodecError) {
             guard let message else { throw CodecError(.invalidMethodCall, "method call payload is null") }
             call = try codec.decodeMethodCall(message)
         } catch {
-            return try MethodChannel.encodeError(MethodError(code: "malformed", message: error.description), codec: codec)
+            return HandlerReply(MessageSegments(
+                try MethodChannel.encodeError(MethodError(code: "malformed", message: error.description), codec: codec)))
         }
         switch call.method {
         case "listen":
             let (reply, sink) = await queue.run { await self.listen(call.arguments) }
-            // Events sent so far are held back until the messenger has queued this reply.
-            if let sink { AfterReply.schedule(on: channel) { sink.open() } }
-            return try reply.get()
+            // Events sent so far are held back until the messenger has queued this reply: it
+            // opens the sink after that (`HandlerReply.afterReply`).
+            let bytes = try reply.get().map { MessageSegments($0) }
+            guard let sink else { return HandlerReply(bytes) }
+            return HandlerReply(bytes, afterReply: { sink.open() })
         case "cancel":
-            return try await queue.run { await self.cancel(call.arguments) }.get()
+            return HandlerReply(try await queue.run { await self.cancel(call.arguments) }.get().map { MessageSegments($0) })
         default:
-            return nil
+            return HandlerReply(nil)
         }
     }
 

@@ -51,7 +51,7 @@ final class EventSubscription: Sendable {
     func installHandler() {
         continuation.onTermination = { [self] _ in terminated() }
         // Synchronous: an event is handed to the stream right where it is read, with no task.
-        let token = methods.messenger.setSynchronousMessageHandler(onChannel: channel) { [self] payload in
+        let token = methods.messenger.installSynchronousHandler(onChannel: channel) { [self] payload in
             receive(payload)
             return nil
         }
@@ -126,10 +126,8 @@ final class EventSubscription: Sendable {
     }
 
     func connectionClosed(_ error: MessengerError) {
-        var error = error
-        if error.channel == nil { error.channel = channel }
         state.withLock { $0.skipCancel = true }
-        continuation.finish(throwing: error)
+        continuation.finish(throwing: ChannelError(error, channel: channel))
     }
 
     /// The stream is over for any reason: stop receiving and, unless there is nothing to cancel,

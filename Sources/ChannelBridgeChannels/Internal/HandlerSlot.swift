@@ -20,7 +20,7 @@ final class HandlerSlot: Sendable {
     func install(segmented handler: SegmentedMessageHandler?, on messenger: any BinaryMessenger,
                  channel: String) -> MessageHandlerToken? {
         install(on: messenger, channel: channel, removing: handler == nil) {
-            messenger.setSegmentedMessageHandler(onChannel: channel, handler)
+            messenger.installSegmentedHandler(onChannel: channel, handler)
         }
     }
 
@@ -29,15 +29,17 @@ final class HandlerSlot: Sendable {
     func install(synchronous handler: SynchronousMessageHandler?, on messenger: any BinaryMessenger,
                  channel: String) -> MessageHandlerToken? {
         install(on: messenger, channel: channel, removing: handler == nil) {
-            messenger.setSynchronousMessageHandler(onChannel: channel, handler)
+            messenger.installSynchronousHandler(onChannel: channel, handler)
         }
     }
 
     private func install(on messenger: any BinaryMessenger, channel: String, removing: Bool,
                          _ setHandler: () -> MessageHandlerToken) -> MessageHandlerToken? {
         // The messenger call runs under the lock so that two concurrent installs on one channel
-        // object leave the token of the handler that the messenger actually kept. The messenger
-        // never calls back into a channel from setMessageHandler, so this cannot deadlock.
+        // object leave the token of the handler that the messenger actually kept.
+        // Lock order: this slot's lock, then the messenger's. Safe because a messenger never calls
+        // back into a channel from setMessageHandler / removeMessageHandler (a `BinaryMessenger`
+        // requirement, written on the protocol), so nothing here can wait for this lock.
         token.withLock { token in
             let previous = token
             if !removing {

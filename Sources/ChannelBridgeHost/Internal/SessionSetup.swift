@@ -50,7 +50,7 @@ struct SessionSetup: Sendable {
                                               entitledAppGroups: options.appGroups,
                                               allowsOpenURL: options.allowsOpenURL)
         let extensionChannel = MethodChannel(name: options.channel, messenger: messenger)
-        extensionChannel.setMethodCallHandler { call in try await handler.handle(call) }
+        extensionChannel.setMethodCallHandler(replyThen: handler.handleThenAfterReply)
         var echoChannel: BasicMessageChannel<BinaryCodec>?
         if options.echo {
             let echo = BasicMessageChannel(name: HostOptions.echoChannel, messenger: messenger, codec: BinaryCodec())

@@ -5,7 +5,10 @@ import ChannelBridgeMessenger
 /// ended, every request that arrives is answered with REPLY status 2 `host is shutting down`,
 /// except `exit`, `completeRequest` and `cancel` on the extension channel, which reach their
 /// handler and get `REQUEST_ALREADY_COMPLETED`.
-final class ShutdownGate: BinaryMessenger, FlowControlledMessenger {
+///
+/// Every fast path (`FastPathMessenger`) is forwarded, gated the same way, so a host session keeps
+/// segmented replies, synchronous handlers and after-reply work.
+final class ShutdownGate: BinaryMessenger, FastPathMessenger {
     let base: any BinaryMessenger
     private let request: ExtensionRequest
     private let extensionChannel: String
@@ -29,10 +32,40 @@ final class ShutdownGate: BinaryMessenger, FlowControlledMessenger {
         guard let handler else { return base.setMessageHandler(onChannel: channel, nil) }
         let (request, extensionChannel) = (self.request, self.extensionChannel)
         return base.setMessageHandler(onChannel: channel) { message in
-            if request.hasEnded && !(channel == extensionChannel && Self.isCompletionCall(message)) {
-                throw HostShuttingDown()
-            }
+            try Self.check(request, channel: channel, extensionChannel: extensionChannel, message)
             return try await handler(message)
+        }
+    }
+
+    func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
+        try await base.sendSegments(onChannel: channel, segments)
+    }
+
+    @discardableResult
+    func setSegmentedMessageHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken {
+        guard let handler else { return base.installSegmentedHandler(onChannel: channel, nil) }
+        let (request, extensionChannel) = (self.request, self.extensionChannel)
+        return base.installSegmentedHandler(onChannel: channel) { message in
+            try Self.check(request, channel: channel, extensionChannel: extensionChannel, message)
+            return try await handler(message)
+        }
+    }
+
+    @discardableResult
+    func setSynchronousMessageHandler(onChannel channel: String, _ handler: SynchronousMessageHandler?) -> MessageHandlerToken {
+        guard let handler else { return base.installSynchronousHandler(onChannel: channel, nil) }
+        let (request, extensionChannel) = (self.request, self.extensionChannel)
+        return base.installSynchronousHandler(onChannel: channel) { message in
+            try Self.check(request, channel: channel, extensionChannel: extensionChannel, message)
+            return try handler(message)
+        }
+    }
+
+    /// Throws `HostShuttingDown` for a request the gate refuses.
+    private static func check(_ request: ExtensionRequest, channel: String, extensionChannel: String,
+                              _ message: [UInt8]?) throws(HostShuttingDown) {
+        if request.hasEnded && !(channel == extensionChannel && isCompletionCall(message)) {
+            throw HostShuttingDown()
         }
     }
 
@@ -45,8 +78,8 @@ final class ShutdownGate: BinaryMessenger, FlowControlledMessenger {
     }
 
     // Flow control and frame limits are the wrapped messenger's.
-    var outboundFlow: OutboundFlow? { base.flowControl?.outboundFlow }
-    var frameLimit: FrameLimit? { base.flowControl?.frameLimit }
+    var outboundFlow: OutboundFlow? { base.fastPath?.outboundFlow }
+    var frameLimit: FrameLimit? { base.fastPath?.frameLimit }
 
     private static func isCompletionCall(_ message: [UInt8]?) -> Bool {
         guard let message, let call = try? StandardMethodCodec().decodeMethodCall(message) else { return false }

@@ -2,8 +2,9 @@ import ChannelBridgeCodec
 import ChannelBridgeMessenger
 
 /// A messenger that logs, decoded, every message a session receives and every reply and event it
-/// sends (`--trace`), and otherwise passes everything through to the session's messenger.
-final class TracingMessenger: BinaryMessenger, FlowControlledMessenger {
+/// sends (`--trace`), and otherwise passes everything through to the session's messenger, fast
+/// paths (`FastPathMessenger`) included.
+final class TracingMessenger: BinaryMessenger, FastPathMessenger {
     let base: any BinaryMessenger
     private let label: String
     private let log: @Sendable (String) -> Void
@@ -32,17 +33,67 @@ final class TracingMessenger: BinaryMessenger, FlowControlledMessenger {
         guard let handler else { return base.setMessageHandler(onChannel: channel, nil) }
         let (label, log) = (self.label, self.log)
         return base.setMessageHandler(onChannel: channel) { [self] message in
-            let call = describeCall(message, channel: channel)
-            log("\(label) call \(channel) \(call)")
+            let call = traceCall(message, channel: channel)
             do {
                 let reply = try await handler(message)
-                log("\(label) reply \(channel) \(call.prefix(80)) → \(describeEnvelope(reply, channel: channel))")
+                traceReply(reply, to: call, channel: channel)
                 return reply
             } catch {
-                log("\(label) reply \(channel) \(call.prefix(80)) → failed (status 2): \(error)")
+                traceFailure(error, of: call, channel: channel)
                 throw error
             }
         }
+    }
+
+    func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
+        log("\(label) send \(channel) \(describeCall(segments.joined, channel: channel))")
+        return try await base.sendSegments(onChannel: channel, segments)
+    }
+
+    @discardableResult
+    func setSegmentedMessageHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken {
+        guard let handler else { return base.installSegmentedHandler(onChannel: channel, nil) }
+        return base.installSegmentedHandler(onChannel: channel) { [self] message in
+            let call = traceCall(message, channel: channel)
+            do {
+                let reply = try await handler(message)
+                traceReply(reply.reply?.joined, to: call, channel: channel)
+                return reply
+            } catch {
+                traceFailure(error, of: call, channel: channel)
+                throw error
+            }
+        }
+    }
+
+    @discardableResult
+    func setSynchronousMessageHandler(onChannel channel: String, _ handler: SynchronousMessageHandler?) -> MessageHandlerToken {
+        guard let handler else { return base.installSynchronousHandler(onChannel: channel, nil) }
+        return base.installSynchronousHandler(onChannel: channel) { [self] message in
+            let call = traceCall(message, channel: channel)
+            do {
+                let reply = try handler(message)
+                traceReply(reply?.joined, to: call, channel: channel)
+                return reply
+            } catch {
+                traceFailure(error, of: call, channel: channel)
+                throw error
+            }
+        }
+    }
+
+    private func traceCall(_ message: [UInt8]?, channel: String) -> String {
+        let call = describeCall(message, channel: channel)
+        log("\(label) call \(channel) \(call)")
+        return call
+    }
+
+    private func traceReply(_ reply: [UInt8]?, to call: String, channel: String) {
+        log("\(label) reply \(channel) \(call.prefix(80)) → \(describeEnvelope(reply, channel: channel))")
+    }
+
+    private func traceFailure(_ error: any Error, of call: String, channel: String) {
+        log("\(label) reply \(channel) \(call.prefix(80)) → failed (status 2): \(error)")
     }
 
     func removeMessageHandler(_ token: MessageHandlerToken) {
@@ -54,8 +105,8 @@ final class TracingMessenger: BinaryMessenger, FlowControlledMessenger {
     }
 
     // Flow control and frame limits are the wrapped messenger's.
-    var outboundFlow: OutboundFlow? { base.flowControl?.outboundFlow }
-    var frameLimit: FrameLimit? { base.flowControl?.frameLimit }
+    var outboundFlow: OutboundFlow? { base.fastPath?.outboundFlow }
+    var frameLimit: FrameLimit? { base.fastPath?.frameLimit }
 
     private func describeCall(_ message: [UInt8]?, channel: String) -> String {
         guard let message else { return "null" }

@@ -1,6 +1,13 @@
-/// Everything a `MessengerConnection` mutates, kept behind one lock (`LockedValue`).
+/// Everything a `MessengerConnection` mutates, kept behind one lock (`LockedValue`). Nothing runs
+/// under that lock but the state's own bookkeeping: continuations are resumed, callbacks and
+/// handlers run and frames are written after it is released (`ClosedSession` carries what a close
+/// takes out). The connection's other lock, `input`, belongs to the one thread delivering received
+/// bytes and is held across its blocking `read` (`receive(readingWith:)`); the two locks are never
+/// nested either way (`inputDemand` and `decodeFrames` take them one after the other, and `finish`
+/// does not take `input` at all), so a close never waits for a read.
 struct ConnectionState {
-    /// A request this side sent. `continuation` is nil while `send` is still registering it.
+    /// A request this side sent, registered (in `request`, under the lock) only once its
+    /// continuation exists: whoever removes the entry from `pending` resumes it, exactly once.
     struct PendingCall {
         var channel: String
         var continuation: UnsafeContinuation<[UInt8]?, any Error>

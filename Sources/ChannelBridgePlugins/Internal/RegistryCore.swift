@@ -111,7 +111,8 @@ final class RegistryCore: Sendable {
         state.withLock { state in
             guard state.tearDown == nil, state.entries[key] != nil else { return }
             // Under the lock so that a teardown cannot slip between installing and recording;
-            // installing a channel handler never calls back into the registry.
+            // installing a channel handler never calls back into the registry. Lock order: the
+            // registry's lock, then the channel's (`HandlerSlot`), then the messenger's.
             state.entries[key]?.uninstalls.append(install())
         }
     }

@@ -111,6 +111,10 @@ final class SocketTransport: FlowControlledTransport {
     private let highWater: Int
     private let lowWater: Int
     private let closeTimeout: Duration
+    /// Lock order: innermost. Under it only this transport's own state, `OutboundFlow`'s atomics and
+    /// non-blocking eventfd calls; the messenger calls in (write, close, inputMayResume) holding
+    /// none of its locks, and this transport calls the messenger (receive, receiveEnd,
+    /// resumeHeldInput, inputDemand) only after unlocking.
     private let state = LockedValue(State())
     private let writerWake = DispatchSemaphore(value: 0)
     private let startThread: ThreadStarter

@@ -12,6 +12,13 @@ import FoundationEssentials
 final class DirectoryWatcher: Sendable {
     static let shared = DirectoryWatcher()
 
+    /// Starts the reading thread: `DetachedThread.tryStart` (a test passes one that fails).
+    private let startThread: @Sendable (String, @escaping @Sendable () -> Void) -> Int32
+
+    init(startThread: @escaping @Sendable (String, @escaping @Sendable () -> Void) -> Int32 = DetachedThread.tryStart) {
+        self.startThread = startThread
+    }
+
     // inotify's ABI constants (linux/inotify.h), spelled out because Glibc imports them untyped.
     private static let closeWrite: UInt32 = 0x0000_0008
     private static let movedFrom: UInt32 = 0x0000_0040
@@ -35,22 +42,25 @@ final class DirectoryWatcher: Sendable {
     /// Starts watching the group's directory (which must exist) for `subscription`.
     func add(_ subscription: GroupEngine) throws(StoreError) {
         let directory = subscription.files.directory
-        let newDescriptor = try state.withLock { (state: inout State) throws(StoreError) -> Int32? in
-            var created: Int32?
+        try state.withLock { (state: inout State) throws(StoreError) in
             if state.descriptor < 0 {
                 let descriptor = inotify_init1(Self.closeOnExec)
                 if descriptor < 0 { throw FileSystem.failure("cannot start inotify", path: directory, errno: errno) }
+                // The thread starts under the lock so that no other subscription can join a
+                // descriptor whose thread then fails to start; `pthread_create` does not call
+                // back into this lock, and the thread takes it only once it has read events.
+                // No thread, no events: refuse this subscription, do not trap (issue 11).
+                let started = startThread("store watcher") { [self] in run(descriptor: descriptor) }
+                if started != 0 {
+                    close(descriptor)
+                    throw FileSystem.failure("cannot start the store watcher thread", path: directory, errno: started)
+                }
                 state.descriptor = descriptor
-                created = descriptor
             }
             let watch = inotify_add_watch(state.descriptor, directory, Self.watchMask)
             if watch < 0 { throw FileSystem.failure("cannot watch directory '\(directory)'", path: directory, errno: errno) }
             state.subscriptions[watch, default: [:]][ObjectIdentifier(subscription)] = subscription
             state.watchBySubscription[ObjectIdentifier(subscription)] = watch
-            return created
-        }
-        if let newDescriptor {
-            DetachedThread.start(name: "store watcher") { [self] in run(descriptor: newDescriptor) }
         }
     }
 

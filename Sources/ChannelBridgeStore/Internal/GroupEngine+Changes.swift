@@ -1,5 +1,7 @@
 /// Change streams: one `ChangeQueue` per stream, posted to whenever a document is installed
 /// (this process's commits, and files written by others, found by inotify or by a read).
+import ChannelBridgePlatform
+
 extension GroupEngine {
     /// A new change queue whose baseline is the file as it is now. Blocks.
     ///

@@ -1,3 +1,5 @@
+import ChannelBridgePlatform
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif

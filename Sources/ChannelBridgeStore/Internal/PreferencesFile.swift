@@ -1,4 +1,4 @@
-import ChannelBridgeCodec
+package import ChannelBridgeCodec
 
 /// The store's reader and writer of `preferences.json`, as one entry point each, for the fuzz
 /// target (`Fuzz/ChannelBridgeFuzzTargets/PreferencesFileTarget.swift`): the same scanner, value

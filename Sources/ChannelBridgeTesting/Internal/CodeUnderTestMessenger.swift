@@ -1,8 +1,9 @@
 import ChannelBridgeMessenger
 
 /// The messenger the code under test gets: its real connection, plus the recording and the
-/// dispatcher set-up that let the test's side see every channel it uses.
-final class CodeUnderTestMessenger: BinaryMessenger {
+/// dispatcher set-up that let the test's side see every channel it uses. The fast paths are
+/// forwarded, so code under test runs as it does on a real connection.
+final class CodeUnderTestMessenger: BinaryMessenger, FastPathMessenger {
     private let core: TestMessengerCore
 
     init(core: TestMessengerCore) {
@@ -37,4 +38,25 @@ final class CodeUnderTestMessenger: BinaryMessenger {
     func onClose(_ callback: @escaping @Sendable (MessengerError) -> Void) {
         core.codeUnderTestConnection.onClose(callback)
     }
+
+    func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
+        core.ensureDispatcher(on: channel)
+        let connection = core.codeUnderTestConnection
+        return try await core.recorder.recordingRequest(channel: channel, direction: .sent, payload: segments.joined) {
+            try await connection.send(onChannel: channel, segments: segments)
+        }
+    }
+
+    @discardableResult
+    func setSegmentedMessageHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken {
+        core.codeUnderTestConnection.setSegmentedMessageHandler(onChannel: channel, handler)
+    }
+
+    @discardableResult
+    func setSynchronousMessageHandler(onChannel channel: String, _ handler: SynchronousMessageHandler?) -> MessageHandlerToken {
+        core.codeUnderTestConnection.setSynchronousMessageHandler(onChannel: channel, handler)
+    }
+
+    var outboundFlow: OutboundFlow? { core.codeUnderTestConnection.outboundFlow }
+    var frameLimit: FrameLimit? { core.codeUnderTestConnection.frameLimit }
 }

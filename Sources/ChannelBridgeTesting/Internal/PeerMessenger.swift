@@ -1,8 +1,9 @@
 import ChannelBridgeMessenger
 
 /// The test's end of a `TestMessenger`: what it sends reaches the code under test (and is
-/// recorded); its handlers are the mock handlers, reached through the core's dispatcher.
-final class PeerMessenger: BinaryMessenger {
+/// recorded); its handlers are the mock handlers, reached through the core's dispatcher. Its fast
+/// paths are forwarded too (synchronous mocks run as segmented ones, through the dispatcher).
+final class PeerMessenger: BinaryMessenger, FastPathMessenger {
     private let core: TestMessengerCore
 
     init(core: TestMessengerCore) {
@@ -25,8 +26,30 @@ final class PeerMessenger: BinaryMessenger {
 
     @discardableResult
     func setMessageHandler(onChannel channel: String, _ handler: BinaryMessageHandler?) -> MessageHandlerToken {
+        guard let handler else { return core.install(nil, on: channel) }
+        return core.install({ message in HandlerReply(try await handler(message).map { MessageSegments($0) }) }, on: channel)
+    }
+
+    func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
+        let connection = core.testConnection
+        return try await core.recorder.recordingRequest(channel: channel, direction: .received, payload: segments.joined) {
+            try await connection.send(onChannel: channel, segments: segments)
+        }
+    }
+
+    @discardableResult
+    func setSegmentedMessageHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken {
         core.install(handler, on: channel)
     }
+
+    @discardableResult
+    func setSynchronousMessageHandler(onChannel channel: String, _ handler: SynchronousMessageHandler?) -> MessageHandlerToken {
+        guard let handler else { return core.install(nil, on: channel) }
+        return core.install({ message in HandlerReply(try handler(message)) }, on: channel)
+    }
+
+    var outboundFlow: OutboundFlow? { core.testConnection.outboundFlow }
+    var frameLimit: FrameLimit? { core.testConnection.frameLimit }
 
     func removeMessageHandler(_ token: MessageHandlerToken) {
         core.remove(token)

@@ -12,7 +12,9 @@ import ChannelBridgePlatform
 final class TestMessengerCore: Sendable {
     private struct InstalledHandler {
         let id: UInt64
-        let handler: BinaryMessageHandler
+        /// Segmented, so that a mock's work after its reply (a mock stream's first events) runs
+        /// after the test's connection has queued that reply, as on a real connection.
+        let handler: SegmentedMessageHandler
     }
 
     private struct State {
@@ -51,20 +53,25 @@ final class TestMessengerCore: Sendable {
             guard state.dispatched.insert(channel).inserted else { return }
             // Installed under the lock so that a concurrent first send on the channel cannot
             // overtake the installation. The connection never calls back into this lock.
-            testConnection.setMessageHandler(onChannel: channel) { [weak self] message in
-                try await self?.dispatch(message, on: channel) ?? nil
+            testConnection.setSegmentedMessageHandler(onChannel: channel) { [weak self] message in
+                try await self?.dispatch(message, on: channel) ?? HandlerReply(nil)
             }
         }
     }
 
-    private func dispatch(_ message: [UInt8]?, on channel: String) async throws -> [UInt8]? {
+    private func dispatch(_ message: [UInt8]?, on channel: String) async throws -> HandlerReply {
         let (interceptor, mock) = state.withLock { ($0.allMessagesHandler, $0.handlers[channel]?.handler) }
+        guard let interceptor else { return try await mock?(message) ?? HandlerReply(nil) }
+        // The interceptor deals in bytes; the mock's after-reply work is kept aside for the reply.
+        let afterReply = LockedValue<(@Sendable () -> Void)?>(nil)
         let passThrough: BinaryMessageHandler = { message in
             guard let mock else { return nil }
-            return try await mock(message)
+            let answer = try await mock(message)
+            afterReply.withLock { $0 = answer.afterReply }
+            return answer.reply?.joined
         }
-        guard let interceptor else { return try await passThrough(message) }
-        return try await interceptor(channel, message, passThrough)
+        let reply = try await interceptor(channel, message, passThrough)
+        return HandlerReply(reply.map { MessageSegments($0) }, afterReply: afterReply.withLock { $0 })
     }
 
     var allMessagesHandler: TestMessenger.AllMessagesHandler? {
@@ -74,7 +81,7 @@ final class TestMessengerCore: Sendable {
 
     // MARK: Mock handlers (the peer's message handlers)
 
-    func install(_ handler: BinaryMessageHandler?, on channel: String) -> MessageHandlerToken {
+    func install(_ handler: SegmentedMessageHandler?, on channel: String) -> MessageHandlerToken {
         state.withLock { state in
             state.nextHandlerID += 1
             state.handlers[channel] = handler.map { InstalledHandler(id: state.nextHandlerID, handler: $0) }

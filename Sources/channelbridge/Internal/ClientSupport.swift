@@ -76,6 +76,10 @@ struct ClientContext {
             return CommandFailure(ExitCode.failure, "not implemented: \(error.message)")
         case let error as ChannelError where error.code == .unencodable:
             return CommandFailure(ExitCode.dataError, error.description)
+        case let error as ChannelError where error.code == .handlerFailed:
+            return CommandFailure(ExitCode.failure, "remote failure: \(error.description)")
+        case let error as ChannelError where error.messengerError != nil:
+            return CommandFailure(ExitCode.unavailable, "connection lost: \(error.description)")
         case let error as MessengerError where error.code == .handlerFailed:
             return CommandFailure(ExitCode.failure, "remote failure: \(error.description)")
         case let error as MessengerError:

@@ -2,6 +2,7 @@ import ChannelBridgeBench
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import Foundation
+import ChannelBridgeSocket
 
 /// `idle-connections`: 1,000 connections opened at once that never send HELLO. Each must be
 /// answered (the host's HELLO) or refused (GOODBYE tooManyConnections) promptly; the host's memory

@@ -1,6 +1,7 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import Foundation
+import ChannelBridgeSocket
 
 /// `many-clients`: 100 clients, each making 1,000 echo calls on its own connection, all at once;
 /// every reply must be the bytes sent.

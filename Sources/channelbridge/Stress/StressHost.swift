@@ -3,6 +3,7 @@ import ChannelBridgePlatform
 import ChannelBridgeSocket
 import Synchronization
 import Foundation
+import ChannelBridgeMessenger
 
 /// An `extension-host` child process for one stress scenario: its own socket and data directory,
 /// its resident memory and thread count read from `/proc`.

@@ -4,6 +4,7 @@ import ChannelBridgeCodec
 import ChannelBridgePlatform
 import Foundation
 import Synchronization
+import ChannelBridgeSocket
 
 /// `unread-events`: one listener on the preference change stream never reads while another
 /// client writes 256 KiB values to a few keys for 20 s. The host's memory must stay bounded (the

@@ -3,6 +3,7 @@ import ChannelBridgeChannels
 import ChannelBridgeCodec
 import Foundation
 import Synchronization
+import ChannelBridgeSocket
 
 /// `unread-replies`: a client pipelines `getString` of a 32 KiB value for 20 s and never reads a
 /// reply. The host must stop reading from it (its own kernel buffer slows it), so its memory grows

@@ -4,6 +4,7 @@ import ChannelBridgeCodec
 import ChannelBridgeSocket
 import Foundation
 import Testing
+import ChannelBridgeMessenger
 
 /// Starting hosts and talking to them, shared by the process tests.
 enum HostTesting {

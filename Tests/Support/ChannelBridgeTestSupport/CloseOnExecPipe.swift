@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Glibc
 
 /// A pipe whose two descriptors are close-on-exec from the moment they exist (`pipe2(O_CLOEXEC)`),

@@ -60,7 +60,7 @@ public final class Collector<Element: Sendable>: Sendable {
     /// Waits until `isSatisfied(all)` holds and returns the items at that moment.
     @discardableResult
     public func wait(
-        for what: String, hangGuard: Duration = .seconds(120),
+        for what: String, hangGuard: Duration = .seconds(HangGuardScale.defaultSeconds),
         until isSatisfied: @escaping @Sendable ([Element]) -> Bool
     ) async throws -> [Element] {
         let id = state.withLock { state in
@@ -68,7 +68,7 @@ public final class Collector<Element: Sendable>: Sendable {
             return state.nextID
         }
         let guardTask = Task {
-            try await Task.sleep(for: hangGuard)
+            try await Task.sleep(for: HangGuardScale.scaled(hangGuard))
             self.expire(id, what: what)
         }
         defer { guardTask.cancel() }
@@ -86,7 +86,7 @@ public final class Collector<Element: Sendable>: Sendable {
     }
 
     /// Waits until no more elements will come and returns all of them.
-    public func waitForEnd(hangGuard: Duration = .seconds(120)) async throws -> [Element] {
+    public func waitForEnd(hangGuard: Duration = .seconds(HangGuardScale.defaultSeconds)) async throws -> [Element] {
         do {
             _ = try await wait(for: "the end", hangGuard: hangGuard) { _ in false }
         } catch let error as HangGuardExpired where isFinished {
@@ -97,7 +97,7 @@ public final class Collector<Element: Sendable>: Sendable {
 
     /// Waits until at least `count` items have arrived and returns the first `count`.
     @discardableResult
-    public func first(_ count: Int, hangGuard: Duration = .seconds(120)) async throws -> [Element] {
+    public func first(_ count: Int, hangGuard: Duration = .seconds(HangGuardScale.defaultSeconds)) async throws -> [Element] {
         Array(try await wait(for: "\(count) items", hangGuard: hangGuard) { $0.count >= count }.prefix(count))
     }
 

@@ -1,7 +1,8 @@
 import ChannelBridgePlatform
 
 /// Runs `body`, failing with `HangGuardExpired` instead of hanging if it has not finished after
-/// `seconds`. A generous guard against hangs only: nothing here asserts how fast anything is.
+/// `seconds` (times `HangGuardScale.factor`). A guard against hangs only: nothing here asserts how
+/// fast anything is. Short, so that a hang is a quick failure naming the test and where it hung.
 ///
 /// ```swift
 /// @Test func repliesArrive() async throws {
@@ -14,10 +15,15 @@ import ChannelBridgePlatform
 /// Unlike a task group, the guard does not wait for a body that ignores cancellation: when the time
 /// is up the caller resumes at once and the body is cancelled and left behind.
 @discardableResult
-public func withHangGuard<T: Sendable>(seconds: Int = 120, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+public func withHangGuard<T: Sendable>(
+    seconds: Int = HangGuardScale.defaultSeconds, function: String = #function, fileID: String = #fileID,
+    line: Int = #line, _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
     let race = HangGuardRace<T>()
+    let scaled = HangGuardScale.scaled(seconds)
+    let place = "\(function) (\(fileID):\(line))"
     return try await withCheckedThrowingContinuation { continuation in
-        race.start(continuation, seconds: seconds, body)
+        race.start(continuation, seconds: scaled, place: place, body)
     }
 }
 
@@ -31,7 +37,7 @@ private final class HangGuardRace<T: Sendable>: Sendable {
 
     private let state = LockedValue(State())
 
-    func start(_ continuation: CheckedContinuation<T, any Error>, seconds: Int,
+    func start(_ continuation: CheckedContinuation<T, any Error>, seconds: Int, place: String,
                _ body: @escaping @Sendable () async throws -> T) {
         state.withLock { state in
             state.continuation = continuation
@@ -43,7 +49,7 @@ private final class HangGuardRace<T: Sendable>: Sendable {
             state.timer = Task {
                 try? await Task.sleep(for: .seconds(seconds))
                 guard !Task.isCancelled else { return }
-                self.finish(.failure(HangGuardExpired(seconds: seconds)))
+                self.finish(.failure(HangGuardExpired(seconds: seconds, place: place)))
             }
         }
     }

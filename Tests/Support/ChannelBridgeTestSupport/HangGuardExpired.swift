@@ -11,8 +11,8 @@ public struct HangGuardExpired: Error, CustomStringConvertible {
         self.description = description
     }
 
-    /// The guard around a whole test body, `seconds` long, expired.
-    public init(seconds: Int) {
-        self.init(description: "hang guard: the test body did not finish within \(seconds) s")
+    /// The guard around a whole test body, `seconds` long, expired; `place` names the test.
+    public init(seconds: Int, place: String) {
+        self.init(description: "hang guard: \(place) did not finish within \(seconds) s")
     }
 }

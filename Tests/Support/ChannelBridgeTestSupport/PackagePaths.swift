@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Where this checkout lives, found from this file's place in it (Tests/Support/ChannelBridgeTestSupport/).
 public let packageRoot = URL(fileURLWithPath: #filePath)

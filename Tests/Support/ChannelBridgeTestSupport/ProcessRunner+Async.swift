@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension ProcessRunner {
     /// `run(_:_:stdin:environment:currentDirectory:)` on a thread of its own: the caller suspends

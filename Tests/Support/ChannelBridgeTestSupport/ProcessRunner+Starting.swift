@@ -1,5 +1,5 @@
 import ChannelBridgePlatform
-import Foundation
+public import Foundation
 
 extension ProcessRunner {
     /// Starts `process`, one start at a time in this test process. Every child a test starts goes

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Runs a built executable of this package as a child process and collects its output.
 public struct ProcessRunner {

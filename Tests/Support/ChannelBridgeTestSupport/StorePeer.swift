@@ -75,7 +75,7 @@ public final class StorePeer: Sendable {
 
     /// Waits for the process to end and returns its termination status (the signal number when a
     /// signal ended it). Past the hang guard the process is killed and the wait fails.
-    public func waitForExit(hangGuard: Duration = .seconds(240)) async throws -> Int32 {
+    public func waitForExit(hangGuard: Duration = .seconds(60)) async throws -> Int32 {
         do {
             return try await exitStatus.first(1, hangGuard: hangGuard)[0]
         } catch {

@@ -12,6 +12,7 @@
 import ChannelBridgeSocket
 import Foundation
 import Glibc
+import ChannelBridgeMessenger
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("channelbridge-test-peer: \(message)\n".utf8))
