@@ -29,6 +29,16 @@ final class GroupEngine: Sendable {
         var loaded = false
         /// That file, kept open so its inode is not reused while `identity` is relied on.
         var pin: Int32 = -1
+        /// `false` while `pin` is let go: from just before a replace's `rename` until the new file
+        /// is installed, and after a replace that failed there. `identity` then proves nothing
+        /// (its inode may be reused), so reads take the slow path; after a failure the next one
+        /// reads the file again (`document` stays the change streams' baseline).
+        var trusted = true
+
+        /// Whether `document` is the file whose identity a `stat` just gave.
+        func isCurrent(_ identity: FileIdentity?) -> Bool {
+            loaded && trusted && self.identity == identity
+        }
     }
 
     struct Watchers {
@@ -76,7 +86,7 @@ final class GroupEngine: Sendable {
     func cachedValueText(forKey key: String) throws(StoreError) -> Lookup {
         let identity = try FileSystem.identity(ofPath: files.preferences)
         return cache.withLock { cache in
-            guard cache.loaded, cache.identity == identity else { return .stale }
+            guard cache.isCurrent(identity) else { return .stale }
             return .current(cache.document.valueText(forKey: key))
         }
     }
@@ -104,7 +114,7 @@ final class GroupEngine: Sendable {
     /// posting what changed to the change streams. Caller holds `loading`.
     func refreshLocked(_ watchers: inout Watchers) throws(StoreError) {
         let identity = try FileSystem.identity(ofPath: files.preferences)
-        if cache.withLock({ $0.loaded && $0.identity == identity }) { return }
+        if cache.withLock({ $0.isCurrent(identity) }) { return }
         let document: StoredDocument
         var pin: Int32 = -1
         var openedIdentity: FileIdentity?
@@ -126,6 +136,7 @@ final class GroupEngine: Sendable {
             cache.document = document
             cache.identity = openedIdentity
             cache.loaded = true
+            cache.trusted = true
             cache.pin = pin
             return replaced
         }
