@@ -1,6 +1,8 @@
 #if canImport(Glibc)
+import ChannelBridgePlatform
 import Glibc
 #endif
+import Dispatch
 
 /// Group commit: writes that wait for the group's lock are applied together in one locked
 /// read-modify-write with one durable replace, and each is acknowledged only once that replace is
@@ -19,15 +21,48 @@ extension GroupEngine {
         return try await request.result()
     }
 
-    /// Appends a write to the queue and starts the committer if it is idle.
+    /// Appends a write to the queue and wakes the committer if it is idle (starting its thread if
+    /// there is none). The semaphore is posted exactly when `running` goes from false to true, and
+    /// each post is taken before the `drain` that sets it false again.
     func submit(_ request: any PendingWrite) {
-        let start = commits.withLock { commits -> Bool in
+        enum Wake { case none, post, startThread }
+        let wake = commits.withLock { commits -> Wake in
             commits.pending.append(request)
-            if commits.running { return false }
+            if commits.running { return .none }
             commits.running = true
-            return true
+            if commits.threadAlive { return .post }
+            commits.threadAlive = true
+            return .startThread
         }
-        if start { writeQueue.async { self.drain() } }
+        switch wake {
+        case .none: break
+        case .post: committerSignal.post()
+        case .startThread:
+            committerSignal.post()
+            if DetachedThread.tryStart(name: threadName, { self.runCommitter() }) != 0 {
+                // No thread to be had (the process is at its limit): a dispatch worker serves
+                // as the committer instead, as one always did before.
+                DispatchQueue.global().async { self.runCommitter() }
+            }
+        }
+    }
+
+    /// The committer thread: drains the queue whenever it is woken; ends after
+    /// `committerIdleSeconds` with nothing to do (a later write starts another).
+    private func runCommitter() {
+        while true {
+            if committerSignal.wait(seconds: Self.committerIdleSeconds) {
+                drain()
+                continue
+            }
+            let exit = commits.withLock { commits -> Bool in
+                // Running means a post is on its way or already counted: wait for it.
+                if commits.running { return false }
+                commits.threadAlive = false
+                return true
+            }
+            if exit { return }
+        }
     }
 
     /// Commits batches until no write waits.

@@ -19,8 +19,11 @@ import Dispatch
 /// messenger's in-flight requests), at most `maximumBatch` of them per commit.
 final class GroupEngine: Sendable {
     let files: GroupFiles
-    /// The committer's thread: blocking `flock`, `write` and `fsync` never run on the cooperative pool.
-    let writeQueue: DispatchQueue
+    /// The committer's thread (started on the first write, ending after `committerIdleSeconds`
+    /// without one): blocking `flock`, `write` and `fsync` never run on the cooperative pool.
+    let threadName: String
+    let committerSignal = CommitterSignal()
+    static let committerIdleSeconds = 2
 
     struct Cache {
         var document = StoredDocument.empty
@@ -52,6 +55,8 @@ final class GroupEngine: Sendable {
         var pending: [any PendingWrite] = []
         var head = 0
         var running = false
+        /// The committer thread exists (it may be waiting for `committerSignal`).
+        var threadAlive = false
         /// The arrays the next commit builds the file in (the document's previous ones).
         var spare = DocumentEdit.Buffers()
     }
@@ -64,9 +69,9 @@ final class GroupEngine: Sendable {
     /// many writers queue up; the rest go into the next one at once.
     static let maximumBatch = 1_024
 
-    init(files: GroupFiles, queueLabel: String) {
+    init(files: GroupFiles, threadName: String) {
         self.files = files
-        self.writeQueue = DispatchQueue(label: queueLabel)
+        self.threadName = threadName
     }
 
     deinit {
