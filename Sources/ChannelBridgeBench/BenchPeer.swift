@@ -13,9 +13,15 @@ package struct BenchPeer {
     private static let counter = Atomic<Int>(0)
 
     /// A fresh directory for one socket, short enough for `sun_path`; the listener creates it.
+    /// Under `$TMPDIR` when that is a short absolute path (else `/tmp`), like the C durable-write
+    /// floor, so `prefs` writes its group on the same file system as its baseline.
     package static func socketDirectory(_ purpose: String) -> String {
         let number = counter.wrappingAdd(1, ordering: .relaxed).newValue
-        return "/tmp/channelbridge-bench-\(Syscalls.processID)-\(purpose)-\(number)"
+        var base = "/tmp"
+        if let tmp = ProcessInfo.processInfo.environment["TMPDIR"], tmp.hasPrefix("/"), tmp.utf8.count <= 40 {
+            base = tmp.hasSuffix("/") && tmp.count > 1 ? String(tmp.dropLast()) : tmp
+        }
+        return "\(base)/channelbridge-bench-\(Syscalls.processID)-\(purpose)-\(number)"
     }
 
     static func start(readerExecutor: Bool = false) async throws -> BenchPeer {

@@ -29,7 +29,7 @@ package final class ChildProcess: @unchecked Sendable {
     private let process: Process
     /// Kept with the process: a pipe's handles close when it is released.
     private let input: Pipe, output: Pipe
-    private let stdoutFD: Int32
+    private let stdoutFD: Int32, inputFD: Int32
 
     /// Starts `product` with `arguments`; its stdin stays open until `closeInput()`, its stderr is
     /// this process's.
@@ -44,6 +44,7 @@ package final class ChildProcess: @unchecked Sendable {
         process.standardOutput = output
         try process.run()
         stdoutFD = output.fileHandleForReading.fileDescriptor
+        inputFD = input.fileHandleForWriting.fileDescriptor
     }
 
     package var pid: Int32 { process.processIdentifier }
@@ -86,6 +87,18 @@ package final class ChildProcess: @unchecked Sendable {
                 throw BenchError("\(name) failed (status \(process.terminationStatus))")
             }
             return String(decoding: output, as: UTF8.self)
+        }
+    }
+
+    /// Writes `line` and a newline to the child's stdin (a few bytes into an empty pipe: no wait).
+    func writeLine(_ line: String) throws {
+        let bytes = Array((line + "\n").utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { Glibc.write(inputFD, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { throw BenchError("cannot write to \(name)'s input") }
+            written += count
         }
     }
 

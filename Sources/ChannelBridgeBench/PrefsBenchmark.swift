@@ -10,7 +10,11 @@ import ChannelBridgeMessenger
 /// app group of 10, 1,000, 10,000 and 100,000 keys (a 40-byte string each), against baselines
 /// measured in the same repetition: the `rtt` echo call (what a call costs with no store) and the
 /// C durable-write floor (`channelbridge-raw-bench durable`: write a temporary file of the group
-/// file's size, fsync, rename, fsync the directory).
+/// file's size, fsync, rename, fsync the directory). Each set one at a time is paired with one
+/// write of the floor right after it (`durable --stepped`), under the same CPU pinning: a disk
+/// shared with other work changes its `fsync` latency several-fold from one second to the next,
+/// and a process pinned to a busy CPU waits longer for each wake-up, so a floor measured seconds
+/// apart, or unpinned, measures another machine.
 ///
 /// Figures per size N: `get_p50_us_N` (getString, one at a time) against the echo call's p50;
 /// `set_p50_us_N` (setString, one at a time, each durable) against echo + the C floor at the
@@ -28,6 +32,8 @@ enum PrefsBenchmark {
     struct SizeFigures {
         var getP50 = 0.0, setP50 = 0.0, sequentialRate = 0.0, pipelinedRate = 0.0, writersRate = 0.0
         var rss = 0.0, fileBytes = 0
+        /// The C floor's p50 at the file's size, over the writes paired with the sets.
+        var floorP50 = 0.0
     }
 
     static func run(_ settings: BenchSettings) async throws -> ScenarioResult {
@@ -37,7 +43,6 @@ enum PrefsBenchmark {
         let writerSets = settings.scaled(20, minimum: 2)
         var echo = BenchSeries("echo_p50_us")
         var perSize: [Int: [SizeFigures]] = [:]
-        var floors: [Int: [Double]] = [:]
         for _ in 0..<settings.repetitions {
             // The echo call, exactly as `rtt` makes it (pinned like rtt unless --no-pin).
             let pinned = settings.pinRoundTrips ? CPUAffinity.pinProcess(toCPU: 0) : nil
@@ -53,11 +58,6 @@ enum PrefsBenchmark {
                 let figures = try await measure(size: size, settings: settings, gets: gets, sets: sets,
                                                 pipelined: pipelined, writerSets: writerSets)
                 perSize[size, default: []].append(figures)
-                let floor = try await RawBaseline.run("durable", [
-                    "size": figures.fileBytes, "count": settings.scaled(size >= 100_000 ? 50 : 200, minimum: 3),
-                    "warmup": 2,
-                ])
-                floors[size, default: []].append(try RawBaseline.figure("p50_us", in: floor))
             }
         }
         var rows: [BenchRow] = []
@@ -69,7 +69,7 @@ enum PrefsBenchmark {
             }
             let sequential = series("sequential_sets_per_s", \.sequentialRate)
             let floorPlusEcho = BenchSeries("echo_plus_durable_us_\(name)",
-                                            zip(echo.values, floors[size] ?? []).map { $0 + $1 })
+                                            zip(echo.values, figures.map(\.floorP50)).map { $0 + $1 })
             rows += [
                 BenchRow(figure: "get_p50_us_\(name)", ours: series("get_p50_us", \.getP50), baseline: echo,
                          baselineLabel: "echo call p50 (rtt), same run"),
@@ -80,7 +80,7 @@ enum PrefsBenchmark {
                 BenchRow(figure: "writers50_sets_per_s_\(name)", ours: series("writers50_sets_per_s", \.writersRate),
                          baseline: sequential, baselineLabel: "sets one at a time, same group"),
                 BenchRow(figure: "rss_mb_\(name)", ours: series("rss_mb", \.rss), baseline: nil, baselineLabel: ""),
-                BenchRow(figure: "durable_us_\(name)", ours: nil, baseline: BenchSeries("durable_us_\(name)", floors[size] ?? []),
+                BenchRow(figure: "durable_us_\(name)", ours: nil, baseline: BenchSeries("durable_us_\(name)", figures.map(\.floorP50)),
                          baselineLabel: "C floor alone: write, fsync, rename, fsync dir"),
             ]
         }
@@ -120,18 +120,22 @@ enum PrefsBenchmark {
 
             // Latencies one call at a time, pinned like the echo call they are compared with: this
             // process and the host on CPU 0 (the host only for this part; it writes on both CPUs).
+            // The C floor, started from here, inherits the pinning.
             let pinned = settings.pinRoundTrips ? CPUAffinity.pinProcess(toCPU: 0) : nil
             let pinnedHost = settings.pinRoundTrips ? CPUAffinity.pin(process: host.pid, toCPU: 0) : nil
-            let (getP50, setP50, sequentialRate) = try await withTaskExecutorPreference(connection.executor) {
+            let fileBytes = figures.fileBytes
+            let (getP50, setFigures, floorP50) = try await withTaskExecutorPreference(connection.executor) {
                 let getP50 = try await measureGets(channel, size: size, count: gets)
-                let (setP50, rate) = try await measureSets(channel, size: size, count: sets, counter: counter)
-                return (getP50, setP50, rate)
+                let measured = try await measureSets(channel, size: size, count: sets, fileBytes: fileBytes,
+                                                     counter: counter)
+                return (getP50, measured.sets, measured.floorP50)
             }
             pinnedHost?.restore()
             pinned?.restore()
             figures.getP50 = getP50
-            figures.setP50 = setP50
-            figures.sequentialRate = sequentialRate
+            figures.setP50 = setFigures.p50
+            figures.sequentialRate = setFigures.rate
+            figures.floorP50 = floorP50
             figures.pipelinedRate = try await measurePipelined(channel, size: size, count: pipelined, counter: counter)
             figures.writersRate = try await measureWriters(socket: socket, size: size, setsEach: writerSets, counter: counter)
             figures.rss = try host.residentMegabytes()
@@ -178,24 +182,42 @@ enum PrefsBenchmark {
         return BenchSeries.percentile(samples, 0.50)
     }
 
-    static func measureSets(_ channel: MethodChannel, size: Int, count: Int, counter: Counter) async throws
-        -> (p50: Double, rate: Double) {
+    /// Sets one at a time, each followed by one write of the C floor (a file of `fileBytes`); the
+    /// sets' p50 and rate (the floor's writes not counted), and the floor's p50.
+    static func measureSets(_ channel: MethodChannel, size: Int, count: Int, fileBytes: Int,
+                            counter: Counter) async throws -> (sets: (p50: Double, rate: Double), floorP50: Double) {
         var samples = [Double](repeating: 0, count: count)
+        var floors = [Double](repeating: 0, count: count)
+        let floor = try ChildProcess(product: RawBaseline.product, arguments: ["durable", "--size", String(fileBytes), "--stepped"])
+        defer { floor.closeInput() }
+        func floorWrite() async throws -> Double {
+            try floor.writeLine("")
+            let line = try await floor.readLine()
+            guard let micros = Double(line) else { throw BenchError("\(RawBaseline.product) durable --stepped said '\(line)'") }
+            return micros
+        }
+        guard try await floor.readLine() == "ready" else { throw BenchError("\(RawBaseline.product) durable --stepped did not start") }
         _ = try await channel.invokeMethod("setString", arguments: setArguments(counter, size: size))
+        for _ in 0..<2 { _ = try await floorWrite() }
         var last: StandardValue = .null
-        let begin = BenchClock.now()
+        var elapsed = 0.0
         for index in 0..<count {
             last = setArguments(counter, size: size)
             let start = BenchClock.now()
             _ = try await channel.invokeMethod("setString", arguments: last)
-            samples[index] = (BenchClock.now() - start) * 1e6
+            let end = BenchClock.now()
+            samples[index] = (end - start) * 1e6
+            elapsed += end - start
+            floors[index] = try await floorWrite()
             BenchWatchdog.tick()
         }
-        let rate = Double(count) / (BenchClock.now() - begin)
+        floor.closeInput()
+        _ = try await floor.finish()
+        let rate = Double(count) / elapsed
         // The session reads its own last write.
         let stored = try await channel.invokeMethod("getString", arguments: ["key": last["key"] ?? .null])
         guard stored == last["value"] else { throw BenchError("getString after setString \(last) answered \(stored)") }
-        return (BenchSeries.percentile(samples, 0.50), rate)
+        return ((BenchSeries.percentile(samples, 0.50), rate), BenchSeries.percentile(floors, 0.50))
     }
 
     /// `count` sets sent at once on one connection; sets/s until the last reply.

@@ -43,7 +43,7 @@ public final class AppGroupStore: PreferenceStoreProvider {
         let engine = engines.withLock { engines in
             if let engine = engines[appGroup] { return engine }
             let engine = GroupEngine(files: GroupFiles(directory: directory),
-                                     queueLabel: "ChannelBridgeStore.write.\(appGroup)")
+                                     threadName: "store commit")
             engines[appGroup] = engine
             return engine
         }

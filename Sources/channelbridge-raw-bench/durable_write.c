@@ -2,7 +2,8 @@
  * way Protocol/store.md writes preferences.json (write a temporary file, fsync it, rename it over
  * the target, fsync the directory), with nothing else: no lock, no parsing, no encoding.
  * `--append` measures the other classic shape instead: append one record to an open file and
- * fdatasync it (a journal's commit). */
+ * fdatasync it (a journal's commit). `--stepped` lets a benchmark pair each write with one of
+ * its own: one write per line read from stdin, its time in microseconds printed after it. */
 #define _POSIX_C_SOURCE 200809L
 #include "raw_bench.h"
 
@@ -27,6 +28,29 @@ static void replace_durably(const char *directory, const char *target, const cha
     close(dir);
 }
 
+static void remove_files(const char *directory, const char *target, const char *temporary) {
+    unlink(target);
+    unlink(temporary);
+    rmdir(directory);
+}
+
+static int run_stepped(const char *directory, const char *target, const char *temporary,
+                       unsigned char *bytes, size_t size) {
+    printf("ready\n");
+    fflush(stdout);
+    char line[64];
+    for (long i = 0; fgets(line, sizeof line, stdin); i++) {
+        bytes[0] = (unsigned char)i;
+        double start = now_seconds();
+        replace_durably(directory, target, temporary, bytes, size);
+        printf("%.3f\n", (now_seconds() - start) * 1e6);
+        fflush(stdout);
+    }
+    remove_files(directory, target, temporary);
+    free(bytes);
+    return 0;
+}
+
 int run_durable(const struct bench_options *options) {
     /* Beside the store's default place, on the same file system as the benchmark's data. */
     const char *base = getenv("TMPDIR");
@@ -40,6 +64,8 @@ int run_durable(const struct bench_options *options) {
     unsigned char *bytes = malloc(size);
     if (!bytes) fail("malloc");
     for (size_t i = 0; i < size; i++) bytes[i] = (unsigned char)('a' + i % 26);
+
+    if (options->stepped) return run_stepped(directory, target, temporary, bytes, size);
 
     int journal = -1;
     if (options->append) {
@@ -64,9 +90,7 @@ int run_durable(const struct bench_options *options) {
     }
     double elapsed = now_seconds() - begin;
     if (journal >= 0) close(journal);
-    unlink(target);
-    unlink(temporary);
-    rmdir(directory);
+    remove_files(directory, target, temporary);
     double p99 = percentile(samples, options->count, 0.99);
     double p50 = percentile(samples, options->count, 0.50);
     printf("{\"p50_us\": %.4f, \"p99_us\": %.4f, \"writes_per_s\": %.1f}\n", p50, p99,

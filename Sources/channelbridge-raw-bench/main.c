@@ -18,8 +18,10 @@ static const char usage[] =
     "  bulk      round trips of one frame     --size BYTES --count N --warmup N\n"
     "  stream    one-way 64-byte frames       --count N --batched|--one-write\n"
     "  codec     Standard codec decode+encode --payload FILE --count N (iterations per batch)\n"
-    "  durable   one durable file replace     --size BYTES --count N --warmup N [--append]\n"
-    "            (write temp, fsync, rename, fsync dir in $TMPDIR; --append: append + fdatasync)\n";
+    "  durable   one durable file replace     --size BYTES --count N --warmup N [--append] [--stepped]\n"
+    "            (write temp, fsync, rename, fsync dir in $TMPDIR; --append: append + fdatasync;\n"
+    "            --stepped: print 'ready', then one write per line read from stdin, printing its\n"
+    "            microseconds, until end of input)\n";
 
 static long parse_long(const char *text, const char *option) {
     char *end;
@@ -38,12 +40,14 @@ int main(int argc, char **argv) {
     }
     signal(SIGPIPE, SIG_IGN);
     struct bench_options options = {.count = 100000, .warmup = 10000, .depth = 256, .size = 1 << 20,
-                                    .batched = 1, .append = 0, .payload_path = NULL};
+                                    .batched = 1, .append = 0, .stepped = 0,
+                                    .payload_path = NULL};
     for (int i = 2; i < argc; i++) {
         const char *name = argv[i];
         if (strcmp(name, "--batched") == 0) { options.batched = 1; continue; }
         if (strcmp(name, "--one-write") == 0) { options.batched = 0; continue; }
         if (strcmp(name, "--append") == 0) { options.append = 1; continue; }
+        if (strcmp(name, "--stepped") == 0) { options.stepped = 1; continue; }
         if (i + 1 >= argc) {
             fprintf(stderr, "channelbridge-raw-bench: %s needs a value\n", name);
             return 64;

@@ -19,6 +19,7 @@ struct bench_options {
     long size;         /* payload bytes (bulk) */
     int batched;       /* 1: many frames per write; 0: one write per frame */
     int append;        /* durable: append + fdatasync instead of replacing the file */
+    int stepped;       /* durable: one write per line read from stdin, its time printed */
     const char *payload_path; /* codec: the encoded payload */
 };
 

@@ -205,6 +205,23 @@ import Testing
         }
     }
 
+    @Test func aWriteAfterTheGroupDirectoryWasDeletedCreatesItAgain() async throws {
+        // A commit creates the directory only when opening the lock file finds it missing; the
+        // cached document of the deleted file is not carried into the new one.
+        try await TestDirectory.withPath { dataDirectory in
+            let prefs = try AppGroupStore(dataDirectory: dataDirectory).group(Self.group)
+            try await prefs.set(.int32(1), forKey: "a")
+            try FileManager.default.removeItem(atPath: dataDirectory + "/app-groups")
+            try await prefs.set(.int32(2), forKey: "b")
+            #expect(try await prefs.value(forKey: "a") == nil)
+            #expect(try await prefs.value(forKey: "b") == .int32(2))
+            let fresh = try AppGroupStore(dataDirectory: dataDirectory).group(Self.group)
+            #expect(try await fresh.allValues() == [PreferenceEntry(key: "b", value: .int32(2))])
+            let attributes = try FileManager.default.attributesOfItem(atPath: prefs.directory)
+            #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o077 } == 0)
+        }
+    }
+
     @Test func theDefaultDataDirectoryFollowsXDG() {
         #expect(AppGroupStore.defaultDataDirectory(environment: ["XDG_DATA_HOME": "/x/data", "HOME": "/home/u"])
             == "/x/data/channelbridge")

@@ -102,9 +102,10 @@ struct DocumentEdit {
         buffers = Buffers()   // `out` and `entries` are the only references: reused in place
         out.removeAll(keepingCapacity: true)
         entries.removeAll(keepingCapacity: true)
-        let logText = log.json.text
+        var logText: [UInt8] = []
+        log.write(into: &logText)
         // The base's bytes hold its log and every value this edit replaces: an upper bound.
-        let estimate = base.bytes.count + logText.utf8.count
+        let estimate = base.bytes.count + logText.count
             + added.reduce(64) { $0 + $1.key.utf8.count + ($1.value?.count ?? 0) + 16 }
             + replaced.values.reduce(0) { $0 + ($1?.count ?? 0) }
         guard estimate <= StoredDocument.maximumSize else {
@@ -171,7 +172,7 @@ struct DocumentEdit {
         }
         out.append(contentsOf: (first ? "}" : "\n  }").utf8)
         out.append(contentsOf: ",\n  \"changeLog\": ".utf8)
-        out.append(contentsOf: logText.utf8)
+        out.append(contentsOf: logText)
         for member in base.otherMembers {
             out.append(contentsOf: ",\n  ".utf8)
             out.append(contentsOf: JSONValue.string(member.key).text.utf8)

@@ -79,9 +79,15 @@ enum FileSystem {
     }
 
     /// Opens (creating if needed) the lock file and blocks until this process holds `LOCK_EX` on
-    /// it. The lock belongs to the returned descriptor; closing it releases the lock.
-    static func lockExclusively(_ path: String) throws(StoreError) -> Int32 {
-        let fd = retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+    /// it. The lock belongs to the returned descriptor; closing it releases the lock. The group
+    /// directory (and its parents) is created only when the lock file's directory is missing, so
+    /// a write to an existing group costs no `mkdir` per path component.
+    static func lockExclusively(_ path: String, creatingDirectory directory: String) throws(StoreError) -> Int32 {
+        var fd = retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        if fd < 0 && errno == ENOENT {
+            try makeDirectories(directory)
+            fd = retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        }
         if fd < 0 { throw failure("cannot open lock file '\(path)'", path: path, errno: errno) }
         if retryingOnInterrupt({ flock(fd, LOCK_EX) }) != 0 {
             let code = errno
@@ -95,33 +101,34 @@ enum FileSystem {
         close(fd)
     }
 
-    /// Replaces `path` with `bytes` so that no reader ever sees a partial file and the new content
-    /// survives a crash once this returns: write a temporary file beside it, fsync it, rename it
-    /// over `path`, fsync the directory. The caller holds the group's lock, so one fixed temporary
-    /// name is enough, and a temporary file left by a killed writer is simply overwritten.
-    ///
-    /// Returns the new file, still open, with its identity taken after the rename (a rename
-    /// changes the file's change time), for the caller's cache.
-    static func replaceDurably(_ path: String, with bytes: [UInt8], temporaryPath: String,
-                               directory: String) throws(StoreError) -> (descriptor: Int32, identity: FileIdentity) {
+    /// The first half of a durable replace (Protocol/store.md, step 6): writes `bytes` to the
+    /// temporary file (created or truncated) and `fsync`s it. Returns it, still open, for
+    /// `install`. The caller holds the group's lock, so one fixed temporary name is enough, and a
+    /// temporary file left by a killed writer is simply overwritten.
+    static func writeTemporary(_ bytes: [UInt8], at temporaryPath: String) throws(StoreError) -> Int32 {
         let fd = retryingOnInterrupt { open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
         if fd < 0 { throw failure("cannot create '\(temporaryPath)'", path: temporaryPath, errno: errno) }
-        func abandon(_ message: String, _ code: Int32, path failedPath: String) -> StoreError {
-            close(fd)
-            unlink(temporaryPath)
-            return failure(message, path: failedPath, errno: code)
-        }
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { buffer in
                 retryingOnInterrupt { write(fd, buffer.baseAddress! + written, buffer.count - written) }
             }
-            if count < 0 { throw abandon("cannot write '\(temporaryPath)'", errno, path: temporaryPath) }
+            if count < 0 { throw abandon(fd, temporaryPath, failure("cannot write '\(temporaryPath)'", path: temporaryPath, errno: errno)) }
             written += count
         }
-        if fsync(fd) != 0 { throw abandon("cannot fsync '\(temporaryPath)'", errno, path: temporaryPath) }
+        if fsync(fd) != 0 { throw abandon(fd, temporaryPath, failure("cannot fsync '\(temporaryPath)'", path: temporaryPath, errno: errno)) }
+        return fd
+    }
+
+    /// The second half: renames the temporary file (open as `fd`, written by `writeTemporary`) over
+    /// `path` and `fsync`s the directory, so no reader ever sees a partial file and the new
+    /// content survives a crash once this returns. Returns the new file's identity, taken after
+    /// the rename (a rename changes the file's change time); `fd` stays open, for the caller's
+    /// cache. On failure `fd` is closed.
+    static func install(_ fd: Int32, temporaryPath: String, as path: String,
+                        directory: String) throws(StoreError) -> FileIdentity {
         if rename(temporaryPath, path) != 0 {
-            throw abandon("cannot rename '\(temporaryPath)' to '\(path)'", errno, path: path)
+            throw abandon(fd, temporaryPath, failure("cannot rename '\(temporaryPath)' to '\(path)'", path: path, errno: errno))
         }
         do throws(StoreError) {
             try syncDirectory(directory)
@@ -135,7 +142,14 @@ enum FileSystem {
             close(fd)
             throw failure("cannot stat '\(path)'", path: path, errno: code)
         }
-        return (fd, FileIdentity(info))
+        return FileIdentity(info)
+    }
+
+    /// Gives up a temporary file: closes it and removes it (if it is still there).
+    private static func abandon(_ fd: Int32, _ temporaryPath: String, _ error: StoreError) -> StoreError {
+        close(fd)
+        unlink(temporaryPath)
+        return error
     }
 
     /// Makes a rename in `directory` durable.

@@ -19,8 +19,11 @@ import Dispatch
 /// messenger's in-flight requests), at most `maximumBatch` of them per commit.
 final class GroupEngine: Sendable {
     let files: GroupFiles
-    /// The committer's thread: blocking `flock`, `write` and `fsync` never run on the cooperative pool.
-    let writeQueue: DispatchQueue
+    /// The committer's thread (started on the first write, ending after `committerIdleSeconds`
+    /// without one): blocking `flock`, `write` and `fsync` never run on the cooperative pool.
+    let threadName: String
+    let committerSignal = CommitterSignal()
+    static let committerIdleSeconds = 2
 
     struct Cache {
         var document = StoredDocument.empty
@@ -29,6 +32,16 @@ final class GroupEngine: Sendable {
         var loaded = false
         /// That file, kept open so its inode is not reused while `identity` is relied on.
         var pin: Int32 = -1
+        /// `false` while `pin` is let go: from just before a replace's `rename` until the new file
+        /// is installed, and after a replace that failed there. `identity` then proves nothing
+        /// (its inode may be reused), so reads take the slow path; after a failure the next one
+        /// reads the file again (`document` stays the change streams' baseline).
+        var trusted = true
+
+        /// Whether `document` is the file whose identity a `stat` just gave.
+        func isCurrent(_ identity: FileIdentity?) -> Bool {
+            loaded && trusted && self.identity == identity
+        }
     }
 
     struct Watchers {
@@ -42,6 +55,8 @@ final class GroupEngine: Sendable {
         var pending: [any PendingWrite] = []
         var head = 0
         var running = false
+        /// The committer thread exists (it may be waiting for `committerSignal`).
+        var threadAlive = false
         /// The arrays the next commit builds the file in (the document's previous ones).
         var spare = DocumentEdit.Buffers()
     }
@@ -54,9 +69,9 @@ final class GroupEngine: Sendable {
     /// many writers queue up; the rest go into the next one at once.
     static let maximumBatch = 1_024
 
-    init(files: GroupFiles, queueLabel: String) {
+    init(files: GroupFiles, threadName: String) {
         self.files = files
-        self.writeQueue = DispatchQueue(label: queueLabel)
+        self.threadName = threadName
     }
 
     deinit {
@@ -76,7 +91,7 @@ final class GroupEngine: Sendable {
     func cachedValueText(forKey key: String) throws(StoreError) -> Lookup {
         let identity = try FileSystem.identity(ofPath: files.preferences)
         return cache.withLock { cache in
-            guard cache.loaded, cache.identity == identity else { return .stale }
+            guard cache.isCurrent(identity) else { return .stale }
             return .current(cache.document.valueText(forKey: key))
         }
     }
@@ -104,7 +119,7 @@ final class GroupEngine: Sendable {
     /// posting what changed to the change streams. Caller holds `loading`.
     func refreshLocked(_ watchers: inout Watchers) throws(StoreError) {
         let identity = try FileSystem.identity(ofPath: files.preferences)
-        if cache.withLock({ $0.loaded && $0.identity == identity }) { return }
+        if cache.withLock({ $0.isCurrent(identity) }) { return }
         let document: StoredDocument
         var pin: Int32 = -1
         var openedIdentity: FileIdentity?
@@ -126,6 +141,7 @@ final class GroupEngine: Sendable {
             cache.document = document
             cache.identity = openedIdentity
             cache.loaded = true
+            cache.trusted = true
             cache.pin = pin
             return replaced
         }

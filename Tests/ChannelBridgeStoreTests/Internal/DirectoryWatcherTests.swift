@@ -16,7 +16,7 @@ import Testing
             // The first start fails as pthread_create does when threads run out; later ones run.
             attempts.withLock { $0 += 1; return $0 } == 1 ? 11 /* EAGAIN */ : DetachedThread.tryStart(name: name, body)
         }
-        let engine = GroupEngine(files: GroupFiles(directory: directory), queueLabel: "test")
+        let engine = GroupEngine(files: GroupFiles(directory: directory), threadName: "test")
         let error = #expect(throws: StoreError.self) { try watcher.add(engine) }
         #expect(error?.code == .io)
         #expect(error?.message.contains("cannot start the store watcher thread") == true)

@@ -119,4 +119,22 @@ import Testing
             #expect(try document.value(forKey: "k\(index)", path: "/p") == expected, "k\(index)")
         }
     }
+
+    @Test func theChangeLogIsWrittenAsItsCompactJSON() {
+        // Written straight into the file's bytes; must equal the JSONValue writer's text.
+        let keys = ["plain", "quote\"back\\slash", "lines\n\r\t\u{08}\u{0C}", "control\u{01}\u{1F}", "ünï ☃", ""]
+        var log = ChangeLog(seq: 0, commits: [])
+        #expect(written(log) == Array(log.json.text.utf8))
+        for key in keys { log.record([key, key + "2"]) }
+        log.record([])
+        #expect(written(log) == Array(log.json.text.utf8))
+        #expect(String(decoding: written(ChangeLog(seq: 9_007_199_254_740_992, commits: [.init(seq: 3, keys: ["a"])])), as: UTF8.self)
+            == #"{"seq":9007199254740992,"commits":[{"seq":3,"keys":["a"]}]}"#)
+    }
+
+    private func written(_ log: ChangeLog) -> [UInt8] {
+        var out: [UInt8] = []
+        log.write(into: &out)
+        return out
+    }
 }
