@@ -185,8 +185,11 @@ func writeUntilSeen(by watcher: LineDrivenChild,
             round += 1
         }
     }
-    defer { writer.cancel() }
-    guard let line = await watcher.stdout.next() else {
+    let line = await watcher.stdout.next()
+    // The round in progress finishes before the caller removes the directory it writes to.
+    writer.cancel()
+    _ = await writer.result
+    guard let line else {
         let errors = await LineDrivenChild.rest(of: watcher.stderr)
         Issue.record("the watcher ended before printing a line: \(errors)")
         return ""
