@@ -92,13 +92,8 @@ package final class ChildProcess: @unchecked Sendable {
 
     /// Writes `line` and a newline to the child's stdin (a few bytes into an empty pipe: no wait).
     func writeLine(_ line: String) throws {
-        let bytes = Array((line + "\n").utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { Glibc.write(inputFD, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { throw BenchError("cannot write to \(name)'s input") }
-            written += count
+        if FileCalls.writeAll(inputFD, Array((line + "\n").utf8)) != 0 {
+            throw BenchError("cannot write to \(name)'s input")
         }
     }
 

@@ -9,15 +9,18 @@ package enum FileCalls {
         package let size: Int
         /// The modification time, as seconds and nanoseconds since the epoch.
         package let modified: (seconds: Int, nanoseconds: Int)
+        /// The status change time (a rename changes it), as seconds and nanoseconds.
+        package let changed: (seconds: Int, nanoseconds: Int)
         fileprivate let mode: UInt32
         package var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
         package var isSocket: Bool { mode & S_IFMT == S_IFSOCK }
 
-        fileprivate init(_ info: stat) {
+        init(_ info: stat) {
             device = UInt64(info.st_dev)
             inode = UInt64(info.st_ino)
             size = Int(info.st_size)
             modified = (Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec))
+            changed = (Int(info.st_ctim.tv_sec), Int(info.st_ctim.tv_nsec))
             mode = UInt32(info.st_mode)
         }
     }

@@ -33,6 +33,12 @@ package enum Syscalls {
     /// The calling thread's `errno`.
     package static var lastError: Int32 { errno }
 
+    /// The home directory the password database gives the process's user, if any.
+    package static func passwordDatabaseHome() -> String? {
+        guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return nil }
+        return String(cString: directory)
+    }
+
     package static func errorText(_ code: Int32) -> String {
         String(cString: strerror(code))
     }

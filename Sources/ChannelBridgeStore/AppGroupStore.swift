@@ -1,6 +1,5 @@
 import ChannelBridgePlatform
 public import FoundationEssentials
-import Glibc
 
 /// The app-group preference stores under one data directory: each group's preferences, lock and
 /// shared container live in `<dataDirectory>/app-groups/<group>/` (layout in Protocol/store.md).
@@ -32,8 +31,7 @@ public final class AppGroupStore: PreferenceStoreProvider {
     }
 
     private static func passwordDatabaseHome() -> String {
-        guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return "/" }
-        return String(cString: directory)
+        Syscalls.passwordDatabaseHome() ?? "/"
     }
 
     /// The preferences of `appGroup`. Nothing is created on disk until the first write.

@@ -1,7 +1,4 @@
-#if canImport(Glibc)
 import ChannelBridgePlatform
-import Glibc
-#endif
 import FoundationEssentials
 
 /// One inotify descriptor for the whole process, watching every group directory that has a change
@@ -44,21 +41,21 @@ final class DirectoryWatcher: Sendable {
         let directory = subscription.files.directory
         try state.withLock { (state: inout State) throws(StoreError) in
             if state.descriptor < 0 {
-                let descriptor = inotify_init1(Self.closeOnExec)
-                if descriptor < 0 { throw FileSystem.failure("cannot start inotify", path: directory, errno: errno) }
+                let descriptor = Inotify.start(flags: Self.closeOnExec)
+                if descriptor < 0 { throw FileSystem.failure("cannot start inotify", path: directory, errno: -descriptor) }
                 // The thread starts under the lock so that no other subscription can join a
                 // descriptor whose thread then fails to start; `pthread_create` does not call
                 // back into this lock, and the thread takes it only once it has read events.
                 // No thread, no events: refuse this subscription, do not trap (issue 11).
                 let started = startThread("store watcher") { [self] in run(descriptor: descriptor) }
                 if started != 0 {
-                    close(descriptor)
+                    FileCalls.close(descriptor)
                     throw FileSystem.failure("cannot start the store watcher thread", path: directory, errno: started)
                 }
                 state.descriptor = descriptor
             }
-            let watch = inotify_add_watch(state.descriptor, directory, Self.watchMask)
-            if watch < 0 { throw FileSystem.failure("cannot watch directory '\(directory)'", path: directory, errno: errno) }
+            let watch = Inotify.addWatch(state.descriptor, path: directory, mask: Self.watchMask)
+            if watch < 0 { throw FileSystem.failure("cannot watch directory '\(directory)'", path: directory, errno: -watch) }
             state.subscriptions[watch, default: [:]][ObjectIdentifier(subscription)] = subscription
             state.watchBySubscription[ObjectIdentifier(subscription)] = watch
         }
@@ -72,7 +69,7 @@ final class DirectoryWatcher: Sendable {
             state.subscriptions[watch]?[id] = nil
             if state.subscriptions[watch]?.isEmpty == true {
                 state.subscriptions[watch] = nil
-                inotify_rm_watch(state.descriptor, watch)
+                Inotify.removeWatch(state.descriptor, watch)
             }
         }
     }
@@ -81,7 +78,7 @@ final class DirectoryWatcher: Sendable {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = buffer.withUnsafeMutableBytes { raw in
-                FileSystem.retryingOnInterrupt { read(descriptor, raw.baseAddress, raw.count) }
+                Inotify.read(descriptor, into: raw)
             }
             if count <= 0 {
                 stop(descriptor: descriptor)
@@ -123,7 +120,7 @@ final class DirectoryWatcher: Sendable {
             state = State()
             return all
         }
-        close(descriptor)
+        FileCalls.close(descriptor)
         for subscription in orphans { subscription.watchEnded() }
     }
 

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import ChannelBridgePlatform
 
 /// What `stat(2)` says about one preferences file: enough to tell, without reading it, whether
 /// the file a path names now is the very file a cached document was read from.
@@ -18,13 +16,11 @@ struct FileIdentity: Sendable, Equatable {
     var changedSeconds: Int
     var changedNanoseconds: Int
 
-    init(_ info: stat) {
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
-        size = Int64(info.st_size)
-        modifiedSeconds = Int(info.st_mtim.tv_sec)
-        modifiedNanoseconds = Int(info.st_mtim.tv_nsec)
-        changedSeconds = Int(info.st_ctim.tv_sec)
-        changedNanoseconds = Int(info.st_ctim.tv_nsec)
+    init(_ status: FileCalls.Status) {
+        device = status.device
+        inode = status.inode
+        size = Int64(status.size)
+        (modifiedSeconds, modifiedNanoseconds) = status.modified
+        (changedSeconds, changedNanoseconds) = status.changed
     }
 }

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import ChannelBridgePlatform
 
 /// The store's system calls on files and directories. Every function blocks (disk I/O, `flock`,
 /// `fsync`), so callers run them on the store's dispatch queues, never on the cooperative pool.
@@ -16,44 +14,35 @@ enum FileSystem {
     /// The identity of the file `path` names now, or `nil` when there is none. One `stat(2)`: a
     /// metadata lookup that does not wait on other processes (no lock, no file content).
     static func identity(ofPath path: String) throws(StoreError) -> FileIdentity? {
-        var info = stat()
-        if stat(path, &info) != 0 {
-            let code = errno
-            if code == ENOENT { return nil }
-            throw failure("cannot stat preferences file '\(path)'", path: path, errno: code)
+        switch FileCalls.status(ofPath: path) {
+        case .success(let status): return FileIdentity(status)
+        case .failure(let error) where error.code == Errno.ENOENT: return nil
+        case .failure(let error): throw failure("cannot stat preferences file '\(path)'", path: path, errno: error.code)
         }
-        return FileIdentity(info)
     }
 
     /// Opens `path` and reads all of it; `nil` when it does not exist. A reader needs no lock:
     /// writers replace the file by `rename`, so an open descriptor sees either the old or the new
     /// file, both complete. The descriptor stays open; the caller closes it.
     static func openAndRead(_ path: String, what: String) throws(StoreError) -> OpenedFile? {
-        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
+        let fd = FileCalls.openForReading(path)
         if fd < 0 {
-            let code = errno
-            if code == ENOENT { return nil }
-            throw failure("cannot open \(what) '\(path)'", path: path, errno: code)
+            if -fd == Errno.ENOENT { return nil }
+            throw failure("cannot open \(what) '\(path)'", path: path, errno: -fd)
         }
         do throws(StoreError) {
-            var info = stat()
-            if fstat(fd, &info) != 0 { throw failure("cannot stat \(what) '\(path)'", path: path, errno: errno) }
-            // Sized once from fstat; a file that grows meanwhile (a tool writing in place) is read on.
-            var bytes = [UInt8](repeating: 0, count: max(Int(info.st_size), 0) + 1)
-            var count = 0
-            while true {
-                if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(4096, count))) }
-                let got = bytes.withUnsafeMutableBytes { buffer in
-                    retryingOnInterrupt { pread(fd, buffer.baseAddress! + count, buffer.count - count, off_t(count)) }
-                }
-                if got < 0 { throw failure("cannot read \(what) '\(path)'", path: path, errno: errno) }
-                if got == 0 { break }
-                count += got
+            let status: FileCalls.Status
+            switch FileCalls.status(ofDescriptor: fd) {
+            case .success(let found): status = found
+            case .failure(let error): throw failure("cannot stat \(what) '\(path)'", path: path, errno: error.code)
             }
-            bytes.removeLast(bytes.count - count)
-            return OpenedFile(descriptor: fd, identity: FileIdentity(info), bytes: bytes)
+            // Sized once from fstat; a file that grows meanwhile (a tool writing in place) is read on.
+            switch FileCalls.readWhole(fd, expectedSize: status.size) {
+            case .success(let bytes): return OpenedFile(descriptor: fd, identity: FileIdentity(status), bytes: bytes)
+            case .failure(let error): throw failure("cannot read \(what) '\(path)'", path: path, errno: error.code)
+            }
         } catch {
-            close(fd)
+            FileCalls.close(fd)
             throw error
         }
     }
@@ -61,7 +50,7 @@ enum FileSystem {
     /// The whole file, or `nil` when it does not exist.
     static func readFile(at path: String, what: String) throws(StoreError) -> [UInt8]? {
         guard let opened = try openAndRead(path, what: what) else { return nil }
-        close(opened.descriptor)
+        FileCalls.close(opened.descriptor)
         return opened.bytes
     }
 
@@ -70,9 +59,9 @@ enum FileSystem {
         var prefix = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/", omittingEmptySubsequences: true) {
             prefix += component
-            if mkdir(prefix, 0o700) != 0 {
-                let code = errno
-                if code != EEXIST { throw failure("cannot create directory '\(prefix)'", path: prefix, errno: code) }
+            let code = FileCalls.mkdir(prefix, 0o700)
+            if code != 0 && code != Errno.EEXIST {
+                throw failure("cannot create directory '\(prefix)'", path: prefix, errno: code)
             }
             prefix += "/"
         }
@@ -83,22 +72,22 @@ enum FileSystem {
     /// directory (and its parents) is created only when the lock file's directory is missing, so
     /// a write to an existing group costs no `mkdir` per path component.
     static func lockExclusively(_ path: String, creatingDirectory directory: String) throws(StoreError) -> Int32 {
-        var fd = retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
-        if fd < 0 && errno == ENOENT {
+        var fd = FileCalls.openLockFile(path)
+        if -fd == Errno.ENOENT {
             try makeDirectories(directory)
-            fd = retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+            fd = FileCalls.openLockFile(path)
         }
-        if fd < 0 { throw failure("cannot open lock file '\(path)'", path: path, errno: errno) }
-        if retryingOnInterrupt({ flock(fd, LOCK_EX) }) != 0 {
-            let code = errno
-            close(fd)
+        if fd < 0 { throw failure("cannot open lock file '\(path)'", path: path, errno: -fd) }
+        let code = FileCalls.lockExclusive(fd)
+        if code != 0 {
+            FileCalls.close(fd)
             throw failure("cannot lock '\(path)'", path: path, errno: code)
         }
         return fd
     }
 
     static func unlock(_ fd: Int32) {
-        close(fd)
+        FileCalls.close(fd)
     }
 
     /// The first half of a durable replace (Protocol/store.md, step 6): writes `bytes` to the
@@ -106,17 +95,12 @@ enum FileSystem {
     /// `install`. The caller holds the group's lock, so one fixed temporary name is enough, and a
     /// temporary file left by a killed writer is simply overwritten.
     static func writeTemporary(_ bytes: [UInt8], at temporaryPath: String) throws(StoreError) -> Int32 {
-        let fd = retryingOnInterrupt { open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
-        if fd < 0 { throw failure("cannot create '\(temporaryPath)'", path: temporaryPath, errno: errno) }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in
-                retryingOnInterrupt { write(fd, buffer.baseAddress! + written, buffer.count - written) }
-            }
-            if count < 0 { throw abandon(fd, temporaryPath, failure("cannot write '\(temporaryPath)'", path: temporaryPath, errno: errno)) }
-            written += count
-        }
-        if fsync(fd) != 0 { throw abandon(fd, temporaryPath, failure("cannot fsync '\(temporaryPath)'", path: temporaryPath, errno: errno)) }
+        let fd = FileCalls.createTruncated(temporaryPath)
+        if fd < 0 { throw failure("cannot create '\(temporaryPath)'", path: temporaryPath, errno: -fd) }
+        let written = FileCalls.writeAll(fd, bytes)
+        if written != 0 { throw abandon(fd, temporaryPath, failure("cannot write '\(temporaryPath)'", path: temporaryPath, errno: written)) }
+        let synced = FileCalls.sync(fd)
+        if synced != 0 { throw abandon(fd, temporaryPath, failure("cannot fsync '\(temporaryPath)'", path: temporaryPath, errno: synced)) }
         return fd
     }
 
@@ -127,47 +111,42 @@ enum FileSystem {
     /// cache. On failure `fd` is closed.
     static func install(_ fd: Int32, temporaryPath: String, as path: String,
                         directory: String) throws(StoreError) -> FileIdentity {
-        if rename(temporaryPath, path) != 0 {
-            throw abandon(fd, temporaryPath, failure("cannot rename '\(temporaryPath)' to '\(path)'", path: path, errno: errno))
+        let renamed = FileCalls.rename(temporaryPath, to: path)
+        if renamed != 0 {
+            throw abandon(fd, temporaryPath, failure("cannot rename '\(temporaryPath)' to '\(path)'", path: path, errno: renamed))
         }
         do throws(StoreError) {
             try syncDirectory(directory)
         } catch {
-            close(fd)
+            FileCalls.close(fd)
             throw error
         }
-        var info = stat()
-        if fstat(fd, &info) != 0 {
-            let code = errno
-            close(fd)
-            throw failure("cannot stat '\(path)'", path: path, errno: code)
+        switch FileCalls.status(ofDescriptor: fd) {
+        case .success(let status):
+            return FileIdentity(status)
+        case .failure(let error):
+            FileCalls.close(fd)
+            throw failure("cannot stat '\(path)'", path: path, errno: error.code)
         }
-        return FileIdentity(info)
     }
 
     /// Gives up a temporary file: closes it and removes it (if it is still there).
     private static func abandon(_ fd: Int32, _ temporaryPath: String, _ error: StoreError) -> StoreError {
-        close(fd)
-        unlink(temporaryPath)
+        FileCalls.close(fd)
+        _ = FileCalls.unlink(temporaryPath)
         return error
     }
 
     /// Makes a rename in `directory` durable.
     static func syncDirectory(_ directory: String) throws(StoreError) {
-        let fd = retryingOnInterrupt { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        if fd < 0 { throw failure("cannot open directory '\(directory)'", path: directory, errno: errno) }
-        defer { close(fd) }
-        if fsync(fd) != 0 { throw failure("cannot fsync directory '\(directory)'", path: directory, errno: errno) }
+        let fd = FileCalls.openDirectory(directory)
+        if fd < 0 { throw failure("cannot open directory '\(directory)'", path: directory, errno: -fd) }
+        defer { FileCalls.close(fd) }
+        let synced = FileCalls.sync(fd)
+        if synced != 0 { throw failure("cannot fsync directory '\(directory)'", path: directory, errno: synced) }
     }
 
     static func failure(_ message: String, path: String, errno code: Int32) -> StoreError {
-        StoreError(.io, "\(message): \(String(cString: strerror(code)))", path: path, errno: code)
-    }
-
-    static func retryingOnInterrupt<T: BinaryInteger>(_ call: () -> T) -> T {
-        while true {
-            let result = call()
-            if result >= 0 || errno != EINTR { return result }
-        }
+        StoreError(.io, "\(message): \(ErrorNumber(code).text)", path: path, errno: code)
     }
 }

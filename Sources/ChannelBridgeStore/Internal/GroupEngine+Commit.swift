@@ -1,10 +1,5 @@
 import ChannelBridgePlatform
 import Dispatch
-#if canImport(Glibc)
-import ChannelBridgePlatform
-import Glibc
-#endif
-import Dispatch
 
 /// Group commit: writes that wait for the group's lock are applied together in one locked
 /// read-modify-write with one durable replace, and each is acknowledged only once that replace is
@@ -122,7 +117,7 @@ extension GroupEngine {
                     }
                     return cache.pin
                 }
-                if oldPin >= 0 { close(oldPin) }
+                if oldPin >= 0 { FileCalls.close(oldPin) }
                 // On failure the cache stays untrusted: the file may or may not have been
                 // replaced, and the next read or write reads it again.
                 let identity = try FileSystem.install(descriptor, temporaryPath: files.temporary,
