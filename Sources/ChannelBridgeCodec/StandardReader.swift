@@ -111,6 +111,10 @@ public struct StandardReader {
         try checkCount(count, minimumSize: size, what, at: start)
         try readAlignment(size)
         try checkCount(count, minimumSize: size, what, at: start)
+        // Not through `unsafeUninitializedCapacity` when empty: with capacity 0 the standard
+        // library stores the count into the shared empty-array singleton, a write that
+        // ThreadSanitizer reports as a race between two threads decoding empty typed lists.
+        guard count > 0 else { return [] }
         let result = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
             UnsafeMutableRawBufferPointer(buffer).copyMemory(
                 from: UnsafeRawBufferPointer(rebasing: base[offset..<offset + count * size]))

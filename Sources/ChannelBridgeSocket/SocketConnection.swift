@@ -55,18 +55,24 @@ public final class SocketConnection: Sendable {
             throw SocketError(.invalidPath, "a Unix socket path must have 1 to 107 bytes and no NUL", path: path)
         }
         let fd = try Syscalls.streamSocket()
-        return try await withCheckedThrowingContinuation { continuation in
+        // The connection also crosses to the caller through a lock. When the thread resumes the
+        // continuation before the caller has suspended on it, the Swift runtime hands over with an
+        // atomic ThreadSanitizer does not see (swiftlang/swift#57803), and every field `init`
+        // wrote on this thread was reported as a race with its first read in the caller.
+        let handOff = LockedValue<SocketConnection?>(nil)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let started = DetachedThread.tryStart(name: "cb reader client") {
                 let outcome = Result { () throws(SocketError) -> SocketConnection in
                     try establish(fd: fd, address: address, path: path, options: options)
                 }
                 guard case .success(let connection) = outcome else {
                     Syscalls.closeDescriptor(fd)
-                    continuation.resume(with: outcome.mapError { $0 as any Error })
+                    continuation.resume(with: outcome.map { _ in }.mapError { $0 as any Error })
                     return
                 }
                 configure(connection)
-                continuation.resume(returning: connection)
+                handOff.withLock { $0 = connection }
+                continuation.resume()
                 connection.runReader()
             }
             if started != 0 {
@@ -75,6 +81,8 @@ public final class SocketConnection: Sendable {
                                                           + Syscalls.errorText(started), path: path, errno: started))
             }
         }
+        // Set before the continuation was resumed without an error.
+        return handOff.withLock { $0! }
     }
 
     private static func establish(fd: Int32, address: SocketAddress, path: String,

@@ -22,7 +22,10 @@ import Testing
         "many-clients": ["clients", "calls", "wrong_replies", "failed_calls", "calls_per_s", "host_threads_after"],
     ]
 
-    @Test func everyScenarioReportsEveryFigure() throws {
+    /// Not under ThreadSanitizer: the scenarios are made of wall-clock limits (a 0.3 s HELLO
+    /// timeout, 10 s waits) that a host that much slower misses on 2 busy cores.
+    @Test(.disabled(if: Sanitizer.current == .thread, "wall-clock limits a ThreadSanitizer build misses"))
+    func everyScenarioReportsEveryFigure() throws {
         let outcome = try BenchProcess.run("channelbridge", ["stress", "--scale", "0.01", "--json"])
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: [String: Any]])

@@ -95,7 +95,10 @@ import Testing
         return manifest.matches(of: /\.executableTarget\(name: "([^"]+)"/).map { String($0.output.1) }
     }
 
-    @Test func everyShellLineDoesWhatTheReadmeSays() async throws {
+    /// Not in a sanitized run: the README's `export PATH="$(swift build --show-bin-path):$PATH"`
+    /// names the default build's folder, not the sanitized products this run built and tests.
+    @Test(.disabled(if: Sanitizer.current != nil, "the README's lines run the default build, not this sanitized one"))
+    func everyShellLineDoesWhatTheReadmeSays() async throws {
         let lines = try Self.shellLines()
         #expect(lines.filter { $0.command.hasPrefix("channelbridge ") }.count >= 6)
         let home = try TestDirectory(), tmp = try TestDirectory()

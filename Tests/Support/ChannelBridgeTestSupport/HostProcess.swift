@@ -47,9 +47,12 @@ public final class HostProcess: Sendable {
         process.standardError = error.fileHandleForWriting
         process.standardInput = FileHandle.nullDevice
         self.process = process
-        process.terminationHandler = { [self] process in
+        // Not `self`: Foundation's Process keeps its termination handler after the child has
+        // exited, so a handler holding this object made a cycle (LeakSanitizer found every
+        // HostProcess, its pipes and its state leaked).
+        process.terminationHandler = { [state] process in
             let reason = process.terminationReason == .uncaughtSignal
-            update { $0.termination = (process.terminationStatus, reason) }
+            Self.update(state) { $0.termination = (process.terminationStatus, reason) }
         }
         try ProcessRunner.start(process)
         try output.fileHandleForWriting.close()
@@ -120,7 +123,7 @@ public final class HostProcess: Sendable {
     }
 
     /// Applies `change`, then resumes the waiters it satisfied.
-    private func update(_ change: (inout State) -> Void) {
+    private static func update(_ state: LockedValue<State>, _ change: (inout State) -> Void) {
         let (lineWaiters, exitWaiters, exit) = state.withLock { state in
             change(&state)
             var resume: [(CheckedContinuation<Bool, Never>, Bool)] = []
@@ -142,6 +145,7 @@ public final class HostProcess: Sendable {
     /// each chunk, then `nil` at the end, to `apply`.
     private func read(_ handle: FileHandle, _ apply: @escaping @Sendable (inout State, [UInt8]?) -> Void) {
         let fd = handle.fileDescriptor
+        let state = state
         let thread = Thread {
             var buffer = [UInt8](repeating: 0, count: 65_536)
             while true {
@@ -149,10 +153,10 @@ public final class HostProcess: Sendable {
                 if count < 0 && errno == EINTR { continue }
                 if count <= 0 { break }
                 let chunk = Array(buffer[0..<count])
-                self.update { apply(&$0, chunk) }
+                Self.update(state) { apply(&$0, chunk) }
             }
             withExtendedLifetime(handle) {}
-            self.update { apply(&$0, nil) }
+            Self.update(state) { apply(&$0, nil) }
         }
         thread.start()
     }

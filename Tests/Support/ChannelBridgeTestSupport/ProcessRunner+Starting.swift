@@ -17,9 +17,28 @@ extension ProcessRunner {
     /// process.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: "channelbridge"))
     /// try ProcessRunner.start(process)
     /// ```
+    ///
+    /// Once the child has exited, `process` lets go of its termination handler and standard
+    /// streams. Foundation's `Process` on Linux never frees itself (its run-loop source holds it),
+    /// so whatever it still refers to leaks with it: LeakSanitizer found the handlers, the objects
+    /// they capture (a `HostProcess`, a `StorePeer`'s collectors) and the pipes of every child.
     public static func start(_ process: Process) throws {
-        try starting.withLock { _ in try process.run() }
+        let handler = process.terminationHandler
+        process.terminationHandler = { process in
+            handler?(process)
+            process.terminationHandler = nil
+            process.standardInput = nil
+            process.standardOutput = nil
+            process.standardError = nil
+        }
+        try starting.withLock { started in
+            try process.run()
+            started += 1
+        }
     }
 
-    private static let starting = LockedValue(())
+    /// Children started so far. Not `()`: ThreadSanitizer took the body's `inout` access to an
+    /// empty value for a write at the lock's own address, racing with other threads reading that
+    /// object's header on their way to the lock (a "Swift access race" that is none).
+    private static let starting = LockedValue(0)
 }
