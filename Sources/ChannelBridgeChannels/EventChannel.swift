@@ -30,7 +30,6 @@ public final class EventChannel: Sendable {
         var owner: EventStreamOwner?
         var ownerToken: MessageHandlerToken?
         var subscription: EventSubscription?
-        var observingClose = false
     }
 
     /// In a class of its own so that the close callback can hold it without holding the channel.
@@ -90,7 +89,9 @@ public final class EventChannel: Sendable {
             return previous
         }
         previous?.retire()
-        if handler != nil { observeClose() }
+        // The end of the connection cancels the owner's stream (`CloseObservers` holds the owner
+        // until it is retired).
+        if let owner = shared.state.withLock({ $0.owner }) { CloseObservers.shared.add(owner, for: messenger) }
     }
 
     /// Listens to the owner's stream: sends `listen` with `arguments` and yields its events.
@@ -133,23 +134,10 @@ public final class EventChannel: Sendable {
             return previous
         }
         previous?.supersede()
-        observeClose()
+        // The end of the connection ends the stream (one registration per messenger: see
+        // `CloseObservers`, which holds the subscription until its stream ends).
+        CloseObservers.shared.add(subscription, for: messenger)
         subscription.listen()
         return stream
-    }
-
-    /// Registers once for the end of the connection, which cancels the owner's stream and ends the
-    /// listener's.
-    private func observeClose() {
-        let first = shared.state.withLock { state -> Bool in
-            defer { state.observingClose = true }
-            return !state.observingClose
-        }
-        guard first else { return }
-        messenger.onClose { [shared] error in
-            let (owner, subscription) = shared.state.withLock { ($0.owner, $0.subscription) }
-            owner?.connectionClosed()
-            subscription?.connectionClosed(error)
-        }
     }
 }

@@ -5,7 +5,7 @@ import ChannelBridgePlatform
 /// Answers `listen` and `cancel` for one installed `StreamHandler` on one messenger, and keeps its
 /// one active stream. Every change of stream runs on a serial queue, so handler calls never overlap
 /// and happen in the order the requests arrived.
-final class EventStreamOwner: Sendable {
+final class EventStreamOwner: CloseObserver {
     private struct ActiveStream {
         let sink: EventSinkCore
         let arguments: StandardValue
@@ -100,7 +100,7 @@ final class EventStreamOwner: Sendable {
     }
 
     /// The connection ended: cancel the active stream.
-    func connectionClosed() {
+    func connectionClosed(_ error: MessengerError) {
         queue.submit {
             guard let current = self.takeActive() else { return }
             current.sink.close()
@@ -124,6 +124,7 @@ final class EventStreamOwner: Sendable {
 
     /// The handler was replaced or removed: end the active stream for its listener and cancel it.
     func retire() {
+        CloseObservers.shared.remove(self, for: messenger)
         queue.submit {
             // Marked on the queue so that a listen that arrived before the replacement still runs
             // (and is then cancelled here), while later ones see the handler gone.

@@ -12,7 +12,7 @@ import Synchronization
 /// enough: the end of a stream is seen on the connection's reader thread, and the task that sends
 /// its `cancel` could reach the wire after the consumer's next `listen`, which then cancelled the
 /// new stream.) The owner handles them in arrival order.
-final class EventSubscription: Sendable {
+final class EventSubscription: CloseObserver {
     typealias Continuation = AsyncThrowingStream<EventChannel.Event, any Error>.Continuation
 
     private struct State {
@@ -134,6 +134,7 @@ final class EventSubscription: Sendable {
     /// tell the owner (also after the owner's end of stream, as Flutter's listener does, so that
     /// the owner's `onCancel` runs).
     private func terminated() {
+        CloseObservers.shared.remove(self, for: methods.messenger)
         let (token, skipCancel) = state.withLock { ($0.token, $0.skipCancel) }
         if let token { methods.messenger.removeMessageHandler(token) }
         guard !skipCancel else { return }
