@@ -158,17 +158,23 @@ public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
     }
 
     /// Ends the pretend connection: pending requests fail with `error` (naming their channel),
-    /// close callbacks run, and later sends and posts fail.
+    /// close callbacks run, later sends and posts fail, and the handlers are let go, as a real
+    /// connection lets them go when it closes (a handler that holds its channel, which holds this
+    /// messenger, is a cycle until then).
     public func close(_ error: MessengerError = MessengerError(.connectionClosed, "the connection ended")) {
-        let (pending, callbacks) = state.withLock { state -> ([Pending], [@Sendable (MessengerError) -> Void]) in
-            guard state.closed == nil else { return ([], []) }
+        let (pending, callbacks, handlers) = state.withLock {
+            state -> ([Pending], [@Sendable (MessengerError) -> Void], [String: (id: UInt64, handler: SegmentedMessageHandler)]) in
+            guard state.closed == nil else { return ([], [], [:]) }
             state.closed = error
             defer {
                 state.pending = [:]
                 state.closeCallbacks = []
+                state.handlers = [:]
             }
-            return (Array(state.pending.values), state.closeCallbacks)
+            return (Array(state.pending.values), state.closeCallbacks, state.handlers)
         }
+        // Released here, after unlocking: a handler's captures may run deinit code.
+        _ = handlers
         for request in pending {
             request.responder?.cancel()
             request.continuation.resume(throwing: Self.named(error, channel: request.channel))
