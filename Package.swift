@@ -85,6 +85,10 @@ let package = Package(
         .target(name: "ChannelBridgeBench",
                 dependencies: ["ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeSocket", "ChannelBridgePlatform"],
                 resources: [.copy("Resources/representative-payload.tvn.json")], swiftSettings: strict),
+        // The rtt scenario's two processes with a synchronous `main` (valgrind crashes on Swift's async main), run
+        // under callgrind by `Scripts/count-instructions` for instructions per call (issue 18).
+        .executableTarget(name: "channelbridge-rtt-driver", dependencies: ["ChannelBridgeBench", "ChannelBridgePlatform"],
+                          swiftSettings: strict),
         .executableTarget(name: "channelbridge", dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeChannels",
                                                        "ChannelBridgeSocket", "ChannelBridgeMessenger", "ChannelBridgeClient",
                                                        "ChannelBridgeStore", "ChannelBridgeHost", "ChannelBridgePlatform",
@@ -128,7 +132,8 @@ let package = Package(
                     dependencies: ["ChannelBridgeClient", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger",
                                    "ChannelBridgeSocket", "ChannelBridgeTestSupport", "extension-host"], swiftSettings: strict),
         .testTarget(name: "BenchTests",
-                    dependencies: ["ChannelBridgeTestSupport", "channelbridge", "channelbridge-raw-bench", "extension-host"],
+                    dependencies: ["ChannelBridgeTestSupport", "channelbridge", "channelbridge-raw-bench", "extension-host",
+                                   "channelbridge-rtt-driver"],
                     swiftSettings: strict),
         // The CLI's commands run as child processes (codec, conformance, prefs, session, …): the only
         // test targets below that build the executables are this one and those about processes.

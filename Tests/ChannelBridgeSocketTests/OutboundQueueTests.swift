@@ -90,4 +90,43 @@ import Testing
         #expect(queue.consume(50) == 0)
         #expect(queue.isEmpty)
     }
+    /// The address of `bytes`' storage, to tell a reused buffer from a new one.
+    static func address(_ bytes: [UInt8]) -> UInt {
+        bytes.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+    }
+
+    @Test func aBatchSentInFullLeavesItsBlockForTheNextFrames() {
+        var queue = OutboundQueue()
+        queue.append(frameOfLength: 10) { $0.append(contentsOf: Self.frame(kind: 0x02, length: 10, fill: 1)) }
+        let block = Self.address(queue.chunks[0])
+        var batch = queue.takeAll()
+        #expect(batch.consume(4) == 0)
+        #expect(batch.spareBlock.capacity == 0, "a block partly sent is not spare")
+        #expect(batch.consume(6) == 0)
+        #expect(batch.isEmpty && batch.chunks.isEmpty)
+        #expect(batch.spareBlock.isEmpty && batch.spareBlock.capacity >= OutboundQueue.blockSize)
+        queue.reuseStorage(of: &batch)
+        #expect(batch.spareBlock.capacity == 0 && batch.chunks.capacity == 0, "the spent batch keeps nothing")
+        #expect(queue.spareBlock.capacity >= OutboundQueue.blockSize && queue.chunks.capacity > 0)
+        let next = Self.frame(kind: 0x03, length: 7, fill: 2)
+        queue.append(frameOfLength: 7) { $0.append(contentsOf: next) }
+        #expect(queue.chunks == [next])
+        #expect(Self.address(queue.chunks[0]) == block, "the same block again, not a new one")
+        #expect(queue.byteCount == 7 && queue.answerByteCount == 7)
+        #expect(queue.spareBlock.capacity == 0)
+    }
+
+    @Test func aLargePayloadSentLastIsNotKeptAsTheSpareBlock() {
+        var queue = OutboundQueue()
+        let payload = Self.frame(kind: 0x02, length: OutboundQueue.blockSize + 1, fill: 3)
+        queue.append(frameOfLength: 10) { $0.append(contentsOf: Self.frame(kind: 0x02, length: 10, fill: 1)) }
+        queue.append(payload)
+        var batch = queue.takeAll()
+        batch.consume(10 + payload.count)
+        #expect(batch.isEmpty)
+        // The block came before the payload, so it was not the last chunk: nothing is kept, and
+        // the caller's array is untouched.
+        #expect(batch.spareBlock.capacity == 0)
+        #expect(payload.count == OutboundQueue.blockSize + 1 && payload[5] == 3)
+    }
 }

@@ -6,6 +6,12 @@
 /// only once the sent part outweighs the rest. The queue also knows how many of its bytes belong
 /// to answers (REPLY and PONG frames), for flow control: it keeps runs of consecutive bytes of one
 /// class, so an append costs a comparison and an addition whatever the traffic.
+///
+/// Storage is reused in the steady state (issue 18): the last block, once sent, is kept emptied as
+/// `spareBlock` for the next small frame, and the flusher hands a sent batch's spare block and
+/// empty chunk list back to the queue it took the batch from (`reuseStorage(of:)`), so a frame
+/// costs no allocation there. At most one spare block per queue: a connection that has sent
+/// holds 64 KiB more while idle.
 struct OutboundQueue {
     /// Frames up to this size are coalesced.
     static let smallChunk = 16 << 10
@@ -18,6 +24,8 @@ struct OutboundQueue {
     /// Bytes of `chunks[head]` already sent.
     private(set) var firstOffset = 0
     private var lastIsBlock = false
+    /// An empty block with room for `blockSize` bytes, or `[]`: the last block, kept once it was sent.
+    private(set) var spareBlock: [UInt8] = []
     private(set) var byteCount = 0
     /// Unsent bytes of answer frames (REPLY, PONG).
     private(set) var answerByteCount = 0
@@ -64,12 +72,7 @@ struct OutboundQueue {
             append(bytes, isAnswer: bytes.count > 4 && Self.isAnswer(kind: bytes[4]))
             return
         }
-        if !(lastIsBlock && chunks[chunks.count - 1].count + length <= Self.blockSize) {
-            var block: [UInt8] = []
-            block.reserveCapacity(Self.blockSize)
-            chunks.append(block)
-            lastIsBlock = true
-        }
+        if !(lastIsBlock && chunks[chunks.count - 1].count + length <= Self.blockSize) { appendBlock() }
         // The kind byte is read within the same access to the block as the encoding, so that
         // classifying the frame costs no extra access to the array of chunks.
         let isAnswer = Self.encode(into: &chunks[chunks.count - 1], length: length, encode)
@@ -94,14 +97,18 @@ struct OutboundQueue {
             append(bytes, isAnswer: isAnswer)
             return
         }
-        if !(lastIsBlock && chunks[chunks.count - 1].count + length <= Self.blockSize) {
-            var block: [UInt8] = []
-            block.reserveCapacity(Self.blockSize)
-            chunks.append(block)
-            lastIsBlock = true
-        }
+        if !(lastIsBlock && chunks[chunks.count - 1].count + length <= Self.blockSize) { appendBlock() }
         encode(&chunks[chunks.count - 1])
         count(length, isAnswer: isAnswer)
+    }
+
+    /// Starts a new coalescing block: the spare one when there is one.
+    private mutating func appendBlock() {
+        var block: [UInt8] = []
+        swap(&block, &spareBlock)
+        if block.capacity < Self.blockSize { block.reserveCapacity(Self.blockSize) }
+        chunks.append(block)
+        lastIsBlock = true
     }
 
     private mutating func count(_ length: Int, isAnswer: Bool) {
@@ -113,6 +120,17 @@ struct OutboundQueue {
         }
         tail.isAnswer = isAnswer
         tail.bytes += length
+    }
+
+    /// Takes from `spent`, a batch taken from this queue and sent in full, the storage it no
+    /// longer needs: its spare block if this queue has none, and its empty chunk list (when short)
+    /// if this one has not allocated one. `spent` is left empty, holding nothing.
+    mutating func reuseStorage(of spent: inout OutboundQueue) {
+        if spareBlock.capacity == 0 { swap(&spareBlock, &spent.spareBlock) }
+        if chunks.isEmpty, chunks.capacity == 0, spent.chunks.isEmpty, spent.chunks.capacity <= 64 {
+            swap(&chunks, &spent.chunks)
+        }
+        spent = OutboundQueue()
     }
 
     /// Removes and returns everything queued.
@@ -137,6 +155,7 @@ struct OutboundQueue {
         merged.runs = allRuns
         merged.runHead = 0
         merged.lastIsBlock = isEmpty ? earlier.lastIsBlock : lastIsBlock
+        if merged.spareBlock.capacity == 0 { swap(&merged.spareBlock, &spareBlock) }
         self = merged
     }
 
@@ -149,7 +168,13 @@ struct OutboundQueue {
             let available = chunks[head].count - firstOffset
             if rest >= available {
                 rest -= available
-                chunks[head] = []   // release the bytes now; the slot goes at compaction
+                if head == chunks.count - 1, lastIsBlock, spareBlock.capacity == 0 {
+                    // The last block, our own: kept for the next frames instead of freed and allocated again.
+                    swap(&spareBlock, &chunks[head])
+                    spareBlock.removeAll(keepingCapacity: true)
+                } else {
+                    chunks[head] = []   // release the bytes now; the slot goes at compaction
+                }
                 head += 1
                 firstOffset = 0
             } else {

@@ -357,11 +357,14 @@ final class SocketTransport: FlowControlledTransport {
     /// Called by the thread holding the flush role.
     private func flushWithoutBlocking() {
         var sent = (bytes: 0, answers: 0)
+        // The batch last sent in full: its storage goes back to the queue for the next frames.
+        var spent = OutboundQueue()
         while true {
             // Seeing the queue empty and giving up the flush role happen under one lock: a writer
             // that queues in between would otherwise see `flushing` still set and leave its bytes
             // for nobody to send.
             let (next, crossed) = state.withLock { state -> (FlushStep, Crossings) in
+                state.queue.reuseStorage(of: &spent)
                 let crossed = state.account(sent: sent.bytes, answers: sent.answers, lowWater: lowWater)
                 guard state.queue.isEmpty else { return (.send(state.queue.takeAll()), crossed) }
                 state.flushing = false
@@ -375,6 +378,7 @@ final class SocketTransport: FlowControlledTransport {
             sent = (0, 0)
             switch send(&batch, blocking: false, sent: &sent) {
             case .all:
+                swap(&spent, &batch)
                 continue
             case .wouldBlock:
                 handToWriter(batch, sent: sent)
@@ -436,8 +440,10 @@ final class SocketTransport: FlowControlledTransport {
     /// The writer thread's flush: waits for room with `poll`, gives up at the close deadline.
     private func flushBlocking() {
         var sent = (bytes: 0, answers: 0)
+        var spent = OutboundQueue()
         while true {
             let (next, crossed) = state.withLock { state -> (FlushStep, Crossings) in
+                state.queue.reuseStorage(of: &spent)
                 let crossed = state.account(sent: sent.bytes, answers: sent.answers, lowWater: lowWater)
                 guard state.queue.isEmpty else { return (.send(state.queue.takeAll()), crossed) }
                 state.handedToWriter = false
@@ -451,7 +457,10 @@ final class SocketTransport: FlowControlledTransport {
             }
             sent = (0, 0)
             let outcome = send(&batch, blocking: true, sent: &sent)
-            if case .all = outcome { continue }
+            if case .all = outcome {
+                swap(&spent, &batch)
+                continue
+            }
             if case .failed(let code) = outcome { abandonWriting(failure: code) } else { abandonWriting(failure: nil) }
             state.withLock { $0.handedToWriter = false }
             writerWake.signal()   // let the loop notice an exit request

@@ -1,5 +1,5 @@
 import ChannelBridgePlatform
-import Foundation
+public import Foundation
 import Glibc
 
 /// An `extension-host` child process: its standard output read line by line as it comes (so the
@@ -36,7 +36,10 @@ public final class HostProcess: Sendable {
     private let state = LockedValue(State())
 
     /// Starts `extension-host` (or another host executable built by the package) with `arguments`.
-    public init(_ arguments: [String], environment: [String: String]? = nil, product: String = "extension-host") throws {
+    /// Its standard input is `input` (a `CloseOnExecPipe`'s reading end, which the caller closes
+    /// once this returns), else empty.
+    public init(_ arguments: [String], environment: [String: String]? = nil, product: String = "extension-host",
+                input: FileHandle? = nil) throws {
         self.arguments = arguments
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: product))
@@ -45,7 +48,7 @@ public final class HostProcess: Sendable {
         let output = try CloseOnExecPipe(), error = try CloseOnExecPipe()
         process.standardOutput = output.fileHandleForWriting
         process.standardError = error.fileHandleForWriting
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input ?? FileHandle.nullDevice
         self.process = process
         // Not `self`: Foundation's Process keeps its termination handler after the child has
         // exited, so a handler holding this object made a cycle (LeakSanitizer found every

@@ -1,0 +1,42 @@
+import ChannelBridgeChannels
+import ChannelBridgeMessenger
+import ChannelBridgeSocket
+
+/// The `rtt` scenario without its stopwatch, for `channelbridge-rtt-driver`, the program
+/// `Scripts/count-instructions` runs under `valgrind --tool=callgrind` (issue 18). Both sides are
+/// those of `bench rtt`: the server is `BenchServer` (MethodChannel `channelbridge/bench`, `echo`
+/// answered by the synchronous handler on the reader thread), the client calls `echo` with
+/// `RttBenchmark.argument` one call at a time, its calls running on the connection's reader
+/// thread (`runsTasksOnReaderThread`, as `bench rtt` does unless `--pool-executor`). No clock is
+/// read and no watchdog ticks, so what a call costs is the call.
+package enum RttDriver {
+    /// Serves the benchmark's channels on `path`, prints `ready <path>`, and returns once stdin ends.
+    package static func serve(path: String) async throws {
+        try await BenchServer.serve(path: path)
+    }
+
+    /// Connects to a server at `path`, makes `count` `echo` calls one after another (each reply
+    /// checked), and closes the connection.
+    package static func call(path: String, count: Int) async throws {
+        let connection = try await SocketConnection.connect(
+            to: path, options: SocketConnection.Options(runsTasksOnReaderThread: true))
+        do {
+            _ = try await connection.messenger.waitForPeerHello()
+            let channel = MethodChannel(name: BenchServer.methodChannel, messenger: connection.messenger)
+            try await withTaskExecutorPreference(connection.executor) {
+                for index in 0..<count {
+                    let reply = try await channel.invokeMethod("echo", arguments: RttBenchmark.argument)
+                    guard reply == RttBenchmark.argument else {
+                        throw BenchError("call \(index + 1): echo answered \(reply), not \(RttBenchmark.argument)")
+                    }
+                }
+            }
+        } catch {
+            connection.close()
+            await connection.waitUntilClosed()
+            throw error
+        }
+        connection.close()
+        await connection.waitUntilClosed()
+    }
+}

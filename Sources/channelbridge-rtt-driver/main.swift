@@ -1,0 +1,71 @@
+import ChannelBridgeBench
+import ChannelBridgePlatform
+import Dispatch
+
+// `channelbridge-rtt-driver`: the two processes of `bench rtt` without the stopwatch, for counting
+// instructions per call (`Scripts/count-instructions`, issue 18).
+//
+//   channelbridge-rtt-driver serve --socket PATH          serve until stdin ends (prints `ready PATH`)
+//   channelbridge-rtt-driver call --socket PATH --count N  make N `echo` calls, then exit 0
+//
+// `main` is synchronous on purpose: valgrind 3.19 crashes on Swift's async main. The work runs in
+// a detached task on Swift's pool (or the connection's reader thread) while the main thread,
+// which is not one of the pool's, waits on a semaphore.
+
+// The same process policy as `channelbridge`, whose `bench serve` is the rtt scenario's server.
+ProcessSignals.ignoreBrokenPipes()
+AllocatorTuning.retainLargeAllocations()
+
+let usage = """
+    usage: channelbridge-rtt-driver serve --socket PATH
+           channelbridge-rtt-driver call --socket PATH --count N
+    """
+
+func fail(_ message: String, status: Int32) -> Never {
+    StandardStream.error.writeLine(message)
+    ProcessExit.normally(status)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+var options: [String: String] = [:]
+var index = 1
+while index < arguments.count {
+    let name = arguments[index]
+    guard ["--socket", "--count"].contains(name), index + 1 < arguments.count else {
+        fail("channelbridge-rtt-driver: unexpected argument '\(name)'\n\(usage)", status: 64)
+    }
+    options[String(name.dropFirst(2))] = arguments[index + 1]
+    index += 2
+}
+guard let mode = arguments.first, mode == "serve" || mode == "call", let path = options["socket"] else {
+    fail(usage, status: 64)
+}
+let count: Int
+if mode == "call" {
+    guard let text = options["count"], let value = Int(text), value >= 0 else {
+        fail("channelbridge-rtt-driver: call needs --count N (a whole number)\n\(usage)", status: 64)
+    }
+    count = value
+} else {
+    guard options["count"] == nil else { fail("channelbridge-rtt-driver: serve takes no --count\n\(usage)", status: 64) }
+    count = 0
+}
+
+let finished = DispatchSemaphore(value: 0)
+let failure = LockedValue<String?>(nil)
+// Detached: top-level code is on the main actor, and the main thread is about to block.
+Task.detached {
+    do {
+        if mode == "serve" {
+            try await RttDriver.serve(path: path)
+        } else {
+            try await RttDriver.call(path: path, count: count)
+        }
+    } catch {
+        failure.withLock { $0 = "channelbridge-rtt-driver \(mode): \(error)" }
+    }
+    finished.signal()
+}
+finished.wait()
+if let message = failure.withLock({ $0 }) { fail(message, status: 1) }
+ProcessExit.normally(0)
