@@ -4,7 +4,7 @@ import Foundation
 /// A child process the benchmark starts and talks to: the raw C baselines, `channelbridge bench serve`
 /// and the extension host. Every blocking wait (pipes, exit) runs on a thread of its own, never on
 /// the Swift concurrency pool.
-// Invariant: properties are set once in init; Process is used only for thread-safe calls (pid, isRunning, terminate, wait).
+// @unchecked: properties are set once in init; Process is used only for thread-safe calls (pid, isRunning, terminate, wait).
 package final class ChildProcess: @unchecked Sendable {
     /// Where `channelbridge` itself and the package's other products are (they are built side by side).
     static let productsDirectory: URL = {

@@ -15,6 +15,7 @@ public import Foundation
 /// A handler answers through `reply`, once, from any thread. Where iOS would assert, this channel
 /// (over a `FlutterEngine`) answers with a failure naming the channel: for a message the codec
 /// cannot decode, and for a reply it cannot encode.
+// @unchecked: every stored property is a `let` but `connection`, which only setMessageHandler touches, called (as on iOS) from one thread at a time.
 open class FlutterBasicMessageChannel: NSObject, @unchecked Sendable {
     // @unchecked: immutable except `connection`, set from the thread that installs handlers.
     public let name: String

@@ -7,6 +7,7 @@ public import Foundation
 /// let channel = FlutterBasicMessageChannel(name: "example/raw", binaryMessenger: engine,
 ///                                          codec: FlutterBinaryCodec.sharedInstance())
 /// ```
+// @unchecked: no stored state; NSObject is what keeps the compiler from seeing that.
 public final class FlutterBinaryCodec: NSObject, FlutterMessageCodec, CheckedMessageCodec, @unchecked Sendable {
     // @unchecked: stateless.
     public override init() {

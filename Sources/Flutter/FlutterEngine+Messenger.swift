@@ -4,6 +4,7 @@ public import Foundation
 
 /// A serial queue made by `FlutterEngine.makeBackgroundTaskQueue`: handlers installed with it run
 /// there, one at a time in arrival order, instead of on the platform executor.
+// @unchecked: its one stored property is a `let` serial executor, itself Sendable.
 public final class FlutterEngineTaskQueue: NSObject, FlutterTaskQueue, @unchecked Sendable {
     // @unchecked: immutable.
     let executor: SerialExecutor

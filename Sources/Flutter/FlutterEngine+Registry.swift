@@ -4,6 +4,7 @@ public import Foundation
 
 /// What a Flutter plugin published, as the native registry holds it: native code reads
 /// `registry.valuePublished(byPlugin: key)?.value(as: FlutterPublishedObject.self)?.object`.
+// @unchecked: immutable (`let`s); the published NSObject is handed over once and, as on iOS, used by plugin code on the platform thread.
 public final class FlutterPublishedObject: @unchecked Sendable {
     // @unchecked: immutable; the object is the plugin's, handed over by `publish(_:)` as on iOS.
     public let object: NSObject
@@ -14,6 +15,7 @@ public final class FlutterPublishedObject: @unchecked Sendable {
 }
 
 /// A native plugin's published value, as a Flutter registry returns it.
+// @unchecked: immutable: its one stored property is a `let` Sendable value.
 public final class FlutterNativePublication: NSObject, @unchecked Sendable {
     // @unchecked: immutable.
     public let value: any Sendable
@@ -78,6 +80,7 @@ extension FlutterEngine: FlutterPluginRegistry {
 }
 
 /// A `FlutterPluginRegistrar` over a native registrar: publications go to the native registry.
+// @unchecked: `let`s only; the one mutable piece (`published`) is behind a LockedValue.
 final class FlutterEngineRegistrar: NSObject, FlutterPluginRegistrar, @unchecked Sendable {
     // @unchecked: `engine` and `native` are immutable and thread-safe; `published` is behind a lock.
     let native: PluginRegistrar

@@ -29,6 +29,7 @@ public import Foundation
 /// dropped with a warning. The engine is torn down when its session's connection ends (or by
 /// `destroyContext()`): its handlers are removed, active event streams are cancelled and
 /// published plugins get `detachFromEngine(for:)`.
+// @unchecked: `let`s only; mutable state is in `state`, a LockedValue, and handlers run on the serial `platform` executor.
 open class FlutterEngine: NSObject, @unchecked Sendable {
     // @unchecked: mutable state is in `state` (a `LockedValue`); handlers are only called on their
     // executors.

@@ -10,6 +10,7 @@ public import Foundation
 /// ```swift
 /// result(FlutterError(code: "WRONG_TYPE", message: "ShareKey holds an int", details: nil))
 /// ```
+// @unchecked: immutable (`let`s); `details` is whatever the codec can encode, handed over once, as Flutter passes it.
 open class FlutterError: NSObject, @unchecked Sendable {
     // @unchecked: every stored property is a `let`; `details` is whatever value the caller gave,
     // as on iOS, and is only read.
@@ -56,6 +57,7 @@ nonisolated(unsafe)  // an immutable object used only for its identity
 public let FlutterEndOfEventStream: NSObject = FlutterSentinel(name: "FlutterEndOfEventStream")
 
 /// A constant object compared by identity.
+// @unchecked: immutable: one `let` String; compared by identity only.
 final class FlutterSentinel: NSObject, @unchecked Sendable {
     // @unchecked: immutable after init.
     let name: String

@@ -39,6 +39,7 @@ public protocol FlutterStreamHandler: AnyObject {
 /// cannot write into a newer stream; and a stream whose `onListen` failed is not active. Beyond
 /// Flutter: when the engine is torn down (the session ended), the active stream's `onCancel`
 /// runs with `nil` arguments, so a handler can release what it holds.
+// @unchecked: every stored property is a `let` but `connection`, which only setStreamHandler touches, called (as on iOS) from one thread at a time.
 open class FlutterEventChannel: NSObject, @unchecked Sendable {
     // @unchecked: immutable except `connection`, set from the thread that installs handlers.
     public let name: String
@@ -155,6 +156,7 @@ final class EventStream {
 }
 
 /// One stream's sink: sends while its stream is active.
+// @unchecked: `let`s only; whether the stream is active is a LockedValue.
 final class EventSinkCore: @unchecked Sendable {
     // @unchecked: `active` is behind a lock; the rest is immutable, and the messenger and codec are
     // used from any thread as on iOS (sinks may be called from any thread there too).

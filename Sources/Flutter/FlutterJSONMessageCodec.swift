@@ -13,6 +13,7 @@ public import Foundation
 /// let codec = FlutterJSONMessageCodec.sharedInstance()
 /// codec.encode(["a": 1])   // {"a":1}
 /// ```
+// @unchecked: no stored state; NSObject is what keeps the compiler from seeing that.
 public final class FlutterJSONMessageCodec: NSObject, FlutterMessageCodec, CheckedMessageCodec, @unchecked Sendable {
     // @unchecked: stateless.
     public override init() {

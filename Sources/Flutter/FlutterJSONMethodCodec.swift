@@ -12,6 +12,7 @@ public import Foundation
 /// let codec = FlutterJSONMethodCodec.sharedInstance()
 /// codec.encodeSuccessEnvelope(1.5)   // [1.5]
 /// ```
+// @unchecked: no stored state; NSObject is what keeps the compiler from seeing that.
 public final class FlutterJSONMethodCodec: NSObject, FlutterMethodCodec, CheckedMethodCodec, @unchecked Sendable {
     // @unchecked: stateless.
     private var json: FlutterJSONMessageCodec { FlutterJSONMessageCodec.sharedInstance() }

@@ -10,6 +10,7 @@ public import Foundation
 /// let call = FlutterMethodCall(methodName: "getString", arguments: ["key": "ShareKey"])
 /// let key = (call.arguments as? [String: Any])?["key"] as? String
 /// ```
+// @unchecked: immutable (`let`s); `arguments` is decoded codec output, handed to one handler.
 open class FlutterMethodCall: NSObject, @unchecked Sendable {
     // @unchecked: immutable after init; the arguments are only read.
     public let method: String

@@ -20,6 +20,7 @@ public import Foundation
 /// call is ignored with a logged warning. Where iOS would assert, this channel answers instead:
 /// a message that is not a method call gets an error envelope with code `malformed`, and a result
 /// the codec cannot encode an error envelope with code `error` naming the method and channel.
+// @unchecked: every stored property is a `let` but `connection`, which only setMethodCallHandler touches, called (as on iOS) from one thread at a time.
 open class FlutterMethodChannel: NSObject, @unchecked Sendable {
     // @unchecked: immutable except `connection`, which is set from the thread that installs
     // handlers (as on iOS, where that is the main thread).

@@ -20,6 +20,7 @@ enum TypeFacts {
 
     /// Allocated once, never freed, each slot initialized before the pointer is published by the
     /// thread-safe lazy initialization of a static.
+    // @unchecked: the table is written once, before a static's thread-safe lazy initialization publishes it, and only read after.
     private struct Table: @unchecked Sendable {
         let slots: UnsafeMutablePointer<Atomic<UInt>>
     }
