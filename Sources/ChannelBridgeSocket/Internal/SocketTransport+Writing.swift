@@ -1,0 +1,242 @@
+import ChannelBridgeMessenger
+import ChannelBridgePlatform
+import Dispatch
+
+/// The writing half of `SocketTransport`: queueing, the flusher that sends without blocking, the
+/// writer thread that takes over a batch the socket would not take at once, and what a failed
+/// write does to the connection (the design is in `SocketTransport`'s comment).
+extension SocketTransport {
+
+    func enqueue(_ add: (inout OutboundQueue) -> Void) {
+        let me = ThreadIdentity.current
+        let highWater = self.highWater
+        let (flush, crossedUp) = state.withLock { state -> (Bool, Bool) in
+            guard !state.closeRequested, !state.isShutDown else { return (false, false) }
+            let (bytesBefore, answersBefore) = (state.queue.byteCount, state.queue.answerByteCount)
+            add(&state.queue)
+            state.unsent += state.queue.byteCount - bytesBefore
+            state.unsentAnswers += state.queue.answerByteCount - answersBefore
+            var crossedUp = false
+            if !state.overHighWater, state.unsent > highWater {
+                state.overHighWater = true
+                outboundFlow.markUnwritable()
+                crossedUp = true
+            }
+            if !state.answersOverHighWater, state.unsentAnswers > highWater {
+                state.answersOverHighWater = true
+                outboundFlow.markAnswerBacklog(true)
+                crossedUp = true
+            }
+            if state.flushing { return (false, crossedUp) }
+            // The reader sends what it queued once its delivery is done, or once it has queued
+            // enough that the peer can start on it while the reader goes on.
+            if let reader = state.reader, reader == me,
+               state.queue.byteCount < Self.readerFlushThreshold { return (false, crossedUp) }
+            state.flushing = true
+            return (true, crossedUp)
+        }
+        if crossedUp { outboundFlow.stateChanged() }
+        if flush { flushWithoutBlocking() }
+    }
+
+    func flushDeferred() {
+        let flush = state.withLock { state -> Bool in
+            guard !state.flushing, !state.queue.isEmpty else { return false }
+            state.flushing = true
+            return true
+        }
+        if flush { flushWithoutBlocking() }
+    }
+
+    /// Sends until the queue is empty, or hands it to the writer thread when the socket is full.
+    /// Called by the thread holding the flush role.
+    func flushWithoutBlocking() {
+        var sent = (bytes: 0, answers: 0)
+        // The batch last sent in full: its storage goes back to the queue for the next frames.
+        var spent = OutboundQueue()
+        while true {
+            // Seeing the queue empty and giving up the flush role happen under one lock: a writer
+            // that queues in between would otherwise see `flushing` still set and leave its bytes
+            // for nobody to send.
+            let (next, crossed) = state.withLock { state -> (FlushStep, Crossings) in
+                state.queue.reuseStorage(of: &spent)
+                let crossed = state.account(sent: sent.bytes, answers: sent.answers, lowWater: lowWater)
+                guard state.queue.isEmpty else { return (.send(state.queue.takeAll()), crossed) }
+                state.flushing = false
+                return (.released(shutDown: state.takeShutdownIfDue(), closeNow: state.takeDescriptorCloseIfDue()), crossed)
+            }
+            act(on: crossed)
+            guard case .send(var batch) = next else {
+                finishReleasedFlush(next)
+                return
+            }
+            sent = (0, 0)
+            switch send(&batch, blocking: false, sent: &sent) {
+            case .all:
+                swap(&spent, &batch)
+                continue
+            case .wouldBlock:
+                handToWriter(batch, sent: sent)
+                return
+            case .failed(let code):
+                abandonWriting(failure: code)
+                return
+            }
+        }
+    }
+
+    func handToWriter(_ unsent: OutboundQueue, sent: (bytes: Int, answers: Int)) {
+        let (start, crossed) = state.withLock { state -> (Bool, Crossings) in
+            let crossed = state.account(sent: sent.bytes, answers: sent.answers, lowWater: lowWater)
+            state.queue.prepend(unsent)
+            state.handedToWriter = true
+            guard state.writer == .notStarted else { return (false, crossed) }
+            state.writer = .running
+            return (true, crossed)
+        }
+        act(on: crossed)
+        if start {
+            let result = startThread("cb writer \(fd)") { [self] in runWriter() }
+            if result != 0 {
+                // No thread to wait for room: this connection cannot be served any more.
+                state.withLock { state in
+                    state.writer = .exited
+                    state.handedToWriter = false
+                }
+                abandonWriting(failure: result, what: "starting a writer thread")
+                return
+            }
+        }
+        writerWake.signal()
+    }
+
+    func runWriter() {
+        while true {
+            writerWake.wait()
+            enum Step { case flush, exit([CheckedContinuation<Void, Never>]?), idle }
+            let step = state.withLock { state -> Step in
+                if state.handedToWriter { return .flush }
+                guard state.writerShouldExit else { return .idle }
+                state.writer = .exited
+                return .exit(state.takeDescriptorCloseIfDue())
+            }
+            switch step {
+            case .flush:
+                flushBlocking()
+            case .exit(let closeNow):
+                if let closeNow { closeDescriptor(closeNow) }
+                return
+            case .idle:
+                continue
+            }
+        }
+    }
+
+    /// The writer thread's flush: waits for room with `poll`, gives up at the close deadline.
+    func flushBlocking() {
+        var sent = (bytes: 0, answers: 0)
+        var spent = OutboundQueue()
+        while true {
+            let (next, crossed) = state.withLock { state -> (FlushStep, Crossings) in
+                state.queue.reuseStorage(of: &spent)
+                let crossed = state.account(sent: sent.bytes, answers: sent.answers, lowWater: lowWater)
+                guard state.queue.isEmpty else { return (.send(state.queue.takeAll()), crossed) }
+                state.handedToWriter = false
+                state.flushing = false
+                return (.released(shutDown: state.takeShutdownIfDue(), closeNow: state.takeDescriptorCloseIfDue()), crossed)
+            }
+            act(on: crossed)
+            guard case .send(var batch) = next else {
+                finishReleasedFlush(next)
+                return
+            }
+            sent = (0, 0)
+            let outcome = send(&batch, blocking: true, sent: &sent)
+            if case .all = outcome {
+                swap(&spent, &batch)
+                continue
+            }
+            if case .failed(let code) = outcome { abandonWriting(failure: code) } else { abandonWriting(failure: nil) }
+            state.withLock { $0.handedToWriter = false }
+            writerWake.signal()   // let the loop notice an exit request
+            return
+        }
+    }
+
+    /// Sends `batch`; `.wouldBlock` from a blocking send means the close deadline passed. Adds
+    /// what went out to `sent`.
+    func send(_ batch: inout OutboundQueue, blocking: Bool, sent: inout (bytes: Int, answers: Int)) -> Sent {
+        while !batch.isEmpty {
+            let count = Syscalls.sendNow(fd, batch.unsentChunks, firstOffset: batch.firstOffset)
+            if count >= 0 {
+                sent.answers += batch.consume(count)
+                sent.bytes += count
+                continue
+            }
+            let code = Int32(-count)
+            guard code == Errno.EAGAIN || code == Errno.EWOULDBLOCK else { return .failed(code) }
+            guard blocking else { return .wouldBlock }
+            while !Syscalls.waitWritable(fd, milliseconds: 100) {
+                let expired = state.withLock { $0.closeRequested && ContinuousClock.now >= $0.closeDeadline }
+                if expired { return .wouldBlock }
+            }
+        }
+        return .all
+    }
+
+    enum FlushStep {
+        case send(OutboundQueue)
+        case released(shutDown: Bool, closeNow: [CheckedContinuation<Void, Never>]?)
+    }
+
+    /// After the flush role was given up: shut down or close if that was due at that moment.
+    func finishReleasedFlush(_ step: FlushStep) {
+        guard case .released(let shutDown, let closeNow) = step else { return }
+        if shutDown { Syscalls.shutdown(fd) }
+        if let closeNow { closeDescriptor(closeNow) }
+    }
+
+    /// Wakes whoever waits for a mark that was crossed.
+    func act(on crossed: Crossings) {
+        if crossed.writable { outboundFlow.becameWritable() }
+        if crossed.answersDrained {
+            outboundFlow.markAnswerBacklog(false)
+            inputMayResume()
+            if !crossed.writable { outboundFlow.stateChanged() }
+        }
+    }
+
+    /// The socket cannot take bytes any more (peer gone, or the close deadline passed): drop what
+    /// is queued and shut down, which ends the reader and so the session. A failed write (not a
+    /// deadline) ends the session at once, before the reader delivers anything more.
+    func abandonWriting(failure: Int32?, what: String = "writing to the socket") {
+        let (shutDown, closeNow, crossed, connection) = state.withLock { state in
+            let crossed = state.dropAll()
+            state.flushing = false
+            let shutDown = !state.isShutDown
+            state.isShutDown = true
+            return (shutDown, state.takeDescriptorCloseIfDue(), crossed, state.connection)
+        }
+        if let failure, let connection {
+            connection.receiveEnd(error: MessengerError(.transport, "\(what) failed: \(Syscalls.errorText(failure))"))
+        }
+        if shutDown { Syscalls.shutdown(fd) }
+        act(on: crossed)
+        if let closeNow { closeDescriptor(closeNow) }
+    }
+
+    func closeDescriptor(_ waiters: [CheckedContinuation<Void, Never>]) {
+        Syscalls.closeDescriptor(fd)
+        let callback = state.withLock { state -> (@Sendable () -> Void)? in
+            if state.wakeFD >= 0 {
+                Syscalls.closeDescriptor(state.wakeFD)
+                state.wakeFD = -1
+            }
+            defer { state.onDescriptorClosed = nil }
+            return state.onDescriptorClosed
+        }
+        // The listener's count first: whoever waits for the close may connect again at once.
+        callback?()
+        for waiter in waiters { waiter.resume() }
+    }
+}
