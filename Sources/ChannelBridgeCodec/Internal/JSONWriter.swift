@@ -1,5 +1,5 @@
 /// Compact JSON text: no white space, only the escapes JSON requires, non-ASCII left as UTF-8.
-enum JSONWriter {
+package enum JSONWriter {
     /// A container being written and the index of its next element or member.
     private enum Open {
         case array([JSONValue], next: Int)
@@ -67,7 +67,9 @@ enum JSONWriter {
         }
     }
 
-    static func writeString(_ text: String, into out: inout [UInt8]) {
+    /// A JSON string as `JSONValue.text` writes it: the two-character escapes, `\u00XX` for other
+    /// control characters, everything else as UTF-8. (The store writes its change log with it.)
+    package static func writeString(_ text: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {

@@ -53,37 +53,12 @@ struct ChangeLog: Sendable, Equatable {
             out.append(contentsOf: #","keys":["#.utf8)
             for (keyIndex, key) in commit.keys.enumerated() {
                 if keyIndex > 0 { out.append(UInt8(ascii: ",")) }
-                Self.writeString(key, into: &out)
+                JSONWriter.writeString(key, into: &out)
             }
             out.append(contentsOf: "]}".utf8)
         }
         out.append(contentsOf: "]}".utf8)
     }
-
-    /// A JSON string as `JSONValue.text` writes it: the two-character escapes, `\u00XX` for other
-    /// control characters, everything else as UTF-8.
-    private static func writeString(_ text: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
-            case 0x0A: out.append(contentsOf: #"\n"#.utf8)
-            case 0x0D: out.append(contentsOf: #"\r"#.utf8)
-            case 0x09: out.append(contentsOf: #"\t"#.utf8)
-            case 0x08: out.append(contentsOf: #"\b"#.utf8)
-            case 0x0C: out.append(contentsOf: #"\f"#.utf8)
-            case 0..<0x20:
-                out.append(contentsOf: #"\u00"#.utf8)
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0xF)])
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// The largest `seq` a file may hold (2^53, the largest integer every JSON reader keeps exact).
     /// A larger one is malformed, so that `record` can never overflow: a file written with
