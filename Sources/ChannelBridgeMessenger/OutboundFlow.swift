@@ -73,16 +73,7 @@ package final class OutboundFlow: Sendable {
     /// The unsent bytes fell to the low-water mark: resumes everyone waiting to write.
     package func becameWritable() {
         writable.store(true, ordering: .releasing)
-        let (continuations, callbacks, observers) = waiters.withLock { waiters in
-            defer {
-                waiters.continuations = [:]
-                waiters.callbacks = []
-            }
-            return (Array(waiters.continuations.values), waiters.callbacks, takeSatisfiedObservers(&waiters))
-        }
-        for continuation in continuations { continuation.resume() }
-        for callback in callbacks { callback() }
-        for observer in observers { observer.resume() }
+        wakeWriters(closing: false)
     }
 
     /// A flag changed in a way nobody waits for but observers may (called after unlocking).
@@ -126,8 +117,14 @@ package final class OutboundFlow: Sendable {
     package func close() {
         writable.store(true, ordering: .releasing)
         answersBacklogged.store(false, ordering: .releasing)
+        wakeWriters(closing: true)
+    }
+
+    /// Resumes every writer waiting (and the observers now satisfied), after unlocking; `closing`
+    /// marks the flow closed under the same lock.
+    private func wakeWriters(closing: Bool) {
         let (continuations, callbacks, observers) = waiters.withLock { waiters in
-            waiters.closed = true
+            if closing { waiters.closed = true }
             defer {
                 waiters.continuations = [:]
                 waiters.callbacks = []
