@@ -142,7 +142,7 @@ enum BenchProcess {
         let outData = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guardTimer.cancel()
-        while !errorData.isSet { usleep(1_000) }
+        errorData.waitUntilSet()
         return Outcome(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                        stderr: String(decoding: errorData.value, as: UTF8.self))
     }

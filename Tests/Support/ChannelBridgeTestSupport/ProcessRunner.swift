@@ -51,7 +51,7 @@ public struct ProcessRunner {
         reader.start()
         let outData = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while !errorData.isSet { usleep(1_000) }
+        errorData.waitUntilSet()
         return Outcome(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                        stderr: String(decoding: errorData.value, as: UTF8.self))
     }
@@ -63,8 +63,19 @@ public final class Locked<T>: @unchecked Sendable {
     private let lock = NSLock()
     private var storage: T
     private var done = false
+    /// Signalled once by `set`; `waitUntilSet` passes the signal on, so any number may wait.
+    private let setSignal = DispatchSemaphore(value: 0)
     public init(_ value: T) { storage = value }
-    public func set(_ value: T) { lock.withLock { storage = value; done = true } }
+    public func set(_ value: T) {
+        lock.withLock { storage = value; done = true }
+        setSignal.signal()
+    }
     public var value: T { lock.withLock { storage } }
     public var isSet: Bool { lock.withLock { done } }
+    /// Blocks the calling thread until `set` has run (the synchronous helpers that call it already
+    /// block on their child process's exit).
+    public func waitUntilSet() {
+        setSignal.wait()
+        setSignal.signal()
+    }
 }
