@@ -11,6 +11,11 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// `LockedValue` is a `Synchronization.Mutex`, except in builds for ThreadSanitizer, which cannot see
+/// that lock: `Scripts/sanitize` sets CHANNELBRIDGE_PTHREAD_LOCKS and it becomes a `pthread_mutex_t`.
+let platformLocks: [SwiftSetting] =
+    Context.environment["CHANNELBRIDGE_PTHREAD_LOCKS"] != nil ? [.define("CHANNELBRIDGE_PTHREAD_LOCKS")] : []
+
 // Linux only (README "Platform"): no `platforms`, as nothing here is built or tested on another OS.
 let package = Package(
     name: "ChannelBridge",
@@ -36,7 +41,7 @@ let package = Package(
         // work, `LockedValue` (the lock ThreadSanitizer sees), socket, file, poll and process calls (`Syscalls`,
         // `FileCalls`, `Errno`), and the mechanisms executables use for process policy (`ProcessSignals`,
         // `ProcessExit`, `AllocatorTuning`, `CPUAffinity`).
-        .target(name: "ChannelBridgePlatform", swiftSettings: strict),
+        .target(name: "ChannelBridgePlatform", swiftSettings: strict + platformLocks),
         // Leaves above it: the codecs (values, bytes, TVN) and the messenger (frames, sessions),
         // independent of each other. Neither imports Glibc.
         .target(name: "ChannelBridgeCodec", swiftSettings: strict),

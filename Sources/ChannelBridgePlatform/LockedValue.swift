@@ -1,12 +1,23 @@
+#if CHANNELBRIDGE_PTHREAD_LOCKS
 public import Glibc
+#else
+public import Synchronization
+#endif
 
-/// A value behind a `pthread_mutex_t`: the lock for every piece of shared mutable state in this
-/// package.
+/// A value behind a lock: the lock for every piece of shared mutable state in this package.
 ///
 /// It exists for ThreadSanitizer. On Linux, `Synchronization.Mutex` waits on a futex that TSan
 /// does not intercept, so TSan sees no happens-before edge between two `Mutex.withLock` bodies and
 /// reports every access inside them as a data race: the real races drown in that noise. TSan
-/// intercepts `pthread_mutex_lock`/`unlock`, so state behind this lock is checked for what it is.
+/// intercepts `pthread_mutex_lock`/`unlock`. So the lock has two backings, chosen when the package
+/// is built, with one API and the same semantics:
+///
+/// - normally a `Synchronization.Mutex`: about 14 instructions a lock and unlock, uncontended;
+/// - with `CHANNELBRIDGE_PTHREAD_LOCKS` set in the environment of `swift build` (which
+///   `Scripts/sanitize` does), a `pthread_mutex_t`, which ThreadSanitizer sees: about 120
+///   instructions, too many for the per-frame path of a normal build (issue 18), fine for a
+///   sanitized one.
+///
 /// The shape is `Mutex`'s (and SwiftNIO's `NIOLockedValueBox`), so call sites read the same:
 ///
 /// ```swift
@@ -15,10 +26,16 @@ public import Glibc
 /// for waiter in waiters { waiter.resume() }   // side effects after unlocking
 /// ```
 ///
-/// The mutex needs an address that never moves, which a Swift value cannot promise, so the value
-/// and the mutex live together in one heap allocation and `LockedValue` is a reference to it:
-/// copies share one lock and one value. The mutex is a default (non-recursive) one: calling
-/// `withLock` again from inside a body on the same value deadlocks, as with `Mutex`.
+/// Neither lock may move once used, which a Swift value cannot promise, so the lock and the value
+/// live in one heap allocation and `LockedValue` is a reference to it: copies share one lock and one
+/// value. The lock is not recursive: calling `withLock` again from inside a body on the same value
+/// deadlocks.
+//
+// `@usableFromInline` on a `package` type looks redundant, but without it Swift 6.3 does not
+// specialize the type's `@inlinable` generics in other modules: every `withLock` then ran
+// unspecialized and looked up `Mutex<Value>`'s metadata twice a call, 18 lookups and ~8,000
+// instructions per method-call round trip (Scripts/count-instructions, issue 18).
+@usableFromInline
 package struct LockedValue<Value> {
     @usableFromInline
     let storage: Storage
@@ -26,7 +43,11 @@ package struct LockedValue<Value> {
     /// A lock holding `initialValue`.
     @inlinable
     package init(_ initialValue: sending Value) {
+        #if CHANNELBRIDGE_PTHREAD_LOCKS
         storage = Storage.make(initialValue)
+        #else
+        storage = Storage(initialValue)
+        #endif
     }
 
     /// Runs `body` with the value while holding the lock, and returns what `body` returns.
@@ -37,24 +58,48 @@ package struct LockedValue<Value> {
     package func withLock<Result, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
+        #if CHANNELBRIDGE_PTHREAD_LOCKS
         let (value, mutex) = storage.pointers
         // The pointers are valid while `storage` lives: keep it alive past the unlock below.
         defer { extendLifetime(storage) }
         let locked = pthread_mutex_lock(mutex)
-        precondition(locked == 0, "pthread_mutex_lock failed: \(locked)")
+        precondition(locked == 0, "pthread_mutex_lock failed")
         defer {
             let unlocked = pthread_mutex_unlock(mutex)
-            precondition(unlocked == 0, "pthread_mutex_unlock failed: \(unlocked)")
+            precondition(unlocked == 0, "pthread_mutex_unlock failed")
         }
         return try body(&value.pointee)
+        #else
+        try storage.mutex.withLock(body)
+        #endif
     }
 }
 
-// @unchecked: the value is reached only inside `withLock`, under the mutex, and it enters (`init`)
+extension LockedValue {
+    /// Which lock this build uses.
+    package enum Backing: Sendable, Equatable {
+        /// `Synchronization.Mutex`, the default.
+        case mutex
+        /// `pthread_mutex_t`, when built with `CHANNELBRIDGE_PTHREAD_LOCKS` (for ThreadSanitizer).
+        case pthreadMutex
+    }
+
+    /// The lock of this build: `Scripts/sanitize thread` checks it through the test suite.
+    package static var backing: Backing {
+        #if CHANNELBRIDGE_PTHREAD_LOCKS
+        .pthreadMutex
+        #else
+        .mutex
+        #endif
+    }
+}
+
+// @unchecked: the value is reached only inside `withLock`, under the lock, and it enters (`init`)
 // and leaves (`withLock`'s argument and result) only as `sending`, so no reference to it outlives
 // the lock in another isolation region: the same reasoning that makes `Mutex` Sendable.
 extension LockedValue: @unchecked Sendable {}
 
+#if CHANNELBRIDGE_PTHREAD_LOCKS
 extension LockedValue {
     /// The value (header) and its `pthread_mutex_t` (the one element) in one allocation.
     @usableFromInline
@@ -66,7 +111,7 @@ extension LockedValue {
             storage.withUnsafeMutablePointerToElements { mutex in
                 mutex.initialize(to: pthread_mutex_t())
                 let result = pthread_mutex_init(mutex, nil)
-                precondition(result == 0, "pthread_mutex_init failed: \(result)")
+                precondition(result == 0, "pthread_mutex_init failed")
             }
             return storage
         }
@@ -81,9 +126,24 @@ extension LockedValue {
         deinit {
             withUnsafeMutablePointerToElements { mutex in
                 let result = pthread_mutex_destroy(mutex)
-                precondition(result == 0, "pthread_mutex_destroy failed: \(result)")
+                precondition(result == 0, "pthread_mutex_destroy failed")
                 mutex.deinitialize(count: 1)
             }
         }
     }
 }
+#else
+extension LockedValue {
+    /// The `Mutex`, in a class so that it has one address and copies of the `LockedValue` share it.
+    @usableFromInline
+    final class Storage {
+        @usableFromInline
+        let mutex: Mutex<Value>
+
+        @inlinable
+        init(_ initialValue: sending Value) {
+            mutex = Mutex(initialValue)
+        }
+    }
+}
+#endif

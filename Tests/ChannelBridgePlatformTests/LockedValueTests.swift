@@ -1,4 +1,5 @@
 import ChannelBridgePlatform
+import Foundation
 import ChannelBridgeTestSupport
 import Testing
 
@@ -18,6 +19,13 @@ import Testing
         }
         for _ in 0..<4 { await finished.next() }
         #expect(counter.withLock { $0 } == 40_000)
+    }
+
+    /// `Scripts/sanitize thread` sets CHANNELBRIDGE_PTHREAD_LOCKS for the build and the run: a lock
+    /// ThreadSanitizer cannot see would make every report in that run noise.
+    @Test func theBuildUsesThePthreadLockExactlyWhenTheEnvironmentAsksForIt() {
+        let asked = ProcessInfo.processInfo.environment["CHANNELBRIDGE_PTHREAD_LOCKS"] != nil
+        #expect(LockedValue<Int>.backing == (asked ? .pthreadMutex : .mutex))
     }
 
     @Test func copiesShareOneValue() {
