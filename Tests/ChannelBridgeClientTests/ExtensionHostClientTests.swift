@@ -119,9 +119,7 @@ import Testing
             let watching = try await watcher.sharedPreferences(appGroup: "group.a")
             let writing = try await writer.sharedPreferences(appGroup: "group.a")
             let changes = watching.changes(keys: ["k"])
-            let done = Locked(false)
             let collected = Task {
-                defer { done.set(true) }
                 var seen: [PreferenceChange] = []
                 for try await change in changes {
                     seen.append(change)
@@ -129,16 +127,20 @@ import Testing
                 }
                 return seen
             }
-            // The stream may subscribe after the first writes: write until two changes were seen.
-            var value = 0
-            while !done.value {
-                value += 1
-                try await writing.setString("other", "x")
-                try await writing.setInt("k", value)
-                try await writing.remove("k")
-                try await Task.sleep(for: .milliseconds(100))
+            // The stream may subscribe after the first writes: write until the collector has seen
+            // two changes (each round is three round trips, which paces it).
+            let writes = Task {
+                var value = 0
+                while !Task.isCancelled {
+                    value += 1
+                    try await writing.setString("other", "x")
+                    try await writing.setInt("k", value)
+                    try await writing.remove("k")
+                }
             }
             let seen = try await collected.value
+            writes.cancel()
+            _ = await writes.result
             #expect(seen.count == 2)
             #expect(seen.allSatisfy { $0.key == "k" })
         }

@@ -20,7 +20,7 @@ private typealias Support = ChannelsOverSocket
                 .success(.int32(2)), .success(.int32(3)), .success(.int32(4)),
             ])
             // After the end the listener cancels, so the peer's onCancel ran too.
-            let log = try await Support.peerEventLog(session.methods) { $0.count == 2 }
+            let log = try await Support.peerEventLog(session.methods, count: 2)
             #expect(log == [Support.logEntry("listen", arguments), Support.logEntry("cancel", arguments)])
         }
     }
@@ -34,7 +34,7 @@ private typealias Support = ChannelsOverSocket
                 if seen.count == 3 { break }
             }
             #expect(seen == [.success(.int32(0)), .success(.int32(1)), .success(.int32(2))])
-            let log = try await Support.peerEventLog(session.methods) { $0.count == 2 }
+            let log = try await Support.peerEventLog(session.methods, count: 2)
             #expect(log == [Support.logEntry("listen", arguments), Support.logEntry("cancel", arguments)])
         }
     }
@@ -52,7 +52,7 @@ private typealias Support = ChannelsOverSocket
             }
             #expect(second == [.success(.int32(0)), .success(.int32(1))])
             #expect(try await first.next() == nil)   // finished, without an error
-            let log = try await Support.peerEventLog(session.methods) { $0.count == 4 }
+            let log = try await Support.peerEventLog(session.methods, count: 4)
             #expect(log == [
                 Support.logEntry("listen", firstArguments), Support.logEntry("cancel", firstArguments),
                 Support.logEntry("listen", secondArguments), Support.logEntry("cancel", secondArguments),

@@ -175,13 +175,12 @@ extension ChannelsOverSocket {
     }
 
     /// Asks the peer for the `listen` / `cancel` calls its `peer/events` got, until `done` holds.
-    static func peerEventLog(_ methods: MethodChannel,
-                             until done: @Sendable ([StandardValue]) -> Bool) async throws -> [StandardValue] {
-        while true {
-            guard case .list(let log) = try await methods.invokeMethod("eventLog") else { return [] }
-            if done(log) { return log }
-            try await Task.sleep(for: .milliseconds(5))   // polling; nothing measures the time
-        }
+    /// The peer's log of `peer/events` calls once it holds `count` entries: the peer answers when
+    /// the last of them arrives (no polling).
+    static func peerEventLog(_ methods: MethodChannel, count: Int) async throws -> [StandardValue] {
+        let log = try await methods.invokeMethod("eventLog", arguments: .map([.init(.string("atLeast"), .int64(Int64(count)))]))
+        guard case .list(let entries) = log else { return [] }
+        return entries
     }
 
     static func logEntry(_ call: String, _ arguments: StandardValue) -> StandardValue {

@@ -29,7 +29,7 @@ private typealias Support = ChannelsOverSocket
                 #expect(received == count, "round \(round)")
             }
             // Each stream was listened to and then cancelled, in that order.
-            let log = try await Support.peerEventLog(session.methods) { $0.count >= 2 * Self.rounds }
+            let log = try await Support.peerEventLog(session.methods, count: 2 * Self.rounds)
             let calls = log.compactMap { entry -> String? in
                 guard case .list(let pair) = entry, case .string(let call)? = pair.first else { return nil }
                 return call

@@ -46,10 +46,15 @@ enum DescriptorCheck {
     /// with a call pending; send a malformed frame; vanish without a GOODBYE.
     static func round(path: String) async throws {
         let hostSide = Sessions()
+        // The host's handler says when a `hang` call has reached it.
+        let (hanging, hangStarted) = AsyncStream<Void>.makeStream()
         let listener = try SocketListener(path: path) { connection in
             hostSide.withLock { $0.append(connection) }
             MethodChannel(name: "fd/echo", messenger: connection.messenger).setMethodCallHandler { call in
-                if call.method == "hang" { try await Task.sleep(for: .seconds(3600)) }
+                if call.method == "hang" {
+                    hangStarted.yield()
+                    try await Task.sleep(for: .seconds(3600))
+                }
                 return call.arguments
             }
         }
@@ -69,8 +74,7 @@ enum DescriptorCheck {
                 try await MethodChannel(name: "fd/echo", messenger: pending.messenger).invokeMethod("hang")
             }
         }
-        while hostSide.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(1)) }
-        try await Task.sleep(for: .milliseconds(20))
+        for await _ in hanging { break }   // the call is in the handler of the second session
         hostSide.withLock { $0.last }?.messenger.close(code: .shuttingDown, waitForOwedReplies: false)
         _ = try? await call.value
         await pending.waitUntilClosed()

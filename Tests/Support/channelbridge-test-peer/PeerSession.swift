@@ -14,7 +14,8 @@ import Foundation
 /// - `fail` → error envelope `PEER_FAILED`; anything else → not implemented
 /// - `callBack` {method, arguments} → calls `method` on the caller's `test/methods` channel and
 ///   returns its result (a `MethodError` from there is passed on)
-/// - `eventLog` → [[call, arguments]…]: the `listen` / `cancel` calls `peer/events` got
+/// - `eventLog` {atLeast?} → [[call, arguments]…]: the `listen` / `cancel` calls `peer/events` got,
+///   answered once there are at least `atLeast` of them (at once without it)
 /// - `listenCollect` {channel, arguments, max} → listens to the caller's event channel and
 ///   returns its events ([["success", v] | ["error", code, message, details]…]) after the end of
 ///   stream or `max` events (then cancels)
@@ -67,7 +68,7 @@ enum PeerSession {
             }
             return try await testMethods.invokeMethod(method, arguments: call.arguments[.string("arguments")] ?? .null)
         case "eventLog":
-            return .list(state.eventLog.withLock { $0 })
+            return .list(await state.eventLog(atLeast: call.arguments[.string("atLeast")]?.intValue ?? 0))
         case "listenCollect":
             let (channel, arguments) = try streamTarget(call, connection: connection)
             let max = call.arguments[.string("max")]?.intValue ?? Int.max
@@ -107,10 +108,41 @@ enum PeerSession {
     }
 }
 
+/// The calls `peer/events` got, and the `eventLog` requests waiting for more of them.
+struct EventLog {
+    var entries: [StandardValue] = []
+    var waiters: [(count: Int, continuation: CheckedContinuation<[StandardValue], Never>)] = []
+}
+
 /// What one session remembers.
 final class SessionState: Sendable {
+    /// Appends to the log and answers every `eventLog` request the log now satisfies.
+    func record(_ entry: StandardValue) {
+        let (ready, entries) = log.withLock { log in
+            log.entries.append(entry)
+            let count = log.entries.count
+            let ready = log.waiters.filter { $0.count <= count }.map(\.continuation)
+            log.waiters.removeAll { $0.count <= count }
+            return (ready, log.entries)
+        }
+        for continuation in ready { continuation.resume(returning: entries) }
+    }
+
+    /// The log once it has at least `count` entries. A request still waiting when the session
+    /// ends is ended with the connection, like any other pending call of the test's.
+    func eventLog(atLeast count: Int) async -> [StandardValue] {
+        await withCheckedContinuation { continuation in
+            let now: [StandardValue]? = log.withLock { log in
+                if log.entries.count >= count { return log.entries }
+                log.waiters.append((count, continuation))
+                return nil
+            }
+            if let now { continuation.resume(returning: now) }
+        }
+    }
+
     let arrivals = LockedValue(0)
-    let eventLog = LockedValue<[StandardValue]>([])
+    private let log = LockedValue(EventLog())
     let holds = LockedValue<[AsyncThrowingStream<EventChannel.Event, any Error>]>([])
 }
 
@@ -119,7 +151,7 @@ struct Ticks: StreamHandler {
     let state: SessionState
 
     func onListen(arguments: StandardValue, events: EventSink) async throws {
-        state.eventLog.withLock { $0.append(.list([.string("listen"), arguments])) }
+        state.record(.list([.string("listen"), arguments]))
         let count = arguments[.string("count")]?.intValue ?? 0
         let errorAt = arguments[.string("errorAt")]?.intValue
         let end = arguments[.string("end")] == .bool(true)
@@ -143,7 +175,7 @@ struct Ticks: StreamHandler {
     }
 
     func onCancel(arguments: StandardValue) async throws {
-        state.eventLog.withLock { $0.append(.list([.string("cancel"), arguments])) }
+        state.record(.list([.string("cancel"), arguments]))
     }
 }
 
