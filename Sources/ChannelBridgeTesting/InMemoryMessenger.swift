@@ -19,12 +19,23 @@ public enum InMemoryMessenger {
         client clientOptions: MessengerConnection.Options = .init(name: "in-memory client"),
         host hostOptions: MessengerConnection.Options = .init(name: "in-memory host")
     ) -> (client: MessengerConnection, host: MessengerConnection) {
+        makePair(client: clientOptions, host: hostOptions, observingDeliveries: nil)
+    }
+
+    /// `makePair`, with `observe` called with the role of the receiving side and the bytes of each
+    /// delivery, in delivery order, just before that side decodes them: a wire transcript for tests
+    /// of the order frames cross in.
+    package static func makePair(
+        client clientOptions: MessengerConnection.Options,
+        host hostOptions: MessengerConnection.Options,
+        observingDeliveries observe: (@Sendable (_ receiver: PeerRole, _ bytes: [UInt8]) -> Void)?
+    ) -> (client: MessengerConnection, host: MessengerConnection) {
         let toHost = Transport()
         let toClient = Transport()
         let client = MessengerConnection(role: .client, options: clientOptions, transport: toHost)
         let host = MessengerConnection(role: .host, options: hostOptions, transport: toClient)
-        toHost.connect(to: Sink(deliver: { host.receive($0) }, end: { host.receiveEnd() }))
-        toClient.connect(to: Sink(deliver: { client.receive($0) }, end: { client.receiveEnd() }))
+        toHost.connect(to: Sink(deliver: { observe?(.host, $0); host.receive($0) }, end: { host.receiveEnd() }))
+        toClient.connect(to: Sink(deliver: { observe?(.client, $0); client.receive($0) }, end: { client.receiveEnd() }))
         return (client, host)
     }
 

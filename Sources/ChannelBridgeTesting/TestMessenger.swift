@@ -62,8 +62,17 @@ public final class TestMessenger: Sendable {
 
     /// - Parameter role: the role of the code under test's end: `.host` (the default) for plugins,
     ///   which run in a host; `.client` for an app calling a host. The test's end has the other.
-    public init(role: PeerRole = .host) {
-        let core = TestMessengerCore(codeUnderTestRole: role)
+    public convenience init(role: PeerRole = .host) {
+        self.init(core: TestMessengerCore(codeUnderTestRole: role))
+    }
+
+    /// A test messenger that hands `observe` the bytes delivered to the code under test, in the
+    /// order they cross: for tests of the order frames arrive in (the kit's own tests).
+    package convenience init(role: PeerRole, observingCodeUnderTestInput observe: @escaping @Sendable ([UInt8]) -> Void) {
+        self.init(core: TestMessengerCore(codeUnderTestRole: role, observingCodeUnderTestInput: observe))
+    }
+
+    private init(core: TestMessengerCore) {
         self.core = core
         self.messenger = CodeUnderTestMessenger(core: core)
         self.peer = PeerMessenger(core: core)

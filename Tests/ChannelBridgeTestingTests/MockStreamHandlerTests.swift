@@ -1,6 +1,7 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
+import ChannelBridgePlatform
 import ChannelBridgeTestSupport
 import ChannelBridgeTesting
 import Testing
@@ -171,4 +172,43 @@ private func cancelAnswered(on channel: String) -> @Sendable ([MessageRecord]) -
             #expect(received == [.success(1), .success(2), .success(3)])
         }
     }
+
+    /// Events a mock sends from `onListen` cross after the REPLY to `listen`, as the protocol
+    /// requires of an owner (wire-protocol §6), with or without an all-messages handler between
+    /// (which once lost the mock's after-reply work): checked on the bytes the code under test is
+    /// handed, in order.
+    @Test(arguments: [false, true])
+    func eventsSentFromOnListenCrossAfterTheListenReply(throughAllMessagesHandler: Bool) async throws {
+        let frames = LockedValue((decoder: FrameDecoder(), decoded: [Frame]()))
+        let test = TestMessenger(role: .client) { bytes in
+            frames.withLock { frames in
+                frames.decoder.append(bytes)
+                while let frame = try? frames.decoder.next() { frames.decoded.append(frame) }
+            }
+        }
+        defer { test.close() }
+        if throughAllMessagesHandler {
+            test.allMessagesHandler = { _, message, passThrough in try await passThrough(message) }
+        }
+        test.setMockStreamHandler(channel: ticks, MockStreamHandler(onListen: { _, events in
+            for n in 1...3 { events.success(.int(n)) }
+            events.endOfStream()
+        }))
+        let listener = EventChannel(name: ticks, messenger: test.messenger)
+        try await withHangGuard { () async throws in
+            var received: [EventChannel.Event] = []
+            for try await event in listener.receiveBroadcastStream() { received.append(event) }
+            #expect(received == [.success(1), .success(2), .success(3)])
+        }
+        let onTicks = frames.withLock { $0.decoded }.compactMap { frame -> String? in
+            switch frame {
+            case .reply: "reply"
+            case .message(ticks, let payload): payload == nil ? "end" : "event"
+            default: nil
+            }
+        }
+        // The first reply is the one to `listen` (the `cancel` after the end is answered later).
+        #expect(Array(onTicks.prefix(5)) == ["reply", "event", "event", "event", "end"])
+    }
 }
+

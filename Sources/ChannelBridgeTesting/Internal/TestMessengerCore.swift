@@ -34,12 +34,20 @@ final class TestMessengerCore: Sendable {
     let recorder = MessageRecorder()
     private let state = LockedValue(State())
 
-    init(codeUnderTestRole role: PeerRole) {
+    /// - Parameter observe: sees the bytes delivered to the code under test, in order (tests of
+    ///   the kit itself).
+    init(codeUnderTestRole role: PeerRole, observingCodeUnderTestInput observe: (@Sendable ([UInt8]) -> Void)? = nil) {
         let codeUnderTestOptions = MessengerConnection.Options(name: "TestMessenger code under test")
         let testOptions = MessengerConnection.Options(name: "TestMessenger mock peer")
+        var observer: (@Sendable (PeerRole, [UInt8]) -> Void)?
+        if let observe {
+            observer = { receiver, bytes in
+                if receiver == role { observe(bytes) }
+            }
+        }
         let pair = role == .client
-            ? InMemoryMessenger.makePair(client: codeUnderTestOptions, host: testOptions)
-            : InMemoryMessenger.makePair(client: testOptions, host: codeUnderTestOptions)
+            ? InMemoryMessenger.makePair(client: codeUnderTestOptions, host: testOptions, observingDeliveries: observer)
+            : InMemoryMessenger.makePair(client: testOptions, host: codeUnderTestOptions, observingDeliveries: observer)
         codeUnderTestConnection = role == .client ? pair.client : pair.host
         testConnection = role == .client ? pair.host : pair.client
     }
