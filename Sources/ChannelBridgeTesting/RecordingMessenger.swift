@@ -36,125 +36,55 @@ public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
     /// It may suspend as long as it likes; cancelling the request or closing cancels it.
     public typealias Responder = @Sendable (_ channel: String, _ message: [UInt8]?) async throws -> [UInt8]?
 
-    private struct Pending {
+    struct Pending {
         let channel: String
         let continuation: CheckedContinuation<[UInt8]?, any Error>
         var responder: Task<Void, Never>?
     }
 
-    private struct Waiter {
-        let predicate: @Sendable ([Entry]) -> Bool
-        let continuation: CheckedContinuation<Void, Never>
-    }
-
-    private struct State {
+    struct State {
         var entries: [Entry] = []
         var responder: Responder?
         var handlers: [String: (id: UInt64, handler: SegmentedMessageHandler)] = [:]
         var nextID: UInt64 = 1
         var pending: [UInt64: Pending] = [:]
         var cancelledEarly: Set<UInt64> = []
-        var waiters: [UInt64: Waiter] = [:]
         var closeCallbacks: [@Sendable (MessengerError) -> Void] = []
         var closed: MessengerError?
     }
 
-    private let state: LockedValue<State>
+    /// Every change wakes the `waitUntil` callers whose predicate now holds (`Observed`, the
+    /// machinery `MessageRecorder` and `MockStreamHandler` wait on too).
+    let state: Observed<State>
 
     /// - Parameter responder: answers this side's requests; without one every request gets a null
     ///   reply, as from a peer with no handler on the channel.
     public init(responder: Responder? = nil) {
         var initial = State()
         initial.responder = responder
-        state = LockedValue(initial)
+        state = Observed(initial)
     }
 
     // MARK: Inspecting
 
     /// Everything recorded so far, in order.
     public var entries: [Entry] {
-        state.withLock { $0.entries }
+        state.read { $0.entries }
     }
 
     /// Whether a handler is installed on `channel`.
     public func hasHandler(onChannel channel: String) -> Bool {
-        state.withLock { $0.handlers[channel] != nil }
+        state.read { $0.handlers[channel] != nil }
     }
 
     /// Requests of this side still waiting for their reply.
     public var pendingRequestCount: Int {
-        state.withLock { $0.pending.count }
+        state.read { $0.pending.count }
     }
 
     /// Suspends until `predicate` holds for the recorded entries (or the task is cancelled).
     public func waitUntil(_ predicate: @escaping @Sendable ([Entry]) -> Bool) async {
-        let id = state.withLock { state -> UInt64 in
-            defer { state.nextID += 1 }
-            return state.nextID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = state.withLock { state -> Bool in
-                    if predicate(state.entries) || Task.isCancelled { return true }
-                    state.waiters[id] = Waiter(predicate: predicate, continuation: continuation)
-                    return false
-                }
-                if ready { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
-        }
-    }
-
-    // MARK: Scripting
-
-    /// Replaces the script that answers this side's requests (`nil`: null replies).
-    public func setResponder(_ responder: Responder?) {
-        state.withLock { $0.responder = responder }
-    }
-
-    /// Answers this side's requests with this side's own handlers, as if the peer mirrored them.
-    /// A handler that throws fails the request with `MessengerError.handlerFailed`, as on a real
-    /// connection.
-    public func loopBack() {
-        setResponder { [unowned self] channel, message in
-            do {
-                return try await deliver(onChannel: channel, message: message)
-            } catch let error as MessengerError {
-                throw error
-            } catch {
-                throw MessengerError(.handlerFailed, String(describing: error), channel: channel)
-            }
-        }
-    }
-
-    /// Delivers a request from the pretend peer to the handler on `channel` and returns its reply
-    /// (`nil` for a null reply, or when no handler is installed). Rethrows what the handler throws.
-    @discardableResult
-    public func deliver(onChannel channel: String, message: [UInt8]?) async throws -> [UInt8]? {
-        guard let handler = state.withLock({ $0.handlers[channel]?.handler }) else {
-            record(.handlerReply(channel: channel, reply: nil))
-            return nil
-        }
-        do {
-            let answer = try await handler(message)
-            let reply = answer.reply?.joined
-            record(.handlerReply(channel: channel, reply: reply))
-            // Work for after the reply (an event stream's first events) runs once it is recorded,
-            // as a real messenger runs it once the reply is queued.
-            answer.afterReply?()
-            return reply
-        } catch {
-            record(.handlerFailure(channel: channel, error: String(describing: error)))
-            throw error
-        }
-    }
-
-    /// Delivers a one-way message from the pretend peer to the handler on `channel`; its reply is
-    /// dropped, as a real messenger drops it.
-    public func deliverMessage(onChannel channel: String, message: [UInt8]?) async {
-        guard let handler = state.withLock({ $0.handlers[channel]?.handler }) else { return }
-        (try? await handler(message))?.afterReply?()
+        await state.wait { predicate($0.entries) }
     }
 
     /// Ends the pretend connection: pending requests fail with `error` (naming their channel),
@@ -162,7 +92,7 @@ public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
     /// connection lets them go when it closes (a handler that holds its channel, which holds this
     /// messenger, is a cycle until then).
     public func close(_ error: MessengerError = MessengerError(.connectionClosed, "the connection ended")) {
-        let (pending, callbacks, handlers) = state.withLock {
+        let (pending, callbacks, handlers) = state.update {
             state -> ([Pending], [@Sendable (MessengerError) -> Void], [String: (id: UInt64, handler: SegmentedMessageHandler)]) in
             guard state.closed == nil else { return ([], [], [:]) }
             state.closed = error
@@ -185,25 +115,24 @@ public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
     // MARK: BinaryMessenger
 
     public func send(onChannel channel: String, message: [UInt8]?) async throws -> [UInt8]? {
-        let id = state.withLock { state -> UInt64 in
+        let id = state.update { state -> UInt64 in
             defer { state.nextID += 1 }
             return state.nextID
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8]?, any Error>) in
-                enum Start { case failed(any Error), respond(Responder?, [Waiter]) }
-                let start = state.withLock { state -> Start in
+                enum Start { case failed(any Error), respond(Responder?) }
+                let start = state.update { state -> Start in
                     if let closed = state.closed { return .failed(Self.named(closed, channel: channel)) }
                     if state.cancelledEarly.remove(id) != nil { return .failed(CancellationError()) }
                     state.pending[id] = Pending(channel: channel, continuation: continuation)
-                    let woken = Self.append(.request(channel: channel, message: message), to: &state)
-                    return .respond(state.responder, woken)
+                    state.entries.append(.request(channel: channel, message: message))
+                    return .respond(state.responder)
                 }
                 switch start {
                 case .failed(let error):
                     continuation.resume(throwing: error)
-                case .respond(let responder, let woken):
-                    for waiter in woken { waiter.continuation.resume() }
+                case .respond(let responder):
                     let task = Task {
                         let result: Result<[UInt8]?, any Error>
                         do {
@@ -213,7 +142,7 @@ public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
                         }
                         self.complete(id, result)
                     }
-                    state.withLock { state in
+                    state.update { state in
                         state.pending[id]?.responder = task
                     }
                 }
@@ -224,7 +153,7 @@ public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
     }
 
     public func post(onChannel channel: String, message: [UInt8]?) throws {
-        let closed = state.withLock { $0.closed }
+        let closed = state.read { $0.closed }
         if let closed { throw Self.named(closed, channel: channel) }
         record(.message(channel: channel, message: message))
     }
@@ -261,7 +190,7 @@ public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
     package var frameLimit: FrameLimit? { nil }
 
     private func install(_ handler: SegmentedMessageHandler?, onChannel channel: String) -> MessageHandlerToken {
-        state.withLock { state in
+        state.update { state in
             defer { state.nextID += 1 }
             if let handler {
                 state.handlers[channel] = (state.nextID, handler)
@@ -273,13 +202,13 @@ public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
     }
 
     public func removeMessageHandler(_ token: MessageHandlerToken) {
-        state.withLock { state in
+        state.update { state in
             if state.handlers[token.channel]?.id == token.id { state.handlers[token.channel] = nil }
         }
     }
 
     public func onClose(_ callback: @escaping @Sendable (MessengerError) -> Void) {
-        let closed = state.withLock { state -> MessengerError? in
+        let closed = state.update { state -> MessengerError? in
             if state.closed == nil { state.closeCallbacks.append(callback) }
             return state.closed
         }
@@ -289,42 +218,29 @@ public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
     // MARK: Internals
 
     private func complete(_ id: UInt64, _ result: Result<[UInt8]?, any Error>) {
-        let (pending, woken) = state.withLock { state -> (Pending?, [Waiter]) in
-            guard let pending = state.pending.removeValue(forKey: id) else { return (nil, []) }
-            guard case .success(let reply) = result else { return (pending, []) }
-            return (pending, Self.append(.reply(channel: pending.channel, reply: reply), to: &state))
+        let pending = state.update { state -> Pending? in
+            guard let pending = state.pending.removeValue(forKey: id) else { return nil }
+            if case .success(let reply) = result { state.entries.append(.reply(channel: pending.channel, reply: reply)) }
+            return pending
         }
-        for waiter in woken { waiter.continuation.resume() }
         pending?.continuation.resume(with: result)
     }
 
     private func cancel(_ id: UInt64) {
-        let (pending, woken) = state.withLock { state -> (Pending?, [Waiter]) in
+        let pending = state.update { state -> Pending? in
             guard let pending = state.pending.removeValue(forKey: id) else {
                 state.cancelledEarly.insert(id)
-                return (nil, [])
+                return nil
             }
-            return (pending, Self.append(.cancel(channel: pending.channel), to: &state))
+            state.entries.append(.cancel(channel: pending.channel))
+            return pending
         }
-        for waiter in woken { waiter.continuation.resume() }
         pending?.responder?.cancel()
         pending?.continuation.resume(throwing: CancellationError())
     }
 
-    private func record(_ entry: Entry) {
-        let woken = state.withLock { Self.append(entry, to: &$0) }
-        for waiter in woken { waiter.continuation.resume() }
-    }
-
-    /// Appends `entry` and takes out the waiters it satisfies; the caller resumes them unlocked.
-    private static func append(_ entry: Entry, to state: inout State) -> [Waiter] {
-        state.entries.append(entry)
-        var woken: [Waiter] = []
-        for (id, waiter) in state.waiters where waiter.predicate(state.entries) {
-            woken.append(waiter)
-            state.waiters[id] = nil
-        }
-        return woken
+    func record(_ entry: Entry) {
+        state.update { $0.entries.append(entry) }
     }
 
     private static func named(_ error: MessengerError, channel: String) -> MessengerError {
