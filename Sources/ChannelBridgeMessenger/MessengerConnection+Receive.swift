@@ -248,13 +248,13 @@ extension MessengerConnection {
         let backlogged = flow?.isAnswerBacklogged ?? false
         let outcome = state.withLock { state -> Outcome in
             if state.isClosed { return .ignore }
-            if state.inbound[id] != nil { return .duplicate }
+            if !state.inbound.isEmpty, state.inbound[id] != nil { return .duplicate }
             // After the peer's GOODBYE it may send only replies; a crossing request is dropped.
             if state.peerGoodbye != nil { return .ignore }
             if backlogged { return .hold(slot: false, room: true) }
             if state.sentGoodbye != nil { return .answer(.failure("the connection is closing")) }
             if let reason = state.refusalReason { return .answer(.failure(reason)) }
-            guard let installed = state.handlers[channel] else { return .answer(.null) }
+            guard let installed = state.handlers.lookup(channel) else { return .answer(.null) }
             if case .synchronous(let handler) = installed.handler { return .answerNow(handler) }
             if state.handlerSlotsFull {
                 state.holdingForHandlers = true
@@ -397,7 +397,7 @@ extension MessengerConnection {
             case run(ConnectionState.Handler, serial: UInt64)
         }
         let outcome = state.withLock { state -> Outcome in
-            guard state.peerGoodbye == nil, !state.isClosed, let installed = state.handlers[channel] else { return .drop }
+            guard state.peerGoodbye == nil, !state.isClosed, let installed = state.handlers.lookup(channel) else { return .drop }
             if case .synchronous(let handler) = installed.handler { return .now(handler) }
             if state.handlerSlotsFull {
                 state.holdingForHandlers = true

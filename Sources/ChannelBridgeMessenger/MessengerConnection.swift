@@ -126,12 +126,15 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
                     if let refusal = state.refusalToSend() {
                         return MessengerError(.connectionClosed, refusal, channel: channel)
                     }
-                    guard state.pending[id] == nil else {
-                        return MessengerError(.connectionClosed, "request id \(id) is still in flight", channel: channel)
-                    }
                     // A cancel that came before this found no entry to withdraw; it is seen here.
                     if Task.isCancelled { return CancellationError() }
-                    state.pending[id] = ConnectionState.PendingCall(channel: channel, continuation: continuation)
+                    // One hash: insert, and put back what was there in the (4-billion-calls-later) case
+                    // that the id is still in flight.
+                    let call = ConnectionState.PendingCall(channel: channel, continuation: continuation)
+                    if let inFlight = state.pending.updateValue(call, forKey: id) {
+                        state.pending[id] = inFlight
+                        return MessengerError(.connectionClosed, "request id \(id) is still in flight", channel: channel)
+                    }
                     return nil
                 }
                 if let failure {
@@ -179,14 +182,14 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
             state.nextHandlerID += 1
             let id = state.nextHandlerID
             if state.isClosed { return MessageHandlerToken(channel: channel, id: id) }
-            state.handlers[channel] = handler.map { ConnectionState.InstalledHandler(id: id, handler: $0) }
+            state.handlers.set(handler.map { ConnectionState.InstalledHandler(id: id, handler: $0) }, on: channel)
             return MessageHandlerToken(channel: channel, id: id)
         }
     }
 
     public func removeMessageHandler(_ token: MessageHandlerToken) {
         state.withLock { state in
-            if state.handlers[token.channel]?.id == token.id { state.handlers[token.channel] = nil }
+            if state.handlers.id(on: token.channel) == token.id { state.handlers.set(nil, on: token.channel) }
         }
     }
 

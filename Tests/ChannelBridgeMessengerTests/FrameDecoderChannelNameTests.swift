@@ -9,7 +9,10 @@ import Testing
         // More names than the decoder remembers, same-length names that differ in one byte, and
         // names of 15 and 16 bytes (inline and allocated strings), in a seeded shuffle.
         let names = ["channelbridge/a", "channelbridge/b", "channelbridge/ab", "x", "y", "é/ü",
-                     "channelbridge/bench", "channelbridge/bencH", String(repeating: "n", count: 300)]
+                     "channelbridge/bench", "channelbridge/bencH", String(repeating: "n", count: 300),
+                     // 19 bytes like "channelbridge/bench", differing in its first and second
+                     // eight-byte words (the cache compares a word at a time) and in the last byte.
+                     "Channelbridge/bench", "channelbRidge/bench", String(repeating: "n", count: 299) + "m"]
         var generator = SeededGenerator(seed: 11)
         var frames: [Frame] = []
         for id in 1...400 {

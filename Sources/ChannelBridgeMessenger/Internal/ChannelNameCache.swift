@@ -9,10 +9,29 @@ struct ChannelNameCache {
     /// The name whose UTF-8 is exactly `bytes`, if remembered.
     func name(for bytes: UnsafeRawBufferPointer) -> String? {
         for entry in entries where entry.bytes.count == bytes.count {
-            let equal = entry.bytes.withUnsafeBytes { known in known.elementsEqual(bytes) }
+            let equal = entry.bytes.withUnsafeBytes { known in Self.equal(known, bytes) }
             if equal { return entry.name }
         }
         return nil
+    }
+
+    /// Whether two buffers of the same length hold the same bytes, compared eight at a time
+    /// (`elementsEqual` goes byte by byte through an iterator: ~15 instructions a byte).
+    static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        let count = a.count
+        guard count == b.count else { return false }
+        var offset = 0
+        while offset + 8 <= count {
+            if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+                return false
+            }
+            offset += 8
+        }
+        while offset < count {
+            if a[offset] != b[offset] { return false }
+            offset += 1
+        }
+        return true
     }
 
     /// Remembers a validated name, replacing the oldest when full.

@@ -66,7 +66,7 @@ struct ConnectionState {
     /// Waiting in `waitUntilInputHeld`.
     var inputHeldWaiters: [UnsafeContinuation<Void, Never>] = []
     var nextHandlerID: UInt64 = 0
-    var handlers: [String: InstalledHandler] = [:]
+    var handlers = HandlerTable()
     var closeCallbacks: [@Sendable (MessengerError) -> Void] = []
     var nextPingToken: UInt64 = 0
     var pings: [UInt64: Waiter<Void>] = [:]
@@ -118,7 +118,7 @@ struct ConnectionState {
             pings = [:]
             helloWaiters = [:]
             closeCallbacks = []
-            handlers = [:]
+            handlers.removeAll()
         }
         return ClosedSession(error: error,
                              pending: Array(pending.values),
