@@ -54,9 +54,13 @@ package struct BenchPeer {
     }
 
     /// Runs `body` on the connection's reader thread (see `ReaderExecutor`) when it was started
-    /// with `readerExecutor`, else on the global executor.
+    /// with `readerExecutor`, else on the global executor; its calls share one cancellation
+    /// handler (`withCallScope`).
     func onReaderThread<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        try await withTaskExecutorPreference(connection.executor, operation: body)
+        let messenger = connection.messenger
+        return try await withTaskExecutorPreference(connection.executor) {
+            try await messenger.withCallScope(body)
+        }
     }
 
     /// Runs `body` with a started peer, stopping it afterwards whatever happens.

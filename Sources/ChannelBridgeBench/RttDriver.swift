@@ -23,11 +23,14 @@ package enum RttDriver {
         do {
             _ = try await connection.messenger.waitForPeerHello()
             let channel = MethodChannel(name: BenchServer.methodChannel, messenger: connection.messenger)
+            // One cancellation handler for all the calls (`withCallScope`), as `bench rtt` does.
             try await withTaskExecutorPreference(connection.executor) {
-                for index in 0..<count {
-                    let reply = try await channel.invokeMethod("echo", arguments: RttBenchmark.argument)
-                    guard reply == RttBenchmark.argument else {
-                        throw BenchError("call \(index + 1): echo answered \(reply), not \(RttBenchmark.argument)")
+                try await connection.messenger.withCallScope {
+                    for index in 0..<count {
+                        let reply = try await channel.invokeMethod("echo", arguments: RttBenchmark.argument)
+                        guard reply == RttBenchmark.argument else {
+                            throw BenchError("call \(index + 1): echo answered \(reply), not \(RttBenchmark.argument)")
+                        }
                     }
                 }
             }

@@ -41,6 +41,8 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     let state: LockedValue<ConnectionState>
     /// The last REQUEST id taken.
     private let requestIDs = Atomic<UInt32>(0)
+    /// How many `withCallScope`s are open, so that a call outside any looks for none.
+    let openCallScopes = Atomic<Int>(0)
     /// The largest frame the peer accepts: the protocol default until its HELLO says otherwise.
     /// Kept inline for this connection's own checks; `limit` carries the same for channels.
     let peerMaxFrameLength = Atomic<Int>(FrameDecoder.defaultMaxFrameLength)
@@ -118,33 +120,43 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
         // 32 bits, and one still in flight 4 billion requests later is refused below.
         let taken = requestIDs.wrappingAdd(1, ordering: .relaxed).newValue
         let id = taken != 0 ? taken : requestIDs.wrappingAdd(1, ordering: .relaxed).newValue
+        // Inside this task's call scope its handler covers the call (see `CallScope`).
+        if let scope = callScopeOfCurrentTask() {
+            return try await awaitReply(id: id, channel: channel, scope: scope, writeRequest: writeRequest)
+        }
         return try await withTaskCancellationHandler {
-            // Safe: resumed exactly once, by whoever takes entry `id` out of `state.pending` under the
-            // lock (the REPLY, cancelRequest, or close), or right here when it is never registered.
-            try await withUnsafeThrowingContinuation { continuation in
-                let failure = state.withLock { state -> (any Error)? in
-                    if let refusal = state.refusalToSend() {
-                        return MessengerError(.connectionClosed, refusal, channel: channel)
-                    }
-                    // A cancel that came before this found no entry to withdraw; it is seen here.
-                    if Task.isCancelled { return CancellationError() }
-                    // One hash: insert, and put back what was there in the (4-billion-calls-later) case
-                    // that the id is still in flight.
-                    let call = ConnectionState.PendingCall(channel: channel, continuation: continuation)
-                    if let inFlight = state.pending.updateValue(call, forKey: id) {
-                        state.pending[id] = inFlight
-                        return MessengerError(.connectionClosed, "request id \(id) is still in flight", channel: channel)
-                    }
-                    return nil
-                }
-                if let failure {
-                    continuation.resume(throwing: failure)
-                    return
-                }
-                writeRequest(id)
-            }
+            try await awaitReply(id: id, channel: channel, scope: nil, writeRequest: writeRequest)
         } onCancel: {
             cancelRequest(id)
+        }
+    }
+
+    /// Registers request `id` and writes it, then waits for its reply.
+    nonisolated(nonsending) private func awaitReply(id: UInt32, channel: String, scope: CallScope?,
+                                                    writeRequest: (UInt32) -> Void) async throws -> [UInt8]? {
+        // Safe: resumed exactly once, by whoever takes entry `id` out of `state.pending` under the
+        // lock (the REPLY, a cancellation, or close), or right here when it is never registered.
+        try await withUnsafeThrowingContinuation { continuation in
+            let failure = state.withLock { state -> (any Error)? in
+                if let refusal = state.refusalToSend() {
+                    return MessengerError(.connectionClosed, refusal, channel: channel)
+                }
+                // A cancel that came before this found no entry to withdraw; it is seen here.
+                if Task.isCancelled { return CancellationError() }
+                // One hash: insert, and put back what was there in the (4-billion-calls-later) case
+                // that the id is still in flight.
+                let call = ConnectionState.PendingCall(channel: channel, continuation: continuation, scope: scope)
+                if let inFlight = state.pending.updateValue(call, forKey: id) {
+                    state.pending[id] = inFlight
+                    return MessengerError(.connectionClosed, "request id \(id) is still in flight", channel: channel)
+                }
+                return nil
+            }
+            if let failure {
+                continuation.resume(throwing: failure)
+                return
+            }
+            writeRequest(id)
         }
     }
 

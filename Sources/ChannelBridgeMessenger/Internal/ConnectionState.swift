@@ -11,6 +11,8 @@ struct ConnectionState {
     struct PendingCall {
         var channel: String
         var continuation: UnsafeContinuation<[UInt8]?, any Error>
+        /// The call scope whose cancellation handler covers this call, if any (else its own does).
+        var scope: CallScope?
     }
 
     /// A request the peer sent whose handler is still running (a reply is owed).
@@ -67,6 +69,8 @@ struct ConnectionState {
     var inputHeldWaiters: [UnsafeContinuation<Void, Never>] = []
     var nextHandlerID: UInt64 = 0
     var handlers = HandlerTable()
+    /// The open `withCallScope`s (few: one per task in one).
+    var callScopes: [CallScope] = []
     var closeCallbacks: [@Sendable (MessengerError) -> Void] = []
     var nextPingToken: UInt64 = 0
     var pings: [UInt64: Waiter<Void>] = [:]
