@@ -52,7 +52,12 @@ public struct StandardValueEncoder: Sendable {
     public func encode<T: Encodable>(_ value: T) throws -> StandardValue {
         let encoder = ValueEncoder(options: ValueEncoder.Options(self), capacityHint: TypeFacts.mapCapacity(of: T.self))
         if let special = try encoder.encodeSpecial(value) { return special }
-        try value.encode(to: encoder)
+        do {
+            try value.encode(to: encoder)
+        } catch {
+            encoder.dismantle()   // its nested encoders and it hold each other
+            throw error
+        }
         TypeFacts.recordMapCapacity(encoder.entryCount, of: T.self)
         guard let result = try encoder.takeValue() else {
             throw EncodingError.invalidValue(value, EncodingError.Context(

@@ -188,6 +188,9 @@ final class ValueEncoder: Encoder {
 
     /// What was encoded at this level; `nil` when nothing was.
     func takeValue() throws -> StandardValue? {
+        // A pending child holds this encoder as its parent: let the children go once their values
+        // are taken (or the taking failed), or each nested container would leak with its parent.
+        defer { if !pending.isEmpty { dismantle() } }
         switch kind {
         case .empty:
             return nil
@@ -202,6 +205,14 @@ final class ValueEncoder: Encoder {
         }
     }
 
+    /// Lets go of the pending children, and theirs, breaking the parent links that hold them in a
+    /// cycle; for when encoding stopped (a throw) before their values were taken.
+    func dismantle() {
+        let children = pending
+        pending = []
+        for child in children { child.encoder.dismantle() }
+    }
+
     /// The number of map entries written, for the next value of the same type.
     var entryCount: Int { kind == .keyed ? entries.count : 0 }
 
@@ -212,7 +223,12 @@ final class ValueEncoder: Encoder {
     func box<T: Encodable>(_ value: T, key: (any CodingKey)?) throws -> StandardValue {
         if let special = try encodeSpecial(value, key: key) { return special }
         let child = ValueEncoder(options: options, parent: self, key: key, capacityHint: TypeFacts.mapCapacity(of: T.self))
-        try value.encode(to: child)
+        do {
+            try value.encode(to: child)
+        } catch {
+            child.dismantle()
+            throw error
+        }
         TypeFacts.recordMapCapacity(child.entryCount, of: T.self)
         // A value that opened no container at all is an empty map, as an empty object in JSONEncoder.
         return try child.takeValue() ?? .map([])
