@@ -126,7 +126,7 @@ let package = Package(
                           path: "Examples/CustomPlugin", swiftSettings: strict),
         .testTarget(name: "GreeterPluginTests",
                     dependencies: ["GreeterPlugin", "ChannelBridgePlugins", "ChannelBridgeChannels", "ChannelBridgeTesting",
-                                   "ChannelBridgeCodec"],
+                                   "ChannelBridgeCodec", "ChannelBridgeMessenger"],
                     path: "Examples/GreeterPluginTests", swiftSettings: strict),
         .testTarget(name: "ExamplesTests",
                     dependencies: ["ChannelBridgeTestSupport", "containing-app-example", "event-stream-example",

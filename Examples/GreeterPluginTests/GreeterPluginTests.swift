@@ -4,23 +4,27 @@
 
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgeMessenger
 import ChannelBridgePlugins
 import ChannelBridgeTesting
 import GreeterPlugin
 import Testing
 
 @Suite struct GreeterPluginTests {
-    /// A registry with the plugin registered by name, and a channel to call it with.
-    func makeGreeter() async throws -> (MethodChannel, PluginRegistry) {
+    /// A registry with the plugin registered by name, a channel to call it with, and the client's
+    /// end of the pair to close when done (closing ends both ends, which lets the plugin's
+    /// handlers, the registry and the channels go).
+    func makeGreeter() async throws -> (MethodChannel, PluginRegistry, MessengerConnection) {
         let (client, host) = InMemoryMessenger.makePair()
         let registry = PluginRegistry(messenger: host)
         try await PluginRegistrant(catalogue: try PluginCatalogue([GreeterPlugin.self]))
             .register(["GreeterPlugin"], with: registry)
-        return (MethodChannel(name: GreeterPlugin.channelName, messenger: client), registry)
+        return (MethodChannel(name: GreeterPlugin.channelName, messenger: client), registry, client)
     }
 
     @Test func greetsByName() async throws {
-        let (greeter, registry) = try await makeGreeter()
+        let (greeter, registry, client) = try await makeGreeter()
+        defer { client.close() }
         // From Swift, typed; from Dart (or untyped Swift), a map with a "name".
         #expect(try await greeter.invokeMethod("greet", arguments: Greeting(name: "Ada"), as: String.self) == "Hello, Ada!")
         #expect(try await greeter.invokeMethod("greet", arguments: ["name": "Grace"]) == "Hello, Grace!")
@@ -30,7 +34,8 @@ import Testing
     }
 
     @Test func refusesArgumentsThatAreNotAGreeting() async throws {
-        let (greeter, _) = try await makeGreeter()
+        let (greeter, _, client) = try await makeGreeter()
+        defer { client.close() }
         // Decoding fails before `greet` runs; the message names the field.
         await #expect(throws: MethodError(code: "INVALID_ARGUMENTS", message: "`name`: missing")) {
             try await greeter.invokeMethod("greet", arguments: ["nom": "Ada"])
@@ -49,7 +54,8 @@ import Testing
     }
 
     @Test func unknownMethodsAreNotImplemented() async throws {
-        let (greeter, _) = try await makeGreeter()
+        let (greeter, _, client) = try await makeGreeter()
+        defer { client.close() }
         do {
             _ = try await greeter.invokeMethod("wave")
             Issue.record("wave should not be implemented")

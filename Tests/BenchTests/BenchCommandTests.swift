@@ -32,11 +32,11 @@ import Testing
     }()
 
     @Test(arguments: ["rtt", "pipeline", "bulk", "codec", "events", "host", "prefs"])
-    func everyFigureOfEveryScenario(scenario: String) throws {
+    func everyFigureOfEveryScenario(scenario: String) async throws {
         // Not under ThreadSanitizer: prefs starts 50 writer connections at once, and a host that
         // much slower missed its clients' HELLO within the 5 s HELLO timeout (on 2 busy cores).
         if scenario == "prefs", Sanitizer.current == .thread { return }
-        let outcome = try BenchProcess.run("channelbridge", ["bench", scenario, "--repeat", "1", "--scale", "0.001", "--json"])
+        let outcome = try await BenchProcess.run("channelbridge", ["bench", scenario, "--repeat", "1", "--scale", "0.001", "--json"])
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
         let scenarios = try #require(object["scenarios"] as? [String: Any])
@@ -53,8 +53,8 @@ import Testing
         }
     }
 
-    @Test func tableHasOneRowPerFigureWithRatioFirst() throws {
-        let outcome = try BenchProcess.run("channelbridge", ["bench", "codec", "--repeat", "2", "--scale", "0.001"])
+    @Test func tableHasOneRowPerFigureWithRatioFirst() async throws {
+        let outcome = try await BenchProcess.run("channelbridge", ["bench", "codec", "--repeat", "2", "--scale", "0.001"])
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
         let lines = outcome.stdout.split(separator: "\n").map(String.init)
         try #require(lines.count == 4)
@@ -76,15 +76,15 @@ import Testing
         (["bench", "--frobnicate"], "channelbridge bench: unknown option --frobnicate"),
         (["bench", "serve"], "channelbridge bench: serve needs --socket PATH"),
     ] as [([String], String)])
-    func usageErrorsExit64(arguments: [String], firstLine: String) throws {
-        let outcome = try BenchProcess.run("channelbridge", arguments)
+    func usageErrorsExit64(arguments: [String], firstLine: String) async throws {
+        let outcome = try await BenchProcess.run("channelbridge", arguments)
         #expect(outcome.status == 64)
         #expect(outcome.stdout == "")
         #expect(outcome.stderr.split(separator: "\n").first.map(String.init) == firstLine)
     }
 
-    @Test func helpNamesEveryScenario() throws {
-        let outcome = try BenchProcess.run("channelbridge", ["bench", "--help"])
+    @Test func helpNamesEveryScenario() async throws {
+        let outcome = try await BenchProcess.run("channelbridge", ["bench", "--help"])
         #expect(outcome.status == 0)
         #expect(outcome.stdout.hasPrefix("usage: channelbridge bench [scenario ...] [--json] [--repeat N] [--scale F] [--no-pin]"))
         for scenario in Self.expected.keys { #expect(outcome.stdout.contains("\n  \(scenario) ")) }
@@ -93,24 +93,24 @@ import Testing
     /// The C codec checks that it re-encodes exactly the bytes it was given, so a payload that is
     /// valid but not in canonical form (a 3-byte size where 1 byte does) is refused, and a
     /// truncated one does not decode.
-    @Test func cCodecRefusesPayloadsItCannotReproduce() throws {
+    @Test func cCodecRefusesPayloadsItCannotReproduce() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-tests-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        func run(_ bytes: [UInt8]) throws -> BenchProcess.Outcome {
+        func run(_ bytes: [UInt8]) async throws -> BenchProcess.Outcome {
             let file = directory.appendingPathComponent("payload.bin")
             try Data(bytes).write(to: file)
-            return try BenchProcess.run("channelbridge-raw-bench", ["codec", "--payload", file.path, "--count", "1"])
+            return try await BenchProcess.run("channelbridge-raw-bench", ["codec", "--payload", file.path, "--count", "1"])
         }
         // ["ab", 1.5]: a list with a string and a float64 after one byte of padding.
         let canonical: [UInt8] = [0x0C, 0x02, 0x07, 0x02, 0x61, 0x62, 0x06, 0x00, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F]
-        let good = try run(canonical)
+        let good = try await run(canonical)
         #expect(good.status == 0, "stderr: \(good.stderr)")
         #expect(good.stdout.hasPrefix("{\"encdec_us\": "))
-        let longSize = try run([0x07, 0xFE, 0x03, 0x00, 0x61, 0x62, 0x63])
+        let longSize = try await run([0x07, 0xFE, 0x03, 0x00, 0x61, 0x62, 0x63])
         #expect(longSize.status == 1)
         #expect(longSize.stderr == "channelbridge-raw-bench: re-encoding the payload changed its bytes\n")
-        let truncated = try run(Array(canonical.dropLast()))
+        let truncated = try await run(Array(canonical.dropLast()))
         #expect(truncated.status == 1)
         #expect(truncated.stderr == "channelbridge-raw-bench: the payload does not decode\n")
     }
@@ -125,7 +125,15 @@ enum BenchProcess {
         var stderr: String
     }
 
-    static func run(_ product: String, _ arguments: [String], limit: TimeInterval = 180) throws -> Outcome {
+    /// `runBlocking` on a thread of its own, so that the child's run never holds a thread of the
+    /// cooperative pool (the other tests running meanwhile need it).
+    static func run(_ product: String, _ arguments: [String], limit: TimeInterval = 180) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try runBlocking(product, arguments, limit: limit) }) }.start()
+        }
+    }
+
+    static func runBlocking(_ product: String, _ arguments: [String], limit: TimeInterval = 180) throws -> Outcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: product))
         process.arguments = arguments

@@ -25,8 +25,8 @@ import Testing
     /// Not under ThreadSanitizer: the scenarios are made of wall-clock limits (a 0.3 s HELLO
     /// timeout, 10 s waits) that a host that much slower misses on 2 busy cores.
     @Test(.disabled(if: Sanitizer.current == .thread, "wall-clock limits a ThreadSanitizer build misses"))
-    func everyScenarioReportsEveryFigure() throws {
-        let outcome = try BenchProcess.run("channelbridge", ["stress", "--scale", "0.01", "--json"])
+    func everyScenarioReportsEveryFigure() async throws {
+        let outcome = try await BenchProcess.run("channelbridge", ["stress", "--scale", "0.01", "--json"])
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: [String: Any]])
         #expect(Set(object.keys) == Set(Self.expected.keys))
@@ -49,8 +49,8 @@ import Testing
         #expect((count("vanish", "writes_landed") ?? .max) <= (count("vanish", "requests_pipelined") ?? 0))
     }
 
-    @Test func tablePrintsOneLinePerFigure() throws {
-        let outcome = try BenchProcess.run("channelbridge", ["stress", "many-clients", "--scale", "0.01"])
+    @Test func tablePrintsOneLinePerFigure() async throws {
+        let outcome = try await BenchProcess.run("channelbridge", ["stress", "many-clients", "--scale", "0.01"])
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
         let lines = outcome.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == Self.expected["many-clients"]!.count)
@@ -58,8 +58,8 @@ import Testing
         #expect(lines.contains { $0.contains("wrong_replies") && $0.contains(" 0 ") })
     }
 
-    @Test func unknownScenarioIsAUsageError() throws {
-        let outcome = try BenchProcess.run("channelbridge", ["stress", "nope"])
+    @Test func unknownScenarioIsAUsageError() async throws {
+        let outcome = try await BenchProcess.run("channelbridge", ["stress", "nope"])
         #expect(outcome.status == 64)
         #expect(outcome.stderr.hasPrefix(
             "channelbridge stress: unknown scenario 'nope'; known: unread-replies, unread-events, vanish, idle-connections, many-clients"))

@@ -17,8 +17,8 @@ struct LiveHost {
     var socket: String { directory.socket }
 
     /// Runs `channelbridge ARGUMENTS --socket <this host>`.
-    func channelbridge(_ arguments: [String], stdin: String = "") throws -> ProcessRunner.Outcome {
-        try ProcessRunner.run("channelbridge", arguments + ["--socket", socket], stdin: stdin)
+    func channelbridge(_ arguments: [String], stdin: String = "") async throws -> ProcessRunner.Outcome {
+        try await ProcessRunner.runOnThread("channelbridge", arguments + ["--socket", socket], stdin: stdin)
     }
 
     /// Ends the host (SIGTERM if it is still serving) and removes its directory.

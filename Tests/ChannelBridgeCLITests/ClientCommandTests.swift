@@ -10,15 +10,15 @@ import Testing
         try await withHangGuard {
             let live = try await LiveHost.start(["--text", "hi", "--url", "https://e.x/a"])
             defer { Task { _ = await live.stop() } }
-            let items = try live.channelbridge(["call", "channelbridge/extension", "getInputItems"])
+            let items = try await live.channelbridge(["call", "channelbridge/extension", "getInputItems"])
             #expect(items.stdout == #"[{"map":[["attachments",[{"map":[["typeIdentifier","public.plain-text"],["text","hi"]]},{"map":[["typeIdentifier","public.url"],["url","https://e.x/a"]]}]]]}]"# + "\n")
             #expect(items.status == 0)
             #expect(items.stderr == "")
-            let json = try live.channelbridge(["items", "--json"])
+            let json = try await live.channelbridge(["items", "--json"])
             #expect(json.stdout == #"[{"attachments":[{"typeIdentifier":"public.plain-text","text":"hi"},{"typeIdentifier":"public.url","url":"https://e.x/a"}]}]"# + "\n")
-            let set = try live.channelbridge(["call", "shared_preference_app_group", "setInt", #"{"key": "n", "value": 5000000000}"#])
+            let set = try await live.channelbridge(["call", "shared_preference_app_group", "setInt", #"{"key": "n", "value": 5000000000}"#])
             #expect(set.stdout == "null\n")
-            let get = try live.channelbridge(["call", "shared_preference_app_group", "get", #"{"key": "n"}"#])
+            let get = try await live.channelbridge(["call", "shared_preference_app_group", "get", #"{"key": "n"}"#])
             #expect(get.stdout == #"{"int64":"5000000000"}"# + "\n")
         }
     }
@@ -27,7 +27,7 @@ import Testing
         try await withHangGuard {
             let live = try await LiveHost.start()
             defer { Task { _ = await live.stop() } }
-            let outcome = try live.channelbridge(["call", "shared_preference_app_group", "setAppGroup", #"{"appGroup": "group.other"}"#])
+            let outcome = try await live.channelbridge(["call", "shared_preference_app_group", "setAppGroup", #"{"appGroup": "group.other"}"#])
             #expect(outcome.status == 1)
             #expect(outcome.stdout == "")
             #expect(outcome.stderr.hasPrefix("channelbridge call: remote error APP_GROUP_NOT_ENTITLED: "))
@@ -39,7 +39,7 @@ import Testing
         try await withHangGuard {
             let live = try await LiveHost.start()
             defer { Task { _ = await live.stop() } }
-            let outcome = try live.channelbridge(["call", "channelbridge/extension", "teleport"])
+            let outcome = try await live.channelbridge(["call", "channelbridge/extension", "teleport"])
             #expect(outcome.status == 1)
             #expect(outcome.stderr == "channelbridge call: not implemented: No implementation found for method teleport on channel channelbridge/extension\n")
         }
@@ -49,19 +49,19 @@ import Testing
         try await withHangGuard {
             let live = try await LiveHost.start()
             defer { Task { _ = await live.stop() } }
-            let bad = try live.channelbridge(["call", "shared_preference_app_group", "getString", "{key"])
+            let bad = try await live.channelbridge(["call", "shared_preference_app_group", "getString", "{key"])
             #expect(bad.status == 65)
             #expect(bad.stderr == "channelbridge call: ARGS is not valid typed value notation: not JSON: expected a string key (at byte 1)\n")
-            let usage = try live.channelbridge(["call", "only-a-channel"])
+            let usage = try await live.channelbridge(["call", "only-a-channel"])
             #expect(usage.status == 64)
             #expect(usage.stderr.hasPrefix("channelbridge call: needs CHANNEL and METHOD\n"))
-            let codec = try live.channelbridge(["call", "a", "b", "--codec", "xml"])
+            let codec = try await live.channelbridge(["call", "a", "b", "--codec", "xml"])
             #expect(codec.status == 64)
         }
     }
 
-    @Test func anUnreachableHostExits69() throws {
-        let outcome = try ProcessRunner.run("channelbridge", ["items", "--socket", "/tmp/cb-nothing-here.sock"])
+    @Test func anUnreachableHostExits69() async throws {
+        let outcome = try await ProcessRunner.runOnThread("channelbridge", ["items", "--socket", "/tmp/cb-nothing-here.sock"])
         #expect(outcome.status == 69)
         #expect(outcome.stdout == "")
         #expect(outcome.stderr == "channelbridge items: cannot reach a host at /tmp/cb-nothing-here.sock: "
@@ -88,9 +88,9 @@ import Testing
         try await withHangGuard {
             let live = try await LiveHost.start(["--app-group", "group.a", "--app-group", "group.b"])
             defer { Task { _ = await live.stop() } }
-            let chosen = try live.channelbridge(["call", "shared_preference_app_group", "setAppGroup", #"{"appGroup": "group.a"}"#])
+            let chosen = try await live.channelbridge(["call", "shared_preference_app_group", "setAppGroup", #"{"appGroup": "group.a"}"#])
             #expect(chosen.status == 0)
-            let outcome = try live.channelbridge(["call", "shared_preference_app_group", "getInt", #"{"key": "launches"}"#])
+            let outcome = try await live.channelbridge(["call", "shared_preference_app_group", "getInt", #"{"key": "launches"}"#])
             #expect(outcome.status == 1)
             #expect(outcome.stdout == "")
             #expect(outcome.stderr == """
@@ -106,7 +106,7 @@ import Testing
         try await withHangGuard {
             let live = try await LiveHost.start()
             defer { Task { _ = await live.stop() } }
-            let outcome = try live.channelbridge(["call", "shared_preference_app_group", "setDouble", #"{"key": "x", "value": 3}"#])
+            let outcome = try await live.channelbridge(["call", "shared_preference_app_group", "setDouble", #"{"key": "x", "value": 3}"#])
             #expect(outcome.status == 1)
             #expect(outcome.stderr == """
                 channelbridge call: remote error INVALID_ARGUMENTS: setDouble: the argument 'value' for key 'x' must be double or null, got int (int32)
@@ -114,9 +114,9 @@ import Testing
                 hint: a bare 3 is an int in typed value notation; write 3.0 or {"float64": 3} for a double, or use 'channelbridge prefs set KEY 3 --type double'
 
                 """)
-            let fixed = try live.channelbridge(["call", "shared_preference_app_group", "setDouble", #"{"key": "x", "value": 3.0}"#])
+            let fixed = try await live.channelbridge(["call", "shared_preference_app_group", "setDouble", #"{"key": "x", "value": 3.0}"#])
             #expect(fixed.status == 0)
-            #expect(try live.channelbridge(["prefs", "get", "x"]).stdout == #"{"float64":3.0}"# + "\n")
+            #expect(try await live.channelbridge(["prefs", "get", "x"]).stdout == #"{"float64":3.0}"# + "\n")
         }
     }
 
@@ -124,16 +124,16 @@ import Testing
         try await withHangGuard {
             let live = try await LiveHost.start(["--echo"])
             defer { Task { _ = await live.stop() } }
-            #expect(try live.channelbridge(["send", "channelbridge/echo", "00ff10", "--codec", "binary"]).stdout == "00ff10\n")
-            #expect(try live.channelbridge(["send", "channelbridge/echo", "héllo", "--codec", "string"]).stdout == "héllo\n")
-            #expect(try live.channelbridge(["send", "channelbridge/echo", #"{"a": [1, 2.5]}"#]).stdout
+            #expect(try await live.channelbridge(["send", "channelbridge/echo", "00ff10", "--codec", "binary"]).stdout == "00ff10\n")
+            #expect(try await live.channelbridge(["send", "channelbridge/echo", "héllo", "--codec", "string"]).stdout == "héllo\n")
+            #expect(try await live.channelbridge(["send", "channelbridge/echo", #"{"a": [1, 2.5]}"#]).stdout
                     == #"{"map":[["a",[{"int32":1},{"float64":2.5}]]]}"# + "\n")
-            #expect(try live.channelbridge(["send", "channelbridge/echo", #"{"a": [1, 2.5]}"#, "--codec", "json"]).stdout
+            #expect(try await live.channelbridge(["send", "channelbridge/echo", #"{"a": [1, 2.5]}"#, "--codec", "json"]).stdout
                     == #"{"map":[["a",[{"int32":1},{"float64":2.5}]]]}"# + "\n")
-            #expect(try live.channelbridge(["send", "channelbridge/echo", "", "--codec", "binary"]).stdout == "\n")
-            let bad = try live.channelbridge(["send", "channelbridge/echo", "0g", "--codec", "binary"])
+            #expect(try await live.channelbridge(["send", "channelbridge/echo", "", "--codec", "binary"]).stdout == "\n")
+            let bad = try await live.channelbridge(["send", "channelbridge/echo", "0g", "--codec", "binary"])
             #expect(bad.status == 65)
-            let json = try live.channelbridge(["send", "channelbridge/echo", "x", "--codec", "string", "--json"])
+            let json = try await live.channelbridge(["send", "channelbridge/echo", "x", "--codec", "string", "--json"])
             #expect(json.status == 64)
             #expect(json.stderr == "channelbridge send: --json goes with --codec standard or json (a string reply is printed as it is)\n"
                     + "Run 'channelbridge send --help' for usage.\n")
@@ -146,7 +146,7 @@ import Testing
             let live = try await LiveHost.start()
             defer { Task { _ = await live.stop() } }
             for codec in ["standard", "json", "string", "binary"] {
-                let outcome = try live.channelbridge(["send", "no/handler", "10", "--codec", codec])
+                let outcome = try await live.channelbridge(["send", "no/handler", "10", "--codec", codec])
                 #expect(outcome.status == 1, "\(codec)")
                 #expect(outcome.stdout == "", "\(codec)")
                 #expect(outcome.stderr == "channelbridge send: not implemented: no handler answered the message on channel no/handler (null reply)\n",
@@ -158,7 +158,7 @@ import Testing
     @Test func exitCompletesTheRequest() async throws {
         try await withHangGuard {
             let live = try await LiveHost.start()
-            let outcome = try live.channelbridge(["exit", #"["done"]"#])
+            let outcome = try await live.channelbridge(["exit", #"["done"]"#])
             #expect(outcome.status == 0)
             #expect(outcome.stdout == "")
             let exit = await live.host.waitForExit()
@@ -177,12 +177,12 @@ import Testing
     }
 
     /// `exit` and `cancel` print nothing, so they take no `--json`.
-    @Test func exitAndCancelTakeNoJSONOption() throws {
+    @Test func exitAndCancelTakeNoJSONOption() async throws {
         for command in [["exit"], ["cancel", "CODE"]] {
-            let outcome = try ProcessRunner.run("channelbridge", command + ["--json", "--socket", "/tmp/cb-nothing-here.sock"])
+            let outcome = try await ProcessRunner.runOnThread("channelbridge", command + ["--json", "--socket", "/tmp/cb-nothing-here.sock"])
             #expect(outcome.status == 64)
             #expect(outcome.stderr == "channelbridge \(command[0]): unknown option --json\nRun 'channelbridge \(command[0]) --help' for usage.\n")
-            let help = try ProcessRunner.run("channelbridge", command + ["--help"])
+            let help = try await ProcessRunner.runOnThread("channelbridge", command + ["--help"])
             #expect(help.status == 0)
             #expect(!help.stdout.contains("--json"))
         }
@@ -191,7 +191,7 @@ import Testing
     @Test func cancelEndsTheHostWithStatus2() async throws {
         try await withHangGuard {
             let live = try await LiveHost.start()
-            let outcome = try live.channelbridge(["cancel", "USER_CANCELLED", "closed by the user", #"{"screen": 2}"#])
+            let outcome = try await live.channelbridge(["cancel", "USER_CANCELLED", "closed by the user", #"{"screen": 2}"#])
             #expect(outcome.status == 0)
             let exit = await live.host.waitForExit()
             live.directory.remove()

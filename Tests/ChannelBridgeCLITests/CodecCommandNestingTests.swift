@@ -16,29 +16,29 @@ import Testing
         ]
     }()
 
-    @Test func decodedTextEncodesBackToTheSameBytes() throws {
+    @Test func decodedTextEncodesBackToTheSameBytes() async throws {
         let input = Self.deepMessages.joined(separator: "\n") + "\n"
-        let decoded = try ProcessRunner.run("channelbridge", ["codec", "decode", "--codec", "standard"], stdin: input)
+        let decoded = try await ProcessRunner.runOnThread("channelbridge", ["codec", "decode", "--codec", "standard"], stdin: input)
         #expect(decoded.status == 0, "\(decoded.stderr)")
         #expect(!decoded.stdout.contains("error"))
-        let encoded = try ProcessRunner.run("channelbridge", ["codec", "encode", "--codec", "standard"], stdin: decoded.stdout)
+        let encoded = try await ProcessRunner.runOnThread("channelbridge", ["codec", "encode", "--codec", "standard"], stdin: decoded.stdout)
         #expect(encoded.status == 0, "\(encoded.stdout)")
         #expect(encoded.stdout == input)
     }
 
     /// A method call's shape wraps the value in one more JSON level.
-    @Test func methodShapesCarryValuesAtTheLimit() throws {
+    @Test func methodShapesCarryValuesAtTheLimit() async throws {
         let arguments = try StandardMessageCodec().decode(hex(Self.deepMessages[2]))
         let line = #"{"method": "m", "args": "# + TypedValueNotation.canonicalText(arguments) + "}\n"
-        let encoded = try ProcessRunner.run("channelbridge", ["codec", "encode", "--codec", "standard-method", "--kind", "call"],
+        let encoded = try await ProcessRunner.runOnThread("channelbridge", ["codec", "encode", "--codec", "standard-method", "--kind", "call"],
                                             stdin: line)
         #expect(encoded.status == 0, "\(encoded.stdout)")
         #expect(encoded.stdout == hexString(try StandardMethodCodec().encodeMethodCall(MethodCall("m", arguments: arguments))) + "\n")
     }
 
-    @Test func oneLevelPastTheLimitIsANestingError() throws {
+    @Test func oneLevelPastTheLimitIsANestingError() async throws {
         let tooDeep = String(repeating: "[", count: 1_001) + String(repeating: "]", count: 1_001) + "\n"
-        let outcome = try ProcessRunner.run("channelbridge", ["codec", "encode", "--codec", "standard"], stdin: tooDeep)
+        let outcome = try await ProcessRunner.runOnThread("channelbridge", ["codec", "encode", "--codec", "standard"], stdin: tooDeep)
         #expect(outcome.status == 1)
         #expect(outcome.stdout == "error: $" + String(repeating: "[0]", count: 1_000)
             + ": lists and maps nest deeper than 1000 levels\n")

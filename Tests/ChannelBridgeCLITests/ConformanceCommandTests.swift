@@ -14,16 +14,16 @@ import Testing
 
     func closingLine(_ stdout: String) -> String { String(stdout.split(separator: "\n").last ?? "") }
 
-    @Test func builtInCodecsPassEveryPublishedVector() throws {
-        let outcome = try ProcessRunner.run("channelbridge", ["conformance", "--vectors", vectors])
+    @Test func builtInCodecsPassEveryPublishedVector() async throws {
+        let outcome = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--vectors", vectors])
         #expect(outcome.status == 0)
         #expect(closingLine(outcome.stdout).hasSuffix(" passed, 0 failed"))
         #expect(outcome.stdout.split(separator: "\n").count == 1)
     }
 
-    @Test func ourOwnAdapterPassesTheSameVectors() throws {
-        let direct = try ProcessRunner.run("channelbridge", ["conformance", "--vectors", vectors])
-        let peer = try ProcessRunner.run("channelbridge", ["conformance", "--vectors", vectors, "--peer", "\(channelbridge) codec serve"])
+    @Test func ourOwnAdapterPassesTheSameVectors() async throws {
+        let direct = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--vectors", vectors])
+        let peer = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--vectors", vectors, "--peer", "\(channelbridge) codec serve"])
         #expect(peer.status == 0)
         #expect(closingLine(peer.stdout) == closingLine(direct.stdout))
     }
@@ -34,7 +34,7 @@ import Testing
         ("flip", #"h = h[:-2] + "%02x" % (int(h[-2:], 16) ^ 1) if h else h"#),
         ("misalign", #"h = h.replace("06000000", "060000", 1) if "06000000" in h else h"#),
     ])
-    func brokenAdaptersAreCaughtAndNamed(kind: String, mutation: String) throws {
+    func brokenAdaptersAreCaughtAndNamed(kind: String, mutation: String) async throws {
         let script = try scratchScript("\(kind).py", """
             import subprocess, sys
             inner = subprocess.Popen([\(pythonString(channelbridge)), "codec", "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -47,7 +47,7 @@ import Testing
                     answer = "ok " + h
                 print(answer, flush=True)
             """)
-        let outcome = try ProcessRunner.run("channelbridge", ["conformance", "--vectors", vectors + "/standard-scalars.json",
+        let outcome = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--vectors", vectors + "/standard-scalars.json",
                                                        "--peer", "python3 \(script)"])
         #expect(outcome.status == 1)
         let failures = outcome.stdout.split(separator: "\n").filter { $0.hasPrefix("FAIL ") }
@@ -60,30 +60,30 @@ import Testing
         #expect(closingLine(outcome.stdout).hasSuffix("failed") && !closingLine(outcome.stdout).hasSuffix(" 0 failed"))
     }
 
-    @Test func aHangingPeerIsKilledAndReported() throws {
+    @Test func aHangingPeerIsKilledAndReported() async throws {
         let script = try scratchScript("hang.sh", "read line; sleep 600\n")
-        let outcome = try ProcessRunner.run("channelbridge", ["conformance", "--vectors", vectors + "/standard-scalars.json",
+        let outcome = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--vectors", vectors + "/standard-scalars.json",
                                                        "--peer", "sh \(script)", "--timeout", "1"])
         #expect(outcome.status == 1)
         #expect(outcome.stdout.contains("peer did not answer within"))
         #expect(closingLine(outcome.stdout).hasPrefix("0 passed"))
     }
 
-    @Test func aDyingPeerIsReported() throws {
+    @Test func aDyingPeerIsReported() async throws {
         let script = try scratchScript("die.sh", "read line; echo 'ok 00'; exit 3\n")
-        let outcome = try ProcessRunner.run("channelbridge", ["conformance", "--vectors", vectors + "/standard-scalars.json",
+        let outcome = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--vectors", vectors + "/standard-scalars.json",
                                                        "--peer", "sh \(script)", "--json"])
         #expect(outcome.status == 1)
         #expect(outcome.stdout.contains("exited with status 3"))
         #expect(outcome.stdout.hasPrefix(#"{"passed":0,"failed":"#))
     }
 
-    @Test func usageAndDataErrors() throws {
-        let missing = try ProcessRunner.run("channelbridge", ["conformance", "--vectors", "/nonexistent"])
+    @Test func usageAndDataErrors() async throws {
+        let missing = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--vectors", "/nonexistent"])
         #expect(missing.status == 64)
         #expect(missing.stderr.hasPrefix("channelbridge conformance: no such vector file or directory: /nonexistent"))
         let bad = try scratchScript("bad.json", "{\"messages\": [{\"name\": \"x\"}]}")
-        let data = try ProcessRunner.run("channelbridge", ["conformance", "--vectors", bad])
+        let data = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--vectors", bad])
         #expect(data.status == 65)
         #expect(data.stderr.contains("x: missing \"hex\""))
     }
@@ -100,7 +100,7 @@ import Testing
             let host = try HostProcess(["--socket", directory.socket, "--data-dir", directory.data, "--echo"])
             defer { host.send(signal: SIGKILL) }
             #expect(try await host.readyLine() == "ready \(directory.socket)")
-            let outcome = try ProcessRunner.run("channelbridge", ["conformance", "--socket", directory.socket,
+            let outcome = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--socket", directory.socket,
                                                            "--vectors", packageRoot.appendingPathComponent("Protocol/vectors").path])
             #expect(outcome.status == 0, "\(outcome.stdout)")
             let closing = outcome.stdout.split(separator: "\n").last.map(String.init) ?? ""
@@ -116,7 +116,7 @@ import Testing
             let host = try HostProcess(["--socket", directory.socket, "--data-dir", directory.data])
             defer { host.send(signal: SIGKILL) }
             _ = try await host.readyLine()
-            let outcome = try ProcessRunner.run("channelbridge", ["conformance", "--socket", directory.socket, "--vectors",
+            let outcome = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--socket", directory.socket, "--vectors",
                                                            packageRoot.appendingPathComponent("Protocol/vectors/standard-scalars.json").path])
             #expect(outcome.status == 1)
             #expect(outcome.stdout.contains("FAIL standard-scalars.json:null: echo on channelbridge/echo: sent 00, got back a null reply"))

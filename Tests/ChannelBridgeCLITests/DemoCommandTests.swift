@@ -4,9 +4,9 @@ import Testing
 
 /// `channelbridge demo`, the first command a newcomer runs (README).
 @Suite struct DemoCommandTests {
-    @Test func demoRunsTheWholeFlowAndLeavesNothingBehind() throws {
+    @Test func demoRunsTheWholeFlowAndLeavesNothingBehind() async throws {
         let before = Set((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter { $0.hasPrefix("cb-demo-") }
-        let outcome = try ProcessRunner.run("channelbridge", ["demo"])
+        let outcome = try await ProcessRunner.runOnThread("channelbridge", ["demo"])
         #expect(outcome.status == 0, "\(outcome.stderr)")
         let lines = outcome.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.contains("ui ←   \"{\\\"text\\\":[\\\"Hello from the share sheet\\\",\\\"https://example.com/article?id=42\\\"],\\\"files\\\":[]}\""))
@@ -19,8 +19,8 @@ import Testing
         #expect(after.subtracting(before).isEmpty)
     }
 
-    @Test func demoTakesNoArguments() throws {
-        let outcome = try ProcessRunner.run("channelbridge", ["demo", "extra"])
+    @Test func demoTakesNoArguments() async throws {
+        let outcome = try await ProcessRunner.runOnThread("channelbridge", ["demo", "extra"])
         #expect(outcome.status == 64)
     }
 }
@@ -44,8 +44,11 @@ import Testing
                 let items = try await ProcessRunner.runOnThread("channelbridge", ["items", "--socket", socket])
                 #expect(items.stdout == #"[{"map":[["attachments",[{"map":[["typeIdentifier","public.plain-text"],["text","hi"]]}]]]}]"# + "\n")
                 #expect(try await ProcessRunner.runOnThread("channelbridge", ["exit", "--socket", socket]).status == 0)
-                let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                host.waitUntilExit()
+                let rest = await onThread {
+                    let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                    host.waitUntilExit()
+                    return rest
+                }
                 #expect(host.terminationStatus == 0)
                 #expect(rest == #"{"outcome":"completed","returnedItems":null,"error":null,"openedURLs":[]}"# + "\n")
             }

@@ -8,24 +8,24 @@ import Testing
         try await withHangGuard {
             let live = try await LiveHost.start(["--app-group", "group.a"])
             defer { Task { _ = await live.stop() } }
-            #expect(try live.channelbridge(["prefs", "set", "s", "text"]).stdout == "")
-            #expect(try live.channelbridge(["prefs", "set", "n", "7", "--type", "int"]).status == 0)
-            #expect(try live.channelbridge(["prefs", "set", "d", "2.5", "--type", "double"]).status == 0)
-            #expect(try live.channelbridge(["prefs", "set", "b", "true", "--type", "bool"]).status == 0)
-            #expect(try live.channelbridge(["prefs", "set", "l", #"["x", "y"]"#, "--type", "string-array"]).status == 0)
-            #expect(try live.channelbridge(["prefs", "set", "y", "00ff", "--type", "bytes"]).status == 0)
-            #expect(try live.channelbridge(["prefs", "get", "n"]).stdout == #"{"int32":7}"# + "\n")
-            #expect(try live.channelbridge(["prefs", "get", "missing"]).stdout == "null\n")
-            #expect(try live.channelbridge(["prefs", "all", "--app-group", "group.a"]).stdout
+            #expect(try await live.channelbridge(["prefs", "set", "s", "text"]).stdout == "")
+            #expect(try await live.channelbridge(["prefs", "set", "n", "7", "--type", "int"]).status == 0)
+            #expect(try await live.channelbridge(["prefs", "set", "d", "2.5", "--type", "double"]).status == 0)
+            #expect(try await live.channelbridge(["prefs", "set", "b", "true", "--type", "bool"]).status == 0)
+            #expect(try await live.channelbridge(["prefs", "set", "l", #"["x", "y"]"#, "--type", "string-array"]).status == 0)
+            #expect(try await live.channelbridge(["prefs", "set", "y", "00ff", "--type", "bytes"]).status == 0)
+            #expect(try await live.channelbridge(["prefs", "get", "n"]).stdout == #"{"int32":7}"# + "\n")
+            #expect(try await live.channelbridge(["prefs", "get", "missing"]).stdout == "null\n")
+            #expect(try await live.channelbridge(["prefs", "all", "--app-group", "group.a"]).stdout
                     == #"{"map":[["s","text"],["n",{"int32":7}],["d",{"float64":2.5}],["b",true],["l",["x","y"]],["y",{"uint8list":"00ff"}]]}"# + "\n")
-            #expect(try live.channelbridge(["prefs", "remove", "s"]).status == 0)
-            #expect(try live.channelbridge(["prefs", "get", "s"]).stdout == "null\n")
-            #expect(try live.channelbridge(["prefs", "clear"]).status == 0)
-            #expect(try live.channelbridge(["prefs", "all"]).stdout == #"{"map":[]}"# + "\n")
-            let wrong = try live.channelbridge(["prefs", "set", "n", "seven", "--type", "int"])
+            #expect(try await live.channelbridge(["prefs", "remove", "s"]).status == 0)
+            #expect(try await live.channelbridge(["prefs", "get", "s"]).stdout == "null\n")
+            #expect(try await live.channelbridge(["prefs", "clear"]).status == 0)
+            #expect(try await live.channelbridge(["prefs", "all"]).stdout == #"{"map":[]}"# + "\n")
+            let wrong = try await live.channelbridge(["prefs", "set", "n", "seven", "--type", "int"])
             #expect(wrong.status == 65)
             #expect(wrong.stderr == "channelbridge prefs: VALUE 'seven' is not an integer\n")
-            let json = try live.channelbridge(["prefs", "set", "n", "7", "--json"])
+            let json = try await live.channelbridge(["prefs", "set", "n", "7", "--json"])
             #expect(json.status == 64)
             #expect(json.stderr == "channelbridge prefs: --json goes with get, take, all and watch (set prints nothing)\n"
                     + "Run 'channelbridge prefs --help' for usage.\n")
@@ -37,15 +37,15 @@ import Testing
         try await withHangGuard {
             let live = try await LiveHost.start()
             defer { Task { _ = await live.stop() } }
-            let set = try live.channelbridge(["prefs", "set", "ratio", "3", "--type", "double"])
+            let set = try await live.channelbridge(["prefs", "set", "ratio", "3", "--type", "double"])
             #expect(set.status == 0)
             #expect(set.stdout == "")
             #expect(set.stderr == "")
-            #expect(try live.channelbridge(["prefs", "get", "ratio"]).stdout == #"{"float64":3.0}"# + "\n")
+            #expect(try await live.channelbridge(["prefs", "get", "ratio"]).stdout == #"{"float64":3.0}"# + "\n")
             let store = ["--data-dir", live.directory.data]
-            #expect(try ProcessRunner.run("channelbridge", ["prefs", "set", "other", "-2", "--type", "double"] + store).status == 0)
-            #expect(try ProcessRunner.run("channelbridge", ["prefs", "get", "other"] + store).stdout == #"{"float64":-2.0}"# + "\n")
-            #expect(try live.channelbridge(["call", "shared_preference_app_group", "getDouble", #"{"key": "other"}"#]).stdout
+            #expect(try await ProcessRunner.runOnThread("channelbridge", ["prefs", "set", "other", "-2", "--type", "double"] + store).status == 0)
+            #expect(try await ProcessRunner.runOnThread("channelbridge", ["prefs", "get", "other"] + store).stdout == #"{"float64":-2.0}"# + "\n")
+            #expect(try await live.channelbridge(["call", "shared_preference_app_group", "getDouble", #"{"key": "other"}"#]).stdout
                     == #"{"float64":-2.0}"# + "\n")
         }
     }
@@ -72,11 +72,11 @@ import Testing
             let live = try await LiveHost.start(["--app-group", "group.a"])
             defer { Task { _ = await live.stop() } }
             let store = ["--data-dir", live.directory.data, "--app-group", "group.a"]
-            let set = try ProcessRunner.run("channelbridge", ["prefs", "set", "k", "from the store"] + store)
+            let set = try await ProcessRunner.runOnThread("channelbridge", ["prefs", "set", "k", "from the store"] + store)
             #expect(set.status == 0)
-            #expect(try live.channelbridge(["prefs", "get", "k"]).stdout == "\"from the store\"\n")
-            #expect(try ProcessRunner.run("channelbridge", ["prefs", "get", "k", "--json"] + store).stdout == "\"from the store\"\n")
-            let both = try ProcessRunner.run("channelbridge", ["prefs", "all", "--socket", "/tmp/x.sock"] + store)
+            #expect(try await live.channelbridge(["prefs", "get", "k"]).stdout == "\"from the store\"\n")
+            #expect(try await ProcessRunner.runOnThread("channelbridge", ["prefs", "get", "k", "--json"] + store).stdout == "\"from the store\"\n")
+            let both = try await ProcessRunner.runOnThread("channelbridge", ["prefs", "all", "--socket", "/tmp/x.sock"] + store)
             #expect(both.status == 64)
         }
     }
@@ -87,23 +87,23 @@ import Testing
             let live = try await LiveHost.start(["--app-group", "group.a"])
             defer { Task { _ = await live.stop() } }
             let store = ["--data-dir", live.directory.data, "--app-group", "group.a"]
-            #expect(try live.channelbridge(["prefs", "append", "items", "one", "two"]).stdout == "")
-            #expect(try ProcessRunner.run("channelbridge", ["prefs", "append", "items", "3", "--type", "int"] + store).status == 0)
-            #expect(try live.channelbridge(["prefs", "take", "items"]).stdout == #"["one","two",{"int32":3}]"# + "\n")
-            #expect(try live.channelbridge(["prefs", "take", "items"]).stdout == "null\n")
-            #expect(try live.channelbridge(["prefs", "append", "items", "again"]).status == 0)
-            #expect(try ProcessRunner.run("channelbridge", ["prefs", "take", "items"] + store).stdout == #"["again"]"# + "\n")
-            #expect(try live.channelbridge(["prefs", "get", "items"]).stdout == "null\n")
+            #expect(try await live.channelbridge(["prefs", "append", "items", "one", "two"]).stdout == "")
+            #expect(try await ProcessRunner.runOnThread("channelbridge", ["prefs", "append", "items", "3", "--type", "int"] + store).status == 0)
+            #expect(try await live.channelbridge(["prefs", "take", "items"]).stdout == #"["one","two",{"int32":3}]"# + "\n")
+            #expect(try await live.channelbridge(["prefs", "take", "items"]).stdout == "null\n")
+            #expect(try await live.channelbridge(["prefs", "append", "items", "again"]).status == 0)
+            #expect(try await ProcessRunner.runOnThread("channelbridge", ["prefs", "take", "items"] + store).stdout == #"["again"]"# + "\n")
+            #expect(try await live.channelbridge(["prefs", "get", "items"]).stdout == "null\n")
 
-            #expect(try live.channelbridge(["prefs", "set", "name", "text"]).status == 0)
-            let throughHost = try live.channelbridge(["prefs", "append", "name", "x"])
+            #expect(try await live.channelbridge(["prefs", "set", "name", "text"]).status == 0)
+            let throughHost = try await live.channelbridge(["prefs", "append", "name", "x"])
             #expect(throughHost.status == 1)
             #expect(throughHost.stderr.hasPrefix(
                 "channelbridge prefs: remote error WRONG_TYPE: appendToList: the value of key 'name' is String, not List\n"))
-            let onStore = try ProcessRunner.run("channelbridge", ["prefs", "append", "name", "x"] + store)
+            let onStore = try await ProcessRunner.runOnThread("channelbridge", ["prefs", "append", "name", "x"] + store)
             #expect(onStore.status == 1)
             #expect(onStore.stderr == "channelbridge prefs: store error wrongType: cannot append to key 'name': it holds String, not a List\n")
-            let noValue = try live.channelbridge(["prefs", "append", "items"])
+            let noValue = try await live.channelbridge(["prefs", "append", "items"])
             #expect(noValue.status == 64)
             #expect(noValue.stderr.hasPrefix("channelbridge prefs: prefs append takes KEY and at least one VALUE\n"))
         }
@@ -145,8 +145,8 @@ import Testing
         // The watcher says on stderr when it is watching; every write after that is reported.
         let notice = errors.fileHandleForReading.availableData
         #expect(String(decoding: notice, as: UTF8.self) == "channelbridge prefs: watching group.w in \(directory.data)\n")
-        _ = try ProcessRunner.run("channelbridge", ["prefs", "set", "k", "1", "--type", "int"] + store)
-        _ = try ProcessRunner.run("channelbridge", ["prefs", "remove", "k"] + store)
+        _ = try await ProcessRunner.runOnThread("channelbridge", ["prefs", "set", "k", "1", "--type", "int"] + store)
+        _ = try await ProcessRunner.runOnThread("channelbridge", ["prefs", "remove", "k"] + store)
         var seen = ""
         while seen.split(separator: "\n").count < 2 {
             let chunk = output.fileHandleForReading.availableData
@@ -164,7 +164,7 @@ import Testing
         defer { directory.remove() }
         let peer = try ListeningTestPeer(socket: directory.socket)
         defer { peer.stop() }
-        let outcome = try ProcessRunner.run("channelbridge", ["listen", "peer/events", #"{"count": 3, "errorAt": 1, "end": true}"#,
+        let outcome = try await ProcessRunner.runOnThread("channelbridge", ["listen", "peer/events", #"{"count": 3, "errorAt": 1, "end": true}"#,
                                                        "--socket", directory.socket])
         #expect(outcome.status == 0)
         #expect(outcome.stdout == "{\"int32\":0}\n{\"int32\":1}\n{\"int32\":2}\n")

@@ -116,7 +116,7 @@ import Testing
                     Issue.record("README.md:\(line.number): `\(line.command)` is a swift line ReadmeTests does not know")
                     continue
                 }
-                if line.command == "swift build" { try checkSwiftBuild(environment) }
+                if line.command == "swift build" { try await checkSwiftBuild(environment) }
                 continue
             }
             guard try await run(line, in: shell) else { break }
@@ -178,8 +178,8 @@ import Testing
 
     /// What `swift build` promises: every program of the package in the folder the next line
     /// puts on PATH, built by this run.
-    func checkSwiftBuild(_ environment: [String: String]) throws {
-        let shown = try ProcessRunner.run("/bin/sh", ["-c", "swift build --show-bin-path"], environment: environment,
+    func checkSwiftBuild(_ environment: [String: String]) async throws {
+        let shown = try await ProcessRunner.runOnThread("/bin/sh", ["-c", "swift build --show-bin-path"], environment: environment,
                                           currentDirectory: packageRoot)
         #expect(shown.status == 0, "\(shown.stderr)")
         let folder = URL(fileURLWithPath: shown.stdout.trimmingCharacters(in: .newlines)).resolvingSymlinksInPath()
@@ -192,13 +192,13 @@ import Testing
 
     /// README's contributing rule: no executable of the package shares a name with a command on
     /// the system `PATH` (as `bridge` did with iproute2's).
-    @Test func noExecutableTargetIsNamedLikeASystemCommand() throws {
+    @Test func noExecutableTargetIsNamedLikeASystemCommand() async throws {
         let home = try TestDirectory()
         defer { home.remove() }
         let targets = try Self.executableTargets()
         #expect(targets.contains("channelbridge") && targets.contains("extension-host"))
         for target in targets {
-            let found = try ProcessRunner.run("/bin/sh", ["-c", "command -v \"$0\"", target],
+            let found = try await ProcessRunner.runOnThread("/bin/sh", ["-c", "command -v \"$0\"", target],
                                               environment: Self.plainEnvironment(home: home.path, tmp: home.path))
             #expect(found.status != 0, "\(target) is also \(found.stdout)")
         }

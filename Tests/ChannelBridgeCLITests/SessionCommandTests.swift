@@ -121,14 +121,14 @@ import Testing
         }
     }
 
-    @Test func anUnreachableHostAndBadOptionsAreReportedBeforeReadingInput() throws {
-        let unreachable = try ProcessRunner.run("channelbridge", ["session", "--socket", "/tmp/cb-nothing-here.sock"],
+    @Test func anUnreachableHostAndBadOptionsAreReportedBeforeReadingInput() async throws {
+        let unreachable = try await ProcessRunner.runOnThread("channelbridge", ["session", "--socket", "/tmp/cb-nothing-here.sock"],
                                                 stdin: "channelbridge/extension getInputItems\n")
         #expect(unreachable.status == 69)
         #expect(unreachable.stdout == "")
         #expect(unreachable.stderr == "channelbridge session: cannot reach a host at /tmp/cb-nothing-here.sock: "
                 + "no host is listening there (no socket file; it may have finished)\n")
-        let extra = try ProcessRunner.run("channelbridge", ["session", "channelbridge/extension", "getInputItems"])
+        let extra = try await ProcessRunner.runOnThread("channelbridge", ["session", "channelbridge/extension", "getInputItems"])
         #expect(extra.status == 64)
         #expect(extra.stderr == "channelbridge session: unexpected argument 'channelbridge/extension'; the calls come on stdin\n"
                 + "Run 'channelbridge session --help' for usage.\n")

@@ -33,7 +33,7 @@ import Testing
             }
             #expect(events.all.allSatisfy { $0 == mine })
 
-            let peer = try ProcessRunner.run("channelbridge-store-peer", [
+            let peer = try await ProcessRunner.runOnThread("channelbridge-store-peer", [
                 "set", "--data-dir", directory.data, "--group", "group.app", "--key", "note", "--value", #""from the app""#,
             ])
             #expect(peer.status == 0, "\(peer.stderr)")
@@ -55,12 +55,12 @@ import Testing
             let connection = try await HostTesting.connect(directory)
             _ = try await HostTesting.methods(connection).invokeMethod("exit")
             #expect(await host.waitForExit().status == 0)
-            let take = try ProcessRunner.run("channelbridge-store-peer", [
+            let take = try await ProcessRunner.runOnThread("channelbridge-store-peer", [
                 "take", "--data-dir", directory.data, "--group", "group.app", "--key", "ShareKey",
             ])
             #expect(take.status == 0)
             #expect(take.stdout == #""{\"text\":[\"hello\"],\"files\":[]}""# + "\n")
-            let again = try ProcessRunner.run("channelbridge-store-peer", [
+            let again = try await ProcessRunner.runOnThread("channelbridge-store-peer", [
                 "get", "--data-dir", directory.data, "--group", "group.app", "--key", "ShareKey",
             ])
             #expect(again.stdout == "null\n")

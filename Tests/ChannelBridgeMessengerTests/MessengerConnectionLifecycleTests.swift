@@ -28,6 +28,7 @@ import Testing
     @Test func cancellingTheCallerSendsCancel() async throws {
         try await withHangGuard { () async throws in
             let (client, peer) = Self.rawClient()
+            defer { client.close() }   // drops the handlers and the peer, which hold each other
             let call = Task { try await client.send(onChannel: "slow", message: [1]) }
             await peer.waitForFrames { Self.requests(in: $0).count == 1 }
             call.cancel()
@@ -50,6 +51,7 @@ import Testing
     @Test func alreadyCancelledCallerSendsNothing() async throws {
         try await withHangGuard { () async throws in
             let (client, peer) = Self.rawClient()
+            defer { client.close() }   // drops the handlers and the peer, which hold each other
             let before = peer.receivedBytes.count
             let call = Task {
                 withUnsafeCurrentTask { $0?.cancel() }
@@ -89,6 +91,7 @@ import Testing
     @Test func everyPendingCallFailsAtOnceWhenTheConnectionEnds() async throws {
         try await withHangGuard { () async throws in
             let (client, peer) = Self.rawClient()
+            defer { client.close() }   // drops the handlers and the peer, which hold each other
             let closes = Collector<MessengerError>()
             client.onClose { closes.append($0) }
             let channels = ["a", "b/c", "shared_preference_app_group"]
@@ -122,6 +125,7 @@ import Testing
     @Test func peerGoodbyeStopsNewRequestsButOwedRepliesStillArrive() async throws {
         try await withHangGuard { () async throws in
             let (client, peer) = Self.rawClient()
+            defer { client.close() }   // drops the handlers and the peer, which hold each other
             let call = Task { try await client.send(onChannel: "owed", message: [1]) }
             await peer.waitForFrames { Self.requests(in: $0).count == 1 }
             peer.send(.goodbye(code: .shuttingDown, reason: "host is ending"))
@@ -183,6 +187,7 @@ import Testing
     @Test func forbiddenGoodbyeAsTheFirstFrame() async throws {
         try await withHangGuard { () async throws in
             let (client, peer) = InMemoryMessenger.makeRawPeer(role: .client)
+            defer { client.close() }   // drops the handlers and the peer, which hold each other
                 let call = Task { try await client.send(onChannel: "c", message: nil) }
             await peer.waitForFrames { Self.requests(in: $0).count == 1 }
             peer.send(.goodbye(code: .forbidden, reason: "uid 1000 is not allowed"))
@@ -201,6 +206,7 @@ import Testing
     @Test func aCloseDuringOneReadWaitsForTheRestOfThatRead() async throws {
         try await withHangGuard { () async throws in
             let (host, peer) = InMemoryMessenger.makeRawPeer(role: .host)
+            defer { host.close() }   // drops the handlers and the peer, which hold each other
             host.setMessageHandler(onChannel: "end") { _ in
                 host.close(code: .shuttingDown, reason: "ending")
                 return [1]
@@ -241,6 +247,7 @@ import Testing
 
     @Test func helloAlwaysGoesFirst() throws {
         let (client, peer) = InMemoryMessenger.makeRawPeer(role: .client)
+        defer { client.close() }   // drops the handlers and the peer, which hold each other
         try client.post(onChannel: "early", message: [1])   // before the peer's HELLO: allowed
         #expect(try peer.receivedFrames() == [
             .hello(.init(role: .client, peerName: "in-memory raw-peer test")),
@@ -251,7 +258,8 @@ import Testing
     @Test func waitForPeerHelloReturnsTheHello() async throws {
         try await withHangGuard { () async throws in
             let (client, peer) = InMemoryMessenger.makeRawPeer(role: .client)
-                let waiting = Task { try await client.waitForPeerHello() }
+            defer { client.close() }   // drops the handlers and the peer, which hold each other
+            let waiting = Task { try await client.waitForPeerHello() }
             try await Task.sleep(for: .milliseconds(10))
             peer.send(Self.hostHello)
             #expect(try await waiting.value.peerName == "raw host")
@@ -263,6 +271,7 @@ import Testing
     @Test func pingGetsAPongAndAnIncomingPingIsAnswered() async throws {
         try await withHangGuard { () async throws in
             let (client, peer) = Self.rawClient()
+            defer { client.close() }   // drops the handlers and the peer, which hold each other
             peer.send(.ping(token: 0xDEAD_BEEF))
             #expect(try peer.receivedFrames().last == .pong(token: 0xDEAD_BEEF))
             let ping = Task { try await client.ping() }

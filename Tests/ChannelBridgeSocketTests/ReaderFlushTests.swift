@@ -37,10 +37,11 @@ import Testing
                 var early = 0
                 var blockReply: Frame.Reply?
                 var chunk = [UInt8](repeating: 0, count: 65536)
-                // Reads what comes within 5 s; false when nothing more does.
+                // Reads what comes within 5 s (stretched like a hang guard in sanitized builds);
+                // false when nothing more does.
                 func readMore() -> Bool {
                     var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                    guard poll(&poller, 1, 5_000) > 0 else { return false }
+                    guard poll(&poller, 1, Int32(HangGuardScale.scaled(5) * 1000)) > 0 else { return false }
                     let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
                     guard count > 0 else { return false }
                     decoder.append(Array(chunk[..<count]))

@@ -192,10 +192,11 @@ enum OtherUidClient {
     print unpack("H*", $all);
     """
 
+    /// Blocks its thread for the child's life: called through `onThread`.
     static func run(path: String) -> (status: Int32, stdout: String, stderr: String) {
         let arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/perl", "-e", script, path]
         do {
-            let outcome = try ProcessRunner.run("/usr/bin/setpriv", arguments)
+            let outcome = try ProcessRunner.runBlocking("/usr/bin/setpriv", arguments)
             return (outcome.status, outcome.stdout, outcome.stderr)
         } catch {
             return (-1, "", "\(error)")

@@ -21,11 +21,11 @@ import Testing
         Set(((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter { $0.hasPrefix(prefix) })
     }
 
-    @Test func eventStreamPrintsTheCountdownAndTheEndAndLeavesNothingBehind() throws {
+    @Test func eventStreamPrintsTheCountdownAndTheEndAndLeavesNothingBehind() async throws {
         let tmp = try TestDirectory()
         defer { tmp.remove() }
         let before = Self.inSystemTmp("cb-events-")
-        let outcome = try ProcessRunner.run("event-stream-example", ["3"], environment: Self.environment(tmp: tmp.path))
+        let outcome = try await ProcessRunner.runOnThread("event-stream-example", ["3"], environment: Self.environment(tmp: tmp.path))
         #expect(outcome.status == 0)
         #expect(outcome.stdout == "{\"int32\":3}\n{\"int32\":2}\n{\"int32\":1}\n\"liftoff\"\nend of stream\n")
         #expect(outcome.stderr == "")
@@ -33,11 +33,11 @@ import Testing
         #expect(Self.inSystemTmp("cb-events-").subtracting(before).isEmpty)
     }
 
-    @Test func customPluginIsRegisteredByNameAndCalledOverASocketAndLeavesNothingBehind() throws {
+    @Test func customPluginIsRegisteredByNameAndCalledOverASocketAndLeavesNothingBehind() async throws {
         let tmp = try TestDirectory()
         defer { tmp.remove() }
         let before = Self.inSystemTmp("cb-greeter-")
-        let outcome = try ProcessRunner.run("custom-plugin-example", ["Ada"], environment: Self.environment(tmp: tmp.path))
+        let outcome = try await ProcessRunner.runOnThread("custom-plugin-example", ["Ada"], environment: Self.environment(tmp: tmp.path))
         #expect(outcome.status == 0)
         #expect(outcome.stdout == """
             Hello, Ada!
@@ -53,21 +53,21 @@ import Testing
     /// The containing app takes the CLI's options with the CLI's and the host's defaults:
     /// `--app-group` (group.local) and `--data-dir` ($XDG_DATA_HOME/channelbridge, else
     /// ~/.local/share/channelbridge).
-    @Test func containingAppTakesTheCLIsOptionsAndDefaults() throws {
+    @Test func containingAppTakesTheCLIsOptionsAndDefaults() async throws {
         let home = try TestDirectory()
         defer { home.remove() }
         let plain = Self.environment(tmp: home.path, ["HOME": home.path, "XDG_DATA_HOME": nil])
-        #expect(try ProcessRunner.run("containing-app-example", ["share", "one"], environment: plain).status == 0)
+        #expect(try await ProcessRunner.runOnThread("containing-app-example", ["share", "one"], environment: plain).status == 0)
         #expect(FileManager.default.fileExists(atPath: home.path + "/.local/share/channelbridge/app-groups/group.local/preferences.json"))
         let other = ["--app-group", "group.other", "--data-dir", home.data]
-        #expect(try ProcessRunner.run("containing-app-example", ["share", "two"] + other, environment: plain).status == 0)
-        #expect(try ProcessRunner.run("containing-app-example", ["import"] + other, environment: plain).stdout == "two\n")
-        #expect(try ProcessRunner.run("containing-app-example", ["import"], environment: plain).stdout == "one\n")
+        #expect(try await ProcessRunner.runOnThread("containing-app-example", ["share", "two"] + other, environment: plain).status == 0)
+        #expect(try await ProcessRunner.runOnThread("containing-app-example", ["import"] + other, environment: plain).stdout == "two\n")
+        #expect(try await ProcessRunner.runOnThread("containing-app-example", ["import"], environment: plain).stdout == "one\n")
         let usage = "usage: containing-app-example share ITEM|import [--data-dir DIR] [--app-group G]\n"
-        let old = try ProcessRunner.run("containing-app-example", ["import", "--group", "g"], environment: plain)
+        let old = try await ProcessRunner.runOnThread("containing-app-example", ["import", "--group", "g"], environment: plain)
         #expect(old.status == 64)
         #expect(old.stderr == "unknown option --group\n" + usage)
-        let bad = try ProcessRunner.run("containing-app-example", ["import", "--app-group", "a/b"], environment: plain)
+        let bad = try await ProcessRunner.runOnThread("containing-app-example", ["import", "--app-group", "a/b"], environment: plain)
         #expect(bad.status == 64)
         #expect(bad.stderr == "containing-app-example: invalid app group name \"a/b\": it contains '/'\n")
     }

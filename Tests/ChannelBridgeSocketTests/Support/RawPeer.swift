@@ -1,4 +1,5 @@
 import ChannelBridgeMessenger
+import ChannelBridgeTestSupport
 import Foundation
 import Glibc
 
@@ -44,7 +45,7 @@ final class RawPeer: @unchecked Sendable {
                 continue
             }
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, seconds * 1000) > 0 else {
+            guard poll(&poller, 1, Int32(HangGuardScale.scaled(Int(seconds))) * 1000) > 0 else {
                 throw HangGuardFailure("no frame within \(seconds) s; got \(frames.count) of \(count)")
             }
             let read = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }

@@ -1,13 +1,8 @@
 import ChannelBridgeMessenger
+import ChannelBridgeTestSupport
 import Foundation
 import Glibc
 
-/// Runs blocking test code (raw sockets, child processes) on its own thread, off the pool.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
-}
 
 /// A plain blocking client that speaks raw bytes, for feeding malformed frames to a listener.
 enum RawClient {
@@ -40,13 +35,15 @@ enum RawClient {
         }
     }
 
-    /// Reads until end of file, a reset (the listener may close with our bytes unread), or timeout.
+    /// Reads until end of file, a reset (the listener may close with our bytes unread), or
+    /// `timeout` seconds without a byte (stretched like a hang guard in sanitized builds).
     static func readToEnd(_ fd: Int32, timeout: Int32) -> [UInt8] {
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
+        let milliseconds = Int32(HangGuardScale.scaled(Int(timeout)) * 1000)
         while true {
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, timeout * 1000) > 0 else { return received }
+            guard poll(&poller, 1, milliseconds) > 0 else { return received }
             let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count > 0 {
                 received += chunk[..<count]

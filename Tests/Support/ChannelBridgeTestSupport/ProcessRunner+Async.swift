@@ -1,7 +1,7 @@
 public import Foundation
 
 extension ProcessRunner {
-    /// `run(_:_:stdin:environment:currentDirectory:)` on a thread of its own: the caller suspends
+    /// `runBlocking(_:_:stdin:environment:currentDirectory:)` on a thread of its own: the caller suspends
     /// instead of holding a thread of the cooperative pool (two threads on a two-core machine) for as
     /// long as the child runs, so that the other tests running at the same time go on.
     ///
@@ -14,7 +14,7 @@ extension ProcessRunner {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
                 continuation.resume(with: Result {
-                    try run(product, arguments, stdin: stdin, environment: environment, currentDirectory: currentDirectory)
+                    try runBlocking(product, arguments, stdin: stdin, environment: environment, currentDirectory: currentDirectory)
                 })
             }.start()
         }

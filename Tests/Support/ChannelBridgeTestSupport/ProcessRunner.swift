@@ -23,8 +23,11 @@ public struct ProcessRunner {
         productsDirectory.appendingPathComponent(product).path
     }
 
-    public static func run(_ product: String, _ arguments: [String], stdin: String = "",
-                           environment: [String: String]? = nil, currentDirectory: URL? = nil) throws -> Outcome {
+    /// Runs the child to its end, blocking the calling thread: never call it on Swift's
+    /// cooperative pool (two threads on these machines), whose every other task would wait for
+    /// the child. Tests call `run`, which does this on a thread of its own.
+    public static func runBlocking(_ product: String, _ arguments: [String], stdin: String = "",
+                                   environment: [String: String]? = nil, currentDirectory: URL? = nil) throws -> Outcome {
         let process = Process()
         // A bare name is a built product; an absolute path (e.g. /bin/sh) is used as it is.
         process.executableURL = product.hasPrefix("/") ? URL(fileURLWithPath: product)
