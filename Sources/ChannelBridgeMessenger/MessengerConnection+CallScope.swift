@@ -39,9 +39,7 @@ extension MessengerConnection {
     /// Withdraws the calls of `scope` still waiting for their reply.
     private func cancelCalls(in scope: CallScope) {
         let (withdrawn, drained) = state.withLock { state -> ([(UInt32, UnsafeContinuation<[UInt8]?, any Error>)], Bool) in
-            var withdrawn: [(UInt32, UnsafeContinuation<[UInt8]?, any Error>)] = []
-            for (id, call) in state.pending where call.scope === scope { withdrawn.append((id, call.continuation)) }
-            for (id, _) in withdrawn { state.pending[id] = nil }
+            let withdrawn = state.pending.removeAll { $0.scope === scope }.map { ($0.id, $0.call.continuation) }
             return (withdrawn, state.isDrained)
         }
         for (id, continuation) in withdrawn {

@@ -374,7 +374,7 @@ extension MessengerConnection {
     private func handleReply(id: UInt32, result: Frame.Reply) {
         // A REPLY for an id not in flight is ignored: it can cross this side's CANCEL.
         let (call, drained) = state.withLock { state -> (ConnectionState.PendingCall?, Bool) in
-            guard let call = state.pending.removeValue(forKey: id) else { return (nil, false) }
+            guard let call = state.pending.remove(id) else { return (nil, false) }
             return (call, state.isDrained)
         }
         guard let call else { return }

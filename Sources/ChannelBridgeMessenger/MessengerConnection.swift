@@ -143,11 +143,8 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
                 }
                 // A cancel that came before this found no entry to withdraw; it is seen here.
                 if Task.isCancelled { return CancellationError() }
-                // One hash: insert, and put back what was there in the (4-billion-calls-later) case
-                // that the id is still in flight.
                 let call = ConnectionState.PendingCall(channel: channel, continuation: continuation, scope: scope)
-                if let inFlight = state.pending.updateValue(call, forKey: id) {
-                    state.pending[id] = inFlight
+                guard state.pending.insert(call, id: id) else {
                     return MessengerError(.connectionClosed, "request id \(id) is still in flight", channel: channel)
                 }
                 return nil
@@ -220,7 +217,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     private func cancelRequest(_ id: UInt32) {
         let (continuation, drained) = state.withLock { state -> (UnsafeContinuation<[UInt8]?, any Error>?, Bool) in
             // No entry yet: `request` sees the cancellation when it registers the call.
-            guard let call = state.pending.removeValue(forKey: id) else { return (nil, false) }
+            guard let call = state.pending.remove(id) else { return (nil, false) }
             return (call.continuation, state.isDrained)
         }
         guard let continuation else { return }

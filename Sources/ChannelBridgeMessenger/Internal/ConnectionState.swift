@@ -54,7 +54,7 @@ struct ConnectionState {
     var receivingBatch = false
     var deferredClose: (code: GoodbyeCode, reason: String, waitForOwedReplies: Bool)?
 
-    var pending: [UInt32: PendingCall] = [:]
+    var pending = PendingCalls<PendingCall>()
     var nextInboundSerial: UInt64 = 0
     var inbound: [UInt32: InboundRequest] = [:]
     /// The peer's messages whose asynchronous handler is still running, by serial; the task is
@@ -114,8 +114,8 @@ struct ConnectionState {
     mutating func close(with error: MessengerError) -> ClosedSession? {
         guard closeError == nil else { return nil }
         closeError = error
+        let pendingCalls = pending.removeAll()
         defer {
-            pending = [:]
             inbound = [:]
             messageTasks = [:]
             inputHeldWaiters = []
@@ -125,7 +125,7 @@ struct ConnectionState {
             handlers.removeAll()
         }
         return ClosedSession(error: error,
-                             pending: Array(pending.values),
+                             pending: pendingCalls,
                              inboundTasks: inbound.values.compactMap(\.task) + messageTasks.values.compactMap { $0 },
                              pings: pings.values.compactMap(\.continuation),
                              helloWaiters: helloWaiters.values.compactMap(\.continuation),
