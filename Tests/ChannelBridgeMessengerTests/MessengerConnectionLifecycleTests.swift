@@ -259,8 +259,8 @@ import Testing
         try await withHangGuard { () async throws in
             let (client, peer) = InMemoryMessenger.makeRawPeer(role: .client)
             defer { client.close() }   // drops the handlers and the peer, which hold each other
-            let waiting = Task { try await client.waitForPeerHello() }
-            try await Task.sleep(for: .milliseconds(10))
+            // Runs until it waits: the HELLO below finds a waiter, whatever the scheduling.
+            let waiting = Task.immediate { try await client.waitForPeerHello() }
             peer.send(Self.hostHello)
             #expect(try await waiting.value.peerName == "raw host")
             #expect(try await client.waitForPeerHello().role == .host)

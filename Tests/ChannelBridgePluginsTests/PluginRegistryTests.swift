@@ -124,13 +124,12 @@ import ChannelBridgeMessenger
         try await withHangGuard { () async throws in
             let first = Task { await registry.tearDown() }
             #expect(await log.next() == "hook started")
-            let second = Task {
+            // Runs until it suspends: a second call that did not wait for the first would have
+            // returned (and logged) before the gate opens.
+            let second = Task.immediate {
                 await registry.tearDown()
                 log.put("second returned")
             }
-            // Give a second call that does not wait the chance to return early; a correct one
-            // passes whatever the scheduling.
-            try await Task.sleep(for: .milliseconds(20))
             gate.put(())
             await first.value
             await second.value
