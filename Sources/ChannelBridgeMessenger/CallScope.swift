@@ -14,22 +14,17 @@ final class CallScope: Sendable {
     /// The address of the task that opened the scope, only ever compared. The scope is
     /// unregistered from its connection before that task can end, so no later task at the same
     /// address is compared with it.
-    private let task: UInt
+    let task: UInt
 
     init() {
         task = Self.currentTaskAddress()
-    }
-
-    /// Whether the current task is the one that opened this scope.
-    var isCurrentTask: Bool {
-        task != 0 && Self.currentTaskAddress() == task
     }
 
     /// The current task's address (0 outside a task). `withUnsafeCurrentTask` answers the same
     /// but through an unspecialized generic, about 1,000 instructions a call; this is the runtime
     /// entry point it wraps (`swift_task_getCurrent`, Swift calling convention, no arguments),
     /// a thread-local read.
-    private static func currentTaskAddress() -> UInt {
+    static func currentTaskAddress() -> UInt {
         UInt(bitPattern: swiftTaskGetCurrent())
     }
 }

@@ -16,11 +16,15 @@ extension MessengerConnection {
         _ body: () async throws -> T
     ) async throws -> T {
         let scope = CallScope()
-        state.withLock { $0.callScopes.append(scope) }
-        openCallScopes.add(1, ordering: .relaxed)
+        state.withLock { state in
+            state.callScopes.append(scope)
+            noteCallScopes(state.callScopes)
+        }
         defer {
-            openCallScopes.subtract(1, ordering: .relaxed)
-            state.withLock { $0.callScopes.removeAll { $0 === scope } }
+            state.withLock { state in
+                state.callScopes.removeAll { $0 === scope }
+                noteCallScopes(state.callScopes)
+            }
         }
         return try await withTaskCancellationHandler {
             try await body()
@@ -29,17 +33,31 @@ extension MessengerConnection {
         }
     }
 
-    /// The open call scope of the current task on this connection, if any. One atomic load when
-    /// no scope is open.
-    func callScopeOfCurrentTask() -> CallScope? {
-        guard openCallScopes.load(ordering: .relaxed) > 0 else { return nil }
-        return state.withLock { state in state.callScopes.first { $0.isCurrentTask } }
+    /// Publishes, for `callScopeTaskOfCurrentTask`, how many scopes are open and, when one is, its
+    /// task. Called under the state lock whenever `callScopes` changes.
+    private func noteCallScopes(_ scopes: [CallScope]) {
+        openCallScopes.store(scopes.count, ordering: .relaxed)
+        soleCallScopeTask.store(scopes.count == 1 ? scopes[0].task : 0, ordering: .relaxed)
+    }
+
+    /// The address of the current task when it has a call scope open on this connection, else 0.
+    /// No lock unless several scopes are open: one atomic load when none is, two and the current
+    /// task's address when one is. A task compares equal only with itself; a scope is unregistered
+    /// before its task can end, so a stale value never matches another task.
+    func callScopeTaskOfCurrentTask() -> UInt {
+        let open = openCallScopes.load(ordering: .relaxed)
+        guard open > 0 else { return 0 }
+        let current = CallScope.currentTaskAddress()
+        guard current != 0 else { return 0 }
+        let sole = soleCallScopeTask.load(ordering: .relaxed)
+        if open == 1 { return sole == current ? current : 0 }
+        return state.withLock { state in state.callScopes.contains { $0.task == current } } ? current : 0
     }
 
     /// Withdraws the calls of `scope` still waiting for their reply.
     private func cancelCalls(in scope: CallScope) {
         let (withdrawn, drained) = state.withLock { state -> ([(UInt32, UnsafeContinuation<[UInt8]?, any Error>)], Bool) in
-            let withdrawn = state.pending.removeAll { $0.scope === scope }.map { ($0.id, $0.call.continuation) }
+            let withdrawn = state.pending.removeAll { $0.scopeTask == scope.task }.map { ($0.id, $0.call.continuation) }
             return (withdrawn, state.isDrained)
         }
         for (id, continuation) in withdrawn {

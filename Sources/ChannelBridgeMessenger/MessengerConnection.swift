@@ -43,6 +43,8 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     private let requestIDs = Atomic<UInt32>(0)
     /// How many `withCallScope`s are open, so that a call outside any looks for none.
     let openCallScopes = Atomic<Int>(0)
+    /// The task of the one open call scope (its address), when exactly one is open.
+    let soleCallScopeTask = Atomic<UInt>(0)
     /// The largest frame the peer accepts: the protocol default until its HELLO says otherwise.
     /// Kept inline for this connection's own checks; `limit` carries the same for channels.
     let peerMaxFrameLength = Atomic<Int>(FrameDecoder.defaultMaxFrameLength)
@@ -121,18 +123,19 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
         let taken = requestIDs.wrappingAdd(1, ordering: .relaxed).newValue
         let id = taken != 0 ? taken : requestIDs.wrappingAdd(1, ordering: .relaxed).newValue
         // Inside this task's call scope its handler covers the call (see `CallScope`).
-        if let scope = callScopeOfCurrentTask() {
-            return try await awaitReply(id: id, channel: channel, scope: scope, writeRequest: writeRequest)
+        let scopeTask = callScopeTaskOfCurrentTask()
+        if scopeTask != 0 {
+            return try await awaitReply(id: id, channel: channel, scopeTask: scopeTask, writeRequest: writeRequest)
         }
         return try await withTaskCancellationHandler {
-            try await awaitReply(id: id, channel: channel, scope: nil, writeRequest: writeRequest)
+            try await awaitReply(id: id, channel: channel, scopeTask: 0, writeRequest: writeRequest)
         } onCancel: {
             cancelRequest(id)
         }
     }
 
     /// Registers request `id` and writes it, then waits for its reply.
-    nonisolated(nonsending) private func awaitReply(id: UInt32, channel: String, scope: CallScope?,
+    nonisolated(nonsending) private func awaitReply(id: UInt32, channel: String, scopeTask: UInt,
                                                     writeRequest: (UInt32) -> Void) async throws -> [UInt8]? {
         // Safe: resumed exactly once, by whoever takes entry `id` out of `state.pending` under the
         // lock (the REPLY, a cancellation, or close), or right here when it is never registered.
@@ -143,7 +146,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
                 }
                 // A cancel that came before this found no entry to withdraw; it is seen here.
                 if Task.isCancelled { return CancellationError() }
-                let call = ConnectionState.PendingCall(channel: channel, continuation: continuation, scope: scope)
+                let call = ConnectionState.PendingCall(channel: channel, continuation: continuation, scopeTask: scopeTask)
                 guard state.pending.insert(call, id: id) else {
                     return MessengerError(.connectionClosed, "request id \(id) is still in flight", channel: channel)
                 }

@@ -11,8 +11,9 @@ struct ConnectionState {
     struct PendingCall {
         var channel: String
         var continuation: UnsafeContinuation<[UInt8]?, any Error>
-        /// The call scope whose cancellation handler covers this call, if any (else its own does).
-        var scope: CallScope?
+        /// The task whose call scope's cancellation handler covers this call (its address), or 0
+        /// when the call's own handler does.
+        var scopeTask: UInt
     }
 
     /// A request the peer sent whose handler is still running (a reply is owed).
