@@ -22,9 +22,10 @@ import Testing
         "many-clients": ["clients", "calls", "wrong_replies", "failed_calls", "calls_per_s", "host_threads_after"],
     ]
 
-    /// Not under ThreadSanitizer: the scenarios are made of wall-clock limits (a 0.3 s HELLO
-    /// timeout, 10 s waits) that a host that much slower misses on 2 busy cores.
-    @Test(.disabled(if: Sanitizer.current == .thread, "wall-clock limits a ThreadSanitizer build misses"))
+    /// Not under a sanitizer: the scenarios are made of wall-clock limits (a 0.3 s HELLO timeout,
+    /// 10 s waits) that a host that much slower misses on 2 busy cores (an AddressSanitizer run in
+    /// CI missed the 0.3 s once the suite's other tests ran beside it). The plain suite runs it.
+    @Test(.disabled(if: Sanitizer.current != nil, "wall-clock limits a sanitized build misses"))
     func everyScenarioReportsEveryFigure() async throws {
         let outcome = try await BenchProcess.run("channelbridge", ["stress", "--scale", "0.01", "--json"])
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
