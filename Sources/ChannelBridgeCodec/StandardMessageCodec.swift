@@ -16,10 +16,15 @@ public struct StandardMessageCodec: MessageCodec {
     /// How deep lists, maps and custom values may nest before decoding is refused.
     public var maxDepth: Int
     /// Writes and reads custom types (tags 128...255).
-    public var codecExtension: (any StandardCodecExtension)?
+    public var codecExtension: (any StandardCodecExtension)? {
+        get { extensionBox?.value }
+        set { extensionBox = newValue.map(CodecExtensionBox.init) }
+    }
+    /// `codecExtension`, held by reference for the readers and writers.
+    private(set) var extensionBox: CodecExtensionBox?
 
     public init(extension codecExtension: (any StandardCodecExtension)? = nil, maxDepth: Int = 1_000) {
-        self.codecExtension = codecExtension
+        extensionBox = codecExtension.map(CodecExtensionBox.init)
         self.maxDepth = maxDepth
     }
 
@@ -38,13 +43,13 @@ public struct StandardMessageCodec: MessageCodec {
     }
 
     func makeWriter(segmenting: Bool = false) -> StandardWriter {
-        StandardWriter(reservingCapacity: 64, extension: codecExtension, keepingLargeByteLists: segmenting)
+        StandardWriter(reservingCapacity: 64, extensionBox: extensionBox, keepingLargeByteLists: segmenting)
     }
 
     /// Runs `body` on a reader over `bytes` and insists that it consumed every byte.
     func read<T>(_ bytes: [UInt8], _ body: (inout StandardReader) throws(CodecError) -> T) throws(CodecError) -> T {
         let result: Result<T, CodecError> = bytes.withUnsafeBytes { raw in
-            var reader = StandardReader(raw, maxDepth: maxDepth, extension: codecExtension)
+            var reader = StandardReader(raw, maxDepth: maxDepth, extensionBox: extensionBox)
             do throws(CodecError) {
                 let value = try body(&reader)
                 guard reader.isAtEnd else {

@@ -8,13 +8,13 @@ public struct StandardReader {
     public private(set) var offset: Int
     var depth = 0
     let maxDepth: Int
-    let codecExtension: (any StandardCodecExtension)?
+    let extensionBox: CodecExtensionBox?
 
-    init(_ base: UnsafeRawBufferPointer, maxDepth: Int, extension codecExtension: (any StandardCodecExtension)?) {
+    init(_ base: UnsafeRawBufferPointer, maxDepth: Int, extensionBox: CodecExtensionBox?) {
         self.base = base
         self.offset = 0
         self.maxDepth = maxDepth
-        self.codecExtension = codecExtension
+        self.extensionBox = extensionBox
     }
 
     /// Bytes not yet read.
@@ -197,9 +197,9 @@ public struct StandardReader {
     }
 
     private mutating func readCustom(ofType tag: UInt8, at start: Int) throws(CodecError) -> StandardValue {
-        if let codecExtension {
+        if let extensionBox {
             try enter(at: start)
-            let value = try codecExtension.readValue(ofType: tag, from: &self)
+            let value = try extensionBox.value.readValue(ofType: tag, from: &self)
             depth -= 1
             if let value { return value }
         }

@@ -11,20 +11,20 @@ public struct StandardWriter {
     private var finished: [[UInt8]] = []
     private var finishedCount = 0
     private let keepsLargeByteLists: Bool
-    let codecExtension: (any StandardCodecExtension)?
+    let extensionBox: CodecExtensionBox?
 
     /// A `Uint8List` at least this long is kept as its own segment by a segmenting writer.
     static let keptByteListLength = 64 << 10
 
     public init(reservingCapacity capacity: Int = 64, extension codecExtension: (any StandardCodecExtension)? = nil) {
-        self.init(reservingCapacity: capacity, extension: codecExtension, keepingLargeByteLists: false)
+        self.init(reservingCapacity: capacity, extensionBox: codecExtension.map(CodecExtensionBox.init),
+                  keepingLargeByteLists: false)
     }
 
-    init(reservingCapacity capacity: Int, extension codecExtension: (any StandardCodecExtension)?,
-         keepingLargeByteLists: Bool) {
+    init(reservingCapacity capacity: Int, extensionBox: CodecExtensionBox?, keepingLargeByteLists: Bool) {
         current = []
         current.reserveCapacity(capacity)
-        self.codecExtension = codecExtension
+        self.extensionBox = extensionBox
         keepsLargeByteLists = keepingLargeByteLists
     }
 
@@ -220,7 +220,7 @@ public struct StandardWriter {
             raw.payload.withUnsafeBytes { append($0) }
             return
         }
-        if let codecExtension, try codecExtension.writeValue(custom, to: &self) {
+        if let extensionBox, try extensionBox.value.writeValue(custom, to: &self) {
             return
         }
         throw CodecError(.unencodable,
