@@ -55,8 +55,10 @@ public final class MethodChannel: Sendable {
         let request: EncodedSegments
         do throws(CodecError) {
             let call = MethodCall(method, arguments: arguments)
-            if let segmentingCodec {
-                request = try segmentingCodec.encodeMethodCallSegments(call)
+            // Optional chaining calls the codec in place; `if let` would copy the optional
+            // existential through the runtime's value witnesses (issue 18).
+            if let segments = try segmentingCodec?.encodeMethodCallSegments(call) {
+                request = segments
             } else {
                 request = EncodedSegments(try codec.encodeMethodCall(call))
             }
@@ -237,9 +239,9 @@ public final class MethodChannel: Sendable {
             return MessageSegments(try encodeError(MethodError(code: "error", message: String(describing: error)), codec: codec))
         }
         do {
-            // One array unless the codec kept a large byte value uncopied.
-            if let segmenting {
-                let encoded = try segmenting.encodeSuccessEnvelopeSegments(result)
+            // One array unless the codec kept a large byte value uncopied. Optional chaining calls
+            // the codec in place; `if let` would copy the optional existential (issue 18).
+            if let encoded = try segmenting?.encodeSuccessEnvelopeSegments(result) {
                 return MessageSegments(encoded.first, rest: encoded.rest)
             }
             return MessageSegments(try codec.encodeSuccessEnvelope(result))
