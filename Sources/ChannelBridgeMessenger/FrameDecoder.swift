@@ -194,7 +194,21 @@ public struct FrameDecoder: Sendable {
         let needed = writeIndex + minimum
         if storage.count < needed {
             let newCount = max(needed, storage.count * 2, 4096)
-            storage.append(contentsOf: repeatElement(0, count: newCount - storage.count))
+            // A new buffer and one copy, the way `largePayload` is made above, rather than
+            // `append(contentsOf: repeatElement(…))`: the bytes past `writeIndex` are written by
+            // the next read before anything reads them, and in a debug build the generic append
+            // instantiates `Repeated` metadata on every reader thread at once, where the
+            // instrumented runtime once stalled (README "Sanitizers").
+            let old = storage
+            storage = [UInt8](unsafeUninitializedCapacity: newCount) { buffer, count in
+                buffer.initialize(repeating: 0)
+                count = newCount
+            }
+            if !old.isEmpty {
+                storage.withUnsafeMutableBytes { raw in
+                    old.withUnsafeBytes { raw.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                }
+            }
         }
     }
 }
