@@ -23,7 +23,11 @@ import Testing
 
     @Test func ourOwnAdapterPassesTheSameVectors() async throws {
         let direct = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--vectors", vectors])
-        let peer = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--vectors", vectors, "--peer", "\(channelbridge) codec serve"])
+        // The peer's answer deadline (10 s) stretches like a hang guard: an AddressSanitizer CI run,
+        // with the suite's other child processes beside it, once missed it.
+        let timeout = String(HangGuardScale.scaled(10))
+        let peer = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--vectors", vectors, "--timeout", timeout,
+                                                                         "--peer", "\(channelbridge) codec serve"])
         #expect(peer.status == 0)
         #expect(closingLine(peer.stdout) == closingLine(direct.stdout))
     }
