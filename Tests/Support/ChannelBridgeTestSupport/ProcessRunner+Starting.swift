@@ -23,6 +23,9 @@ extension ProcessRunner {
     /// so whatever it still refers to leaks with it: LeakSanitizer found the handlers, the objects
     /// they capture (a `HostProcess`, a `StorePeer`'s collectors) and the pipes of every child.
     public static func start(_ process: Process) throws {
+        // A child that exits before reading all of its input must not take the test process down
+        // with SIGPIPE when a writer thread feeds it (seen once in CI); the write fails instead.
+        _ = brokenPipesIgnored
         let handler = process.terminationHandler
         process.terminationHandler = { process in
             handler?(process)
@@ -41,4 +44,7 @@ extension ProcessRunner {
     /// empty value for a write at the lock's own address, racing with other threads reading that
     /// object's header on their way to the lock (a "Swift access race" that is none).
     private static let starting = LockedValue(0)
+
+    /// Set once, before the first child starts.
+    private static let brokenPipesIgnored: Void = ProcessSignals.ignoreBrokenPipes()
 }
