@@ -19,6 +19,8 @@ final class EventSubscription: CloseObserver {
         var token: MessageHandlerToken?
         /// Set when the stream ends in a way that leaves nothing to cancel on the owner's side.
         var skipCancel = false
+        /// The end's work (handler removed, `cancel` submitted) is done; it runs once.
+        var terminated = false
         /// The sizes of the events waiting for the consumer, oldest first (`sizes[head...]`).
         var sizes: [Int] = []
         var head = 0
@@ -73,15 +75,15 @@ final class EventSubscription: CloseObserver {
 
     private func receive(_ payload: [UInt8]?) {
         guard let payload else {
-            continuation.finish()
+            end()
             return
         }
         let event: EventChannel.Event
         do {
             event = try methods.codec.decodeEnvelope(payload)
         } catch {
-            continuation.finish(throwing: ChannelError(.malformedEvent, "Cannot decode an event: \(error)",
-                                                       channel: channel, codecError: error))
+            end(throwing: ChannelError(.malformedEvent, "Cannot decode an event: \(error)",
+                                       channel: channel, codecError: error))
             return
         }
         guard case .enqueued(let remaining) = continuation.yield(event) else { return }
@@ -110,7 +112,7 @@ final class EventSubscription: CloseObserver {
             return state.waitingBytes > maxBufferedBytes ? state.waitingBytes : nil
         }
         if let overflow {
-            continuation.finish(throwing: ChannelError(
+            end(throwing: ChannelError(
                 .streamOverflow,
                 "The consumer of channel \(channel) fell behind: \(overflow) bytes of events waited to be taken, over the "
                     + "limit of \(maxBufferedBytes); the stream was ended",
@@ -130,12 +132,27 @@ final class EventSubscription: CloseObserver {
         continuation.finish(throwing: ChannelError(error, channel: channel))
     }
 
+    /// Ends the stream from the reader's side (the owner's end of stream, an undecodable event, an
+    /// overflow) with its `cancel` already submitted. The consumer may be behind, taking events
+    /// the stream still holds: it sees the end as soon as `finish` marks it, before the stream's
+    /// termination handler has run on this thread. If the `cancel` were submitted only there, a
+    /// consumer that listens again at once could submit its `listen` first, and the owner would
+    /// cancel the new stream, which then never ends.
+    private func end(throwing error: (any Error)? = nil) {
+        terminated()
+        continuation.finish(throwing: error)
+    }
+
     /// The stream is over for any reason: stop receiving and, unless there is nothing to cancel,
     /// tell the owner (also after the owner's end of stream, as Flutter's listener does, so that
-    /// the owner's `onCancel` runs).
+    /// the owner's `onCancel` runs). Runs once, from `end` or from the stream's termination.
     private func terminated() {
+        let (token, skipCancel, first) = state.withLock { state in
+            defer { state.terminated = true }
+            return (state.token, state.skipCancel, !state.terminated)
+        }
+        guard first else { return }
         CloseObservers.shared.remove(self, for: methods.messenger)
-        let (token, skipCancel) = state.withLock { ($0.token, $0.skipCancel) }
         if let token { methods.messenger.removeMessageHandler(token) }
         guard !skipCancel else { return }
         let (methods, arguments) = (self.methods, self.arguments)
