@@ -13,12 +13,13 @@ enum BenchOutput {
     static func flush() {
         let text = buffer.take()
         guard !text.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(text.utf8))
+        var bytes = text
+        bytes.withUTF8 { StandardStream.output.write(UnsafeRawBufferPointer($0)) }
     }
 
     static func error(_ text: String) {
         flush()
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        StandardStream.error.writeLine(text)
     }
 }
 

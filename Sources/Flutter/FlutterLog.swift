@@ -34,7 +34,7 @@ public enum FlutterLog {
         if let current = handler.withLock({ $0 }) {
             current(level, message)
         } else {
-            FileHandle.standardError.write(Data("Flutter \(level.rawValue): \(message)\n".utf8))
+            StandardStream.error.writeLine("Flutter \(level.rawValue): \(message)")
         }
     }
 }

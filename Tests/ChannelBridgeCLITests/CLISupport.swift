@@ -94,7 +94,8 @@ final class LineDrivenChild: Sendable {
 
     /// Writes `text` and a newline to standard input.
     func send(_ line: String) {
-        input?.write(Data((line + "\n").utf8))
+        // Throwing form: the plain one traps on EPIPE once the child is gone.
+        try? input?.write(contentsOf: Data((line + "\n").utf8))
     }
 
     /// Closes standard input: the end of input.

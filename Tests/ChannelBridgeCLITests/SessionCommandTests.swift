@@ -176,7 +176,7 @@ final class PseudoTerminal: Sendable {
     }
 
     func type(_ text: String) {
-        master.write(Data(text.utf8))
+        try? master.write(contentsOf: Data(text.utf8))
     }
 
     /// Closes this process's copy of the child side once the child has its own.

@@ -21,12 +21,13 @@ enum Output {
 
     static func error(_ text: String) {
         flush()
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        StandardStream.error.writeLine(text)
     }
 
     /// An interactive prompt on stderr, with no newline, after everything printed so far.
     static func prompt(_ text: String) {
         flush()
-        FileHandle.standardError.write(Data(text.utf8))
+        var prompt = text
+        prompt.withUTF8 { StandardStream.error.write(UnsafeRawBufferPointer($0)) }
     }
 }

@@ -45,7 +45,9 @@ public struct ProcessRunner {
         try error.fileHandleForWriting.close()
         // Write and read concurrently so large inputs and outputs cannot deadlock on full pipes.
         let writer = Thread {
-            input.fileHandleForWriting.write(Data(stdin.utf8))
+            // The throwing write: a child may exit without reading its input, and with SIGPIPE
+            // ignored the plain `write(_:)` traps on EPIPE (a `try!` inside Foundation).
+            try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8))
             try? input.fileHandleForWriting.close()
         }
         writer.start()

@@ -15,12 +15,12 @@ import Glibc
 import ChannelBridgeMessenger
 
 func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("channelbridge-test-peer: \(message)\n".utf8))
+    try? FileHandle.standardError.write(contentsOf: Data("channelbridge-test-peer: \(message)\n".utf8))
     exit(1)
 }
 
 func announceReady() {
-    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    try? FileHandle.standardOutput.write(contentsOf: Data("ready\n".utf8))
 }
 
 /// Exits once stdin ends, so that a peer never outlives the test that started it.
