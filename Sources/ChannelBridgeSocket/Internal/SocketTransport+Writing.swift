@@ -51,38 +51,7 @@ extension SocketTransport {
     /// Sends until the queue is empty, or hands it to the writer thread when the socket is full.
     /// Called by the thread holding the flush role.
     func flushWithoutBlocking() {
-        var sent = (bytes: 0, answers: 0)
-        // The batch last sent in full: its storage goes back to the queue for the next frames.
-        var spent = OutboundQueue()
-        while true {
-            // Seeing the queue empty and giving up the flush role happen under one lock: a writer
-            // that queues in between would otherwise see `flushing` still set and leave its bytes
-            // for nobody to send.
-            let (next, crossed) = state.withLock { state -> (FlushStep, Crossings) in
-                state.queue.reuseStorage(of: &spent)
-                let crossed = state.account(sent: sent.bytes, answers: sent.answers, lowWater: lowWater)
-                guard state.queue.isEmpty else { return (.send(state.queue.takeAll()), crossed) }
-                state.flushing = false
-                return (.released(shutDown: state.takeShutdownIfDue(), closeNow: state.takeDescriptorCloseIfDue()), crossed)
-            }
-            act(on: crossed)
-            guard case .send(var batch) = next else {
-                finishReleasedFlush(next)
-                return
-            }
-            sent = (0, 0)
-            switch send(&batch, blocking: false, sent: &sent) {
-            case .all:
-                swap(&spent, &batch)
-                continue
-            case .wouldBlock:
-                handToWriter(batch, sent: sent)
-                return
-            case .failed(let code):
-                abandonWriting(failure: code)
-                return
-            }
-        }
+        flush(blocking: false)
     }
 
     func handToWriter(_ unsent: OutboundQueue, sent: (bytes: Int, answers: Int)) {
@@ -134,14 +103,26 @@ extension SocketTransport {
 
     /// The writer thread's flush: waits for room with `poll`, gives up at the close deadline.
     func flushBlocking() {
+        flush(blocking: true)
+    }
+
+    /// Sends what is queued until the queue is empty, then gives up the flush role. When the socket
+    /// is full, the flusher (`blocking` false) hands the batch to the writer thread; the writer
+    /// (`blocking` true) waits for room until the close deadline, then drops what is left.
+    @inline(__always)  // each caller gets its own copy with `blocking` constant (the flusher is hot)
+    private func flush(blocking: Bool) {
         var sent = (bytes: 0, answers: 0)
+        // The batch last sent in full: its storage goes back to the queue for the next frames.
         var spent = OutboundQueue()
         while true {
+            // Seeing the queue empty and giving up the flush role happen under one lock: a writer
+            // that queues in between would otherwise see `flushing` still set and leave its bytes
+            // for nobody to send.
             let (next, crossed) = state.withLock { state -> (FlushStep, Crossings) in
                 state.queue.reuseStorage(of: &spent)
                 let crossed = state.account(sent: sent.bytes, answers: sent.answers, lowWater: lowWater)
                 guard state.queue.isEmpty else { return (.send(state.queue.takeAll()), crossed) }
-                state.handedToWriter = false
+                if blocking { state.handedToWriter = false }
                 state.flushing = false
                 return (.released(shutDown: state.takeShutdownIfDue(), closeNow: state.takeDescriptorCloseIfDue()), crossed)
             }
@@ -151,14 +132,22 @@ extension SocketTransport {
                 return
             }
             sent = (0, 0)
-            let outcome = send(&batch, blocking: true, sent: &sent)
-            if case .all = outcome {
+            switch send(&batch, blocking: blocking, sent: &sent) {
+            case .all:
                 swap(&spent, &batch)
                 continue
+            case .wouldBlock where !blocking:
+                handToWriter(batch, sent: sent)
+                return
+            case .wouldBlock:
+                abandonWriting(failure: nil)   // the close deadline passed
+            case .failed(let code):
+                abandonWriting(failure: code)
             }
-            if case .failed(let code) = outcome { abandonWriting(failure: code) } else { abandonWriting(failure: nil) }
-            state.withLock { $0.handedToWriter = false }
-            writerWake.signal()   // let the loop notice an exit request
+            if blocking {
+                state.withLock { $0.handedToWriter = false }
+                writerWake.signal()   // let the writer's loop notice an exit request
+            }
             return
         }
     }
