@@ -83,7 +83,60 @@ public enum FrameEncoder {
     /// empty): segments the caller writes after the head. The frame must have passed `validate`.
     package static func encodeHead(of frame: Frame, extraPayloadLength: Int = 0, into buffer: inout [UInt8]) {
         let bodyLength = bodyLength(of: frame) + extraPayloadLength
-        buffer.appendLittleEndian(UInt32(truncatingIfNeeded: 1 + bodyLength))
+        let length = UInt32(truncatingIfNeeded: 1 + bodyLength)
+        let kind = frame.kind.rawValue
+        switch frame {
+        case .request(let id, let channel, let payload):
+            let nameLength = channel.utf8.count
+            guard nameLength <= Int(UInt16.max) else { return encodeHeadFieldByField(frame, length, into: &buffer) }
+            appendFields(&buffer) { fields in
+                fields.storeBytes(of: length.littleEndian, toByteOffset: 0, as: UInt32.self)
+                fields[4] = kind
+                fields.storeBytes(of: id.littleEndian, toByteOffset: 5, as: UInt32.self)
+                fields.storeBytes(of: UInt16(nameLength).littleEndian, toByteOffset: 9, as: UInt16.self)
+                return 11
+            }
+            buffer.append(contentsOf: channel.utf8)
+            buffer.append(payload == nil ? Frame.nullPayloadFlag : 0)
+        case .reply(let id, let result):
+            appendFields(&buffer) { fields in
+                fields.storeBytes(of: length.littleEndian, toByteOffset: 0, as: UInt32.self)
+                fields[4] = kind
+                fields.storeBytes(of: id.littleEndian, toByteOffset: 5, as: UInt32.self)
+                fields[9] = result.status
+                return 10
+            }
+            if case .failure(let diagnostic) = result { buffer.append(contentsOf: diagnostic.utf8) }
+        case .message(let channel, let payload):
+            let nameLength = channel.utf8.count
+            guard nameLength <= Int(UInt16.max) else { return encodeHeadFieldByField(frame, length, into: &buffer) }
+            appendFields(&buffer) { fields in
+                fields.storeBytes(of: length.littleEndian, toByteOffset: 0, as: UInt32.self)
+                fields[4] = kind
+                fields.storeBytes(of: UInt16(nameLength).littleEndian, toByteOffset: 5, as: UInt16.self)
+                return 7
+            }
+            buffer.append(contentsOf: channel.utf8)
+            buffer.append(payload == nil ? Frame.nullPayloadFlag : 0)
+        default:
+            encodeHeadFieldByField(frame, length, into: &buffer)
+        }
+    }
+
+    /// Appends up to 16 bytes of fixed fields, which `write` stores and counts, in one copy: an
+    /// append of a few bytes costs the same call whatever their number, and a frame's length,
+    /// kind, id and name length used to take four of them (issue 18).
+    @inline(__always)
+    private static func appendFields(_ buffer: inout [UInt8], _ write: (UnsafeMutableRawBufferPointer) -> Int) {
+        var fields: (UInt64, UInt64) = (0, 0)
+        let count = withUnsafeMutableBytes(of: &fields, write)
+        withUnsafeBytes(of: &fields) { buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    }
+
+    /// The head of the frames off the hot path (and of a name too long for its length field),
+    /// field by field.
+    private static func encodeHeadFieldByField(_ frame: Frame, _ length: UInt32, into buffer: inout [UInt8]) {
+        buffer.appendLittleEndian(length)
         buffer.append(frame.kind.rawValue)
         switch frame {
         case .hello(let hello):
