@@ -69,17 +69,24 @@ package final class ReaderExecutor: TaskExecutor {
         readerThread.store(ThreadIdentity.current, ordering: .releasing)
     }
 
+    /// The reader's batch: swapped with the queue under the lock, so that both arrays keep their
+    /// storage and taking a batch allocates nothing (copying the queue out and emptying it made
+    /// the queue allocate anew for every batch, issue 18).
+    /// Invariant: touched only by the reader thread (`runPending`), and swapped under `state`'s lock.
+    private nonisolated(unsafe) var readerBatch: [UnownedJob] = []
+
     /// Runs every queued job, and the jobs those queue, until none is left.
     func runPending() {
         let me = asUnownedTaskExecutor()
         while true {
-            let batch = state.withLock { state -> [UnownedJob] in
-                guard !state.jobs.isEmpty else { return [] }
-                defer { state.jobs.removeAll(keepingCapacity: true) }
-                return state.jobs
+            let taken = state.withLock { state -> Bool in
+                guard !state.jobs.isEmpty else { return false }
+                swap(&state.jobs, &readerBatch)
+                return true
             }
-            if batch.isEmpty { return }
-            for job in batch { job.runSynchronously(on: me) }
+            if !taken { return }
+            for job in readerBatch { job.runSynchronously(on: me) }
+            readerBatch.removeAll(keepingCapacity: true)
         }
     }
 
