@@ -309,14 +309,19 @@ extension MessengerConnection {
         } catch {
             answer = .failure(error)
         }
-        // A cancelled or closed request is no longer owed: its entry is gone.
-        let (owed, drained, freedSlot) = state.withLock { state -> (Bool, Bool, Bool) in
-            guard state.inbound[id]?.serial == serial else { return (false, false, false) }
-            state.inbound[id] = nil
-            return (true, state.isDrained, state.takeHandlerSlotWake())
-        }
-        if owed {
+        // A cancelled or closed request is no longer owed: its entry is gone. The reply is queued
+        // before the entry goes: a session that is ending (after either side's GOODBYE) closes as
+        // soon as nothing is owed, and another handler finishing between this removal and this
+        // write would have closed it with the reply unsent (one reply of 100 pipelined calls was
+        // lost so under ThreadSanitizer). A CANCEL that crosses in between is answered anyway; the
+        // peer ignores a reply to a withdrawn request.
+        if state.withLock({ $0.inbound[id]?.serial == serial }) {
             writeReply(id: id, channel: channel, answer)
+            let (drained, freedSlot) = state.withLock { state -> (Bool, Bool) in
+                guard state.inbound[id]?.serial == serial else { return (false, false) }
+                state.inbound[id] = nil
+                return (state.isDrained, state.takeHandlerSlotWake())
+            }
             if freedSlot { flowTransport?.inputMayResume() }
             if drained { finishDrained() }
         }
