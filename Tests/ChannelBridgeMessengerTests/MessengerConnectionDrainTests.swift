@@ -7,7 +7,7 @@ import Testing
 @Suite struct MessengerConnectionDrainTests {
     /// Records the REPLY frames written and the close, in order. The write of the REPLY to
     /// `heldID` waits (on the handler's thread, as a transport that lost its CPU there) until the
-    /// test lets it go; the reply counts as written only then.
+    /// test lets it go, at most two seconds; the reply counts as written only then.
     final class HoldingTransport: FrameTransport {
         enum Event: Hashable, Sendable { case replyWritten(UInt32), closed }
         let events = Collector<Event>(name: "transport events")
@@ -25,7 +25,11 @@ import Testing
             while case .reply(let id, _)? = try? decoder.next() {
                 if id == heldID {
                     heldWriteStarted.append(id)
-                    release.wait()
+                    // This blocks a thread of the concurrency pool (the handler's), which Dispatch's
+                    // global queues share: bounded, so that a pool starved meanwhile by other tests
+                    // loses two seconds, not the run (an unbounded hold once stalled a signal test
+                    // here for 47 s). Should it expire, the test can only pass, never fail falsely.
+                    _ = release.wait(timeout: .now() + .seconds(2))
                 }
                 events.append(.replyWritten(id))
             }
