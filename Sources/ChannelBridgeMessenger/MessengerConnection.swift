@@ -135,6 +135,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     }
 
     /// Registers request `id` and writes it, then waits for its reply.
+    @inline(__always)
     nonisolated(nonsending) private func awaitReply(id: UInt32, channel: String, scopeTask: UInt,
                                                     writeRequest: (UInt32) -> Void) async throws -> [UInt8]? {
         // Safe: resumed exactly once, by whoever takes entry `id` out of `state.pending` under the

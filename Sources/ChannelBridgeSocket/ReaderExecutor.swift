@@ -73,7 +73,7 @@ package final class ReaderExecutor: TaskExecutor {
     /// storage and taking a batch allocates nothing (copying the queue out and emptying it made
     /// the queue allocate anew for every batch, issue 18).
     /// Invariant: touched only by the reader thread (`runPending`), and swapped under `state`'s lock.
-    private nonisolated(unsafe) var readerBatch: [UnownedJob] = []
+    @exclusivity(unchecked) private nonisolated(unsafe) var readerBatch: [UnownedJob] = []
 
     /// Runs every queued job, and the jobs those queue, until none is left.
     func runPending() {

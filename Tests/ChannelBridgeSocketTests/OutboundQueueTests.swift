@@ -80,10 +80,12 @@ import Testing
     @Test func prependPutsWhatWasNotSentBackInFront() {
         var queue = OutboundQueue()
         queue.append(Self.frame(kind: 0x03, length: 100, fill: 1), isAnswer: true)
-        var taken = queue.takeAll()
+        var taken = OutboundQueue()
+        swap(&queue, &taken)
         _ = taken.consume(30)
         queue.append(Self.frame(kind: 0x02, length: 50, fill: 2), isAnswer: false)
-        queue.prepend(taken)
+        queue.prepend(&taken)
+        #expect(taken.isEmpty && taken.byteCount == 0)
         #expect(queue.byteCount == 120)
         #expect(queue.answerByteCount == 70)
         #expect(queue.consume(70) == 70)
@@ -96,24 +98,47 @@ import Testing
     }
 
     @Test func aBatchSentInFullLeavesItsBlockForTheNextFrames() {
+        // The flusher's cycle: swap the queue with the empty outgoing batch, send, swap back.
         var queue = OutboundQueue()
+        var outgoing = OutboundQueue()
         queue.append(frameOfLength: 10) { $0.append(contentsOf: Self.frame(kind: 0x02, length: 10, fill: 1)) }
         let block = Self.address(queue.chunks[0])
-        var batch = queue.takeAll()
-        #expect(batch.consume(4) == 0)
-        #expect(batch.spareBlock.capacity == 0, "a block partly sent is not spare")
-        #expect(batch.consume(6) == 0)
-        #expect(batch.isEmpty && batch.chunks.isEmpty)
-        #expect(batch.spareBlock.isEmpty && batch.spareBlock.capacity >= OutboundQueue.blockSize)
-        queue.reuseStorage(of: &batch)
-        #expect(batch.spareBlock.capacity == 0 && batch.chunks.capacity == 0, "the spent batch keeps nothing")
-        #expect(queue.spareBlock.capacity >= OutboundQueue.blockSize && queue.chunks.capacity > 0)
+        swap(&queue, &outgoing)
+        queue.takeSpareBlock(from: &outgoing)
+        #expect(outgoing.consume(4) == 0)
+        #expect(outgoing.spareBlock.capacity == 0, "a block partly sent is not spare")
+        #expect(outgoing.consume(6) == 0)
+        #expect(outgoing.isEmpty && outgoing.chunks.isEmpty && outgoing.chunks.capacity > 0)
+        #expect(outgoing.spareBlock.isEmpty && outgoing.spareBlock.capacity >= OutboundQueue.blockSize)
+        // Nothing queued meanwhile: the queue takes the spare block, and the batch keeps its list.
+        queue.takeSpareBlock(from: &outgoing)
+        #expect(outgoing.spareBlock.capacity == 0, "an idle connection keeps one spare block")
+        #expect(queue.spareBlock.capacity >= OutboundQueue.blockSize)
         let next = Self.frame(kind: 0x03, length: 7, fill: 2)
         queue.append(frameOfLength: 7) { $0.append(contentsOf: next) }
         #expect(queue.chunks == [next])
         #expect(Self.address(queue.chunks[0]) == block, "the same block again, not a new one")
         #expect(queue.byteCount == 7 && queue.answerByteCount == 7)
         #expect(queue.spareBlock.capacity == 0)
+        // The next cycle hands the queue the batch's chunk list, storage and all.
+        let list = outgoing.chunks.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        swap(&queue, &outgoing)
+        #expect(queue.chunks.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } == list)
+    }
+
+    @Test func aSecondSpareBlockIsFreedNotKept() {
+        var queue = OutboundQueue()
+        var other = OutboundQueue()
+        for target in [0, 1] {
+            var q = OutboundQueue()
+            q.append(frameOfLength: 10) { $0.append(contentsOf: Self.frame(kind: 0x02, length: 10, fill: 1)) }
+            q.consume(10)
+            if target == 0 { queue = q } else { other = q }
+        }
+        #expect(queue.spareBlock.capacity > 0 && other.spareBlock.capacity > 0)
+        queue.takeSpareBlock(from: &other)
+        #expect(other.spareBlock.capacity == 0)
+        #expect(queue.spareBlock.capacity >= OutboundQueue.blockSize)
     }
 
     @Test func aLargePayloadSentLastIsNotKeptAsTheSpareBlock() {
@@ -121,7 +146,8 @@ import Testing
         let payload = Self.frame(kind: 0x02, length: OutboundQueue.blockSize + 1, fill: 3)
         queue.append(frameOfLength: 10) { $0.append(contentsOf: Self.frame(kind: 0x02, length: 10, fill: 1)) }
         queue.append(payload)
-        var batch = queue.takeAll()
+        var batch = OutboundQueue()
+        swap(&queue, &batch)
         batch.consume(10 + payload.count)
         #expect(batch.isEmpty)
         // The block came before the payload, so it was not the last chunk: nothing is kept, and

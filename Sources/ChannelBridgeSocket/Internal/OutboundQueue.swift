@@ -8,10 +8,10 @@
 /// class, so an append costs a comparison and an addition whatever the traffic.
 ///
 /// Storage is reused in the steady state (issue 18): the last block, once sent, is kept emptied as
-/// `spareBlock` for the next small frame, and the flusher hands a sent batch's spare block and
-/// empty chunk list back to the queue it took the batch from (`reuseStorage(of:)`), so a frame
-/// costs no allocation there. At most one spare block per queue: a connection that has sent
-/// holds 64 KiB more while idle.
+/// `spareBlock` for the next small frame, and the flusher swaps the queue with the batch it has
+/// just sent in full (`SocketTransport.outgoing`), whose chunk and run lists keep their capacity,
+/// so a frame costs no allocation there. At most one spare block per queue, and an idle
+/// connection keeps one (`takeSpareBlock(from:)`): it holds 64 KiB more while idle.
 struct OutboundQueue {
     /// Frames up to this size are coalesced.
     static let smallChunk = 16 << 10
@@ -122,39 +122,36 @@ struct OutboundQueue {
         tail.bytes += length
     }
 
-    /// Takes from `spent`, a batch taken from this queue and sent in full, the storage it no
-    /// longer needs: its spare block if this queue has none, and its empty chunk list (when short)
-    /// if this one has not allocated one. `spent` is left empty, holding nothing.
-    mutating func reuseStorage(of spent: inout OutboundQueue) {
-        if spareBlock.capacity == 0 { swap(&spareBlock, &spent.spareBlock) }
-        if chunks.isEmpty, chunks.capacity == 0, spent.chunks.isEmpty, spent.chunks.capacity <= 64 {
-            swap(&chunks, &spent.chunks)
+    /// Takes `other`'s spare block when this queue has none; otherwise `other`'s is freed. Either
+    /// way `other` keeps no spare block.
+    mutating func takeSpareBlock(from other: inout OutboundQueue) {
+        guard other.spareBlock.capacity > 0 else { return }
+        if spareBlock.capacity == 0 {
+            swap(&spareBlock, &other.spareBlock)
+        } else {
+            other.spareBlock = []
         }
-        spent = OutboundQueue()
     }
 
-    /// Removes and returns everything queued.
-    mutating func takeAll() -> OutboundQueue {
-        defer { self = OutboundQueue() }
-        return self
-    }
-
-    /// Puts `earlier` (what was taken and not yet sent) back in front of what was queued since.
-    mutating func prepend(_ earlier: OutboundQueue) {
+    /// Puts `earlier` (what was taken and not yet sent) back in front of what was queued since,
+    /// leaving `earlier` empty.
+    mutating func prepend(_ earlier: inout OutboundQueue) {
         guard !earlier.isEmpty else { return }
-        var merged = earlier
+        var merged = OutboundQueue()
+        swap(&merged, &earlier)
+        let mergedWasLastBlock = merged.lastIsBlock
         merged.chunks.append(contentsOf: chunks[head...])
         merged.byteCount += byteCount
         merged.answerByteCount += answerByteCount
         // Rare (the socket was full): the runs are simply laid end to end.
-        var allRuns = Array(earlier.runs[earlier.runHead...])
-        if earlier.tail.bytes > 0 { allRuns.append(earlier.tail) }
+        var allRuns = Array(merged.runs[merged.runHead...])
+        if merged.tail.bytes > 0 { allRuns.append(merged.tail) }
         allRuns += runs[runHead...]
         if tail.bytes > 0 { allRuns.append(tail) }
         merged.tail = allRuns.popLast() ?? Run(bytes: 0, isAnswer: false)
         merged.runs = allRuns
         merged.runHead = 0
-        merged.lastIsBlock = isEmpty ? earlier.lastIsBlock : lastIsBlock
+        merged.lastIsBlock = isEmpty ? mergedWasLastBlock : lastIsBlock
         if merged.spareBlock.capacity == 0 { swap(&merged.spareBlock, &spareBlock) }
         self = merged
     }
@@ -184,12 +181,16 @@ struct OutboundQueue {
         }
         var answers = 0
         rest = count
-        while rest > 0, runHead < runs.count {
-            let taken = min(rest, runs[runHead].bytes)
-            if runs[runHead].isAnswer { answers += taken }
-            runs[runHead].bytes -= taken
-            rest -= taken
-            if runs[runHead].bytes == 0 { runHead += 1 }
+        // Tested first: the loop makes `runs` unique before it starts, which for the shared empty
+        // array means allocating one, on every call of a queue that only ever sends one class.
+        if runHead < runs.count {
+            while rest > 0, runHead < runs.count {
+                let taken = min(rest, runs[runHead].bytes)
+                if runs[runHead].isAnswer { answers += taken }
+                runs[runHead].bytes -= taken
+                rest -= taken
+                if runs[runHead].bytes == 0 { runHead += 1 }
+            }
         }
         if rest > 0 {
             // The rest comes out of the run still growing.
@@ -203,7 +204,9 @@ struct OutboundQueue {
 
     private mutating func compactIfWorthIt() {
         if head == chunks.count {
-            chunks.removeAll(keepingCapacity: true)
+            // Usually one chunk: `removeLast` is a few instructions where `removeAll(keepingCapacity:)`
+            // goes through the generic `replaceSubrange`.
+            if chunks.count == 1 { chunks.removeLast() } else { chunks.removeAll(keepingCapacity: true) }
             head = 0
             lastIsBlock = false
         } else if head >= 32, head * 2 >= chunks.count {
@@ -211,7 +214,7 @@ struct OutboundQueue {
             head = 0
         }
         if runHead == runs.count {
-            runs.removeAll(keepingCapacity: true)
+            if !runs.isEmpty { runs.removeAll(keepingCapacity: true) }
             runHead = 0
         } else if runHead >= 32, runHead * 2 >= runs.count {
             runs.removeFirst(runHead)

@@ -54,10 +54,12 @@ extension SocketTransport {
         flush(blocking: false)
     }
 
-    func handToWriter(_ unsent: OutboundQueue, sent: (bytes: Int, answers: Int)) {
+    /// Puts the part of `outgoing` the socket did not take back in front of the queue and lets the
+    /// writer thread, started on first need, take over the flush role.
+    func handToWriter(sent: (bytes: Int, answers: Int)) {
         let (start, crossed) = state.withLock { state -> (Bool, Crossings) in
             let crossed = state.account(sent: sent.bytes, answers: sent.answers, lowWater: lowWater)
-            state.queue.prepend(unsent)
+            state.queue.prepend(&outgoing)
             state.handedToWriter = true
             guard state.writer == .notStarted else { return (false, crossed) }
             state.writer = .running
@@ -112,32 +114,34 @@ extension SocketTransport {
     @inline(__always)  // each caller gets its own copy with `blocking` constant (the flusher is hot)
     private func flush(blocking: Bool) {
         var sent = (bytes: 0, answers: 0)
-        // The batch last sent in full: its storage goes back to the queue for the next frames.
-        var spent = OutboundQueue()
         while true {
             // Seeing the queue empty and giving up the flush role happen under one lock: a writer
             // that queues in between would otherwise see `flushing` still set and leave its bytes
-            // for nobody to send.
+            // for nobody to send. `outgoing` is empty here (sent in full, or never used): the
+            // queue and it trade places, storage and all, so the next frames need no allocation.
             let (next, crossed) = state.withLock { state -> (FlushStep, Crossings) in
-                state.queue.reuseStorage(of: &spent)
                 let crossed = state.account(sent: sent.bytes, answers: sent.answers, lowWater: lowWater)
-                guard state.queue.isEmpty else { return (.send(state.queue.takeAll()), crossed) }
-                if blocking { state.handedToWriter = false }
-                state.flushing = false
-                return (.released(shutDown: state.takeShutdownIfDue(), closeNow: state.takeDescriptorCloseIfDue()), crossed)
+                if state.queue.isEmpty {
+                    state.queue.takeSpareBlock(from: &outgoing)
+                    if blocking { state.handedToWriter = false }
+                    state.flushing = false
+                    return (.released(shutDown: state.takeShutdownIfDue(), closeNow: state.takeDescriptorCloseIfDue()), crossed)
+                }
+                swap(&state.queue, &outgoing)
+                state.queue.takeSpareBlock(from: &outgoing)
+                return (.send, crossed)
             }
             act(on: crossed)
-            guard case .send(var batch) = next else {
+            guard case .send = next else {
                 finishReleasedFlush(next)
                 return
             }
             sent = (0, 0)
-            switch send(&batch, blocking: blocking, sent: &sent) {
+            switch send(&outgoing, blocking: blocking, sent: &sent) {
             case .all:
-                swap(&spent, &batch)
                 continue
             case .wouldBlock where !blocking:
-                handToWriter(batch, sent: sent)
+                handToWriter(sent: sent)
                 return
             case .wouldBlock:
                 abandonWriting(failure: nil)   // the close deadline passed
@@ -174,7 +178,7 @@ extension SocketTransport {
     }
 
     enum FlushStep {
-        case send(OutboundQueue)
+        case send
         case released(shutDown: Bool, closeNow: [CheckedContinuation<Void, Never>]?)
     }
 
@@ -198,7 +202,9 @@ extension SocketTransport {
     /// The socket cannot take bytes any more (peer gone, or the close deadline passed): drop what
     /// is queued and shut down, which ends the reader and so the session. A failed write (not a
     /// deadline) ends the session at once, before the reader delivers anything more.
+    /// Called only by the thread holding the flush role, which it gives up here.
     func abandonWriting(failure: Int32?, what: String = "writing to the socket") {
+        outgoing = OutboundQueue()   // before the role is given up: the next holder owns `outgoing`
         let (shutDown, closeNow, crossed, connection) = state.withLock { state in
             let crossed = state.dropAll()
             state.flushing = false

@@ -116,6 +116,10 @@ final class SocketTransport: FlowControlledTransport {
     /// none of its locks, and this transport calls the messenger (receive, receiveEnd,
     /// resumeHeldInput, inputDemand) only after unlocking.
     let state = LockedValue(State())
+    /// The batch being sent: the queue's frames, swapped out of `state.queue` under the lock and
+    /// sent outside it. Invariant: touched only by the thread holding the flush role
+    /// (`state.flushing`, which one thread at a time sets), so it needs no lock of its own.
+    @exclusivity(unchecked) nonisolated(unsafe) var outgoing = OutboundQueue()
     let writerWake = DispatchSemaphore(value: 0)
     let startThread: ThreadStarter
 
