@@ -33,6 +33,9 @@ public final class MethodChannel: Sendable {
     public let codec: any MethodCodec
     /// `codec` again when it can leave large byte values uncopied; looked up once, here.
     let segmentingCodec: (any SegmentingMethodCodec)?
+    /// `messenger` again when it is a socket session itself (no wrapper): calls then await their
+    /// reply in `invokeMethod`'s own frame. Looked up once, here.
+    let connection: MessengerConnection?
     private let slot = HandlerSlot()
 
     public init(name: String, messenger: any BinaryMessenger, codec: some MethodCodec = StandardMethodCodec()) {
@@ -40,6 +43,7 @@ public final class MethodChannel: Sendable {
         self.messenger = messenger
         self.codec = codec
         segmentingCodec = codec as? any SegmentingMethodCodec
+        connection = messenger as? MessengerConnection
     }
 
     /// Calls `method` on the other side and returns its result.
@@ -73,6 +77,36 @@ public final class MethodChannel: Sendable {
                 ChannelError.timedOut(channel: name, method: method, after: timeout)
             }) {
                 try await Self.send(request, on: name, method: method, messenger: messenger)
+            }
+        } else if let connection {
+            // The same call as `messenger.send`, awaited here: each async function between this
+            // frame and the continuation costs a hop back on return, and under a task-executor
+            // preference every hop takes the concurrency runtime's status-record lock (issue 18).
+            do {
+                let segments = MessageSegments(request.first, rest: request.rest)
+                let prepared = try connection.prepareRequest(onChannel: name, payloadCount: segments.count)
+                if prepared.mustWaitForRoom { await connection.waitUntilWritable() }
+                // The continuations are made where this call runs, without the hop to an isolation
+                // parameter that `withUnsafeThrowingContinuation(isolation:)` makes first (another
+                // status-record lock per call); the closures only hand them to the connection.
+                if prepared.scopeTask != 0 {
+                    // Safe: resumed exactly once by the connection (`startRequest`).
+                    reply = try await _unsafeInheritExecutor_withUnsafeThrowingContinuation { continuation in
+                        connection.startRequest(prepared, onChannel: name, segments: segments, continuation: continuation)
+                    }
+                } else {
+                    reply = try await withTaskCancellationHandler {
+                        // Safe: resumed exactly once by the connection (`startRequest`).
+                        try await _unsafeInheritExecutor_withUnsafeThrowingContinuation { continuation in
+                            connection.startRequest(prepared, onChannel: name, segments: segments, continuation: continuation)
+                        }
+                    } onCancel: {
+                        connection.cancelRequest(prepared.id)
+                    }
+                }
+            } catch let error as MessengerError {
+                // The messenger sees only bytes; the channel reports the failure, naming the method.
+                throw ChannelError(error, channel: name, method: method)
             }
         } else {
             reply = try await Self.send(request, on: name, method: method, messenger: messenger)

@@ -114,56 +114,101 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
 
     /// Sends a REQUEST, written by `writeRequest` once its id is registered, and waits for the reply.
     nonisolated(nonsending) private func request(onChannel channel: String, payloadCount: Int,
-                         writeRequest: (UInt32) -> Void) async throws -> [UInt8]? {
-        try validate(channel: channel, payloadCount: payloadCount, fixedBodyBytes: 4 + 2 + 1)
-        // Work this side starts waits while the peer is not taking what was already queued.
-        if flow?.isWritable == false { await waitUntilWritable() }
-        // The id is taken without the state lock, so that a call takes that lock once: ids are
-        // 32 bits, and one still in flight 4 billion requests later is refused below.
-        let taken = requestIDs.wrappingAdd(1, ordering: .relaxed).newValue
-        let id = taken != 0 ? taken : requestIDs.wrappingAdd(1, ordering: .relaxed).newValue
+                                                 writeRequest: (UInt32) -> Void) async throws -> [UInt8]? {
+        let prepared = try prepareRequest(onChannel: channel, payloadCount: payloadCount)
+        if prepared.mustWaitForRoom { await waitUntilWritable() }
         // Inside this task's call scope its handler covers the call (see `CallScope`).
-        let scopeTask = callScopeTaskOfCurrentTask()
-        if scopeTask != 0 {
-            return try await awaitReply(id: id, channel: channel, scopeTask: scopeTask, writeRequest: writeRequest)
+        // Continuations made where this call runs, without a hop first (see `MethodChannel.invokeMethod`).
+        if prepared.scopeTask != 0 {
+            // Safe: resumed exactly once (see `register`).
+            return try await _unsafeInheritExecutor_withUnsafeThrowingContinuation { continuation in
+                register(prepared, channel: channel, continuation: continuation, writeRequest: writeRequest)
+            }
         }
         return try await withTaskCancellationHandler {
-            try await awaitReply(id: id, channel: channel, scopeTask: 0, writeRequest: writeRequest)
+            // Safe: resumed exactly once (see `register`).
+            try await _unsafeInheritExecutor_withUnsafeThrowingContinuation { continuation in
+                register(prepared, channel: channel, continuation: continuation, writeRequest: writeRequest)
+            }
         } onCancel: {
-            cancelRequest(id)
+            cancelRequest(prepared.id)
         }
     }
 
-    /// Registers request `id` and writes it, then waits for its reply.
-    @inline(__always)
-    nonisolated(nonsending) private func awaitReply(id: UInt32, channel: String, scopeTask: UInt,
-                                                    writeRequest: (UInt32) -> Void) async throws -> [UInt8]? {
-        // Safe: resumed exactly once, by whoever takes entry `id` out of `state.pending` under the
-        // lock (the REPLY, a cancellation, or close), or right here when it is never registered.
-        try await withUnsafeThrowingContinuation { continuation in
-            let failure = state.withLock { state -> (any Error)? in
-                if let refusal = state.refusalToSend() {
-                    return MessengerError(.connectionClosed, refusal, channel: channel)
-                }
-                // A cancel that came before this found no entry to withdraw; it is seen here.
-                if Task.isCancelled { return CancellationError() }
-                let call = ConnectionState.PendingCall(channel: channel, continuation: continuation, scopeTask: scopeTask)
-                guard state.pending.insert(call, id: id) else {
-                    return MessengerError(.connectionClosed, "request id \(id) is still in flight", channel: channel)
-                }
-                return nil
+    /// A request whose checks have passed and whose id is taken, not yet registered or written.
+    package struct PreparedRequest: Sendable {
+        package let id: UInt32
+        /// The current task's call scope on this connection (`CallScope`), or 0 for none.
+        package let scopeTask: UInt
+        /// The peer is not taking what was already queued: wait for room before registering.
+        package let mustWaitForRoom: Bool
+    }
+
+    /// The first half of a request, without suspending: checks the channel name and the frame's
+    /// size, and takes an id. Then wait for room when asked, and `startRequest` inside a
+    /// continuation (or `register`).
+    ///
+    /// A caller that awaits the reply in its own frame (`MethodChannel.invokeMethod`) saves the
+    /// hops back to its executor that every async function in between costs on return; with a
+    /// task-executor preference each hop takes the concurrency runtime's status-record lock
+    /// (issue 18).
+    package func prepareRequest(onChannel channel: String, payloadCount: Int) throws(MessengerError) -> PreparedRequest {
+        try validate(channel: channel, payloadCount: payloadCount, fixedBodyBytes: 4 + 2 + 1)
+        // The id is taken without the state lock, so that a call takes that lock once: ids are
+        // 32 bits, and one still in flight 4 billion requests later is refused in `register`.
+        let taken = requestIDs.wrappingAdd(1, ordering: .relaxed).newValue
+        let id = taken != 0 ? taken : requestIDs.wrappingAdd(1, ordering: .relaxed).newValue
+        return PreparedRequest(id: id, scopeTask: callScopeTaskOfCurrentTask(),
+                               mustWaitForRoom: flow?.isWritable == false)
+    }
+
+    /// The second half: registers `prepared` for its reply and queues the REQUEST with `segments`
+    /// as its payload, or resumes `continuation` at once with why it cannot be sent. Outside a
+    /// call scope the caller installs a cancellation handler that calls `cancelRequest`.
+    package func startRequest(_ prepared: PreparedRequest, onChannel channel: String, segments: MessageSegments,
+                              continuation: UnsafeContinuation<[UInt8]?, any Error>) {
+        let count = segments.count
+        if segments.rest.isEmpty || count < Self.separatePayloadThreshold {
+            let message = segments.joined
+            register(prepared, channel: channel, continuation: continuation) { id in
+                writeFrame(.request(id: id, channel: channel, payload: message))
             }
-            if let failure {
-                continuation.resume(throwing: failure)
-                return
+        } else {
+            register(prepared, channel: channel, continuation: continuation) { id in
+                writeFrame(.request(id: id, channel: channel, payload: []), payloadSegments: segments.all, count: count)
             }
-            writeRequest(id)
         }
     }
 
-    /// Kept out of `request`, whose common path does not wait.
+    /// Registers request `prepared.id` with `continuation` and writes it. The continuation is
+    /// resumed exactly once, by whoever takes entry `id` out of `state.pending` under the lock
+    /// (the REPLY, a cancellation, or close), or right here when it is never registered.
+    private func register(_ prepared: PreparedRequest, channel: String,
+                          continuation: UnsafeContinuation<[UInt8]?, any Error>, writeRequest: (UInt32) -> Void) {
+        let id = prepared.id
+        let failure = state.withLock { state -> (any Error)? in
+            if let refusal = state.refusalToSend() {
+                return MessengerError(.connectionClosed, refusal, channel: channel)
+            }
+            // A cancel that came before this found no entry to withdraw; it is seen here.
+            if Task.isCancelled { return CancellationError() }
+            let call = ConnectionState.PendingCall(channel: channel, continuation: continuation, scopeTask: prepared.scopeTask)
+            guard state.pending.insert(call, id: id) else {
+                return MessengerError(.connectionClosed, "request id \(id) is still in flight", channel: channel)
+            }
+            return nil
+        }
+        if let failure {
+            continuation.resume(throwing: failure)
+            return
+        }
+        writeRequest(id)
+    }
+
+    /// Waits until the peer takes what is queued again. Kept out of `request`, whose common path
+    /// does not wait.
     @inline(never)
-    nonisolated(nonsending) private func waitUntilWritable() async {
+    nonisolated(nonsending) package func waitUntilWritable() async {
         await flow?.waitUntilWritable()
     }
 
@@ -218,7 +263,9 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     // MARK: Internals shared by the extensions
 
     /// Withdraws a request whose caller was cancelled: fails the caller and tells the peer.
-    private func cancelRequest(_ id: UInt32) {
+    /// Withdraws request `id` if it still waits for its reply: sends CANCEL and fails the call
+    /// with `CancellationError`.
+    package func cancelRequest(_ id: UInt32) {
         let (continuation, drained) = state.withLock { state -> (UnsafeContinuation<[UInt8]?, any Error>?, Bool) in
             // No entry yet: `request` sees the cancellation when it registers the call.
             guard let call = state.pending.remove(id) else { return (nil, false) }
