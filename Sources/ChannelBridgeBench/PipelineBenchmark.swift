@@ -1,5 +1,6 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgeMessenger
 import Synchronization
 import ChannelBridgeSocket
 
@@ -24,8 +25,8 @@ enum PipelineBenchmark {
             let channel = MethodChannel(name: BenchServer.methodChannel, messenger: peer.connection.messenger)
             for _ in 0..<settings.repetitions {
                 let rate = try await peer.onReaderThread {
-                    _ = try await measure(channel, calls: warmup)
-                    return try await measure(channel, calls: calls)
+                    _ = try await measure(channel, on: peer.connection.messenger, calls: warmup)
+                    return try await measure(channel, on: peer.connection.messenger, calls: calls)
                 }
                 ours.values.append(rate)
                 let raw = try await RawBaseline.run("pipeline", ["count": calls, "warmup": warmup, "depth": depth],
@@ -44,21 +45,25 @@ enum PipelineBenchmark {
         ])
     }
 
-    /// Calls per second of `calls` echo calls made by `depth` tasks at once.
-    static func measure(_ channel: MethodChannel, calls: Int) async throws -> Double {
+    /// Calls per second of `calls` echo calls made by `depth` tasks at once. Each task makes its
+    /// calls in its own call scope on `messenger` (one cancellation handler for its loop, as
+    /// `rtt`'s single task has; package API).
+    static func measure(_ channel: MethodChannel, on messenger: MessengerConnection, calls: Int) async throws -> Double {
         let counter = Counter()
         let argument = RttBenchmark.argument
         let begin = BenchClock.now()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<depth {
                 group.addTask {
-                    while true {
-                        let started = counter.started.wrappingAdd(1, ordering: .relaxed).newValue
-                        guard started <= calls else { break }
-                        let reply = try await channel.invokeMethod("echo", arguments: argument)
-                        guard reply == argument else { throw BenchError("echo answered \(reply)") }
-                        // Seldom, so that the tasks do not contend for the watchdog's counter.
-                        if started & 255 == 0 { BenchWatchdog.tick() }
+                    try await messenger.withCallScope {
+                        while true {
+                            let started = counter.started.wrappingAdd(1, ordering: .relaxed).newValue
+                            guard started <= calls else { break }
+                            let reply = try await channel.invokeMethod("echo", arguments: argument)
+                            guard reply == argument else { throw BenchError("echo answered \(reply)") }
+                            // Seldom, so that the tasks do not contend for the watchdog's counter.
+                            if started & 255 == 0 { BenchWatchdog.tick() }
+                        }
                     }
                 }
             }

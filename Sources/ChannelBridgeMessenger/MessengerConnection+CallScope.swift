@@ -17,13 +17,17 @@ extension MessengerConnection {
     ) async throws -> T {
         let scope = CallScope()
         state.withLock { state in
-            state.callScopes.append(scope)
-            noteCallScopes(state.callScopes)
+            state.callScopeTasks[scope.task, default: 0] += 1
+            noteCallScopes(state.callScopeTasks)
         }
         defer {
             state.withLock { state in
-                state.callScopes.removeAll { $0 === scope }
-                noteCallScopes(state.callScopes)
+                if let open = state.callScopeTasks[scope.task], open > 1 {
+                    state.callScopeTasks[scope.task] = open - 1
+                } else {
+                    state.callScopeTasks[scope.task] = nil
+                }
+                noteCallScopes(state.callScopeTasks)
             }
         }
         return try await withTaskCancellationHandler {
@@ -33,25 +37,25 @@ extension MessengerConnection {
         }
     }
 
-    /// Publishes, for `callScopeTaskOfCurrentTask`, how many scopes are open and, when one is, its
-    /// task. Called under the state lock whenever `callScopes` changes.
-    private func noteCallScopes(_ scopes: [CallScope]) {
-        openCallScopes.store(scopes.count, ordering: .relaxed)
-        soleCallScopeTask.store(scopes.count == 1 ? scopes[0].task : 0, ordering: .relaxed)
+    /// Publishes, for `callScopeTaskOfCurrentTask`, how many tasks have a scope open and, when one
+    /// has, which. Called under the state lock whenever `callScopeTasks` changes.
+    private func noteCallScopes(_ tasks: [UInt: Int]) {
+        openCallScopes.store(tasks.count, ordering: .relaxed)
+        soleCallScopeTask.store(tasks.count == 1 ? tasks.first!.key : 0, ordering: .relaxed)
     }
 
     /// The address of the current task when it has a call scope open on this connection, else 0.
-    /// No lock unless several scopes are open: one atomic load when none is, two and the current
-    /// task's address when one is. A task compares equal only with itself; a scope is unregistered
-    /// before its task can end, so a stale value never matches another task.
+    /// No lock unless several tasks have one open: one atomic load when none has, two and the
+    /// current task's address when one has, else one hash lookup under the lock. A task compares
+    /// equal only with itself; a scope is unregistered before its task can end, so a stale value
+    /// never matches another task.
     func callScopeTaskOfCurrentTask() -> UInt {
         let open = openCallScopes.load(ordering: .relaxed)
         guard open > 0 else { return 0 }
         let current = CallScope.currentTaskAddress()
         guard current != 0 else { return 0 }
-        let sole = soleCallScopeTask.load(ordering: .relaxed)
-        if open == 1 { return sole == current ? current : 0 }
-        return state.withLock { state in state.callScopes.contains { $0.task == current } } ? current : 0
+        if open == 1 { return soleCallScopeTask.load(ordering: .relaxed) == current ? current : 0 }
+        return state.withLock { $0.callScopeTasks[current] != nil } ? current : 0
     }
 
     /// Withdraws the calls of `scope` still waiting for their reply.

@@ -41,9 +41,9 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     let state: LockedValue<ConnectionState>
     /// The last REQUEST id taken.
     private let requestIDs = Atomic<UInt32>(0)
-    /// How many `withCallScope`s are open, so that a call outside any looks for none.
+    /// How many tasks have a `withCallScope` open, so that a call outside any looks for none.
     let openCallScopes = Atomic<Int>(0)
-    /// The task of the one open call scope (its address), when exactly one is open.
+    /// The task with a call scope open (its address), when exactly one task has.
     let soleCallScopeTask = Atomic<UInt>(0)
     /// The largest frame the peer accepts: the protocol default until its HELLO says otherwise.
     /// Kept inline for this connection's own checks; `limit` carries the same for channels.

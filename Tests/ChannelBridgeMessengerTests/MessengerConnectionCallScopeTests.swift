@@ -95,4 +95,34 @@ import Testing
             #expect(outcome)
         }
     }
+    /// Many tasks with a scope open at once (a pipeline's callers): each scope covers its own
+    /// task's calls only, found by one lookup among all of them; a task without one among them
+    /// keeps a handler of its own.
+    @Test func scopesOfManyTasksEachCoverOnlyTheirOwnTasksCalls() async throws {
+        try await withHangGuard { () async throws in
+            let (client, peer) = Self.rawClient()
+            defer { client.close() }
+            let names = (0..<5).map { "c\($0)" }
+            let tasks = names.map { name in
+                Task { try await client.withCallScope { try await client.send(onChannel: name, message: [1]) } }
+            }
+            let bare = Task { try await client.send(onChannel: "bare", message: [1]) }
+            let frames = await peer.waitForFrames { Self.requestIDs(in: $0).count == names.count + 1 }
+            var idOf: [String: UInt32] = [:]
+            for frame in frames {
+                if case .request(let id, let channel, _) = frame { idOf[channel] = id }
+            }
+            tasks[2].cancel()
+            await #expect(throws: CancellationError.self) { try await tasks[2].value }
+            bare.cancel()
+            await #expect(throws: CancellationError.self) { try await bare.value }
+            let after = await peer.waitForFrames { Self.cancelIDs(in: $0).count == 2 }
+            #expect(Self.cancelIDs(in: after) == [idOf["c2"]!, idOf["bare"]!])
+            for (index, name) in names.enumerated() where index != 2 {
+                peer.send(.reply(id: idOf[name]!, result: .bytes([UInt8(index)])))
+                #expect(try await tasks[index].value == [UInt8(index)])
+            }
+            #expect(Self.cancelIDs(in: try peer.receivedFrames()).count == 2)
+        }
+    }
 }

@@ -70,8 +70,9 @@ struct ConnectionState {
     var inputHeldWaiters: [UnsafeContinuation<Void, Never>] = []
     var nextHandlerID: UInt64 = 0
     var handlers = HandlerTable()
-    /// The open `withCallScope`s (few: one per task in one).
-    var callScopes: [CallScope] = []
+    /// The tasks with a `withCallScope` open (their addresses), with how many each has open: one
+    /// hash lookup per call however many tasks have one (a pipeline has hundreds).
+    var callScopeTasks: [UInt: Int] = [:]
     var closeCallbacks: [@Sendable (MessengerError) -> Void] = []
     var nextPingToken: UInt64 = 0
     var pings: [UInt64: Waiter<Void>] = [:]
