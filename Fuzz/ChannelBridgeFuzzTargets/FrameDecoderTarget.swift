@@ -1,7 +1,8 @@
 import ChannelBridgeMessenger
 
-/// Entry point: `FrameDecoder` (`append` and `next`, and the read-into-buffer path
-/// `withUnsafeMutableInputBuffer`), fed the same stream whole and split at fuzzer-chosen points.
+/// Entry point: `FrameDecoder` (`append` and `next`, the read-into-buffer path
+/// `withUnsafeMutableInputBuffer`, and `nextInPlace`), fed the same stream whole and split at
+/// fuzzer-chosen points.
 ///
 /// Input: a plan byte, then (when the plan says so) where to grow a frame past the large-frame
 /// threshold, then the chunks' lengths and how each is fed, then the stream.
@@ -17,7 +18,9 @@ import ChannelBridgeMessenger
 ///   fill writes at most (all it is offered when 0), as a short `read` would.
 ///
 /// Checks: both decoders give the same frames and the same error (and keep throwing it), the
-/// same count of buffered bytes at the end; every frame encodes and decodes back to itself.
+/// same count of buffered bytes at the end; every frame encodes and decodes back to itself. The
+/// whole stream is taken with `next`, the split one with `nextInPlace`, whose REQUEST payload
+/// ranges must lie inside the buffer they come with.
 enum FrameDecoderTarget: FuzzTarget {
     static let name = "frame-decoder"
 
@@ -53,7 +56,7 @@ enum FrameDecoderTarget: FuzzTarget {
         var whole = FrameDecoder(maxFrameLength: maximum)
         var wholeOutcome = Outcome()
         whole.append(stream)
-        drain(&whole, into: &wholeOutcome)
+        drain(&whole, into: &wholeOutcome, inPlace: false)
 
         var split = FrameDecoder(maxFrameLength: maximum)
         var splitOutcome = Outcome()
@@ -62,10 +65,10 @@ enum FrameDecoderTarget: FuzzTarget {
             let end = min(stream.count, position + chunk.length)
             feed(stream[position..<end], how: chunk.how, into: &split)
             position = end
-            if drainsEveryChunk { drain(&split, into: &splitOutcome) }
+            if drainsEveryChunk { drain(&split, into: &splitOutcome, inPlace: true) }
         }
         split.append(stream[position...])
-        drain(&split, into: &splitOutcome)
+        drain(&split, into: &splitOutcome, inPlace: true)
 
         require(wholeOutcome.frames == splitOutcome.frames,
                 "split decoding gave other frames: \(wholeOutcome.frames.count) whole, \(splitOutcome.frames.count) split")
@@ -102,10 +105,20 @@ enum FrameDecoderTarget: FuzzTarget {
     }
 
     /// Takes frames until the decoder needs more bytes or fails; a failure must repeat.
-    static func drain(_ decoder: inout FrameDecoder, into outcome: inout Outcome) {
+    static func drain(_ decoder: inout FrameDecoder, into outcome: inout Outcome, inPlace: Bool) {
         guard outcome.error == nil else { return }
         do {
-            while let frame = try decoder.next() { outcome.frames.append(frame) }
+            if inPlace {
+                while let decoded = try decoder.nextInPlace() {
+                    if case .request(_, _, let buffer, let payload?) = decoded {
+                        require(payload.lowerBound >= 0 && payload.upperBound <= buffer.count,
+                                "an in-place payload \(payload) lies outside its buffer of \(buffer.count) bytes")
+                    }
+                    outcome.frames.append(decoded.frame)
+                }
+            } else {
+                while let frame = try decoder.next() { outcome.frames.append(frame) }
+            }
         } catch {
             outcome.error = error
             do {

@@ -189,6 +189,11 @@ public final class MethodChannel: Sendable {
             return
         }
         let (name, codec, segmenting, limit) = (self.name, self.codec, segmentingCodec, messenger.fastPath?.frameLimit)
+        if let connection, let standard = codec as? StandardMethodCodec {
+            slot.install(inPlace: Self.inPlaceHandler(handler, codec: standard, channel: name, limit: limit),
+                         on: connection, channel: name)
+            return
+        }
         slot.install(synchronous: { message in
             let call: MethodCall
             switch Self.decodeCall(message, codec: codec) {

@@ -46,22 +46,28 @@ public struct StandardMessageCodec: MessageCodec {
         StandardWriter(reservingCapacity: 64, extensionBox: extensionBox, keepingLargeByteLists: segmenting)
     }
 
+    /// A segmenting writer that appends to `buffer`'s storage, emptied; `buffer` is left empty
+    /// until `StandardWriter.giveBackBuffer(to:)`.
+    func makeWriter(reusing buffer: inout [UInt8]) -> StandardWriter {
+        StandardWriter(reusing: &buffer, extensionBox: extensionBox)
+    }
+
     /// Runs `body` on a reader over `bytes` and insists that it consumed every byte.
     func read<T>(_ bytes: [UInt8], _ body: (inout StandardReader) throws(CodecError) -> T) throws(CodecError) -> T {
         let result: Result<T, CodecError> = bytes.withUnsafeBytes { raw in
-            var reader = StandardReader(raw, maxDepth: maxDepth, extensionBox: extensionBox)
-            do throws(CodecError) {
-                let value = try body(&reader)
-                guard reader.isAtEnd else {
-                    return .failure(CodecError(.trailingBytes,
-                                               "\(reader.remaining) unexpected bytes after the value",
-                                               offset: reader.offset))
-                }
-                return .success(value)
-            } catch {
-                return .failure(error)
-            }
+            Result { () throws(CodecError) in try read(raw: raw, body) }
         }
         return try result.get()
+    }
+
+    /// Runs `body` on a reader over `bytes` where they lie and insists that it consumed every byte.
+    func read<T>(raw bytes: UnsafeRawBufferPointer,
+                 _ body: (inout StandardReader) throws(CodecError) -> T) throws(CodecError) -> T {
+        var reader = StandardReader(bytes, maxDepth: maxDepth, extensionBox: extensionBox)
+        let value = try body(&reader)
+        guard reader.isAtEnd else {
+            throw CodecError(.trailingBytes, "\(reader.remaining) unexpected bytes after the value", offset: reader.offset)
+        }
+        return value
     }
 }

@@ -37,10 +37,18 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     }
 
     public func decodeMethodCall(_ bytes: [UInt8]) throws(CodecError) -> MethodCall {
+        let result: Result<MethodCall, CodecError> = bytes.withUnsafeBytes { raw in
+            Result { () throws(CodecError) in try decodeMethodCall(in: raw) }
+        }
+        return try result.get()
+    }
+
+    /// `decodeMethodCall` of bytes where they lie: a messenger's receive buffer (issue 18).
+    package func decodeMethodCall(in bytes: UnsafeRawBufferPointer) throws(CodecError) -> MethodCall {
         guard !bytes.isEmpty else {
             throw CodecError(.invalidMethodCall, "method call is empty", offset: 0)
         }
-        return try messageCodec.read(bytes) { (reader: inout StandardReader) throws(CodecError) in
+        return try messageCodec.read(raw: bytes) { (reader: inout StandardReader) throws(CodecError) in
             guard case .string(let method) = try reader.readValue() else {
                 throw CodecError(.invalidMethodCall, "method name is not a string", offset: 0)
             }
@@ -55,6 +63,17 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     /// A `Uint8List` of 64 KiB or more stays the value's own array, uncopied.
     package func encodeSuccessEnvelopeSegments(_ result: StandardValue) throws(CodecError) -> EncodedSegments {
         try written(segmenting: true) { (writer) throws(CodecError) in try Self.writeSuccess(result, into: &writer) }.segments
+    }
+
+    /// The bytes of `encodeSuccessEnvelopeSegments`, written into `buffer` when they make one
+    /// array: `buffer` is emptied first and its storage reused (issue 18: a reply costs no
+    /// allocation), and the result is `nil`. When a large byte value was kept uncopied, returns the
+    /// segments instead and leaves `buffer` empty.
+    package func encodeSuccessEnvelope(_ result: StandardValue, reusing buffer: inout [UInt8]) throws(CodecError) -> EncodedSegments? {
+        var writer = messageCodec.makeWriter(reusing: &buffer)
+        try Self.writeSuccess(result, into: &writer)
+        if writer.giveBackBuffer(to: &buffer) { return nil }
+        return writer.segments
     }
 
     private static func writeSuccess(_ result: StandardValue, into writer: inout StandardWriter) throws(CodecError) {

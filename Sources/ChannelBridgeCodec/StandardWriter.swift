@@ -28,6 +28,24 @@ public struct StandardWriter {
         keepsLargeByteLists = keepingLargeByteLists
     }
 
+    /// A segmenting writer over `buffer`'s storage, emptied, which `buffer` gives up meanwhile.
+    init(reusing buffer: inout [UInt8], extensionBox: CodecExtensionBox?) {
+        current = []
+        swap(&current, &buffer)
+        if !current.isEmpty { current.removeAll(keepingCapacity: true) }
+        if current.capacity < 64 { current.reserveCapacity(64) }
+        self.extensionBox = extensionBox
+        keepsLargeByteLists = true
+    }
+
+    /// Moves everything written into `buffer` and returns true when it is one array (no large
+    /// byte list was kept by reference); otherwise leaves both as they are and returns false.
+    mutating func giveBackBuffer(to buffer: inout [UInt8]) -> Bool {
+        guard finished.isEmpty else { return false }
+        swap(&current, &buffer)
+        return true
+    }
+
     /// Everything written so far, as one array.
     public var bytes: [UInt8] {
         if finished.isEmpty { return current }

@@ -101,24 +101,63 @@ public struct FrameDecoder: Sendable {
 
     /// Returns the next complete frame, or `nil` until more bytes arrive.
     public mutating func next() throws(ProtocolViolation) -> Frame? {
+        guard let decoded = try nextDecoded(inPlace: false) else { return nil }
+        return decoded.frame
+    }
+
+    /// A frame from `nextInPlace()`: a REQUEST's payload can be left where it was received.
+    package enum DecodedFrame {
+        case frame(Frame)
+        /// A REQUEST whose payload is `buffer[payload]` (`payload` is `nil` for a null payload).
+        /// `buffer` shares the decoder's storage, so it stays valid whatever the decoder does;
+        /// release it before giving the decoder more bytes, or that write copies the storage.
+        case request(id: UInt32, channel: String, buffer: [UInt8], payload: Range<Int>?)
+
+        package var kind: Frame.Kind {
+            switch self {
+            case .frame(let frame): frame.kind
+            case .request: .request
+            }
+        }
+
+        /// The frame, its payload copied out of the buffer if it was left there.
+        package var frame: Frame {
+            switch self {
+            case .frame(let frame):
+                frame
+            case .request(let id, let channel, let buffer, let payload):
+                .request(id: id, channel: channel, payload: payload.map { Array(buffer[$0]) })
+            }
+        }
+    }
+
+    /// Like `next()`, except that a small REQUEST's payload is not copied (issue 18): a handler
+    /// that can read it in place (`InPlaceMessageHandler`) gets it without an array of its own.
+    package mutating func nextInPlace() throws(ProtocolViolation) -> DecodedFrame? {
+        try nextDecoded(inPlace: true)
+    }
+
+    @inline(__always)
+    private mutating func nextDecoded(inPlace: Bool) throws(ProtocolViolation) -> DecodedFrame? {
         if discarded { return nil }
         if let failure { throw failure }
         do {
-            return try decodeNext()
+            return try decodeNext(inPlace: inPlace)
         } catch {
             failure = error
             throw error
         }
     }
 
-    private mutating func decodeNext() throws(ProtocolViolation) -> Frame? {
+    @inline(__always)
+    private mutating func decodeNext(inPlace: Bool) throws(ProtocolViolation) -> DecodedFrame? {
         if let head = largeHead {
             guard largeFilled == largePayload.count else { return nil }
             let payload = largePayload
             largeHead = nil
             largePayload = []
             largeFilled = 0
-            return head.frame(payload: payload)
+            return .frame(head.frame(payload: payload))
         }
         let available = writeIndex - readIndex
         guard available >= 4 else { return nil }
@@ -136,17 +175,33 @@ public struct FrameDecoder: Sendable {
         if available >= 4 + length {
             let kind = storage[readIndex + 4]
             var names = channelNames
-            let frame = try storage.withUnsafeBytes { raw in
-                Result { () throws(ProtocolViolation) in
-                    try FrameParser.parse(kind: kind,
-                                          body: UnsafeRawBufferPointer(rebasing: raw[bodyStart..<bodyStart + bodyLength]),
-                                          names: &names)
+            let decoded: DecodedFrame
+            if inPlace, kind == Frame.Kind.request.rawValue {
+                let parsed = try storage.withUnsafeBytes { raw in
+                    Result { () throws(ProtocolViolation) in
+                        try FrameParser.parseHead(kind: .request,
+                                                  bytes: UnsafeRawBufferPointer(rebasing: raw[bodyStart..<bodyStart + bodyLength]),
+                                                  bodyLength: bodyLength, names: &names)
+                    }
+                }.get()
+                guard case (.request(let id, let channel, let isNull), let headLength)? = parsed else {
+                    throw FrameParser.shortBody(.request, bodyLength)
                 }
-            }.get()
+                decoded = .request(id: id, channel: channel, buffer: storage,
+                                   payload: isNull ? nil : bodyStart + headLength..<bodyStart + bodyLength)
+            } else {
+                decoded = .frame(try storage.withUnsafeBytes { raw in
+                    Result { () throws(ProtocolViolation) in
+                        try FrameParser.parse(kind: kind,
+                                              body: UnsafeRawBufferPointer(rebasing: raw[bodyStart..<bodyStart + bodyLength]),
+                                              names: &names)
+                    }
+                }.get())
+            }
             channelNames = names
             readIndex += 4 + length
             if readIndex == writeIndex { readIndex = 0; writeIndex = 0 }
-            return frame
+            return decoded
         }
 
         guard available >= 5 else { return nil }

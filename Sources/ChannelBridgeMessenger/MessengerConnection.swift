@@ -39,6 +39,10 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// Its outbound flow state, kept here so the fast path reads it without a witness call.
     let flow: OutboundFlow?
     let state: LockedValue<ConnectionState>
+    /// The buffer in-place handlers write their replies into, kept with its capacity.
+    /// Invariant: touched only inside a delivery of received bytes (`receive`, `resumeHeldInput`),
+    /// and deliveries never overlap (`FrameTransport`'s rules), so it needs no lock.
+    @exclusivity(unchecked) nonisolated(unsafe) var replyScratch: [UInt8] = []
     /// The last REQUEST id taken.
     private let requestIDs = Atomic<UInt32>(0)
     /// How many tasks have a `withCallScope` open, so that a call outside any looks for none.
@@ -233,6 +237,13 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     @discardableResult
     package func setSynchronousMessageHandler(onChannel channel: String, _ handler: SynchronousMessageHandler?) -> MessageHandlerToken {
         install(handler.map(ConnectionState.Handler.synchronous), onChannel: channel)
+    }
+
+    /// Installs (or removes) a handler that answers requests where they were received (see
+    /// `InPlaceMessageHandler`). A MESSAGE on its channel reaches it too, its reply ignored.
+    @discardableResult
+    package func setInPlaceMessageHandler(onChannel channel: String, _ handler: InPlaceMessageHandler?) -> MessageHandlerToken {
+        install(handler.map(ConnectionState.Handler.inPlace), onChannel: channel)
     }
 
     private func install(_ handler: ConnectionState.Handler?, onChannel channel: String) -> MessageHandlerToken {

@@ -85,6 +85,33 @@ import Testing
         #expect(try Self.decode(Self.randomSplits(bytes, seed: seed, maxChunk: maxChunk)) == frames)
     }
 
+    /// `nextInPlace()` gives the frames `next()` gives; a REQUEST held whole in the buffer comes
+    /// with its payload's range instead of a copy, and that range holds exactly the payload.
+    @Test(arguments: [1, 64, 100_000])
+    func inPlaceDecodingGivesTheSameFramesAndPointsAtThePayload(maxChunk: Int) throws {
+        let (bytes, frames) = Self.stream()
+        var decoder = FrameDecoder()
+        var decoded: [Frame] = []
+        var inPlaceRequests = 0
+        for chunk in Self.randomSplits(bytes, seed: 11, maxChunk: maxChunk) {
+            decoder.append(chunk)
+            while let next = try decoder.nextInPlace() {
+                if case .request(let id, _, let buffer, let payload) = next {
+                    inPlaceRequests += 1
+                    guard case .request(id, _, let expected) = frames[decoded.count] else {
+                        Issue.record("request \(id) decoded where \(frames[decoded.count]) was sent")
+                        return
+                    }
+                    #expect(payload.map { Array(buffer[$0]) } == expected)
+                }
+                decoded.append(next.frame)
+            }
+        }
+        #expect(decoded == frames)
+        // Requests 1 and 2 were whole in the buffer; request 3 is large, and was read into its own array.
+        #expect(inPlaceRequests == 2)
+    }
+
     @Test func sixteenMebibytePayloadInRandomSplits() throws {
         let payload = [UInt8](repeating: 0x5A, count: 16 << 20)
         var bytes: [UInt8] = []

@@ -33,6 +33,16 @@ final class HandlerSlot: Sendable {
         }
     }
 
+    /// Installs a handler that reads its request and writes its reply in place, on a connection
+    /// itself (never through a wrapper, which could not forward it).
+    @discardableResult
+    func install(inPlace handler: @escaping InPlaceMessageHandler, on connection: MessengerConnection,
+                 channel: String) -> MessageHandlerToken? {
+        install(on: connection, channel: channel, removing: false) {
+            connection.setInPlaceMessageHandler(onChannel: channel, handler)
+        }
+    }
+
     private func install(on messenger: any BinaryMessenger, channel: String, removing: Bool,
                          _ setHandler: () -> MessageHandlerToken) -> MessageHandlerToken? {
         // The messenger call runs under the lock so that two concurrent installs on one channel

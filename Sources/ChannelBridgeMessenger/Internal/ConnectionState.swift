@@ -32,6 +32,7 @@ struct ConnectionState {
         case plain(BinaryMessageHandler)
         case segmented(SegmentedMessageHandler)
         case synchronous(SynchronousMessageHandler)
+        case inPlace(InPlaceMessageHandler)
     }
 
     /// Someone waiting for a PONG or for the peer's HELLO.

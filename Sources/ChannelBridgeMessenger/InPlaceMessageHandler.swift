@@ -1,0 +1,19 @@
+/// What an `InPlaceMessageHandler` answered.
+package enum InPlaceReply: Sendable {
+    /// A null reply ("not implemented").
+    case null
+    /// The reply is the bytes the handler left in the buffer it was given.
+    case written
+    /// The reply in segments: a large byte value kept in its own array, or an error envelope.
+    case segments(MessageSegments)
+}
+
+/// A handler that answers without suspending, reading its request where it was received and
+/// writing its reply into a buffer the connection reuses, so that a request and its reply cost no
+/// array of their own (issue 18). `message` is `nil` for a null payload and is valid only during
+/// the call; `reply` arrives empty, with the capacity earlier replies gave it.
+///
+/// Only `MessengerConnection` runs these (`setInPlaceMessageHandler`), on the thread delivering
+/// received bytes; `MethodChannel.setSynchronousMethodCallHandler` installs one when its messenger
+/// is a connection itself and its codec the Standard one.
+package typealias InPlaceMessageHandler = @Sendable (_ message: UnsafeRawBufferPointer?, _ reply: inout [UInt8]) throws -> InPlaceReply

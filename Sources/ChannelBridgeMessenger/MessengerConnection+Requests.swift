@@ -1,0 +1,283 @@
+import ChannelBridgePlatform
+import Synchronization
+
+/// The requests and messages the peer sends: finding their handler, running it (at once, in
+/// place, or in a task), and writing the reply; and the peer's CANCEL of a request.
+extension MessengerConnection {
+    /// A request's payload: an array of its own, or still in the receive buffer (`buffer[range]`,
+    /// see `FrameDecoder.nextInPlace()`), copied out only for a handler that keeps it.
+    enum RequestPayload {
+        case owned([UInt8]?)
+        case inBuffer([UInt8], Range<Int>?)
+
+        var array: [UInt8]? {
+            switch self {
+            case .owned(let bytes): bytes
+            case .inBuffer(let buffer, let range): range.map { Array(buffer[$0]) }
+            }
+        }
+
+        func withBytes<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+            switch self {
+            case .owned(nil), .inBuffer(_, nil):
+                try body(nil)
+            case .owned(let bytes?):
+                try bytes.withUnsafeBytes { try body($0) }
+            case .inBuffer(let buffer, let range?):
+                try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+            }
+        }
+    }
+
+    func handleRequest(id: UInt32, channel: String, payload: RequestPayload) -> Delivery {
+        enum Outcome {
+            case ignore, duplicate, hold(slot: Bool, room: Bool)
+            case answer(Frame.Reply)
+            case answerNow(SynchronousMessageHandler)
+            case answerInPlace(InPlaceMessageHandler)
+            case run(ConnectionState.Handler, serial: UInt64)
+        }
+        // Every request is answered, so none starts while the answers pile up unsent.
+        let backlogged = flow?.isAnswerBacklogged ?? false
+        let outcome = state.withLock { state -> Outcome in
+            if state.isClosed { return .ignore }
+            if !state.inbound.isEmpty, state.inbound[id] != nil { return .duplicate }
+            // After the peer's GOODBYE it may send only replies; a crossing request is dropped.
+            if state.peerGoodbye != nil { return .ignore }
+            if backlogged { return .hold(slot: false, room: true) }
+            if state.sentGoodbye != nil { return .answer(.failure("the connection is closing")) }
+            if let reason = state.refusalReason { return .answer(.failure(reason)) }
+            guard let installed = state.handlers.lookup(channel) else { return .answer(.null) }
+            switch installed.handler {
+            case .inPlace(let handler): return .answerInPlace(handler)
+            case .synchronous(let handler): return .answerNow(handler)
+            case .plain, .segmented: break
+            }
+            if state.handlerSlotsFull {
+                state.holdingForHandlers = true
+                return .hold(slot: true, room: false)
+            }
+            state.nextInboundSerial &+= 1
+            state.inbound[id] = ConnectionState.InboundRequest(serial: state.nextInboundSerial)
+            return .run(installed.handler, serial: state.nextInboundSerial)
+        }
+        switch outcome {
+        case .ignore:
+            return .delivered
+        case .duplicate:
+            violated(ProtocolViolation(.duplicateRequestID, "REQUEST id \(id) is already in flight"))
+            return .closed
+        case .hold(let slot, let room):
+            return .hold(needsHandlerSlot: slot, needsAnswerRoom: room)
+        case .answer(let result):
+            writeFrame(.reply(id: id, result: fitting(result)))
+            return .delivered
+        case .answerNow(let handler):
+            writeReply(id: id, channel: channel, Result { try handler(payload.array) })
+            return .delivered
+        case .answerInPlace(let handler):
+            let answer = payload.withBytes { message in Result { try handler(message, &replyScratch) } }
+            writeInPlaceReply(id: id, channel: channel, answer)
+            return .delivered
+        case .run(let handler, let serial):
+            let payload = payload.array
+            let task = Task.immediate {
+                await self.runHandler(handler, channel: channel, id: id, serial: serial, payload: payload)
+            }
+            state.withLock { state in
+                if state.inbound[id]?.serial == serial { state.inbound[id]?.task = task }
+            }
+            return .delivered
+        }
+    }
+
+    func runHandler(_ handler: ConnectionState.Handler, channel: String, id: UInt32, serial: UInt64,
+                            payload: [UInt8]?) async {
+        let answer: Result<MessageSegments?, any Error>
+        // Work the handler asks for after its reply (an event stream's first events) runs once the
+        // reply is queued, whether or not it is still owed.
+        var afterReply: (@Sendable () -> Void)?
+        do {
+            switch handler {
+            case .plain(let handler):
+                answer = .success(try await handler(payload).map { MessageSegments($0) })
+            case .segmented(let handler):
+                let reply = try await handler(payload)
+                afterReply = reply.afterReply
+                answer = .success(reply.reply)
+            case .synchronous(let handler):
+                answer = .success(try handler(payload))
+            case .inPlace(let handler):
+                answer = .success(try Self.answer(of: handler, payload))
+            }
+        } catch {
+            answer = .failure(error)
+        }
+        // A cancelled or closed request is no longer owed: its entry is gone. The reply is queued
+        // before the entry goes: a session that is ending (after either side's GOODBYE) closes as
+        // soon as nothing is owed, and another handler finishing between this removal and this
+        // write would have closed it with the reply unsent (one reply of 100 pipelined calls was
+        // lost so under ThreadSanitizer). A CANCEL that crosses in between is answered anyway; the
+        // peer ignores a reply to a withdrawn request.
+        if state.withLock({ $0.inbound[id]?.serial == serial }) {
+            writeReply(id: id, channel: channel, answer)
+            let (drained, freedSlot) = state.withLock { state -> (Bool, Bool) in
+                guard state.inbound[id]?.serial == serial else { return (false, false) }
+                state.inbound[id] = nil
+                return (state.isDrained, state.takeHandlerSlotWake())
+            }
+            if freedSlot { flowTransport?.inputMayResume() }
+            if drained { finishDrained() }
+        }
+        afterReply?()
+    }
+
+    /// The REPLY for what a handler answered: its bytes (large segments go out of their own
+    /// arrays), null, or the failure's description. A reply larger than the peer accepts is not
+    /// sent: the requester gets REPLY status 2 saying so, and the session goes on.
+    func writeReply(id: UInt32, channel: String, _ answer: Result<MessageSegments?, any Error>) {
+        switch answer {
+        case .success(nil):
+            writeFrame(.reply(id: id, result: .null))
+        case .success(let reply?):
+            let count = reply.count
+            let limit = outboundFrameLimit
+            guard count <= limit - Self.replyFrameOverhead else {
+                writeFrame(.reply(id: id, result: fitting(.failure(Self.replyTooLarge(channel: channel, count: count, limit: limit)))))
+                return
+            }
+            guard !reply.rest.isEmpty, count >= Self.separatePayloadThreshold else {
+                writeFrame(.reply(id: id, result: .bytes(reply.joined)))
+                return
+            }
+            writeFrame(.reply(id: id, result: .bytes([])), payloadSegments: reply.all, count: count)
+        case .failure(let error):
+            writeFrame(.reply(id: id, result: fitting(.failure(String(describing: error)))))
+        }
+    }
+
+    /// The REPLY for what an in-place handler answered: the bytes it wrote into `replyScratch`
+    /// are copied into the outbound frame, except a reply large enough to go out of its own array,
+    /// which takes the buffer along (the next reply starts a new one).
+    private func writeInPlaceReply(id: UInt32, channel: String, _ answer: Result<InPlaceReply, any Error>) {
+        switch answer {
+        case .success(.written):
+            let count = replyScratch.count
+            if count > outboundFrameLimit - Self.replyFrameOverhead || count >= Self.separatePayloadThreshold {
+                let bytes = replyScratch
+                replyScratch = []
+                writeReply(id: id, channel: channel, .success(MessageSegments(bytes)))
+            } else {
+                writeFrame(.reply(id: id, result: .bytes(replyScratch)))
+            }
+        case .success(.null):
+            writeFrame(.reply(id: id, result: .null))
+        case .success(.segments(let segments)):
+            writeReply(id: id, channel: channel, .success(segments))
+        case .failure(let error):
+            writeReply(id: id, channel: channel, .failure(error))
+        }
+    }
+
+    /// What an in-place handler answers when it is not run in place (a MESSAGE, or a held
+    /// request): its reply as an array of its own.
+    static func answer(of handler: InPlaceMessageHandler, _ payload: [UInt8]?) throws -> MessageSegments? {
+        var reply: [UInt8] = []
+        let answer = try RequestPayload.owned(payload).withBytes { try handler($0, &reply) }
+        switch answer {
+        case .null: return nil
+        case .written: return MessageSegments(reply)
+        case .segments(let segments): return segments
+        }
+    }
+
+    /// Bytes a REPLY frame adds to its payload: kind, id and status (the length field aside).
+    package static let replyFrameOverhead = 1 + 4 + 1
+
+    /// The status-2 diagnostic for a reply the peer would refuse.
+    static func replyTooLarge(channel: String, count: Int, limit: Int) -> String {
+        "REPLY_TOO_LARGE: the reply on channel '\(channel)' has \(count) bytes, more than a frame of at most "
+            + "\(limit) bytes can carry; it was not sent"
+    }
+
+    /// `reply`, with a status-2 diagnostic cut so that the frame fits the peer's maximum.
+    func fitting(_ reply: Frame.Reply) -> Frame.Reply {
+        guard case .failure(let text) = reply else { return reply }
+        let room = outboundFrameLimit - Self.replyFrameOverhead
+        guard text.utf8.count > room else { return reply }
+        var kept = String.UnicodeScalarView()
+        var count = 0
+        for scalar in text.unicodeScalars {
+            count += UTF8.width(scalar)
+            if count > max(0, room) { break }
+            kept.append(scalar)
+        }
+        return .failure(String(kept))
+    }
+
+    func handleMessage(channel: String, payload: [UInt8]?) -> Delivery {
+        enum Outcome {
+            case drop, hold
+            case now(ConnectionState.Handler)
+            case run(ConnectionState.Handler, serial: UInt64)
+        }
+        let outcome = state.withLock { state -> Outcome in
+            guard state.peerGoodbye == nil, !state.isClosed, let installed = state.handlers.lookup(channel) else { return .drop }
+            switch installed.handler {
+            case .synchronous, .inPlace: return .now(installed.handler)
+            case .plain, .segmented: break
+            }
+            if state.handlerSlotsFull {
+                state.holdingForHandlers = true
+                return .hold
+            }
+            state.nextInboundSerial &+= 1
+            state.messageTasks.updateValue(nil, forKey: state.nextInboundSerial)
+            return .run(installed.handler, serial: state.nextInboundSerial)
+        }
+        switch outcome {
+        case .drop:
+            break
+        case .hold:
+            return .hold(needsHandlerSlot: true, needsAnswerRoom: false)
+        case .now(.synchronous(let handler)):
+            _ = try? handler(payload)
+        case .now(.inPlace(let handler)):
+            _ = try? Self.answer(of: handler, payload)
+        case .now:
+            break   // only synchronous and in-place handlers run at once
+        case .run(let handler, let serial):
+            let task = Task.immediate {
+                switch handler {
+                case .plain(let handler): _ = try? await handler(payload)
+                case .segmented(let handler): (try? await handler(payload))?.afterReply?()
+                case .synchronous(let handler): _ = try? handler(payload)
+                case .inPlace(let handler): _ = try? Self.answer(of: handler, payload)
+                }
+                self.messageHandlerFinished(serial)
+            }
+            state.withLock { state in
+                if state.messageTasks.index(forKey: serial) != nil { state.messageTasks[serial] = task }
+            }
+        }
+        return .delivered
+    }
+
+    func messageHandlerFinished(_ serial: UInt64) {
+        let freedSlot = state.withLock { state -> Bool in
+            guard state.messageTasks.removeValue(forKey: serial) != nil else { return false }
+            return state.takeHandlerSlotWake()
+        }
+        if freedSlot { flowTransport?.inputMayResume() }
+    }
+
+    func handleCancel(id: UInt32) {
+        let (task, drained, freedSlot) = state.withLock { state -> (Task<Void, Never>?, Bool, Bool) in
+            guard let request = state.inbound.removeValue(forKey: id) else { return (nil, false, false) }
+            return (request.task, state.isDrained, state.takeHandlerSlotWake())
+        }
+        task?.cancel()
+        if freedSlot { flowTransport?.inputMayResume() }
+        if drained { finishDrained() }
+    }
+}
