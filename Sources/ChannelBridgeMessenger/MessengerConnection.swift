@@ -107,11 +107,18 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
 
     /// Large segments go out of their own arrays, uncopied (see `FrameTransport`).
     package func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
-        let count = segments.count
-        guard count >= Self.separatePayloadThreshold, !segments.rest.isEmpty else {
-            return try await send(onChannel: channel, message: segments.joined)
+        try await request(onChannel: channel, payloadCount: segments.count) { id in
+            writeRequest(id: id, channel: channel, segments: segments)
         }
-        return try await request(onChannel: channel, payloadCount: count) { id in
+    }
+
+    /// Writes REQUEST `id` with `segments` as its payload: joined into one frame, unless they are
+    /// large enough for their arrays to go out uncopied.
+    private func writeRequest(id: UInt32, channel: String, segments: MessageSegments) {
+        let count = segments.count
+        if segments.rest.isEmpty || count < Self.separatePayloadThreshold {
+            writeFrame(.request(id: id, channel: channel, payload: segments.joined))
+        } else {
             writeFrame(.request(id: id, channel: channel, payload: []), payloadSegments: segments.all, count: count)
         }
     }
@@ -171,16 +178,16 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// call scope the caller installs a cancellation handler that calls `cancelRequest`.
     package func startRequest(_ prepared: PreparedRequest, onChannel channel: String, segments: MessageSegments,
                               continuation: UnsafeContinuation<[UInt8]?, any Error>) {
-        let count = segments.count
-        if segments.rest.isEmpty || count < Self.separatePayloadThreshold {
-            let message = segments.joined
+        // One array is the common case: the closure then holds just it.
+        guard !segments.rest.isEmpty else {
+            let message = segments.first
             register(prepared, channel: channel, continuation: continuation) { id in
                 writeFrame(.request(id: id, channel: channel, payload: message))
             }
-        } else {
-            register(prepared, channel: channel, continuation: continuation) { id in
-                writeFrame(.request(id: id, channel: channel, payload: []), payloadSegments: segments.all, count: count)
-            }
+            return
+        }
+        register(prepared, channel: channel, continuation: continuation) { id in
+            writeRequest(id: id, channel: channel, segments: segments)
         }
     }
 
@@ -273,9 +280,8 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
 
     // MARK: Internals shared by the extensions
 
-    /// Withdraws a request whose caller was cancelled: fails the caller and tells the peer.
-    /// Withdraws request `id` if it still waits for its reply: sends CANCEL and fails the call
-    /// with `CancellationError`.
+    /// Withdraws request `id` if it still waits for its reply (its caller was cancelled): sends
+    /// CANCEL and fails the call with `CancellationError`.
     package func cancelRequest(_ id: UInt32) {
         let (continuation, drained) = state.withLock { state -> (UnsafeContinuation<[UInt8]?, any Error>?, Bool) in
             // No entry yet: `request` sees the cancellation when it registers the call.
