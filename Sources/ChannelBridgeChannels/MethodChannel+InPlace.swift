@@ -18,9 +18,9 @@ extension MethodChannel {
             } catch {
                 return .segments(try MalformedCall(error: error, codec: codec).reply())
             }
-            let outcome = Result { try handler(call) }
-            var segments: MessageSegments?
-            if case .success(let value) = outcome {
+            let outcome: Result<StandardValue, any Error>
+            do {
+                let value = try handler(call)
                 switch Result(catching: { () throws(CodecError) in try codec.encodeSuccessEnvelope(value, reusing: &reply) }) {
                 case .success(nil):
                     if let limit, reply.count > limit.current - MessengerConnection.replyFrameOverhead {
@@ -28,19 +28,26 @@ extension MethodChannel {
                     }
                     return .written
                 case .success(let kept?):
-                    segments = MessageSegments(kept.first, rest: kept.rest)
+                    return try checked(MessageSegments(kept.first, rest: kept.rest))
                 case .failure:
-                    break   // answered below, as the general path answers a result it cannot encode
+                    // Answered below, as the general path answers a result it cannot encode.
+                    outcome = .success(value)
                 }
+            } catch {
+                outcome = .failure(error)
             }
-            if segments == nil {
-                segments = try encodeOutcome(outcome, of: call, codec: codec, segmenting: codec, channel: channel)
+            guard let segments = try encodeOutcome(outcome, of: call, codec: codec, segmenting: codec, channel: channel) else {
+                return .null
             }
-            guard let segments else { return .null }
-            if let limit, segments.count > limit.current - MessengerConnection.replyFrameOverhead {
-                return .segments(try tooLarge(segments.count, of: call, codec: codec, channel: channel, limit: limit))
+            return try checked(segments)
+
+            /// The reply in segments, or `REPLY_TOO_LARGE` instead when the caller would refuse it.
+            func checked(_ segments: MessageSegments) throws -> InPlaceReply {
+                if let limit, segments.count > limit.current - MessengerConnection.replyFrameOverhead {
+                    return .segments(try tooLarge(segments.count, of: call, codec: codec, channel: channel, limit: limit))
+                }
+                return .segments(segments)
             }
-            return .segments(segments)
         }
     }
 }

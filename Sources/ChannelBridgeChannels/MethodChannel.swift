@@ -33,6 +33,9 @@ public final class MethodChannel: Sendable {
     public let codec: any MethodCodec
     /// `codec` again when it can leave large byte values uncopied; looked up once, here.
     let segmentingCodec: (any SegmentingMethodCodec)?
+    /// `codec` again when it is the Standard codec, called directly rather than through an
+    /// existential (issue 18); looked up once, here.
+    let standardCodec: StandardMethodCodec?
     /// `messenger` again when it is a socket session itself (no wrapper): calls then await their
     /// reply in `invokeMethod`'s own frame. Looked up once, here.
     let connection: MessengerConnection?
@@ -43,6 +46,7 @@ public final class MethodChannel: Sendable {
         self.messenger = messenger
         self.codec = codec
         segmentingCodec = codec as? any SegmentingMethodCodec
+        standardCodec = codec as? StandardMethodCodec
         connection = messenger as? MessengerConnection
     }
 
@@ -61,7 +65,9 @@ public final class MethodChannel: Sendable {
             let call = MethodCall(method, arguments: arguments)
             // Optional chaining calls the codec in place; `if let` would copy the optional
             // existential through the runtime's value witnesses (issue 18).
-            if let segments = try segmentingCodec?.encodeMethodCallSegments(call) {
+            if let standard = standardCodec {
+                request = try standard.encodeMethodCallSegments(call)
+            } else if let segments = try segmentingCodec?.encodeMethodCallSegments(call) {
                 request = segments
             } else {
                 request = EncodedSegments(try codec.encodeMethodCall(call))
@@ -114,7 +120,11 @@ public final class MethodChannel: Sendable {
         guard let reply else { throw ChannelError.notImplemented(channel: name, method: method) }
         let envelope: MethodEnvelope
         do {
-            envelope = try codec.decodeEnvelope(reply)
+            if let standard = standardCodec {
+                envelope = try standard.decodeEnvelope(reply)
+            } else {
+                envelope = try codec.decodeEnvelope(reply)
+            }
         } catch {
             throw ChannelError(.malformedReply, "Cannot decode the reply: \(error)", channel: name, method: method,
                                codecError: error)

@@ -112,7 +112,10 @@ extension MessengerConnection {
 
     private enum DecodeStep {
         case stop
-        case frame(FrameDecoder.DecodedFrame, behindHeld: Bool)
+        case frame(FrameDecoder.DecodedFrame)
+        /// A frame decoded while earlier ones are held back. (Not a flag beside the frame: a
+        /// tuple payload is copied through the runtime's generic tuple witness, issue 18.)
+        case behindHeld(FrameDecoder.DecodedFrame)
         case violation(ProtocolViolation)
     }
 
@@ -124,38 +127,42 @@ extension MessengerConnection {
                 if input.isHeldFull { return .stop }
                 do throws(ProtocolViolation) {
                     guard let decoded = try input.decoder.nextInPlace() else { return .stop }
-                    return .frame(decoded, behindHeld: input.isHolding)
+                    return input.isHolding ? .behindHeld(decoded) : .frame(decoded)
                 } catch {
                     return .violation(error)
                 }
             }
+            let decoded: FrameDecoder.DecodedFrame
             switch step {
             case .stop:
                 return
             case .violation(let violation):
                 violated(violation)
                 return
-            case .frame(let decoded, let behindHeld):
+            case .behindHeld(let frame):
                 // Behind a held frame, only answers to this side's requests go past (a handler
                 // that waits for one must not wait for its own slot); the rest keeps its order.
-                if behindHeld, decoded.kind != Frame.Kind.reply, decoded.kind != Frame.Kind.pong {
-                    input.withLock { $0.hold(decoded.frame) }
+                if frame.kind != Frame.Kind.reply, frame.kind != Frame.Kind.pong {
+                    input.withLock { $0.hold(frame.frame) }
                     continue
                 }
-                switch deliver(decoded) {
-                case .delivered:
-                    continue
-                case .closed:
-                    return
-                case .hold(let slot, let room):
-                    input.withLock { $0.hold(decoded.frame, needsHandlerSlot: slot, needsAnswerRoom: room) }
-                    holdsInput.store(true, ordering: .relaxed)
-                    let waiters = state.withLock { state in
-                        defer { state.inputHeldWaiters = [] }
-                        return state.inputHeldWaiters
-                    }
-                    for waiter in waiters { waiter.resume() }
+                decoded = frame
+            case .frame(let frame):
+                decoded = frame
+            }
+            switch deliver(decoded) {
+            case .delivered:
+                continue
+            case .closed:
+                return
+            case .hold(let slot, let room):
+                input.withLock { $0.hold(decoded.frame, needsHandlerSlot: slot, needsAnswerRoom: room) }
+                holdsInput.store(true, ordering: .relaxed)
+                let waiters = state.withLock { state in
+                    defer { state.inputHeldWaiters = [] }
+                    return state.inputHeldWaiters
                 }
+                for waiter in waiters { waiter.resume() }
             }
         }
     }
