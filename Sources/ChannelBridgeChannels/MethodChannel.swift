@@ -39,6 +39,8 @@ public final class MethodChannel: Sendable {
     /// `messenger` again when it is a socket session itself (no wrapper): calls then await their
     /// reply in `invokeMethod`'s own frame. Looked up once, here.
     let connection: MessengerConnection?
+    /// The buffer calls on `connection` with the Standard codec are encoded into, reused.
+    private let encodeBuffers = EncodeBufferPool()
     private let slot = HandlerSlot()
 
     public init(name: String, messenger: any BinaryMessenger, codec: some MethodCodec = StandardMethodCodec()) {
@@ -60,13 +62,25 @@ public final class MethodChannel: Sendable {
     /// - Parameter timeout: when set, the request is withdrawn (CANCEL) if no reply arrives in time.
     nonisolated(nonsending) public func invokeMethod(_ method: String, arguments: StandardValue = .null,
                              timeout: Duration? = nil) async throws -> StandardValue {
-        let request: EncodedSegments
+        var request: EncodedSegments
+        // Whether `request.first` is the channel's reused encode buffer, to be given back.
+        var pooled = false
         do throws(CodecError) {
             let call = MethodCall(method, arguments: arguments)
             // Optional chaining calls the codec in place; `if let` would copy the optional
             // existential through the runtime's value witnesses (issue 18).
             if let standard = standardCodec {
-                request = try standard.encodeMethodCallSegments(call)
+                if connection != nil, timeout == nil {
+                    var buffer = encodeBuffers.take()
+                    if let kept = try standard.encodeMethodCall(call, reusing: &buffer) {
+                        request = kept
+                    } else {
+                        request = EncodedSegments(buffer)
+                        pooled = true
+                    }
+                } else {
+                    request = try standard.encodeMethodCallSegments(call)
+                }
             } else if let segments = try segmentingCodec?.encodeMethodCallSegments(call) {
                 request = segments
             } else {
@@ -78,7 +92,7 @@ public final class MethodChannel: Sendable {
         }
         let reply: [UInt8]?
         if let timeout {
-            let (name, messenger) = (self.name, self.messenger)
+            let (name, messenger, request) = (self.name, self.messenger, request)
             reply = try await withTimeout(timeout, onTimeout: {
                 ChannelError.timedOut(channel: name, method: method, after: timeout)
             }) {
@@ -90,6 +104,7 @@ public final class MethodChannel: Sendable {
             // preference every hop takes the concurrency runtime's status-record lock (issue 18).
             do {
                 let segments = MessageSegments(request.first, rest: request.rest)
+                _ = consume request
                 let prepared = try connection.prepareRequest(onChannel: name, payloadCount: segments.count)
                 if prepared.mustWaitForRoom { await connection.waitUntilWritable() }
                 // The continuations are made where this call runs, without the hop to an isolation
@@ -110,6 +125,9 @@ public final class MethodChannel: Sendable {
                         connection.cancelRequest(prepared.id)
                     }
                 }
+                // The request's bytes were copied into the outbound frame: the encode buffer goes
+                // back for the next call, as its only reference.
+                if pooled { encodeBuffers.giveBack((consume segments).first) }
             } catch let error as MessengerError {
                 // The messenger sees only bytes; the channel reports the failure, naming the method.
                 throw ChannelError(error, channel: name, method: method)

@@ -22,6 +22,16 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
         try written(segmenting: true) { (writer) throws(CodecError) in try Self.write(call, into: &writer) }.segments
     }
 
+    /// The bytes of `encodeMethodCallSegments`, written into `buffer` when they make one array:
+    /// `buffer` is emptied first and its storage reused (issue 18), and the result is `nil`. When a
+    /// large byte value was kept uncopied, returns the segments instead and leaves `buffer` empty.
+    package func encodeMethodCall(_ call: MethodCall, reusing buffer: inout [UInt8]) throws(CodecError) -> EncodedSegments? {
+        var writer = messageCodec.makeWriter(reusing: &buffer)
+        try Self.write(call, into: &writer)
+        if writer.giveBackBuffer(to: &buffer) { return nil }
+        return writer.segments
+    }
+
     private static func write(_ call: MethodCall, into writer: inout StandardWriter) throws(CodecError) {
         try writer.writeValue(.string(call.method))
         try writer.writeValue(call.arguments)

@@ -53,6 +53,37 @@ import Testing
         }
     }
 
+    /// Calls encode into a reused buffer: each request carries exactly its own call's bytes, after
+    /// a longer one, and while another call is still in flight.
+    @Test func eachRequestCarriesExactlyItsOwnCallAfterLongerAndBesideWaitingOnes() async throws {
+        try await withHangGuard { () async throws in
+            let (client, peer) = Self.rawClient()
+            defer { client.close() }
+            let channel = MethodChannel(name: Self.channelName, messenger: client)
+            let arguments: [StandardValue] = [.string(String(repeating: "long ", count: 200)), "short", ["k": 1], .null]
+            var expected: [[UInt8]] = []
+            for (index, argument) in arguments.enumerated() {
+                expected.append(try Self.codec.encodeMethodCall(MethodCall("m\(index)", arguments: argument)))
+            }
+            // One call after another, then two at once.
+            for index in 0..<2 {
+                let call = Task { try await channel.invokeMethod("m\(index)", arguments: arguments[index]) }
+                peer.send(.reply(id: await Self.requestID(index + 1, from: peer), result: .bytes(try Self.codec.encodeSuccessEnvelope(.null))))
+                _ = try await call.value
+            }
+            let third = Task { try await channel.invokeMethod("m2", arguments: arguments[2]) }
+            let thirdID = await Self.requestID(3, from: peer)
+            let fourth = Task { try await channel.invokeMethod("m3", arguments: arguments[3]) }
+            let fourthID = await Self.requestID(4, from: peer)
+            for id in [fourthID, thirdID] {
+                peer.send(.reply(id: id, result: .bytes(try Self.codec.encodeSuccessEnvelope(.int32(Int32(id))))))
+            }
+            #expect(try await third.value == .int32(Int32(thirdID)))
+            #expect(try await fourth.value == .int32(Int32(fourthID)))
+            #expect(Self.requests(in: try peer.receivedFrames()).map(\.payload) == expected)
+        }
+    }
+
     @Test func aNullReplyIsNotImplementedNamingTheMethod() async throws {
         try await withHangGuard { () async throws in
             let (client, peer) = Self.rawClient()
