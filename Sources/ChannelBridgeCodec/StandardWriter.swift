@@ -91,7 +91,13 @@ public struct StandardWriter {
 
     @inline(__always)
     private mutating func append(_ raw: UnsafeRawBufferPointer) {
-        current.append(contentsOf: raw.assumingMemoryBound(to: UInt8.self))
+        // A few bytes (a method name, a short string) one by one: the bulk append's generic path
+        // and its `memcpy` call cost several times more for them (issue 18).
+        if raw.count <= 16 {
+            for byte in raw { current.append(byte) }
+        } else {
+            current.append(contentsOf: raw.assumingMemoryBound(to: UInt8.self))
+        }
     }
 
     public mutating func writeByte(_ byte: UInt8) {
@@ -215,6 +221,13 @@ public struct StandardWriter {
     private static let valueOffset = MemoryLayout<StandardValue.MapEntry>.offset(of: \.value)!
 
     private mutating func writeString(_ string: String) {
+        // Native strings (small ones included) lend their UTF-8 as they are; `withUTF8` needs a
+        // mutable copy, a retain and release more.
+        let lent: Void? = string.utf8.withContiguousStorageIfAvailable { utf8 in
+            writeSize(utf8.count)
+            append(UnsafeRawBufferPointer(utf8))
+        }
+        guard lent == nil else { return }
         var string = string
         string.withUTF8 { utf8 in
             writeSize(utf8.count)

@@ -20,8 +20,8 @@ struct ByteReader {
     mutating func read<T: FixedWidthInteger>(_: T.Type) throws(EndOfInput) -> T {
         let size = MemoryLayout<T>.size
         guard remaining >= size else { throw EndOfInput() }
-        var value: T = 0
-        withUnsafeMutableBytes(of: &value) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + size])) }
+        // One unaligned load: `copyMemory` into a local called `memcpy` for every field.
+        let value = bytes.loadUnaligned(fromByteOffset: offset, as: T.self)
         offset += size
         return T(littleEndian: value)
     }
