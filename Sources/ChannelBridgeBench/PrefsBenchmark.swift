@@ -124,11 +124,17 @@ enum PrefsBenchmark {
             let pinned = settings.pinRoundTrips ? CPUAffinity.pinProcess(toCPU: 0) : nil
             let pinnedHost = settings.pinRoundTrips ? CPUAffinity.pin(process: host.pid, toCPU: 0) : nil
             let fileBytes = figures.fileBytes
+            // Made as the echo call they are compared with is made (`BenchPeer.onReaderThread`): on
+            // the reader thread, in one call scope. Without the scope each call installed its own
+            // cancellation handler, which the echo call does not pay.
+            let messenger = connection.messenger
             let (getP50, setFigures, floorP50) = try await withTaskExecutorPreference(connection.executor) {
-                let getP50 = try await measureGets(channel, size: size, count: gets)
-                let measured = try await measureSets(channel, size: size, count: sets, fileBytes: fileBytes,
-                                                     counter: counter)
-                return (getP50, measured.sets, measured.floorP50)
+                try await messenger.withCallScope {
+                    let getP50 = try await measureGets(channel, size: size, count: gets)
+                    let measured = try await measureSets(channel, size: size, count: sets, fileBytes: fileBytes,
+                                                         counter: counter)
+                    return (getP50, measured.sets, measured.floorP50)
+                }
             }
             pinnedHost?.restore()
             pinned?.restore()
