@@ -123,6 +123,24 @@ public enum FrameEncoder {
         }
     }
 
+    /// Appends a whole REPLY status 0 (bytes) whose payload is `payload`: the frame `encodeValidated`
+    /// writes for `.reply(id:result: .bytes(payload))`, without the `Frame` and with its length
+    /// counted once (issue 18). `encodedReplyLength(payloadCount:)` is its length.
+    package static func appendReply(id: UInt32, payload: UnsafeRawBufferPointer, into buffer: inout [UInt8]) {
+        let length = UInt32(truncatingIfNeeded: 1 + 4 + 1 + payload.count)
+        appendFields(&buffer) { fields in
+            fields.storeBytes(of: length.littleEndian, toByteOffset: 0, as: UInt32.self)
+            fields[4] = Frame.Kind.reply.rawValue
+            fields.storeBytes(of: id.littleEndian, toByteOffset: 5, as: UInt32.self)
+            fields[9] = 0
+            return 10
+        }
+        buffer.append(contentsOf: payload.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// The length of the frame `appendReply` writes for a payload of `payloadCount` bytes.
+    package static func encodedReplyLength(payloadCount: Int) -> Int { 4 + 1 + 4 + 1 + payloadCount }
+
     /// Appends up to 16 bytes of fixed fields, which `write` stores and counts, in one copy: an
     /// append of a few bytes costs the same call whatever their number, and a frame's length,
     /// kind, id and name length used to take four of them (issue 18).

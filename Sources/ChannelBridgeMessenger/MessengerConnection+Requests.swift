@@ -168,7 +168,9 @@ extension MessengerConnection {
                 replyScratch = []
                 writeReply(id: id, channel: channel, .success(MessageSegments(bytes)))
             } else {
-                writeFrame(.reply(id: id, result: .bytes(replyScratch)))
+                transport.write(frameOfLength: FrameEncoder.encodedReplyLength(payloadCount: count)) { buffer in
+                    replyScratch.withUnsafeBytes { FrameEncoder.appendReply(id: id, payload: $0, into: &buffer) }
+                }
             }
         case .success(.null):
             writeFrame(.reply(id: id, result: .null))

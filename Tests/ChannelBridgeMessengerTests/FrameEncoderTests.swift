@@ -53,4 +53,15 @@ import Testing
         #expect(codes.map(\.description) ==
             ["normal", "unsupportedVersion", "protocolError", "frameTooLarge", "forbidden", "shuttingDown"])
     }
+    /// The REPLY an in-place handler's answer goes out as: the same bytes as the `Frame`'s.
+    @Test(arguments: [0, 1, 7, 300])
+    func appendReplyWritesWhatTheFrameEncodesTo(payloadCount: Int) {
+        let payload = (0..<payloadCount).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+        var expected: [UInt8] = [9, 9]
+        FrameEncoder.encodeValidated(.reply(id: 0xA1B2_C3D4, result: .bytes(payload)), into: &expected)
+        var written: [UInt8] = [9, 9]
+        payload.withUnsafeBytes { FrameEncoder.appendReply(id: 0xA1B2_C3D4, payload: $0, into: &written) }
+        #expect(written == expected)
+        #expect(FrameEncoder.encodedReplyLength(payloadCount: payloadCount) == expected.count - 2)
+    }
 }
