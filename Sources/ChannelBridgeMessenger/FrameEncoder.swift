@@ -138,6 +138,29 @@ public enum FrameEncoder {
         buffer.append(contentsOf: payload.assumingMemoryBound(to: UInt8.self))
     }
 
+    /// Appends a whole REQUEST with a payload (not null): the frame `encodeValidated` writes for
+    /// `.request(id:channel:payload:)`, without the `Frame` and with its length counted once
+    /// (issue 18). The channel name has 1 to 65,535 UTF-8 bytes (checked before, as `validate` does).
+    package static func appendRequest(id: UInt32, channel: String, payload: [UInt8], into buffer: inout [UInt8]) {
+        let nameLength = channel.utf8.count
+        let length = UInt32(truncatingIfNeeded: 1 + 4 + 2 + nameLength + 1 + payload.count)
+        appendFields(&buffer) { fields in
+            fields.storeBytes(of: length.littleEndian, toByteOffset: 0, as: UInt32.self)
+            fields[4] = Frame.Kind.request.rawValue
+            fields.storeBytes(of: id.littleEndian, toByteOffset: 5, as: UInt32.self)
+            fields.storeBytes(of: UInt16(truncatingIfNeeded: nameLength).littleEndian, toByteOffset: 9, as: UInt16.self)
+            return 11
+        }
+        buffer.append(contentsOf: channel.utf8)
+        buffer.append(0)
+        buffer.append(contentsOf: payload)
+    }
+
+    /// The length of the frame `appendRequest` writes.
+    package static func encodedRequestLength(channel: String, payloadCount: Int) -> Int {
+        4 + 1 + 4 + 2 + channel.utf8.count + 1 + payloadCount
+    }
+
     /// The length of the frame `appendReply` writes for a payload of `payloadCount` bytes.
     package static func encodedReplyLength(payloadCount: Int) -> Int { 4 + 1 + 4 + 1 + payloadCount }
 

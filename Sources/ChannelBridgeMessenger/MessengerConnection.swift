@@ -179,10 +179,13 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     package func startRequest(_ prepared: PreparedRequest, onChannel channel: String, segments: MessageSegments,
                               continuation: UnsafeContinuation<[UInt8]?, any Error>) {
         // One array is the common case: the closure then holds just it.
-        guard !segments.rest.isEmpty else {
+        guard !segments.rest.isEmpty || segments.first.count >= Self.separatePayloadThreshold else {
+            // Encoded straight into the outbound block (see `FrameEncoder.appendRequest`).
             let message = segments.first
             register(prepared, channel: channel, continuation: continuation) { id in
-                writeFrame(.request(id: id, channel: channel, payload: message))
+                transport.write(frameOfLength: FrameEncoder.encodedRequestLength(channel: channel, payloadCount: message.count)) {
+                    FrameEncoder.appendRequest(id: id, channel: channel, payload: message, into: &$0)
+                }
             }
             return
         }

@@ -64,4 +64,15 @@ import Testing
         #expect(written == expected)
         #expect(FrameEncoder.encodedReplyLength(payloadCount: payloadCount) == expected.count - 2)
     }
+    /// The REQUEST a call on a connection goes out as: the same bytes as the `Frame`'s.
+    @Test(arguments: [("a", 0), ("channelbridge/bench", 9), ("ünï/cødé", 300)])
+    func appendRequestWritesWhatTheFrameEncodesTo(channel: String, payloadCount: Int) {
+        let payload = (0..<payloadCount).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        var expected: [UInt8] = [9]
+        FrameEncoder.encodeValidated(.request(id: 77, channel: channel, payload: payload), into: &expected)
+        var written: [UInt8] = [9]
+        FrameEncoder.appendRequest(id: 77, channel: channel, payload: payload, into: &written)
+        #expect(written == expected)
+        #expect(FrameEncoder.encodedRequestLength(channel: channel, payloadCount: payloadCount) == expected.count - 1)
+    }
 }
