@@ -179,6 +179,18 @@ extension MessengerConnection {
     /// Handles one frame; a REQUEST whose payload is still in the receive buffer is read there.
     private func deliver(_ decoded: FrameDecoder.DecodedFrame) -> Delivery {
         if case .frame(.hello(let hello)) = decoded { return handleHello(hello) ? .delivered : .closed }
+        // Requests and replies, the frames of every call, check the session and the HELLO in the
+        // lock they take anyway: one lock per frame (issue 18).
+        switch decoded {
+        case .request(let id, let channel, let buffer, let payload):
+            return handleRequest(id: id, channel: channel, payload: .inBuffer(buffer, payload))
+        case .frame(.request(let id, let channel, let payload)):
+            return handleRequest(id: id, channel: channel, payload: .owned(payload))
+        case .frame(.reply(let id, let result)):
+            return handleReply(id: id, result: result)
+        case .frame:
+            break
+        }
         let (open, hasHello) = state.withLock { (!$0.isClosed, $0.peerHello != nil) }
         guard open else { return .closed }
         // A refused peer gets GOODBYE as its first and only frame, so GOODBYE may come first.
@@ -186,20 +198,10 @@ extension MessengerConnection {
             violated(ProtocolViolation(.frameBeforeHello, "\(decoded.kind) frame before HELLO"))
             return .closed
         }
-        let frame: Frame
-        switch decoded {
-        case .request(let id, let channel, let buffer, let payload):
-            return handleRequest(id: id, channel: channel, payload: .inBuffer(buffer, payload))
-        case .frame(let owned):
-            frame = owned
-        }
+        guard case .frame(let frame) = decoded else { return .delivered }
         switch frame {
-        case .hello:
-            return .delivered
-        case .request(let id, let channel, let payload):
-            return handleRequest(id: id, channel: channel, payload: .owned(payload))
-        case .reply(let id, let result):
-            handleReply(id: id, result: result)
+        case .hello, .request, .reply:
+            return .delivered   // delivered above
         case .message(let channel, let payload):
             return handleMessage(channel: channel, payload: payload)
         case .cancel(let id):
@@ -252,13 +254,38 @@ extension MessengerConnection {
     }
 
 
-    private func handleReply(id: UInt32, result: Frame.Reply) {
+    /// The session's end and a frame before the peer's HELLO, checked under the lock a request's
+    /// or a reply's delivery takes: what `deliver` checks for every other frame.
+    static func unopened(_ state: ConnectionState) -> UnopenedSession? {
+        if state.isClosed { return .closed }
+        if state.peerHello == nil { return .beforeHello }
+        return nil
+    }
+
+    enum UnopenedSession {
+        case closed, beforeHello
+    }
+
+    /// The delivery of a frame that came when the session was not open.
+    func deliver(_ kind: Frame.Kind, in unopened: UnopenedSession) -> Delivery {
+        if unopened == .beforeHello { violated(ProtocolViolation(.frameBeforeHello, "\(kind) frame before HELLO")) }
+        return .closed
+    }
+
+    private func handleReply(id: UInt32, result: Frame.Reply) -> Delivery {
+        enum Outcome { case unopened(UnopenedSession), call(ConnectionState.PendingCall?, drained: Bool) }
         // A REPLY for an id not in flight is ignored: it can cross this side's CANCEL.
-        let (call, drained) = state.withLock { state -> (ConnectionState.PendingCall?, Bool) in
-            guard let call = state.pending.remove(id) else { return (nil, false) }
-            return (call, state.isDrained)
+        let outcome = state.withLock { state -> Outcome in
+            if let unopened = Self.unopened(state) { return .unopened(unopened) }
+            guard let call = state.pending.remove(id) else { return .call(nil, drained: false) }
+            return .call(call, drained: state.isDrained)
         }
-        guard let call else { return }
+        let call: ConnectionState.PendingCall?, drained: Bool
+        switch outcome {
+        case .unopened(let unopened): return deliver(.reply, in: unopened)
+        case .call(let pending, let isDrained): (call, drained) = (pending, isDrained)
+        }
+        guard let call else { return .delivered }
         let continuation = call.continuation
         switch result {
         case .bytes(let bytes):
@@ -269,5 +296,6 @@ extension MessengerConnection {
             continuation.resume(throwing: MessengerError(.handlerFailed, diagnostic, channel: call.channel))
         }
         if drained { finishDrained() }
+        return .delivered
     }
 }

@@ -31,6 +31,7 @@ extension MessengerConnection {
 
     func handleRequest(id: UInt32, channel: String, payload: RequestPayload) -> Delivery {
         enum Outcome {
+            case unopened(UnopenedSession)
             case ignore, duplicate, hold(slot: Bool, room: Bool)
             case answer(Frame.Reply)
             case answerNow(SynchronousMessageHandler)
@@ -40,7 +41,7 @@ extension MessengerConnection {
         // Every request is answered, so none starts while the answers pile up unsent.
         let backlogged = flow?.isAnswerBacklogged ?? false
         let outcome = state.withLock { state -> Outcome in
-            if state.isClosed { return .ignore }
+            if let unopened = Self.unopened(state) { return .unopened(unopened) }
             if !state.inbound.isEmpty, state.inbound[id] != nil { return .duplicate }
             // After the peer's GOODBYE it may send only replies; a crossing request is dropped.
             if state.peerGoodbye != nil { return .ignore }
@@ -62,6 +63,8 @@ extension MessengerConnection {
             return .run(installed.handler, serial: state.nextInboundSerial)
         }
         switch outcome {
+        case .unopened(let unopened):
+            return deliver(.request, in: unopened)
         case .ignore:
             return .delivered
         case .duplicate:
