@@ -67,9 +67,8 @@ public final class MethodChannel: Sendable {
         var pooled = false
         do throws(CodecError) {
             let call = MethodCall(method, arguments: arguments)
-            // Optional chaining calls the codec in place; `if let` would copy the optional
-            // existential through the runtime's value witnesses (issue 18).
             if let standard = standardCodec {
+                // A call on a connection itself goes out of the channel's reused buffer.
                 if connection != nil, timeout == nil {
                     var buffer = encodeBuffers.take()
                     if let kept = try standard.encodeMethodCall(call, reusing: &buffer) {
@@ -82,6 +81,8 @@ public final class MethodChannel: Sendable {
                     request = try standard.encodeMethodCallSegments(call)
                 }
             } else if let segments = try segmentingCodec?.encodeMethodCallSegments(call) {
+                // Optional chaining calls the codec in place; `if let` would copy the optional
+                // existential through the runtime's value witnesses (issue 18).
                 request = segments
             } else {
                 request = EncodedSegments(try codec.encodeMethodCall(call))
