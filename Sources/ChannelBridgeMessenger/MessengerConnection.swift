@@ -39,7 +39,9 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// Its outbound flow state, kept here so the fast path reads it without a witness call.
     let flow: OutboundFlow?
     let state: LockedValue<ConnectionState>
-    /// The buffer in-place handlers write their replies into, kept with its capacity.
+    /// The buffer in-place handlers write their replies into, kept with its capacity. Bounded: a
+    /// reply of `separatePayloadThreshold` (64 KiB) or more takes the buffer along and the next
+    /// starts a new one, so what is kept is under 128 KiB.
     /// Invariant: touched only inside a delivery of received bytes (`receive`, `resumeHeldInput`),
     /// and deliveries never overlap (`FrameTransport`'s rules), so it needs no lock.
     @exclusivity(unchecked) nonisolated(unsafe) var replyScratch: [UInt8] = []
