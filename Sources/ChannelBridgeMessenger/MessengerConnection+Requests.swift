@@ -184,8 +184,8 @@ extension MessengerConnection {
         }
     }
 
-    /// What an in-place handler answers when it is not run in place (a MESSAGE, or a held
-    /// request): its reply as an array of its own.
+    /// What an in-place handler answers where no reply buffer is lent (a MESSAGE, whose answer is
+    /// dropped): its reply as an array of its own. A held request is still answered in place.
     static func answer(of handler: InPlaceMessageHandler, _ payload: [UInt8]?) throws -> MessageSegments? {
         var reply: [UInt8] = []
         let answer = try RequestPayload.owned(payload).withBytes { try handler($0, &reply) }
