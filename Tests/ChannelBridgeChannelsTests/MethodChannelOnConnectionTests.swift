@@ -38,11 +38,30 @@ import Testing
         return requests(in: frames)[count - 1].id
     }
 
-    @Test func aCallIsOneRequestWithTheEncodedCallAndTheReplyIsDecoded() async throws {
-        try await withHangGuard { () async throws in
-            let (client, peer) = Self.rawClient()
+    /// Runs `body`, under a hang guard naming the test, with a channel on a client connection
+    /// whose raw peer has said HELLO; closes the connection afterwards.
+    static func withClient(function: String = #function, fileID: String = #fileID, line: Int = #line,
+                           _ body: @escaping @Sendable (MethodChannel, MessengerConnection, InMemoryMessenger.RawPeer) async throws -> Void)
+        async throws {
+        try await withHangGuard(function: function, fileID: fileID, line: line) { () async throws in
+            let (client, peer) = rawClient()
             defer { client.close() }
-            let channel = MethodChannel(name: Self.channelName, messenger: client)
+            try await body(MethodChannel(name: channelName, messenger: client), client, peer)
+        }
+    }
+
+    /// Cancels `call` and checks that it failed with `CancellationError` and that exactly request
+    /// `id` was withdrawn with CANCEL.
+    static func expectWithdrawn(_ call: Task<StandardValue, any Error>, id: UInt32,
+                                peer: InMemoryMessenger.RawPeer) async {
+        call.cancel()
+        await #expect(throws: CancellationError.self) { try await call.value }
+        let frames = await peer.waitForFrames { !cancelIDs(in: $0).isEmpty }
+        #expect(cancelIDs(in: frames) == [id])
+    }
+
+    @Test func aCallIsOneRequestWithTheEncodedCallAndTheReplyIsDecoded() async throws {
+        try await Self.withClient { (channel, client, peer) async throws in
             let call = Task { try await channel.invokeMethod("greet", arguments: ["name": "Ada"]) }
             let frames = await peer.waitForFrames { !Self.requests(in: $0).isEmpty }
             let request = try #require(Self.requests(in: frames).first)
@@ -56,10 +75,7 @@ import Testing
     /// Calls encode into a reused buffer: each request carries exactly its own call's bytes, after
     /// a longer one, and while another call is still in flight.
     @Test func eachRequestCarriesExactlyItsOwnCallAfterLongerAndBesideWaitingOnes() async throws {
-        try await withHangGuard { () async throws in
-            let (client, peer) = Self.rawClient()
-            defer { client.close() }
-            let channel = MethodChannel(name: Self.channelName, messenger: client)
+        try await Self.withClient { (channel, client, peer) async throws in
             let arguments: [StandardValue] = [.string(String(repeating: "long ", count: 200)), "short", ["k": 1], .null]
             var expected: [[UInt8]] = []
             for (index, argument) in arguments.enumerated() {
@@ -85,10 +101,7 @@ import Testing
     }
 
     @Test func aNullReplyIsNotImplementedNamingTheMethod() async throws {
-        try await withHangGuard { () async throws in
-            let (client, peer) = Self.rawClient()
-            defer { client.close() }
-            let channel = MethodChannel(name: Self.channelName, messenger: client)
+        try await Self.withClient { (channel, client, peer) async throws in
             let call = Task { try await channel.invokeMethod("missing") }
             peer.send(.reply(id: await Self.requestID(1, from: peer), result: .null))
             let error = await #expect(throws: ChannelError.self) { try await call.value }
@@ -98,10 +111,7 @@ import Testing
     }
 
     @Test func aFailedReplyIsTheMessengersErrorNamingTheMethod() async throws {
-        try await withHangGuard { () async throws in
-            let (client, peer) = Self.rawClient()
-            defer { client.close() }
-            let channel = MethodChannel(name: Self.channelName, messenger: client)
+        try await Self.withClient { (channel, client, peer) async throws in
             let call = Task { try await channel.invokeMethod("explode") }
             peer.send(.reply(id: await Self.requestID(1, from: peer), result: .failure("the handler crashed")))
             let error = await #expect(throws: ChannelError.self) { try await call.value }
@@ -124,10 +134,7 @@ import Testing
     }
 
     @Test func theEndOfTheConnectionFailsAWaitingCall() async throws {
-        try await withHangGuard { () async throws in
-            let (client, peer) = Self.rawClient()
-            defer { client.close() }
-            let channel = MethodChannel(name: Self.channelName, messenger: client)
+        try await Self.withClient { (channel, client, peer) async throws in
             let call = Task { try await channel.invokeMethod("slow") }
             _ = await Self.requestID(1, from: peer)
             peer.sendEnd()
@@ -137,24 +144,14 @@ import Testing
     }
 
     @Test func cancellingTheCallerSendsCancelForItsRequest() async throws {
-        try await withHangGuard { () async throws in
-            let (client, peer) = Self.rawClient()
-            defer { client.close() }
-            let channel = MethodChannel(name: Self.channelName, messenger: client)
+        try await Self.withClient { (channel, client, peer) async throws in
             let call = Task { try await channel.invokeMethod("slow") }
-            let id = await Self.requestID(1, from: peer)
-            call.cancel()
-            await #expect(throws: CancellationError.self) { try await call.value }
-            let frames = await peer.waitForFrames { !Self.cancelIDs(in: $0).isEmpty }
-            #expect(Self.cancelIDs(in: frames) == [id])
+            await Self.expectWithdrawn(call, id: await Self.requestID(1, from: peer), peer: peer)
         }
     }
 
     @Test func insideACallScopeCancellingTheTaskWithdrawsTheWaitingCall() async throws {
-        try await withHangGuard { () async throws in
-            let (client, peer) = Self.rawClient()
-            defer { client.close() }
-            let channel = MethodChannel(name: Self.channelName, messenger: client)
+        try await Self.withClient { (channel, client, peer) async throws in
             let call = Task {
                 try await client.withCallScope {
                     let first = try await channel.invokeMethod("first")
@@ -163,19 +160,12 @@ import Testing
                 }
             }
             peer.send(.reply(id: await Self.requestID(1, from: peer), result: .bytes(try Self.codec.encodeSuccessEnvelope(1))))
-            let second = await Self.requestID(2, from: peer)
-            call.cancel()
-            await #expect(throws: CancellationError.self) { try await call.value }
-            let frames = await peer.waitForFrames { !Self.cancelIDs(in: $0).isEmpty }
-            #expect(Self.cancelIDs(in: frames) == [second])
+            await Self.expectWithdrawn(call, id: await Self.requestID(2, from: peer), peer: peer)
         }
     }
 
     @Test func aCallFromACancelledTaskIsRefusedUnsent() async throws {
-        try await withHangGuard { () async throws in
-            let (client, peer) = Self.rawClient()
-            defer { client.close() }
-            let channel = MethodChannel(name: Self.channelName, messenger: client)
+        try await Self.withClient { (channel, client, peer) async throws in
             let gate = Inbox<Void>()
             let call = Task { () async throws -> StandardValue in
                 await gate.next()
