@@ -89,23 +89,10 @@ public enum FrameEncoder {
         case .request(let id, let channel, let payload):
             let nameLength = channel.utf8.count
             guard nameLength <= Int(UInt16.max) else { return encodeHeadFieldByField(frame, length, into: &buffer) }
-            appendFields(&buffer) { fields in
-                fields.storeBytes(of: length.littleEndian, toByteOffset: 0, as: UInt32.self)
-                fields[4] = kind
-                fields.storeBytes(of: id.littleEndian, toByteOffset: 5, as: UInt32.self)
-                fields.storeBytes(of: UInt16(nameLength).littleEndian, toByteOffset: 9, as: UInt16.self)
-                return 11
-            }
-            buffer.append(contentsOf: channel.utf8)
-            buffer.append(payload == nil ? Frame.nullPayloadFlag : 0)
+            appendRequestHead(length: length, id: id, channel: channel, nameLength: nameLength, isNull: payload == nil,
+                              into: &buffer)
         case .reply(let id, let result):
-            appendFields(&buffer) { fields in
-                fields.storeBytes(of: length.littleEndian, toByteOffset: 0, as: UInt32.self)
-                fields[4] = kind
-                fields.storeBytes(of: id.littleEndian, toByteOffset: 5, as: UInt32.self)
-                fields[9] = result.status
-                return 10
-            }
+            appendReplyHead(length: length, id: id, status: result.status, into: &buffer)
             if case .failure(let diagnostic) = result { buffer.append(contentsOf: diagnostic.utf8) }
         case .message(let channel, let payload):
             let nameLength = channel.utf8.count
@@ -127,14 +114,8 @@ public enum FrameEncoder {
     /// writes for `.reply(id:result: .bytes(payload))`, without the `Frame` and with its length
     /// counted once (issue 18). `encodedReplyLength(payloadCount:)` is its length.
     package static func appendReply(id: UInt32, payload: UnsafeRawBufferPointer, into buffer: inout [UInt8]) {
-        let length = UInt32(truncatingIfNeeded: 1 + 4 + 1 + payload.count)
-        appendFields(&buffer) { fields in
-            fields.storeBytes(of: length.littleEndian, toByteOffset: 0, as: UInt32.self)
-            fields[4] = Frame.Kind.reply.rawValue
-            fields.storeBytes(of: id.littleEndian, toByteOffset: 5, as: UInt32.self)
-            fields[9] = 0
-            return 10
-        }
+        let length = UInt32(truncatingIfNeeded: encodedReplyLength(payloadCount: payload.count) - 4)
+        appendReplyHead(length: length, id: id, status: 0, into: &buffer)
         buffer.append(contentsOf: payload.assumingMemoryBound(to: UInt8.self))
     }
 
@@ -144,6 +125,14 @@ public enum FrameEncoder {
     package static func appendRequest(id: UInt32, channel: String, payload: [UInt8], into buffer: inout [UInt8]) {
         let nameLength = channel.utf8.count
         let length = UInt32(truncatingIfNeeded: 1 + 4 + 2 + nameLength + 1 + payload.count)
+        appendRequestHead(length: length, id: id, channel: channel, nameLength: nameLength, isNull: false, into: &buffer)
+        buffer.append(contentsOf: payload)
+    }
+
+    /// A REQUEST's length, kind, id, name length, name and payload flags.
+    @inline(__always)
+    private static func appendRequestHead(length: UInt32, id: UInt32, channel: String, nameLength: Int, isNull: Bool,
+                                          into buffer: inout [UInt8]) {
         appendFields(&buffer) { fields in
             fields.storeBytes(of: length.littleEndian, toByteOffset: 0, as: UInt32.self)
             fields[4] = Frame.Kind.request.rawValue
@@ -152,8 +141,19 @@ public enum FrameEncoder {
             return 11
         }
         buffer.append(contentsOf: channel.utf8)
-        buffer.append(0)
-        buffer.append(contentsOf: payload)
+        buffer.append(isNull ? Frame.nullPayloadFlag : 0)
+    }
+
+    /// A REPLY's length, kind, id and status.
+    @inline(__always)
+    private static func appendReplyHead(length: UInt32, id: UInt32, status: UInt8, into buffer: inout [UInt8]) {
+        appendFields(&buffer) { fields in
+            fields.storeBytes(of: length.littleEndian, toByteOffset: 0, as: UInt32.self)
+            fields[4] = Frame.Kind.reply.rawValue
+            fields.storeBytes(of: id.littleEndian, toByteOffset: 5, as: UInt32.self)
+            fields[9] = status
+            return 10
+        }
     }
 
     /// The length of the frame `appendRequest` writes.
