@@ -26,8 +26,14 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     /// `buffer` is emptied first and its storage reused (issue 18), and the result is `nil`. When a
     /// large byte value was kept uncopied, returns the segments instead and leaves `buffer` empty.
     package func encodeMethodCall(_ call: MethodCall, reusing buffer: inout [UInt8]) throws(CodecError) -> EncodedSegments? {
+        try written(reusing: &buffer) { (writer) throws(CodecError) in try Self.write(call, into: &writer) }
+    }
+
+    /// What `body` wrote, in `buffer` (and `nil`) when it makes one array, else as segments.
+    private func written(reusing buffer: inout [UInt8],
+                         _ body: (inout StandardWriter) throws(CodecError) -> Void) throws(CodecError) -> EncodedSegments? {
         var writer = messageCodec.makeWriter(reusing: &buffer)
-        try Self.write(call, into: &writer)
+        try body(&writer)
         if writer.giveBackBuffer(to: &buffer) { return nil }
         return writer.segments
     }
@@ -80,10 +86,7 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     /// allocation), and the result is `nil`. When a large byte value was kept uncopied, returns the
     /// segments instead and leaves `buffer` empty.
     package func encodeSuccessEnvelope(_ result: StandardValue, reusing buffer: inout [UInt8]) throws(CodecError) -> EncodedSegments? {
-        var writer = messageCodec.makeWriter(reusing: &buffer)
-        try Self.writeSuccess(result, into: &writer)
-        if writer.giveBackBuffer(to: &buffer) { return nil }
-        return writer.segments
+        try written(reusing: &buffer) { (writer) throws(CodecError) in try Self.writeSuccess(result, into: &writer) }
     }
 
     private static func writeSuccess(_ result: StandardValue, into writer: inout StandardWriter) throws(CodecError) {
