@@ -41,7 +41,7 @@ public final class MethodChannel: Sendable {
     let connection: MessengerConnection?
     /// The buffer calls on `connection` with the Standard codec are encoded into, reused.
     private let encodeBuffers = EncodeBufferPool()
-    private let slot = HandlerSlot()
+    let slot = HandlerSlot()
 
     public init(name: String, messenger: any BinaryMessenger, codec: some MethodCodec = StandardMethodCodec()) {
         self.name = name
@@ -229,12 +229,8 @@ public final class MethodChannel: Sendable {
             case .success(let decoded): call = decoded
             case .failure(let malformed): return try malformed.reply()
             }
-            let reply = try Self.encodeOutcome(Result { try handler(call) }, of: call, codec: codec, segmenting: segmenting,
-                                               channel: name)
-            if let limit, let size = reply?.count, size > limit.current - MessengerConnection.replyFrameOverhead {
-                return try Self.tooLarge(size, of: call, codec: codec, channel: name, limit: limit)
-            }
-            return reply
+            return try Self.reply(to: Result { try handler(call) }, of: call, codec: codec, segmenting: segmenting,
+                                  channel: name, limit: limit)
         }, on: messenger, channel: name)
     }
 
@@ -248,6 +244,13 @@ public final class MethodChannel: Sendable {
         }
         let outcome: Result<StandardValue, any Error>
         do { outcome = .success(try await handler(call)) } catch { outcome = .failure(error) }
+        return try reply(to: outcome, of: call, codec: codec, segmenting: segmenting, channel: channel, limit: limit)
+    }
+
+    /// The reply to `call` for what its handler returned or threw, or `REPLY_TOO_LARGE` instead
+    /// when the caller would refuse it.
+    static func reply(to outcome: Result<StandardValue, any Error>, of call: MethodCall, codec: any MethodCodec,
+                      segmenting: (any SegmentingMethodCodec)?, channel: String, limit: FrameLimit?) throws -> MessageSegments? {
         let reply = try encodeOutcome(outcome, of: call, codec: codec, segmenting: segmenting, channel: channel)
         if let limit, let size = reply?.count, size > limit.current - MessengerConnection.replyFrameOverhead {
             return try tooLarge(size, of: call, codec: codec, channel: channel, limit: limit)

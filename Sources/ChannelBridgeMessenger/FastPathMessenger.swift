@@ -24,6 +24,20 @@ package typealias SegmentedMessageHandler = @Sendable (_ message: [UInt8]?) asyn
 /// request, with no task started for it.
 package typealias SynchronousMessageHandler = @Sendable (_ message: [UInt8]?) throws -> MessageSegments?
 
+/// What an immediate handler answers as it reads a request: its reply, or the work that has to
+/// suspend to find one.
+package enum ImmediateAnswer: Sendable {
+    /// The reply, found without suspending; `nil` is a null reply.
+    case now(MessageSegments?)
+    /// Work the messenger runs in a task, as it runs a segmented handler.
+    case later(@Sendable () async throws -> HandlerReply)
+}
+
+/// A handler that answers at once when it can (a read from a cache) and says when it cannot. A
+/// messenger runs it where it reads the request and starts a task only for `.later`, so a request
+/// answered at once costs no task. It must not block.
+package typealias ImmediateMessageHandler = @Sendable (_ message: [UInt8]?) throws -> ImmediateAnswer
+
 /// The fast paths of the package's messengers, kept out of the public `BinaryMessenger`: segmented
 /// sends and replies, synchronous handlers, work after a reply, flow control and frame limits.
 ///
@@ -44,6 +58,10 @@ package protocol FastPathMessenger: BinaryMessenger {
     /// Installs (or removes) a handler that answers without suspending.
     @discardableResult
     func setSynchronousMessageHandler(onChannel channel: String, _ handler: SynchronousMessageHandler?) -> MessageHandlerToken
+
+    /// Installs (or removes) a handler that answers at once when it can, in a task when it cannot.
+    @discardableResult
+    func setImmediateMessageHandler(onChannel channel: String, _ handler: ImmediateMessageHandler?) -> MessageHandlerToken
 
     /// The connection's outbound flow state, when its transport has one.
     var outboundFlow: OutboundFlow? { get }
@@ -83,5 +101,27 @@ extension BinaryMessenger {
         if let fast = fastPath { return fast.setSynchronousMessageHandler(onChannel: channel, handler) }
         guard let handler else { return setMessageHandler(onChannel: channel, nil) }
         return setMessageHandler(onChannel: channel) { message in try handler(message)?.joined }
+    }
+
+    /// Installs `handler` on the fast path, or as a plain handler (which always runs in a task).
+    @discardableResult
+    package func installImmediateHandler(onChannel channel: String, _ handler: ImmediateMessageHandler?) -> MessageHandlerToken {
+        if let fast = fastPath { return fast.setImmediateMessageHandler(onChannel: channel, handler) }
+        guard let handler else { return setMessageHandler(onChannel: channel, nil) }
+        return setMessageHandler(onChannel: channel) { message in
+            let answer = try await handler(message).reply()
+            answer.afterReply?()
+            return answer.reply?.joined
+        }
+    }
+}
+
+extension ImmediateAnswer {
+    /// The reply: the one at hand, or the one the later work finds.
+    package func reply() async throws -> HandlerReply {
+        switch self {
+        case .now(let reply): HandlerReply(reply)
+        case .later(let work): try await work()
+        }
     }
 }

@@ -52,7 +52,7 @@ extension MessengerConnection {
             switch installed.handler {
             case .inPlace(let handler): return .answerInPlace(handler)
             case .synchronous(let handler): return .answerNow(handler)
-            case .plain, .segmented: break
+            case .plain, .segmented, .immediate: break
             }
             if state.handlerSlotsFull {
                 state.holdingForHandlers = true
@@ -82,8 +82,21 @@ extension MessengerConnection {
             let answer = payload.withBytes { message in Result { try handler(message, &replyScratch) } }
             writeInPlaceReply(id: id, channel: channel, answer)
             return .delivered
-        case .run(let handler, let serial):
+        case .run(var handler, let serial):
             let payload = payload.array
+            if case .immediate(let immediate) = handler {
+                // Called right here; a task starts only for work that has to suspend.
+                switch Result(catching: { try immediate(payload) }) {
+                case .success(.now(let reply)):
+                    finishRequest(id: id, channel: channel, serial: serial, .success(reply))
+                    return .delivered
+                case .failure(let error):
+                    finishRequest(id: id, channel: channel, serial: serial, .failure(error))
+                    return .delivered
+                case .success(.later(let work)):
+                    handler = .segmented { _ in try await work() }
+                }
+            }
             let task = Task.immediate {
                 await self.runHandler(handler, channel: channel, id: id, serial: serial, payload: payload)
             }
@@ -112,10 +125,21 @@ extension MessengerConnection {
                 answer = .success(try handler(payload))
             case .inPlace(let handler):
                 answer = .success(try Self.answer(of: handler, payload))
+            case .immediate(let handler):
+                let reply = try await handler(payload).reply()
+                afterReply = reply.afterReply
+                answer = .success(reply.reply)
             }
         } catch {
             answer = .failure(error)
         }
+        finishRequest(id: id, channel: channel, serial: serial, answer)
+        afterReply?()
+    }
+
+    /// Sends the reply to a request that held an owed entry (and a handler slot), unless it was
+    /// cancelled or closed meanwhile, then lets the entry go.
+    private func finishRequest(id: UInt32, channel: String, serial: UInt64, _ answer: Result<MessageSegments?, any Error>) {
         // A cancelled or closed request is no longer owed: its entry is gone. The reply is queued
         // before the entry goes: a session that is ending (after either side's GOODBYE) closes as
         // soon as nothing is owed, and another handler finishing between this removal and this
@@ -132,7 +156,6 @@ extension MessengerConnection {
             if freedSlot { flowTransport?.inputMayResume() }
             if drained { finishDrained() }
         }
-        afterReply?()
     }
 
     /// The REPLY for what a handler answered: its bytes (large segments go out of their own
@@ -230,7 +253,7 @@ extension MessengerConnection {
             guard state.peerGoodbye == nil, !state.isClosed, let installed = state.handlers.lookup(channel) else { return .drop }
             switch installed.handler {
             case .synchronous, .inPlace: return .now(installed.handler)
-            case .plain, .segmented: break
+            case .plain, .segmented, .immediate: break
             }
             if state.handlerSlotsFull {
                 state.holdingForHandlers = true
@@ -258,6 +281,7 @@ extension MessengerConnection {
                 case .segmented(let handler): (try? await handler(payload))?.afterReply?()
                 case .synchronous(let handler): _ = try? handler(payload)
                 case .inPlace(let handler): _ = try? Self.answer(of: handler, payload)
+                case .immediate(let handler): (try? await handler(payload).reply())?.afterReply?()
                 }
                 self.messageHandlerFinished(serial)
             }

@@ -251,6 +251,11 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
         install(handler.map(ConnectionState.Handler.synchronous), onChannel: channel)
     }
 
+    @discardableResult
+    package func setImmediateMessageHandler(onChannel channel: String, _ handler: ImmediateMessageHandler?) -> MessageHandlerToken {
+        install(handler.map(ConnectionState.Handler.immediate), onChannel: channel)
+    }
+
     /// Installs (or removes) a handler that answers requests where they were received (see
     /// `InPlaceMessageHandler`). A MESSAGE on its channel reaches it too, its reply ignored.
     @discardableResult

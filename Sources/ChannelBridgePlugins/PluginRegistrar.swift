@@ -47,7 +47,11 @@ public final class PluginRegistrar: Sendable {
     /// `channel` had; removed at teardown.
     public func addMethodCallDelegate(_ delegate: some MethodCallDelegate, channel: MethodChannel) {
         core.install(for: key) {
-            channel.setMethodCallHandler { call in try await delegate.handle(call) }
+            if let immediate = delegate as? any ImmediateMethodCallDelegate {
+                channel.setImmediateMethodCallHandler { call in try immediate.answerImmediately(call) }
+            } else {
+                channel.setMethodCallHandler { call in try await delegate.handle(call) }
+            }
             return { channel.setMethodCallHandler(nil) }
         }
     }

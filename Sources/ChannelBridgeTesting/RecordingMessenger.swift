@@ -186,6 +186,13 @@ public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
         return install({ message in HandlerReply(try handler(message)) }, onChannel: channel)
     }
 
+    @discardableResult
+    package func setImmediateMessageHandler(onChannel channel: String,
+                                            _ handler: ImmediateMessageHandler?) -> MessageHandlerToken {
+        guard let handler else { return install(nil, onChannel: channel) }
+        return install({ message in try await handler(message).reply() }, onChannel: channel)
+    }
+
     package var outboundFlow: OutboundFlow? { nil }
     package var frameLimit: FrameLimit? { nil }
 

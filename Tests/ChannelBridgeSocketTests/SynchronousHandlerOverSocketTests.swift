@@ -1,5 +1,6 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgeMessenger
 import ChannelBridgeSocket
 import ChannelBridgeTestSupport
 import Glibc
@@ -29,6 +30,40 @@ import Testing
             }
             client.close()
             await client.waitUntilClosed()
+            listener.close()
+            await listener.waitUntilClosed()
+        }
+    }
+
+    /// An immediate handler (issue 18) runs on the reader thread with no task when it answers at
+    /// once, and only its `.later` work runs in a task. An answer given at once hands its handler
+    /// slot back at once: with one slot, 50 requests in one write are all answered (a slot kept
+    /// would hold the second request unread for good).
+    @Test func immediateAnswersNeedNoTaskAndGiveTheirSlotBack() async throws {
+        try await withHangGuard { () async throws in
+            let options = SocketListener.Options(connection: .init(maxHandlersInFlight: 1))
+            let (listener, directory) = try SocketConnectionTests.serve(options: options) { connection in
+                connection.messenger.setImmediateMessageHandler(onChannel: "immediate") { message in
+                    let inTask: UInt8 = withUnsafeCurrentTask { $0 != nil } ? 1 : 0
+                    guard message == [2] else { return .now(MessageSegments([message?.first ?? 0, inTask])) }
+                    return .later { HandlerReply(MessageSegments([2, withUnsafeCurrentTask { $0 != nil } ? 1 : 0])) }
+                }
+            }
+            defer { directory.remove() }
+            let peer = try RawPeer(path: listener.path)
+            defer { peer.close() }
+            let count = 50
+            try peer.write([RawPeer.hello()] + (1...count).map {
+                .request(id: UInt32($0), channel: "immediate", payload: [$0 == 2 ? 2 : 1])
+            })
+            let frames = try await onThread { Result { try peer.readFrames(1 + count) } }.get()
+            var replies: [UInt32: Frame.Reply] = [:]
+            for case .reply(let id, let result) in frames { replies[id] = result }
+            #expect(replies.count == count)
+            for id in 1...UInt32(count) {
+                // [what was asked, whether a task ran the answer]
+                #expect(replies[id] == .bytes(id == 2 ? [2, 1] : [1, 0]), "reply \(id)")
+            }
             listener.close()
             await listener.waitUntilClosed()
         }

@@ -33,6 +33,15 @@ final class HandlerSlot: Sendable {
         }
     }
 
+    /// Installs a handler that answers at once when it can, in a task when it cannot.
+    @discardableResult
+    func install(immediate handler: @escaping ImmediateMessageHandler, on messenger: any BinaryMessenger,
+                 channel: String) -> MessageHandlerToken? {
+        install(on: messenger, channel: channel, removing: false) {
+            messenger.installImmediateHandler(onChannel: channel, handler)
+        }
+    }
+
     /// Installs a handler that reads its request and writes its reply in place, on a connection
     /// itself (never through a wrapper, which could not forward it).
     @discardableResult

@@ -61,6 +61,16 @@ final class ShutdownGate: BinaryMessenger, FastPathMessenger {
         }
     }
 
+    @discardableResult
+    func setImmediateMessageHandler(onChannel channel: String, _ handler: ImmediateMessageHandler?) -> MessageHandlerToken {
+        guard let handler else { return base.installImmediateHandler(onChannel: channel, nil) }
+        let (request, extensionChannel) = (self.request, self.extensionChannel)
+        return base.installImmediateHandler(onChannel: channel) { message in
+            try Self.check(request, channel: channel, extensionChannel: extensionChannel, message)
+            return try handler(message)
+        }
+    }
+
     /// Throws `HostShuttingDown` for a request the gate refuses.
     private static func check(_ request: ExtensionRequest, channel: String, extensionChannel: String,
                               _ message: [UInt8]?) throws(HostShuttingDown) {

@@ -82,6 +82,36 @@ final class TracingMessenger: BinaryMessenger, FastPathMessenger {
         }
     }
 
+    @discardableResult
+    func setImmediateMessageHandler(onChannel channel: String, _ handler: ImmediateMessageHandler?) -> MessageHandlerToken {
+        guard let handler else { return base.installImmediateHandler(onChannel: channel, nil) }
+        return base.installImmediateHandler(onChannel: channel) { [self] message in
+            let call = traceCall(message, channel: channel)
+            do {
+                switch try handler(message) {
+                case .now(let reply):
+                    traceReply(reply?.joined, to: call, channel: channel)
+                    return .now(reply)
+                case .later(let work):
+                    // Traced as it ends, as a handler in a task is.
+                    return .later { [self] in
+                        do {
+                            let reply = try await work()
+                            traceReply(reply.reply?.joined, to: call, channel: channel)
+                            return reply
+                        } catch {
+                            traceFailure(error, of: call, channel: channel)
+                            throw error
+                        }
+                    }
+                }
+            } catch {
+                traceFailure(error, of: call, channel: channel)
+                throw error
+            }
+        }
+    }
+
     private func traceCall(_ message: [UInt8]?, channel: String) -> String {
         let call = describeCall(message, channel: channel)
         log("\(label) call \(channel) \(call)")

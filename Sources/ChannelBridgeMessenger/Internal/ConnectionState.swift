@@ -33,6 +33,9 @@ struct ConnectionState {
         case segmented(SegmentedMessageHandler)
         case synchronous(SynchronousMessageHandler)
         case inPlace(InPlaceMessageHandler)
+        /// Holds a handler slot and an owed entry like a handler in a task, but is called as the
+        /// request is read; a task starts only for its `.later` work.
+        case immediate(ImmediateMessageHandler)
     }
 
     /// Someone waiting for a PONG or for the peer's HELLO.

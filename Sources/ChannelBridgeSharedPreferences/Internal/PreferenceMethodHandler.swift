@@ -11,7 +11,10 @@ import ChannelBridgeStore
 /// then the store operation. The checks and the choice of group happen as the call arrives; the
 /// store operation then takes its turn in `order`, so the session's calls take effect in the order
 /// they arrived (a get sees every earlier set, remove, append or take of the session).
-final class PreferenceMethodHandler: MethodCallDelegate {
+///
+/// A get the store can answer from its cache, and `setAppGroup`, are answered as the call is read,
+/// with no task (`ImmediateMethodCallDelegate`); every other call is work in a task.
+final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
     private enum Method: String {
         case setAppGroup
         case get, getBool, getInt, getDouble, getString, getStringArray, getBytes, getAll
@@ -69,20 +72,24 @@ final class PreferenceMethodHandler: MethodCallDelegate {
     var sessionAppGroup: String? { appGroup.withLock { $0 } }
 
     func handle(_ call: MethodCall) async throws -> StandardValue {
+        try await handle(immediately: call)
+    }
+
+    func answerImmediately(_ call: MethodCall) throws -> MethodChannel.ImmediateResult {
         guard let method = Method(rawValue: call.method) else { throw MethodNotImplemented() }
         let arguments = PreferenceArguments(call)
         if method == .setAppGroup {
             let requested = try arguments.string("appGroup")
             try configuration.checkEntitled(requested)
             appGroup.withLock { $0 = requested }
-            return .null
+            return .value(.null)
         }
         guard let group = appGroup.withLock({ $0 }) else {
             throw PreferenceErrors.appGroupHasNotBeenSet(method: call.method, entitled: configuration.entitledAppGroups)
         }
-        if let answer = try answerNow(method, call.method, arguments, group: group) { return answer }
+        if let answer = try answerNow(method, call.method, arguments, group: group) { return .value(answer) }
         let (kind, operation) = try prepare(method, call.method, arguments, group: group)
-        return try await order.perform(kind, operation)
+        return .later { [order] in try await order.perform(kind, operation) }
     }
 
     /// A get whose answer the store has at hand, when nothing of the session is pending: answered

@@ -57,6 +57,11 @@ final class CodeUnderTestMessenger: BinaryMessenger, FastPathMessenger {
         core.codeUnderTestConnection.setSynchronousMessageHandler(onChannel: channel, handler)
     }
 
+    @discardableResult
+    func setImmediateMessageHandler(onChannel channel: String, _ handler: ImmediateMessageHandler?) -> MessageHandlerToken {
+        core.codeUnderTestConnection.setImmediateMessageHandler(onChannel: channel, handler)
+    }
+
     var outboundFlow: OutboundFlow? { core.codeUnderTestConnection.outboundFlow }
     var frameLimit: FrameLimit? { core.codeUnderTestConnection.frameLimit }
 }

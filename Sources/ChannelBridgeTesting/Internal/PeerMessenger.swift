@@ -48,6 +48,12 @@ final class PeerMessenger: BinaryMessenger, FastPathMessenger {
         return core.install({ message in HandlerReply(try handler(message)) }, on: channel)
     }
 
+    @discardableResult
+    func setImmediateMessageHandler(onChannel channel: String, _ handler: ImmediateMessageHandler?) -> MessageHandlerToken {
+        guard let handler else { return core.install(nil, on: channel) }
+        return core.install({ message in try await handler(message).reply() }, on: channel)
+    }
+
     var outboundFlow: OutboundFlow? { core.testConnection.outboundFlow }
     var frameLimit: FrameLimit? { core.testConnection.frameLimit }
 

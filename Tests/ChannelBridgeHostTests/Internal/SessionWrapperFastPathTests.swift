@@ -29,6 +29,7 @@ import Testing
 
             MethodChannel(name: "sync", messenger: messenger).setSynchronousMethodCallHandler { _ in .null }
             MethodChannel(name: "async", messenger: messenger).setMethodCallHandler { _ in .null }
+            MethodChannel(name: "immediate", messenger: messenger).setImmediateMethodCallHandler { _ in .value(.null) }
             EventChannel(name: "events", messenger: messenger).setStreamHandler(NoEvents())
             let large = MethodChannel(name: "large", messenger: messenger)
             // A Uint8List of 64 KiB or more is sent from its own array: the segmented send.
@@ -38,6 +39,7 @@ import Testing
             #expect(probe.calls == [
                 "setSynchronousMessageHandler sync",
                 "setSegmentedMessageHandler async",
+                "setImmediateMessageHandler immediate",
                 "setSegmentedMessageHandler events",
                 "send(segments:) large",
                 "send(message:) large",
@@ -56,6 +58,38 @@ import Testing
         #expect(try handler(call)?.joined == (try StandardMethodCodec().encodeSuccessEnvelope(.string("ok"))))
         _ = request.end(.completed, returnedItems: nil, error: nil, endingReply: OneShotSignal())
         #expect(throws: HostShuttingDown.self) { try handler(call) }
+    }
+
+    /// The gate refuses on the immediate path too, and the tracing wrapper logs an answer given
+    /// at once as it is given and one from `.later` work when that work ends.
+    @Test func theGateAndTheTraceApplyOnTheImmediatePath() async throws {
+        let probe = FastPathProbe()
+        let request = ExtensionRequest(inputItems: [])
+        let lines = LockedValue<[String]>([])
+        let tracing = TracingMessenger(base: probe, label: "s1", binaryChannels: [], log: { line in lines.withLock { $0.append(line) } })
+        let gate = ShutdownGate(base: tracing, request: request, extensionChannel: HostOptions.defaultChannel)
+        MethodChannel(name: "imm", messenger: gate).setImmediateMethodCallHandler { call in
+            call.method == "now" ? .value(.string("at once")) : .later { .string("in a task") }
+        }
+        let handler = try #require(probe.immediateHandler(on: "imm"))
+        let codec = StandardMethodCodec()
+        guard case .now(let now) = try handler(try codec.encodeMethodCall(MethodCall("now"))) else {
+            Issue.record("an answer at hand was not given at once")
+            return
+        }
+        #expect(now?.joined == (try codec.encodeSuccessEnvelope(.string("at once"))))
+        guard case .later(let work) = try handler(try codec.encodeMethodCall(MethodCall("slow"))) else {
+            Issue.record("work that suspends was answered at once")
+            return
+        }
+        #expect(lines.withLock { $0.count } == 3)   // two calls, one reply so far
+        #expect(try await work().reply?.joined == (try codec.encodeSuccessEnvelope(.string("in a task"))))
+        #expect(lines.withLock { $0 } == [
+            "s1 call imm now null", "s1 reply imm now null → success \"at once\"",
+            "s1 call imm slow null", "s1 reply imm slow null → success \"in a task\"",
+        ])
+        _ = request.end(.completed, returnedItems: nil, error: nil, endingReply: OneShotSignal())
+        #expect(throws: HostShuttingDown.self) { try handler(try codec.encodeMethodCall(MethodCall("now"))) }
     }
 
     /// On a real connection under both wrappers, the events a stream handler sends from
@@ -89,12 +123,17 @@ import Testing
 private final class FastPathProbe: FastPathMessenger {
     let flow = OutboundFlow(highWater: 1 << 20, lowWater: 1 << 10)
     let limit = FrameLimit(own: 1 << 24)
-    private let state = LockedValue<(calls: [String], synchronous: [String: SynchronousMessageHandler])>(([], [:]))
+    private let state = LockedValue<(calls: [String], synchronous: [String: SynchronousMessageHandler],
+                                     immediate: [String: ImmediateMessageHandler])>(([], [:], [:]))
 
     var calls: [String] { state.withLock { $0.calls } }
 
     func synchronousHandler(on channel: String) -> SynchronousMessageHandler? {
         state.withLock { $0.synchronous[channel] }
+    }
+
+    func immediateHandler(on channel: String) -> ImmediateMessageHandler? {
+        state.withLock { $0.immediate[channel] }
     }
 
     private func record(_ call: String) -> MessageHandlerToken {
@@ -131,6 +170,11 @@ private final class FastPathProbe: FastPathMessenger {
     func setSynchronousMessageHandler(onChannel channel: String, _ handler: SynchronousMessageHandler?) -> MessageHandlerToken {
         state.withLock { $0.synchronous[channel] = handler }
         return record("setSynchronousMessageHandler \(channel)")
+    }
+
+    func setImmediateMessageHandler(onChannel channel: String, _ handler: ImmediateMessageHandler?) -> MessageHandlerToken {
+        state.withLock { $0.immediate[channel] = handler }
+        return record("setImmediateMessageHandler \(channel)")
     }
 
     var outboundFlow: OutboundFlow? { flow }

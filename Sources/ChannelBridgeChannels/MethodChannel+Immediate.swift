@@ -1,0 +1,46 @@
+package import ChannelBridgeCodec
+import ChannelBridgeMessenger
+
+extension MethodChannel {
+    /// What an immediate handler answers as a call arrives: the call's result, or the work that
+    /// has to suspend to find it.
+    package enum ImmediateResult: Sendable {
+        case value(StandardValue)
+        case later(@Sendable () async throws -> StandardValue)
+    }
+
+    /// A handler that answers at once when it can and otherwise returns the work to run in a task;
+    /// it throws as `Handler` does. It must not block.
+    package typealias ImmediateHandler = @Sendable (MethodCall) throws -> ImmediateResult
+
+    /// Installs a handler that answers on the connection's reader thread when it can, with no task
+    /// started for the call (issue 18: a plugin's cached read), and in a task when it cannot. The
+    /// replies are those `setMethodCallHandler` gives for the same results and errors.
+    package func setImmediateMethodCallHandler(_ handler: @escaping ImmediateHandler) {
+        let (name, codec, segmenting, limit) = (self.name, self.codec, segmentingCodec, messenger.fastPath?.frameLimit)
+        slot.install(immediate: { message in
+            let call: MethodCall
+            switch Self.decodeCall(message, codec: codec) {
+            case .success(let decoded): call = decoded
+            case .failure(let malformed): return .now(try malformed.reply())
+            }
+            let outcome: Result<StandardValue, any Error>
+            do {
+                switch try handler(call) {
+                case .value(let value):
+                    outcome = .success(value)
+                case .later(let work):
+                    return .later {
+                        let outcome: Result<StandardValue, any Error>
+                        do { outcome = .success(try await work()) } catch { outcome = .failure(error) }
+                        return HandlerReply(try Self.reply(to: outcome, of: call, codec: codec, segmenting: segmenting,
+                                                           channel: name, limit: limit))
+                    }
+                }
+            } catch {
+                outcome = .failure(error)
+            }
+            return .now(try Self.reply(to: outcome, of: call, codec: codec, segmenting: segmenting, channel: name, limit: limit))
+        }, on: messenger, channel: name)
+    }
+}

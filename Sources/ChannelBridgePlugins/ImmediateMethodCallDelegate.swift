@@ -1,0 +1,25 @@
+package import ChannelBridgeChannels
+package import ChannelBridgeCodec
+
+/// A method-call delegate that can answer a call as it arrives, without a task (issue 18): a
+/// plugin's read from a cache. `PluginRegistrar.addMethodCallDelegate(_:channel:)` installs it with
+/// `MethodChannel.setImmediateMethodCallHandler`, so such a call costs what a synchronous handler's
+/// does; every other call goes to the work `answerImmediately(_:)` returns, in a task.
+///
+/// `handle(_:)` must answer as `answerImmediately(_:)` does, for a messenger that has no immediate
+/// path; `handle(immediately:)` below is that.
+package protocol ImmediateMethodCallDelegate: MethodCallDelegate {
+    /// The result of `call` when it is at hand, else the work that finds it; throws as `handle(_:)`
+    /// does. Runs on the thread that read the call, so it must not block.
+    func answerImmediately(_ call: MethodCall) throws -> MethodChannel.ImmediateResult
+}
+
+extension ImmediateMethodCallDelegate {
+    /// `handle(_:)` in terms of `answerImmediately(_:)`.
+    package func handle(immediately call: MethodCall) async throws -> StandardValue {
+        switch try answerImmediately(call) {
+        case .value(let value): value
+        case .later(let work): try await work()
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import ChannelBridgeMessenger
+import ChannelBridgeTestSupport
+import Testing
+
+private struct Refused: Error, CustomStringConvertible {
+    var description: String { "refused" }
+}
+
+/// Immediate handlers (`setImmediateMessageHandler`, issue 18): an answer given at once is the
+/// REPLY, sent while the request is being delivered; `.later` work runs in a task and its request
+/// stays owed until that REPLY is queued, so an ending session waits for it.
+@Suite struct MessengerConnectionImmediateHandlerTests {
+    /// Records what the connection writes: REPLY frames and the close, in order.
+    final class ReplyLog: FrameTransport {
+        enum Event: Equatable, Sendable { case reply(UInt32, Frame.Reply), closed }
+        let events = Collector<Event>(name: "replies and close")
+
+        func write(_ bytes: [UInt8]) {
+            var decoder = FrameDecoder()
+            decoder.append(bytes)
+            while let frame = try? decoder.next() {
+                if case .reply(let id, let result) = frame { events.append(.reply(id, result)) }
+            }
+        }
+        func write(_ head: [UInt8], followedBy payload: [UInt8]) { write(head + payload) }
+        func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) { write(head + Array(payloads.joined())) }
+        func close() { events.append(.closed) }
+    }
+
+    /// Payload 0: null now; 1: `[1]` now; 2: throws now; 3: `[3]` later, once `gate` opens;
+    /// 4: throws later.
+    static func install(on connection: MessengerConnection, gate: Gate) {
+        connection.setImmediateMessageHandler(onChannel: "immediate") { message in
+            switch message?.first {
+            case 0: return .now(nil)
+            case 1: return .now(MessageSegments([1]))
+            case 2: throw Refused()
+            case 3: return .later {
+                await gate.wait()
+                return HandlerReply(MessageSegments([3]))
+            }
+            default: return .later { throw Refused() }
+            }
+        }
+    }
+
+    static func frames(_ requests: [(id: UInt32, payload: UInt8)], goodbye: Bool = false) throws -> [UInt8] {
+        var bytes = try FrameEncoder.encode(.hello(Frame.Hello(role: .client, peerName: "raw")))
+        for request in requests {
+            bytes += try FrameEncoder.encode(.request(id: request.id, channel: "immediate", payload: [request.payload]))
+        }
+        if goodbye { bytes += try FrameEncoder.encode(.goodbye(code: .normal, reason: "")) }
+        return bytes
+    }
+
+    /// Answers given at once go out as the requests are read, ahead of the earlier request whose
+    /// work is still waiting; a thrown error is REPLY status 2 with its description, either way.
+    @Test func answersAtOnceOvertakeWorkStillWaiting() async throws {
+        try await withHangGuard { () async throws in
+            let transport = ReplyLog()
+            let connection = MessengerConnection(role: .host, transport: transport)
+            defer { connection.close() }
+            let gate = Gate()
+            Self.install(on: connection, gate: gate)
+            connection.receive(try Self.frames([(1, 3), (2, 1), (3, 0), (4, 2), (5, 4)]))
+            let atOnce = try await transport.events.first(4)
+            #expect(atOnce == [.reply(2, .bytes([1])), .reply(3, .null), .reply(4, .failure("refused")),
+                               .reply(5, .failure("refused"))])
+            gate.open()
+            let all = try await transport.events.first(5)
+            #expect(all.last == .reply(1, .bytes([3])))
+        }
+    }
+
+    /// After the peer's GOODBYE the session closes once nothing is owed: at once when every
+    /// answer was immediate (an entry left behind would keep it open for good), and only after
+    /// the REPLY of work that was still waiting.
+    @Test func anEndingSessionClosesOnceImmediateAndLaterAnswersAreOut() async throws {
+        try await withHangGuard { () async throws in
+            let onlyNow = ReplyLog()
+            let first = MessengerConnection(role: .host, transport: onlyNow)
+            Self.install(on: first, gate: Gate())
+            first.receive(try Self.frames([(1, 1), (2, 0)], goodbye: true))
+            #expect(try await onlyNow.events.first(3) == [.reply(1, .bytes([1])), .reply(2, .null), .closed])
+
+            let withLater = ReplyLog()
+            let second = MessengerConnection(role: .host, transport: withLater)
+            let gate = Gate()
+            Self.install(on: second, gate: gate)
+            second.receive(try Self.frames([(1, 3), (2, 1)], goodbye: true))
+            #expect(try await withLater.events.first(1) == [.reply(2, .bytes([1]))])
+            gate.open()
+            #expect(try await withLater.events.first(3) == [.reply(2, .bytes([1])), .reply(1, .bytes([3])), .closed])
+        }
+    }
+}
