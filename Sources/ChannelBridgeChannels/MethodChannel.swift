@@ -33,9 +33,11 @@ public final class MethodChannel: Sendable {
     public let codec: any MethodCodec
     /// `codec` again when it can leave large byte values uncopied; looked up once, here.
     let segmentingCodec: (any SegmentingMethodCodec)?
-    /// `codec` again when it is the Standard codec, called directly rather than through an
-    /// existential (issue 18); looked up once, here.
-    let standardCodec: StandardMethodCodec?
+    /// `codec` again when it is the Standard codec (`isStandard`), called directly rather than
+    /// through an existential (issue 18); looked up once, here. Not optional: unwrapping an
+    /// optional copied it, a retain and two releases per call.
+    let standardCodec: StandardMethodCodec
+    let isStandard: Bool
     /// `messenger` again when it is a socket session itself (no wrapper): calls then await their
     /// reply in `invokeMethod`'s own frame. Looked up once, here.
     let connection: MessengerConnection?
@@ -48,7 +50,9 @@ public final class MethodChannel: Sendable {
         self.messenger = messenger
         self.codec = codec
         segmentingCodec = codec as? any SegmentingMethodCodec
-        standardCodec = codec as? StandardMethodCodec
+        let standard = codec as? StandardMethodCodec
+        standardCodec = standard ?? StandardMethodCodec()
+        isStandard = standard != nil
         connection = messenger as? MessengerConnection
     }
 
@@ -67,18 +71,18 @@ public final class MethodChannel: Sendable {
         var pooled = false
         do throws(CodecError) {
             let call = MethodCall(method, arguments: arguments)
-            if let standard = standardCodec {
+            if isStandard {
                 // A call on a connection itself goes out of the channel's reused buffer.
                 if connection != nil, timeout == nil {
                     var buffer = encodeBuffers.take()
-                    if let kept = try standard.encodeMethodCall(call, reusing: &buffer) {
+                    if let kept = try standardCodec.encodeMethodCall(call, reusing: &buffer) {
                         request = kept
                     } else {
                         request = EncodedSegments(buffer)
                         pooled = true
                     }
                 } else {
-                    request = try standard.encodeMethodCallSegments(call)
+                    request = try standardCodec.encodeMethodCallSegments(call)
                 }
             } else if let segments = try segmentingCodec?.encodeMethodCallSegments(call) {
                 // Optional chaining calls the codec in place; `if let` would copy the optional
@@ -139,8 +143,8 @@ public final class MethodChannel: Sendable {
         guard let reply else { throw ChannelError.notImplemented(channel: name, method: method) }
         let envelope: MethodEnvelope
         do {
-            if let standard = standardCodec {
-                envelope = try standard.decodeEnvelope(reply)
+            if isStandard {
+                envelope = try standardCodec.decodeEnvelope(reply)
             } else {
                 envelope = try codec.decodeEnvelope(reply)
             }
