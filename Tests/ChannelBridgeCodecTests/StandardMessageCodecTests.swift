@@ -73,4 +73,22 @@ import Testing
     @Test func legacyLargeIntTagReadsAsString() throws {
         #expect(try codec.decode(hex("05 03 2d6666")) == "-ff")
     }
+
+    /// Strings at and around the length a String holds inline (15 UTF-8 bytes), which the reader
+    /// builds in place when they are ASCII: the same text, and bad UTF-8 still refused there.
+    @Test func shortStringsDecodeExactlyAroundTheInlineLength() throws {
+        for length in 0...40 {
+            let ascii = String((0..<length).map { Character(UnicodeScalar(UInt8(0x21 + $0 % 90))) })
+            let decoded = try codec.decode([0x07, UInt8(length)] + Array(ascii.utf8))
+            #expect(decoded == .string(ascii), "ASCII of \(length) bytes")
+            guard length >= 2 else { continue }
+            // Non-ASCII of the same length: é is two bytes.
+            let accented = String(repeating: "a", count: length - 2) + "é"
+            #expect(try codec.decode([0x07, UInt8(length)] + Array(accented.utf8)) == .string(accented))
+            // Invalid: a lone continuation byte last.
+            let invalid = [UInt8](repeating: 0x61, count: length - 1) + [0x80]
+            let error = codecError { () throws(CodecError) in try codec.decode([0x07, UInt8(length)] + invalid) }
+            #expect(error?.code == .invalidUTF8, "invalid UTF-8 of \(length) bytes")
+        }
+    }
 }
