@@ -114,9 +114,17 @@ public enum FrameEncoder {
     /// writes for `.reply(id:result: .bytes(payload))`, without the `Frame` and with its length
     /// counted once (issue 18). `encodedReplyLength(payloadCount:)` is its length.
     package static func appendReply(id: UInt32, payload: UnsafeRawBufferPointer, into buffer: inout [UInt8]) {
-        let length = UInt32(truncatingIfNeeded: encodedReplyLength(payloadCount: payload.count) - 4)
-        appendReplyHead(length: length, id: id, status: 0, into: &buffer)
-        buffer.append(contentsOf: payload.assumingMemoryBound(to: UInt8.self))
+        let total = encodedReplyLength(payloadCount: payload.count)
+        let length = UInt32(truncatingIfNeeded: total - 4)
+        guard total <= composedFrameLimit else {
+            appendReplyHead(length: length, id: id, status: 0, into: &buffer)
+            buffer.append(contentsOf: payload.assumingMemoryBound(to: UInt8.self))
+            return
+        }
+        appendComposed(total, into: &buffer) { frame in
+            storeReplyHead(length: length, id: id, status: 0, into: frame)
+            UnsafeMutableRawBufferPointer(rebasing: frame[10...]).copyMemory(from: payload)
+        }
     }
 
     /// Appends a whole REQUEST with a payload (not null): the frame `encodeValidated` writes for
@@ -125,8 +133,36 @@ public enum FrameEncoder {
     package static func appendRequest(id: UInt32, channel: String, payload: [UInt8], into buffer: inout [UInt8]) {
         let nameLength = channel.utf8.count
         let length = UInt32(truncatingIfNeeded: 1 + 4 + 2 + nameLength + 1 + payload.count)
+        if Int(length) + 4 <= composedFrameLimit {
+            let composed: Void? = channel.utf8.withContiguousStorageIfAvailable { name in
+                appendComposed(Int(length) + 4, into: &buffer) { frame in
+                    storeRequestFields(length: length, id: id, nameLength: nameLength, into: frame)
+                    UnsafeMutableRawBufferPointer(rebasing: frame[11...]).copyMemory(from: UnsafeRawBufferPointer(name))
+                    frame[11 + nameLength] = 0   // payload flags: not null
+                    payload.withUnsafeBytes {
+                        UnsafeMutableRawBufferPointer(rebasing: frame[(12 + nameLength)...]).copyMemory(from: $0)
+                    }
+                }
+            }
+            if composed != nil { return }
+        }
         appendRequestHead(length: length, id: id, channel: channel, nameLength: nameLength, isNull: false, into: &buffer)
         buffer.append(contentsOf: payload)
+    }
+
+    /// A frame up to this many bytes (a small call or reply) is put together on the stack and
+    /// appended with one copy: each append to the array costs its own generic call whatever the
+    /// byte count, and a REQUEST took three of them (issue 18).
+    static let composedFrameLimit = 256
+
+    /// Appends the `count` bytes `compose` writes into a stack buffer, with one copy.
+    @inline(__always)
+    private static func appendComposed(_ count: Int, into buffer: inout [UInt8],
+                                       _ compose: (UnsafeMutableRawBufferPointer) -> Void) {
+        withUnsafeTemporaryAllocation(byteCount: count, alignment: 8) { frame in
+            compose(frame)
+            buffer.append(contentsOf: UnsafeRawBufferPointer(frame).assumingMemoryBound(to: UInt8.self))
+        }
     }
 
     /// A REQUEST's length, kind, id, name length, name and payload flags.
@@ -134,10 +170,7 @@ public enum FrameEncoder {
     private static func appendRequestHead(length: UInt32, id: UInt32, channel: String, nameLength: Int, isNull: Bool,
                                           into buffer: inout [UInt8]) {
         appendFields(&buffer) { fields in
-            fields.storeBytes(of: length.littleEndian, toByteOffset: 0, as: UInt32.self)
-            fields[4] = Frame.Kind.request.rawValue
-            fields.storeBytes(of: id.littleEndian, toByteOffset: 5, as: UInt32.self)
-            fields.storeBytes(of: UInt16(truncatingIfNeeded: nameLength).littleEndian, toByteOffset: 9, as: UInt16.self)
+            storeRequestFields(length: length, id: id, nameLength: nameLength, into: fields)
             return 11
         }
         buffer.append(contentsOf: channel.utf8)
@@ -148,12 +181,27 @@ public enum FrameEncoder {
     @inline(__always)
     private static func appendReplyHead(length: UInt32, id: UInt32, status: UInt8, into buffer: inout [UInt8]) {
         appendFields(&buffer) { fields in
-            fields.storeBytes(of: length.littleEndian, toByteOffset: 0, as: UInt32.self)
-            fields[4] = Frame.Kind.reply.rawValue
-            fields.storeBytes(of: id.littleEndian, toByteOffset: 5, as: UInt32.self)
-            fields[9] = status
+            storeReplyHead(length: length, id: id, status: status, into: fields)
             return 10
         }
+    }
+
+    /// A REQUEST's fixed fields: length, kind, id and name length (11 bytes).
+    @inline(__always)
+    private static func storeRequestFields(length: UInt32, id: UInt32, nameLength: Int, into fields: UnsafeMutableRawBufferPointer) {
+        fields.storeBytes(of: length.littleEndian, toByteOffset: 0, as: UInt32.self)
+        fields[4] = Frame.Kind.request.rawValue
+        fields.storeBytes(of: id.littleEndian, toByteOffset: 5, as: UInt32.self)
+        fields.storeBytes(of: UInt16(truncatingIfNeeded: nameLength).littleEndian, toByteOffset: 9, as: UInt16.self)
+    }
+
+    /// A REPLY's head: length, kind, id and status (10 bytes).
+    @inline(__always)
+    private static func storeReplyHead(length: UInt32, id: UInt32, status: UInt8, into fields: UnsafeMutableRawBufferPointer) {
+        fields.storeBytes(of: length.littleEndian, toByteOffset: 0, as: UInt32.self)
+        fields[4] = Frame.Kind.reply.rawValue
+        fields.storeBytes(of: id.littleEndian, toByteOffset: 5, as: UInt32.self)
+        fields[9] = status
     }
 
     /// The length of the frame `appendRequest` writes.

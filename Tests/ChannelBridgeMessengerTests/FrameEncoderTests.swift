@@ -53,8 +53,10 @@ import Testing
         #expect(codes.map(\.description) ==
             ["normal", "unsupportedVersion", "protocolError", "frameTooLarge", "forbidden", "shuttingDown"])
     }
-    /// The REPLY an in-place handler's answer goes out as: the same bytes as the `Frame`'s.
-    @Test(arguments: [0, 1, 7, 300])
+    /// The REPLY an in-place handler's answer goes out as: the same bytes as the `Frame`'s. Frames
+    /// of up to 256 bytes are composed on the stack first: 246 and 247 bytes of payload are the
+    /// frames of 256 and 257 bytes.
+    @Test(arguments: [0, 1, 7, 246, 247, 300])
     func appendReplyWritesWhatTheFrameEncodesTo(payloadCount: Int) {
         let payload = (0..<payloadCount).map { UInt8(truncatingIfNeeded: $0 &* 13) }
         var expected: [UInt8] = [9, 9]
@@ -64,8 +66,10 @@ import Testing
         #expect(written == expected)
         #expect(FrameEncoder.encodedReplyLength(payloadCount: payloadCount) == expected.count - 2)
     }
-    /// The REQUEST a call on a connection goes out as: the same bytes as the `Frame`'s.
-    @Test(arguments: [("a", 0), ("channelbridge/bench", 9), ("ünï/cødé", 300)])
+    /// The REQUEST a call on a connection goes out as: the same bytes as the `Frame`'s (with
+    /// `channelbridge/bench`, 225 and 226 bytes of payload make frames of 256 and 257 bytes).
+    @Test(arguments: [("a", 0), ("channelbridge/bench", 9), ("channelbridge/bench", 225), ("channelbridge/bench", 226),
+                      ("ünï/cødé", 3), ("ünï/cødé", 300)])
     func appendRequestWritesWhatTheFrameEncodesTo(channel: String, payloadCount: Int) {
         let payload = (0..<payloadCount).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         var expected: [UInt8] = [9]
