@@ -1,5 +1,7 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgeMessenger
+import ChannelBridgeSharedPreferences
 import ChannelBridgeStore
 import ChannelBridgeTestSupport
 import Synchronization
@@ -165,5 +167,21 @@ import Testing
             store.gate.open()
             _ = try await held.value
         }
+    }
+
+    /// A get the store answers at once runs as its request is delivered, with no task started for
+    /// it (issue 18: the plugin is an `ImmediateMethodCallDelegate`). Delivered here by a thread
+    /// that is no task, as a socket's reader thread delivers it; a task per request would show.
+    @Test func aGetAnsweredAtOnceStartsNoTask() async throws {
+        let store = GatedStore(holding: [])
+        try await store.base.set("v", forKey: "free")
+        let session = try await PreferencesSession.start(provider: store)
+        defer { session.close() }
+        let call = try StandardMethodCodec().encodeMethodCall(MethodCall("getString", arguments: ["key": "free"]))
+        // An id the client never used: the client drops the reply.
+        let frame = try FrameEncoder.encode(.request(id: 4_242, channel: SharedPreferenceAppGroupPlugin.channelName, payload: call))
+        await onThread { session.host.receive(frame) }
+        #expect(store.entries == ["get free at once"])
+        #expect(store.cachedReadsRanInATask == [false])
     }
 }

@@ -33,9 +33,15 @@ final class GatedStore: PreferenceStore, PreferenceStoreProvider, CachedPreferen
         return try await body()
     }
 
+    /// For each read answered at once, whether it ran inside a task.
+    private let cachedReadsInATask = LockedValue<[Bool]>([])
+    var cachedReadsRanInATask: [Bool] { cachedReadsInATask.withLock { $0 } }
+
     func cachedValue(forKey key: String) throws(StoreError) -> CachedValue {
         if heldKeys.contains(key) { return .unknown }
         log.withLock { $0 += ["get \(key) at once"] }
+        let inTask = withUnsafeCurrentTask { $0 != nil }
+        cachedReadsInATask.withLock { $0.append(inTask) }
         return try base.cachedValue(forKey: key)
     }
 
