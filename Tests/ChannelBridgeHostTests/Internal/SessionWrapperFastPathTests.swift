@@ -68,6 +68,9 @@ import Testing
         let lines = LockedValue<[String]>([])
         let tracing = TracingMessenger(base: probe, label: "s1", binaryChannels: [], log: { line in lines.withLock { $0.append(line) } })
         let gate = ShutdownGate(base: tracing, request: request, extensionChannel: HostOptions.defaultChannel)
+        // The tracing handler holds the tracing messenger, whose base is the probe holding the
+        // handler: a cycle a session breaks by removing its handlers at teardown, as here.
+        defer { probe.forgetHandlers() }
         MethodChannel(name: "imm", messenger: gate).setImmediateMethodCallHandler { call in
             call.method == "now" ? .value(.string("at once")) : .later { .string("in a task") }
         }
@@ -134,6 +137,14 @@ private final class FastPathProbe: FastPathMessenger {
 
     func immediateHandler(on channel: String) -> ImmediateMessageHandler? {
         state.withLock { $0.immediate[channel] }
+    }
+
+    /// Drops the handlers it keeps, as removing them from a session does.
+    func forgetHandlers() {
+        state.withLock { state in
+            state.synchronous = [:]
+            state.immediate = [:]
+        }
     }
 
     private func record(_ call: String) -> MessageHandlerToken {
