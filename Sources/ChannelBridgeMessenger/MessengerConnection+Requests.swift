@@ -173,7 +173,11 @@ extension MessengerConnection {
                 return
             }
             guard !reply.rest.isEmpty, count >= Self.separatePayloadThreshold else {
-                writeFrame(.reply(id: id, result: .bytes(reply.joined)))
+                if reply.rest.isEmpty, count < Self.separatePayloadThreshold {
+                    reply.first.withUnsafeBytes { writeSmallReply(id: id, payload: $0) }
+                } else {
+                    writeFrame(.reply(id: id, result: .bytes(reply.joined)))
+                }
                 return
             }
             writeFrame(.reply(id: id, result: .bytes([])), payloadSegments: reply.all, count: count)
@@ -194,9 +198,7 @@ extension MessengerConnection {
                 replyScratch = []
                 writeReply(id: id, channel: channel, .success(MessageSegments(bytes)))
             } else {
-                transport.write(frameOfLength: FrameEncoder.encodedReplyLength(payloadCount: count)) { buffer in
-                    replyScratch.withUnsafeBytes { FrameEncoder.appendReply(id: id, payload: $0, into: &buffer) }
-                }
+                replyScratch.withUnsafeBytes { writeSmallReply(id: id, payload: $0) }
             }
         case .success(.null):
             writeFrame(.reply(id: id, result: .null))
@@ -204,6 +206,14 @@ extension MessengerConnection {
             writeReply(id: id, channel: channel, .success(segments))
         case .failure(let error):
             writeReply(id: id, channel: channel, .failure(error))
+        }
+    }
+
+    /// A REPLY whose payload is small enough to be copied into the outbound block: written there
+    /// directly (`FrameEncoder.appendReply`), with no `Frame` built and encoded on the way.
+    private func writeSmallReply(id: UInt32, payload: UnsafeRawBufferPointer) {
+        transport.write(frameOfLength: FrameEncoder.encodedReplyLength(payloadCount: payload.count)) { buffer in
+            FrameEncoder.appendReply(id: id, payload: payload, into: &buffer)
         }
     }
 
