@@ -31,10 +31,8 @@ extension MethodChannel {
                     outcome = .success(value)
                 case .later(let work):
                     return .later {
-                        let outcome: Result<StandardValue, any Error>
-                        do { outcome = .success(try await work()) } catch { outcome = .failure(error) }
-                        return HandlerReply(try Self.reply(to: outcome, of: call, codec: codec, segmenting: segmenting,
-                                                           channel: name, limit: limit))
+                        HandlerReply(try await Self.reply(to: call, from: work, codec: codec, segmenting: segmenting,
+                                                          channel: name, limit: limit))
                     }
                 }
             } catch {

@@ -246,8 +246,15 @@ public final class MethodChannel: Sendable {
         case .success(let decoded): call = decoded
         case .failure(let malformed): return try malformed.reply()
         }
+        return try await reply(to: call, from: { try await handler(call) }, codec: codec, segmenting: segmenting,
+                               channel: channel, limit: limit)
+    }
+
+    /// The reply to `call` once `work` has found its result or thrown.
+    static func reply(to call: MethodCall, from work: () async throws -> StandardValue, codec: any MethodCodec,
+                      segmenting: (any SegmentingMethodCodec)?, channel: String, limit: FrameLimit?) async throws -> MessageSegments? {
         let outcome: Result<StandardValue, any Error>
-        do { outcome = .success(try await handler(call)) } catch { outcome = .failure(error) }
+        do { outcome = .success(try await work()) } catch { outcome = .failure(error) }
         return try reply(to: outcome, of: call, codec: codec, segmenting: segmenting, channel: channel, limit: limit)
     }
 

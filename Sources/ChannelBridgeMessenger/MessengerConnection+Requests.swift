@@ -126,6 +126,8 @@ extension MessengerConnection {
             case .inPlace(let handler):
                 answer = .success(try Self.answer(of: handler, payload))
             case .immediate(let handler):
+                // `handleRequest` calls immediate handlers itself and hands only their `.later`
+                // work here (as `.segmented`); this keeps the switch whole for any other caller.
                 let reply = try await handler(payload).reply()
                 afterReply = reply.afterReply
                 answer = .success(reply.reply)

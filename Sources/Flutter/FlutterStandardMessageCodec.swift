@@ -13,6 +13,7 @@ public import Foundation
 ///
 /// Pigeon's generated code subclasses it with a reader/writer pair for its custom types:
 /// `FlutterStandardMessageCodec(readerWriter: MessagesPigeonCodecReaderWriter())`.
+// @unchecked: its one stored property is a `let`; the reader/writer pair is only asked for a new reader or writer per message, as on iOS.
 open class FlutterStandardMessageCodec: NSObject, FlutterMessageCodec, CheckedMessageCodec, @unchecked Sendable {
     // @unchecked: immutable; readers and writers are made per message and never shared.
     public let readerWriter: FlutterStandardReaderWriter

@@ -13,6 +13,7 @@ public import Foundation
 /// Decoding an error envelope also accepts the optional fourth value (a stacktrace string or
 /// null) that Flutter's Android side and ChannelBridge's own codec can write, and drops it:
 /// `FlutterError` has nowhere to keep it. The iOS decoder would refuse such an envelope.
+// @unchecked: its one stored property is a `let`; the reader/writer pair is only asked for a new reader or writer per message, as on iOS.
 open class FlutterStandardMethodCodec: NSObject, FlutterMethodCodec, CheckedMethodCodec, @unchecked Sendable {
     // @unchecked: immutable; readers and writers are made per message and never shared.
     public let readerWriter: FlutterStandardReaderWriter

@@ -48,6 +48,7 @@ public enum FlutterStandardDataType: Int, Sendable {
 /// let bytes = FlutterStandardTypedData(bytes: Data([1, 2, 3]))
 /// let ints = FlutterStandardTypedData(int32: [Int32(1), 2].withUnsafeBytes { Data($0) })
 /// ```
+// @unchecked: immutable (`let`s, `Data` a value).
 open class FlutterStandardTypedData: NSObject, @unchecked Sendable {
     // @unchecked: immutable after init.
     /// The elements' bytes.

@@ -8,6 +8,7 @@ public import Foundation
 ///                                          codec: FlutterStringCodec.sharedInstance())
 /// channel.sendMessage("hello")
 /// ```
+// @unchecked: no stored state; NSObject is what keeps the compiler from seeing that.
 public final class FlutterStringCodec: NSObject, FlutterMessageCodec, CheckedMessageCodec, @unchecked Sendable {
     // @unchecked: stateless.
     public override init() {

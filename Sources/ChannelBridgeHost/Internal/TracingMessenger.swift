@@ -55,14 +55,7 @@ final class TracingMessenger: BinaryMessenger, FastPathMessenger {
         guard let handler else { return base.installSegmentedHandler(onChannel: channel, nil) }
         return base.installSegmentedHandler(onChannel: channel) { [self] message in
             let call = traceCall(message, channel: channel)
-            do {
-                let reply = try await handler(message)
-                traceReply(reply.reply?.joined, to: call, channel: channel)
-                return reply
-            } catch {
-                traceFailure(error, of: call, channel: channel)
-                throw error
-            }
+            return try await traced(call, channel: channel) { try await handler(message) }
         }
     }
 
@@ -94,21 +87,24 @@ final class TracingMessenger: BinaryMessenger, FastPathMessenger {
                     return .now(reply)
                 case .later(let work):
                     // Traced as it ends, as a handler in a task is.
-                    return .later { [self] in
-                        do {
-                            let reply = try await work()
-                            traceReply(reply.reply?.joined, to: call, channel: channel)
-                            return reply
-                        } catch {
-                            traceFailure(error, of: call, channel: channel)
-                            throw error
-                        }
-                    }
+                    return .later { [self] in try await traced(call, channel: channel, work) }
                 }
             } catch {
                 traceFailure(error, of: call, channel: channel)
                 throw error
             }
+        }
+    }
+
+    /// Runs `work` for the traced `call` and logs its reply or failure.
+    private func traced(_ call: String, channel: String, _ work: () async throws -> HandlerReply) async throws -> HandlerReply {
+        do {
+            let reply = try await work()
+            traceReply(reply.reply?.joined, to: call, channel: channel)
+            return reply
+        } catch {
+            traceFailure(error, of: call, channel: channel)
+            throw error
         }
     }
 

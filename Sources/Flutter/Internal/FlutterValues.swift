@@ -141,6 +141,7 @@ extension Optional: FlutterOptionalValue {
 }
 
 /// A map key of a type that is not hashable, compared by identity of its box.
+// @unchecked: immutable (one `let`); compared by the box's identity, never by reading the value.
 final class IdentityKey: Hashable, @unchecked Sendable {
     // @unchecked: immutable; the value is only read back by whoever decoded it.
     let value: Any
