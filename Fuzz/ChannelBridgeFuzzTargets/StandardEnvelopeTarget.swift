@@ -7,10 +7,13 @@ enum StandardEnvelopeTarget: FuzzTarget {
 
     static func run(_ input: [UInt8]) {
         let codec = StandardMethodCodec()
+        let whole = Result { () throws(CodecError) in try codec.decodeEnvelope(input) }
+        SplitChecks.envelope(input, whole: whole, codec)
         let envelope: MethodEnvelope
-        do {
-            envelope = try codec.decodeEnvelope(input)
-        } catch {
+        switch whole {
+        case .success(let decoded):
+            envelope = decoded
+        case .failure(let error):
             CodecChecks.decodingError(error, input, CodecChecks.standardCodes.union([.invalidEnvelope]))
             return
         }

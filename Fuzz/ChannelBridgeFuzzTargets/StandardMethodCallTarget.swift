@@ -7,10 +7,13 @@ enum StandardMethodCallTarget: FuzzTarget {
 
     static func run(_ input: [UInt8]) {
         let codec = StandardMethodCodec()
+        let whole = Result { () throws(CodecError) in try codec.decodeMethodCall(input) }
+        SplitChecks.call(input, whole: whole, codec)
         let call: MethodCall
-        do {
-            call = try codec.decodeMethodCall(input)
-        } catch {
+        switch whole {
+        case .success(let decoded):
+            call = decoded
+        case .failure(let error):
             CodecChecks.decodingError(error, input, CodecChecks.standardCodes.union([.invalidMethodCall]))
             return
         }

@@ -10,11 +10,15 @@ extension MethodChannel {
     /// other rare answers go.
     static func inPlaceHandler(_ handler: @escaping SynchronousHandler, codec: StandardMethodCodec, channel: String,
                                limit: FrameLimit?) -> InPlaceMessageHandler {
-        { message, reply in
+        { message, tail, reply in
             let call: MethodCall
             do throws(CodecError) {
                 guard let message else { throw CodecError(.invalidMethodCall, "method call payload is null") }
-                call = try codec.decodeMethodCall(in: message)
+                if let tail {
+                    call = try codec.decodeMethodCall(head: message, tail: tail)
+                } else {
+                    call = try codec.decodeMethodCall(in: message)
+                }
             } catch {
                 return .segments(try MalformedCall(error: error, codec: codec).reply())
             }

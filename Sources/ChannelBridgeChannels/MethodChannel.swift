@@ -54,6 +54,9 @@ public final class MethodChannel: Sendable {
         standardCodec = standard ?? StandardMethodCodec()
         isStandard = standard != nil
         connection = messenger as? MessengerConnection
+        // A large reply whose result is one `Uint8List` then comes in two parts, so that the
+        // decoded list is the array the connection read it into (issue 18, `bulk`).
+        if isStandard { connection?.splitReplies(with: StandardMethodCodec.byteListStart(inEnvelope:count:)) }
     }
 
     /// Calls `method` on the other side and returns its result.
@@ -95,14 +98,14 @@ public final class MethodChannel: Sendable {
             throw ChannelError(.unencodable, "Cannot encode the call: \(error)", channel: name, method: method,
                                codecError: error)
         }
-        let reply: [UInt8]?
+        let reply: ReceivedPayload?
         if let timeout {
             let (name, messenger, request) = (self.name, self.messenger, request)
             reply = try await withTimeout(timeout, onTimeout: {
                 ChannelError.timedOut(channel: name, method: method, after: timeout)
             }) {
                 try await Self.send(request, on: name, method: method, messenger: messenger)
-            }
+            }.map(ReceivedPayload.bytes)
         } else if let connection {
             // The same call as `messenger.send`, awaited here: each async function between this
             // frame and the continuation costs a hop back on return, and under a task-executor
@@ -138,15 +141,19 @@ public final class MethodChannel: Sendable {
                 throw ChannelError(error, channel: name, method: method)
             }
         } else {
-            reply = try await Self.send(request, on: name, method: method, messenger: messenger)
+            reply = try await Self.send(request, on: name, method: method, messenger: messenger).map(ReceivedPayload.bytes)
         }
         guard let reply else { throw ChannelError.notImplemented(channel: name, method: method) }
         let envelope: MethodEnvelope
         do {
-            if isStandard {
-                envelope = try standardCodec.decodeEnvelope(reply)
-            } else {
-                envelope = try codec.decodeEnvelope(reply)
+            switch reply {
+            case .bytes(let bytes) where isStandard:
+                envelope = try standardCodec.decodeEnvelope(bytes)
+            case .bytes(let bytes):
+                envelope = try codec.decodeEnvelope(bytes)
+            case .split(let head, let tail):
+                // Only a Standard channel asks for split replies; its list is the tail, uncopied.
+                envelope = try standardCodec.decodeEnvelope(head: head, tail: tail)
             }
         } catch {
             throw ChannelError(.malformedReply, "Cannot decode the reply: \(error)", channel: name, method: method,
@@ -223,8 +230,10 @@ public final class MethodChannel: Sendable {
         }
         let (name, codec, segmenting, limit) = (self.name, self.codec, segmentingCodec, messenger.fastPath?.frameLimit)
         if let connection, let standard = codec as? StandardMethodCodec {
+            // A large call whose arguments are one `Uint8List` comes in two parts, so that the
+            // decoded list is the array the connection read it into (issue 18, `bulk`).
             slot.install(inPlace: Self.inPlaceHandler(handler, codec: standard, channel: name, limit: limit),
-                         on: connection, channel: name)
+                         splitter: StandardMethodCodec.byteListStart(inCall:count:), on: connection, channel: name)
             return
         }
         slot.install(synchronous: { message in

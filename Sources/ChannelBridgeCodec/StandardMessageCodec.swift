@@ -60,6 +60,22 @@ public struct StandardMessageCodec: MessageCodec {
         return try result.get()
     }
 
+    /// `read(raw:)` of a message received in two parts, `head` then `tail`: a `Uint8List` that is
+    /// exactly `tail` is decoded as that array, uncopied (issue 18, `bulk`). Anything else, every
+    /// error included, is decided on the message joined into one array, so that the result is
+    /// always the one `read(raw:)` gives for the whole message.
+    func read<T>(head: UnsafeRawBufferPointer, tail: [UInt8],
+                 _ body: (inout StandardReader) throws(CodecError) -> T) throws(CodecError) -> T {
+        var reader = StandardReader(head, maxDepth: maxDepth, extensionBox: extensionBox)
+        reader.tail = tail
+        if let value = try? body(&reader), reader.isAtEnd { return value }
+        var joined: [UInt8] = []
+        joined.reserveCapacity(head.count + tail.count)
+        joined.append(contentsOf: head)
+        joined.append(contentsOf: tail)
+        return try read(joined, body)
+    }
+
     /// Runs `body` on a reader over `bytes` where they lie and insists that it consumed every byte.
     func read<T>(raw bytes: UnsafeRawBufferPointer,
                  _ body: (inout StandardReader) throws(CodecError) -> T) throws(CodecError) -> T {

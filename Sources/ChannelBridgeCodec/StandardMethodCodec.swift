@@ -65,11 +65,15 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
             throw CodecError(.invalidMethodCall, "method call is empty", offset: 0)
         }
         return try messageCodec.read(raw: bytes) { (reader: inout StandardReader) throws(CodecError) in
-            guard case .string(let method) = try reader.readValue() else {
-                throw CodecError(.invalidMethodCall, "method name is not a string", offset: 0)
-            }
-            return MethodCall(method, arguments: try reader.readValue())
+            try Self.readCall(&reader)
         }
+    }
+
+    static func readCall(_ reader: inout StandardReader) throws(CodecError) -> MethodCall {
+        guard case .string(let method) = try reader.readValue() else {
+            throw CodecError(.invalidMethodCall, "method name is not a string", offset: 0)
+        }
+        return MethodCall(method, arguments: try reader.readValue())
     }
 
     public func encodeSuccessEnvelope(_ result: StandardValue) throws(CodecError) -> [UInt8] {
@@ -111,14 +115,18 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
             throw CodecError(.invalidEnvelope, "envelope is empty", offset: 0)
         }
         return try messageCodec.read(bytes) { (reader: inout StandardReader) throws(CodecError) in
-            switch try reader.readByte() {
-            case 0:
-                return .success(try reader.readValue())
-            case 1:
-                return .error(try Self.readError(&reader))
-            case let flag:
-                throw CodecError(.invalidEnvelope, "envelope flag is \(flag), expected 0 or 1", offset: 0)
-            }
+            try Self.readEnvelope(&reader)
+        }
+    }
+
+    static func readEnvelope(_ reader: inout StandardReader) throws(CodecError) -> MethodEnvelope {
+        switch try reader.readByte() {
+        case 0:
+            return .success(try reader.readValue())
+        case 1:
+            return .error(try readError(&reader))
+        case let flag:
+            throw CodecError(.invalidEnvelope, "envelope flag is \(flag), expected 0 or 1", offset: 0)
         }
     }
 

@@ -9,6 +9,10 @@ public struct StandardReader {
     var depth = 0
     let maxDepth: Int
     let extensionBox: CodecExtensionBox?
+    /// The message's last bytes, when it came in two parts (`StandardMessageCodec.read(head:tail:)`):
+    /// a `Uint8List` that starts at the end of `base` and takes exactly these bytes is this array,
+    /// uncopied. Any other read stops at the end of `base`.
+    var tail: [UInt8]?
 
     init(_ base: UnsafeRawBufferPointer, maxDepth: Int, extensionBox: CodecExtensionBox?) {
         self.base = base
@@ -17,9 +21,14 @@ public struct StandardReader {
         self.extensionBox = extensionBox
     }
 
+    /// Moves past `count` bytes the caller has checked are there.
+    mutating func skip(_ count: Int) {
+        offset += count
+    }
+
     /// Bytes not yet read.
     public var remaining: Int { base.count - offset }
-    public var isAtEnd: Bool { offset == base.count }
+    public var isAtEnd: Bool { offset == base.count && tail == nil }
 
     func truncated(_ what: String, needed: Int) -> CodecError {
         CodecError(.truncated, "truncated \(what): needs \(needed) bytes, \(base.count - offset) left", offset: offset)
@@ -172,6 +181,10 @@ public struct StandardReader {
             return .float64(Double(bitPattern: UInt64(bitPattern: try readFixed(Int64.self, "float64"))))
         case 8:
             let count = try readSize()
+            if let tail, offset == base.count, count == tail.count {
+                self.tail = nil
+                return .uint8List(tail)
+            }
             try checkCount(count, minimumSize: 1, "Uint8List", at: start)
             return .uint8List(try readBytes(count))
         case 9: return .int32List(try readTypedList(Int32.self, "Int32List", at: start))

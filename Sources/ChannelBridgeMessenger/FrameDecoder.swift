@@ -17,6 +17,8 @@ public struct FrameDecoder: Sendable {
     public static let defaultMaxFrameLength = 64 << 20
     /// Bodies at least this long take the in-place payload path.
     public static let directPayloadThreshold = 256 << 10
+    /// How much of a payload a `PayloadSplitter` gets to see, at most.
+    static let splitPrefixLength = 512
 
     /// The largest accepted value of a frame's length field.
     public let maxFrameLength: Int
@@ -28,8 +30,13 @@ public struct FrameDecoder: Sendable {
     private var writeIndex = 0
     /// A large frame whose fixed fields are decoded and whose payload is being filled.
     private var largeHead: PayloadHead?
+    /// When the large payload is split (`splitting`): its first part, complete. `largePayload` is
+    /// then its last part.
+    private var largeFirst: [UInt8]?
     private var largePayload: [UInt8] = []
     private var largeFilled = 0
+    /// Where a large payload may be split in two arrays; a connection sets it.
+    package var splitting: PayloadSplitting?
     private var failure: ProtocolViolation?
     private var discarded = false
     private var channelNames = ChannelNameCache()
@@ -40,7 +47,7 @@ public struct FrameDecoder: Sendable {
     }
 
     /// Bytes received and not yet returned as frames.
-    public var bufferedByteCount: Int { writeIndex - readIndex + largeFilled }
+    public var bufferedByteCount: Int { writeIndex - readIndex + largeFilled + (largeFirst?.count ?? 0) }
 
     /// Adds received bytes.
     public mutating func append(_ bytes: some Collection<UInt8>) {
@@ -95,6 +102,7 @@ public struct FrameDecoder: Sendable {
         readIndex = 0
         writeIndex = 0
         largeHead = nil
+        largeFirst = nil
         largePayload = []
         largeFilled = 0
     }
@@ -112,10 +120,13 @@ public struct FrameDecoder: Sendable {
         /// `buffer` shares the decoder's storage, so it stays valid whatever the decoder does;
         /// release it before giving the decoder more bytes, or that write copies the storage.
         case request(id: UInt32, channel: String, buffer: [UInt8], payload: Range<Int>?)
+        /// A large REQUEST or REPLY (status 0) whose payload is its own payload followed by `tail`,
+        /// split where `FrameDecoder.splitting` said (issue 18, `bulk`).
+        case split(Frame, tail: [UInt8])
 
         package var kind: Frame.Kind {
             switch self {
-            case .frame(let frame): frame.kind
+            case .frame(let frame), .split(let frame, _): frame.kind
             case .request: .request
             }
         }
@@ -127,6 +138,12 @@ public struct FrameDecoder: Sendable {
                 frame
             case .request(let id, let channel, let buffer, let payload):
                 .request(id: id, channel: channel, payload: payload.map { Array(buffer[$0]) })
+            case .split(.request(let id, let channel, let head), let tail):
+                .request(id: id, channel: channel, payload: (head ?? []) + tail)
+            case .split(.reply(let id, .bytes(let head)), let tail):
+                .reply(id: id, result: .bytes(head + tail))
+            case .split(let frame, _):
+                frame   // never made: only REQUESTs and REPLYs with bytes are split
             }
         }
     }
@@ -154,9 +171,12 @@ public struct FrameDecoder: Sendable {
         if let head = largeHead {
             guard largeFilled == largePayload.count else { return nil }
             let payload = largePayload
+            let first = largeFirst
             largeHead = nil
+            largeFirst = nil
             largePayload = []
             largeFilled = 0
+            if let first { return .split(head.frame(payload: first), tail: payload) }
             return .frame(head.frame(payload: payload))
         }
         let available = writeIndex - readIndex
@@ -174,6 +194,12 @@ public struct FrameDecoder: Sendable {
 
         if available >= 4 + length {
             let kind = storage[readIndex + 4]
+            if bodyLength >= Self.directPayloadThreshold, splitting != nil,
+               let split = try splitWhole(kind: kind, bodyStart: bodyStart, bodyLength: bodyLength) {
+                readIndex += 4 + length
+                if readIndex == writeIndex { readIndex = 0; writeIndex = 0 }
+                return split
+            }
             var names = channelNames
             let decoded: DecodedFrame
             if inPlace, kind == Frame.Kind.request.rawValue {
@@ -219,21 +245,61 @@ public struct FrameDecoder: Sendable {
         }.get()
         channelNames = names
         guard let (head, headLength) = parsed else { return nil }
-        // Everything buffered belongs to this incomplete frame: move its payload bytes over.
+        // Everything buffered belongs to this incomplete frame: move its payload bytes over, into
+        // two arrays when the payload's consumer can adopt its last part.
         let payloadLength = bodyLength - headLength
         let bufferedPayload = end - (bodyStart + headLength)
-        largePayload = [UInt8](unsafeUninitializedCapacity: payloadLength) { _, count in count = payloadLength }
         let from = bodyStart + headLength
+        var split = 0
+        if let splitter = splitting?.splitter(for: head) {
+            // The splitter reads the payload's first bytes: wait for them (a read rarely ends
+            // this close to a frame's start; the buffer then takes the next read too).
+            if bufferedPayload < min(payloadLength, Self.splitPrefixLength) { return nil }
+            split = splitPoint(splitter, payloadAt: from, payloadLength: payloadLength)
+        }
+        largeFirst = split > 0 ? Array(storage[from..<from + split]) : nil
+        let rest = payloadLength - split
+        largePayload = [UInt8](unsafeUninitializedCapacity: rest) { _, count in count = rest }
         storage.withUnsafeBytes { raw in
             largePayload.withUnsafeMutableBytes {
-                $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[from..<from + bufferedPayload]))
+                $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[from + split..<from + bufferedPayload]))
             }
         }
-        largeFilled = bufferedPayload
+        largeFilled = bufferedPayload - split
         largeHead = head
         readIndex = 0
         writeIndex = 0
         return nil
+    }
+
+    /// Where `splitter` splits the payload at `storage[from...]`, whose first bytes are buffered;
+    /// 0 for nowhere. The first part must lie among the bytes it was shown, and neither part be empty.
+    private func splitPoint(_ splitter: PayloadSplitter, payloadAt from: Int, payloadLength: Int) -> Int {
+        let shown = min(payloadLength, Self.splitPrefixLength)
+        let at = storage.withUnsafeBytes { raw in
+            splitter(UnsafeRawBufferPointer(rebasing: raw[from..<from + shown]), payloadLength)
+        }
+        guard let at, at > 0, at <= shown, at < payloadLength else { return 0 }
+        return at
+    }
+
+    /// A complete large REQUEST or REPLY whose payload a splitter picks, copied out in two arrays
+    /// (one copy, as for a whole payload); `nil` for any other frame.
+    private mutating func splitWhole(kind: UInt8, bodyStart: Int, bodyLength: Int) throws(ProtocolViolation) -> DecodedFrame? {
+        guard let known = Frame.Kind(rawValue: kind), known == .request || known == .reply else { return nil }
+        var names = channelNames
+        let parsed = try storage.withUnsafeBytes { raw in
+            Result { () throws(ProtocolViolation) in
+                try FrameParser.parseHead(kind: known, bytes: UnsafeRawBufferPointer(rebasing: raw[bodyStart..<bodyStart + bodyLength]),
+                                          bodyLength: bodyLength, names: &names)
+            }
+        }.get()
+        channelNames = names
+        guard let (head, headLength) = parsed, let splitter = splitting?.splitter(for: head) else { return nil }
+        let from = bodyStart + headLength, end = bodyStart + bodyLength
+        let split = splitPoint(splitter, payloadAt: from, payloadLength: end - from)
+        guard split > 0 else { return nil }
+        return .split(head.frame(payload: Array(storage[from..<from + split])), tail: Array(storage[from + split..<end]))
     }
 
     private mutating func reserveFreeSpace(_ minimum: Int) {

@@ -11,9 +11,12 @@ package enum InPlaceReply: Sendable {
 /// A handler that answers without suspending, reading its request where it was received and
 /// writing its reply into a buffer the connection reuses, so that a request and its reply cost no
 /// array of their own (issue 18). `message` is `nil` for a null payload and is valid only during
-/// the call; `reply` arrives empty, with the capacity earlier replies gave it.
+/// the call; `reply` arrives empty, with the capacity earlier replies gave it. `tail` is set for a
+/// large payload split for the handler (`setInPlaceMessageHandler(onChannel:_:splitter:)`): the
+/// payload is then `message` followed by `tail`, whose array the handler may keep.
 ///
 /// Only `MessengerConnection` runs these (`setInPlaceMessageHandler`), on the thread delivering
 /// received bytes; `MethodChannel.setSynchronousMethodCallHandler` installs one when its messenger
 /// is a connection itself and its codec the Standard one.
-package typealias InPlaceMessageHandler = @Sendable (_ message: UnsafeRawBufferPointer?, _ reply: inout [UInt8]) throws -> InPlaceReply
+package typealias InPlaceMessageHandler = @Sendable (_ message: UnsafeRawBufferPointer?, _ tail: [UInt8]?,
+                                                     _ reply: inout [UInt8]) throws -> InPlaceReply

@@ -60,7 +60,7 @@ extension MessengerConnection {
 
     /// Withdraws the calls of `scope` still waiting for their reply.
     private func cancelCalls(in scope: CallScope) {
-        let (withdrawn, drained) = state.withLock { state -> ([(UInt32, UnsafeContinuation<[UInt8]?, any Error>)], Bool) in
+        let (withdrawn, drained) = state.withLock { state -> ([(UInt32, UnsafeContinuation<ReceivedPayload?, any Error>)], Bool) in
             let withdrawn = state.pending.removeAll { $0.scopeTask == scope.task }.map { ($0.id, $0.call.continuation) }
             return (withdrawn, state.isDrained)
         }

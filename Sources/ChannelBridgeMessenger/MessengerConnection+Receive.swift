@@ -188,7 +188,11 @@ extension MessengerConnection {
             return handleRequest(id: id, channel: channel, payload: .owned(payload))
         case .frame(.reply(let id, let result)):
             return handleReply(id: id, result: result)
-        case .frame:
+        case .split(.request(let id, let channel, let head), let tail):
+            return handleRequest(id: id, channel: channel, payload: .split(head ?? [], tail: tail))
+        case .split(.reply(let id, .bytes(let head)), let tail):
+            return handleReply(id: id, result: .bytes(head), tail: tail)
+        case .frame, .split:
             break
         }
         let (open, hasHello) = state.withLock { (!$0.isClosed, $0.peerHello != nil) }
@@ -198,7 +202,7 @@ extension MessengerConnection {
             violated(ProtocolViolation(.frameBeforeHello, "\(decoded.kind) frame before HELLO"))
             return .closed
         }
-        guard case .frame(let frame) = decoded else { return .delivered }
+        guard case .frame(let frame) = decoded else { return .delivered }   // .split: never another kind
         switch frame {
         case .hello, .request, .reply:
             return .delivered   // delivered above
@@ -272,7 +276,8 @@ extension MessengerConnection {
         return .closed
     }
 
-    private func handleReply(id: UInt32, result: Frame.Reply) -> Delivery {
+    /// `tail`: the last part of a split payload (`ReceivedPayload.split`), after `result`'s bytes.
+    private func handleReply(id: UInt32, result: Frame.Reply, tail: [UInt8]? = nil) -> Delivery {
         enum Outcome { case unopened(UnopenedSession), call(ConnectionState.PendingCall?, drained: Bool) }
         // A REPLY for an id not in flight is ignored: it can cross this side's CANCEL.
         let outcome = state.withLock { state -> Outcome in
@@ -289,7 +294,7 @@ extension MessengerConnection {
         let continuation = call.continuation
         switch result {
         case .bytes(let bytes):
-            continuation.resume(returning: bytes)
+            continuation.resume(returning: tail.map { .split(bytes, tail: $0) } ?? .bytes(bytes))
         case .null:
             continuation.resume(returning: nil)
         case .failure(let diagnostic):

@@ -4,27 +4,34 @@ import Synchronization
 /// The requests and messages the peer sends: finding their handler, running it (at once, in
 /// place, or in a task), and writing the reply; and the peer's CANCEL of a request.
 extension MessengerConnection {
-    /// A request's payload: an array of its own, or still in the receive buffer (`buffer[range]`,
-    /// see `FrameDecoder.nextInPlace()`), copied out only for a handler that keeps it.
+    /// A request's payload: an array of its own, still in the receive buffer (`buffer[range]`,
+    /// see `FrameDecoder.nextInPlace()`), copied out only for a handler that keeps it, or a large
+    /// one in two parts, joined for a handler that cannot adopt the last (`PayloadSplitter`).
     enum RequestPayload {
         case owned([UInt8]?)
         case inBuffer([UInt8], Range<Int>?)
+        case split([UInt8], tail: [UInt8])
 
         var array: [UInt8]? {
             switch self {
             case .owned(let bytes): bytes
             case .inBuffer(let buffer, let range): range.map { Array(buffer[$0]) }
+            case .split(let head, let tail): head + tail
             }
         }
 
-        func withBytes<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        /// Runs `body` on the payload's bytes, and on its last part when it is split: then the
+        /// bytes are its first part only.
+        func withBytes<R>(_ body: (UnsafeRawBufferPointer?, [UInt8]?) throws -> R) rethrows -> R {
             switch self {
             case .owned(nil), .inBuffer(_, nil):
-                try body(nil)
+                try body(nil, nil)
             case .owned(let bytes?):
-                try bytes.withUnsafeBytes { try body($0) }
+                try bytes.withUnsafeBytes { try body($0, nil) }
             case .inBuffer(let buffer, let range?):
-                try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+                try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range]), nil) }
+            case .split(let head, let tail):
+                try head.withUnsafeBytes { try body($0, tail) }
             }
         }
     }
@@ -79,7 +86,7 @@ extension MessengerConnection {
             writeReply(id: id, channel: channel, Result { try handler(payload.array) })
             return .delivered
         case .answerInPlace(let handler):
-            let answer = payload.withBytes { message in Result { try handler(message, &replyScratch) } }
+            let answer = payload.withBytes { message, tail in Result { try handler(message, tail, &replyScratch) } }
             writeInPlaceReply(id: id, channel: channel, answer)
             return .delivered
         case .run(var handler, let serial):
@@ -223,7 +230,7 @@ extension MessengerConnection {
     /// dropped): its reply as an array of its own. A held request is still answered in place.
     static func answer(of handler: InPlaceMessageHandler, _ payload: [UInt8]?) throws -> MessageSegments? {
         var reply: [UInt8] = []
-        let answer = try RequestPayload.owned(payload).withBytes { try handler($0, &reply) }
+        let answer = try RequestPayload.owned(payload).withBytes { try handler($0, $1, &reply) }
         switch answer {
         case .null: return nil
         case .written: return MessageSegments(reply)

@@ -61,6 +61,8 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     let input: LockedValue<InputBuffer>
     /// True while `input` holds frames back; read without a lock by the reader before each read.
     let holdsInput = Atomic<Bool>(false)
+    /// Which large payloads the decoder splits for their consumers (`PayloadSplitter`).
+    package let splitting = PayloadSplitting()
 
     package init(role: PeerRole, options: Options = Options(), transport: any FrameTransport) {
         self.role = role
@@ -75,7 +77,9 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
         var initial = ConnectionState()
         if flowTransport != nil { initial.maxHandlersInFlight = max(1, options.maxHandlersInFlight) }
         state = LockedValue(initial)
-        self.input = LockedValue(InputBuffer(decoder: FrameDecoder(maxFrameLength: options.maxFrameLength)))
+        var decoder = FrameDecoder(maxFrameLength: options.maxFrameLength)
+        decoder.splitting = splitting
+        self.input = LockedValue(InputBuffer(decoder: decoder))
         // Both sides send HELLO first, without waiting. Writing it here, before anyone else can
         // reach this connection, makes it the first frame whatever happens next. A maximum frame
         // length other than the default is announced, so that the peer keeps to it.
@@ -104,14 +108,14 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     nonisolated(nonsending) public func send(onChannel channel: String, message: [UInt8]?) async throws -> [UInt8]? {
         try await request(onChannel: channel, payloadCount: message?.count ?? 0) { id in
             writeFrame(.request(id: id, channel: channel, payload: message))
-        }
+        }?.joined
     }
 
     /// Large segments go out of their own arrays, uncopied (see `FrameTransport`).
     package func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
         try await request(onChannel: channel, payloadCount: segments.count) { id in
             writeRequest(id: id, channel: channel, segments: segments)
-        }
+        }?.joined
     }
 
     /// Writes REQUEST `id` with `segments` as its payload: joined into one frame, unless they are
@@ -127,7 +131,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
 
     /// Sends a REQUEST, written by `writeRequest` once its id is registered, and waits for the reply.
     nonisolated(nonsending) private func request(onChannel channel: String, payloadCount: Int,
-                                                 writeRequest: (UInt32) -> Void) async throws -> [UInt8]? {
+                                                 writeRequest: (UInt32) -> Void) async throws -> ReceivedPayload? {
         let prepared = try prepareRequest(onChannel: channel, payloadCount: payloadCount)
         if prepared.mustWaitForRoom { await waitUntilWritable() }
         // Inside this task's call scope its handler covers the call (see `CallScope`).
@@ -179,7 +183,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// as its payload, or resumes `continuation` at once with why it cannot be sent. Outside a
     /// call scope the caller installs a cancellation handler that calls `cancelRequest`.
     package func startRequest(_ prepared: PreparedRequest, onChannel channel: String, segments: MessageSegments,
-                              continuation: UnsafeContinuation<[UInt8]?, any Error>) {
+                              continuation: UnsafeContinuation<ReceivedPayload?, any Error>) {
         // One array is the common case: the closure then holds just it.
         guard !segments.rest.isEmpty || segments.first.count >= Self.separatePayloadThreshold else {
             // Encoded straight into the outbound block (see `FrameEncoder.appendRequest`).
@@ -200,7 +204,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// resumed exactly once, by whoever takes entry `id` out of `state.pending` under the lock
     /// (the REPLY, a cancellation, or close), or right here when it is never registered.
     private func register(_ prepared: PreparedRequest, channel: String,
-                          continuation: UnsafeContinuation<[UInt8]?, any Error>, writeRequest: (UInt32) -> Void) {
+                          continuation: UnsafeContinuation<ReceivedPayload?, any Error>, writeRequest: (UInt32) -> Void) {
         let id = prepared.id
         let failure = state.withLock { state -> (any Error)? in
             if let refusal = state.refusalToSend() {
@@ -258,13 +262,25 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
 
     /// Installs (or removes) a handler that answers requests where they were received (see
     /// `InPlaceMessageHandler`). A MESSAGE on its channel reaches it too, its reply ignored.
+    /// With `splitter`, a large request payload it picks reaches the handler as two parts.
     @discardableResult
-    package func setInPlaceMessageHandler(onChannel channel: String, _ handler: InPlaceMessageHandler?) -> MessageHandlerToken {
-        install(handler.map(ConnectionState.Handler.inPlace), onChannel: channel)
+    package func setInPlaceMessageHandler(onChannel channel: String, _ handler: InPlaceMessageHandler?,
+                                          splitter: PayloadSplitter? = nil) -> MessageHandlerToken {
+        install(handler.map(ConnectionState.Handler.inPlace), onChannel: channel, splitter: splitter)
     }
 
-    private func install(_ handler: ConnectionState.Handler?, onChannel channel: String) -> MessageHandlerToken {
-        state.withLock { state in
+    /// From now on a large REPLY payload `splitter` picks reaches the caller of `startRequest` as
+    /// two parts (`ReceivedPayload.split`); `send` joins them. Set by the channel layer, whose
+    /// calls decode such a reply without copying its last part.
+    package func splitReplies(with splitter: @escaping PayloadSplitter) {
+        splitting.setReplySplitter(splitter)
+    }
+
+    private func install(_ handler: ConnectionState.Handler?, onChannel channel: String,
+                         splitter: PayloadSplitter? = nil) -> MessageHandlerToken {
+        // Either order is safe: a handler that cannot adopt a last part gets the payload joined.
+        splitting.setRequestSplitter(handler == nil ? nil : splitter, onChannel: channel)
+        return state.withLock { state in
             state.nextHandlerID += 1
             let id = state.nextHandlerID
             if state.isClosed { return MessageHandlerToken(channel: channel, id: id) }
@@ -274,9 +290,12 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     }
 
     public func removeMessageHandler(_ token: MessageHandlerToken) {
-        state.withLock { state in
-            if state.handlers.id(on: token.channel) == token.id { state.handlers.set(nil, on: token.channel) }
+        let removed = state.withLock { state in
+            guard state.handlers.id(on: token.channel) == token.id else { return false }
+            state.handlers.set(nil, on: token.channel)
+            return true
         }
+        if removed { splitting.setRequestSplitter(nil, onChannel: token.channel) }
     }
 
     public func onClose(_ callback: @escaping @Sendable (MessengerError) -> Void) {
@@ -293,7 +312,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// Withdraws request `id` if it still waits for its reply (its caller was cancelled): sends
     /// CANCEL and fails the call with `CancellationError`.
     package func cancelRequest(_ id: UInt32) {
-        let (continuation, drained) = state.withLock { state -> (UnsafeContinuation<[UInt8]?, any Error>?, Bool) in
+        let (continuation, drained) = state.withLock { state -> (UnsafeContinuation<ReceivedPayload?, any Error>?, Bool) in
             // No entry yet: `request` sees the cancellation when it registers the call.
             guard let call = state.pending.remove(id) else { return (nil, false) }
             return (call.continuation, state.isDrained)

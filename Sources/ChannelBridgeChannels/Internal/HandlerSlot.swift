@@ -45,10 +45,10 @@ final class HandlerSlot: Sendable {
     /// Installs a handler that reads its request and writes its reply in place, on a connection
     /// itself (never through a wrapper, which could not forward it).
     @discardableResult
-    func install(inPlace handler: @escaping InPlaceMessageHandler, on connection: MessengerConnection,
-                 channel: String) -> MessageHandlerToken? {
+    func install(inPlace handler: @escaping InPlaceMessageHandler, splitter: PayloadSplitter?,
+                 on connection: MessengerConnection, channel: String) -> MessageHandlerToken? {
         install(on: connection, channel: channel, removing: false) {
-            connection.setInPlaceMessageHandler(onChannel: channel, handler)
+            connection.setInPlaceMessageHandler(onChannel: channel, handler, splitter: splitter)
         }
     }
 

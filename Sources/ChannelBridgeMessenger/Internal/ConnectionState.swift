@@ -10,7 +10,7 @@ struct ConnectionState {
     /// continuation exists: whoever removes the entry from `pending` resumes it, exactly once.
     struct PendingCall {
         var channel: String
-        var continuation: UnsafeContinuation<[UInt8]?, any Error>
+        var continuation: UnsafeContinuation<ReceivedPayload?, any Error>
         /// The task whose call scope's cancellation handler covers this call (its address), or 0
         /// when the call's own handler does.
         var scopeTask: UInt
