@@ -105,7 +105,7 @@ public final class MethodChannel: Sendable {
                 ChannelError.timedOut(channel: name, method: method, after: timeout)
             }) {
                 try await Self.send(request, on: name, method: method, messenger: messenger)
-            }.map(ReceivedPayload.bytes)
+            }
         } else if let connection {
             // The same call as `messenger.send`, awaited here: each async function between this
             // frame and the continuation costs a hop back on return, and under a task-executor
@@ -141,7 +141,7 @@ public final class MethodChannel: Sendable {
                 throw ChannelError(error, channel: name, method: method)
             }
         } else {
-            reply = try await Self.send(request, on: name, method: method, messenger: messenger).map(ReceivedPayload.bytes)
+            reply = try await Self.send(request, on: name, method: method, messenger: messenger)
         }
         guard let reply else { throw ChannelError.notImplemented(channel: name, method: method) }
         let envelope: MethodEnvelope
@@ -152,7 +152,7 @@ public final class MethodChannel: Sendable {
             case .bytes(let bytes):
                 envelope = try codec.decodeEnvelope(bytes)
             case .split(let head, let tail):
-                // Only a Standard channel asks for split replies; its list is the tail, uncopied.
+                // Only Standard channels ask for split replies; the list is the tail, uncopied.
                 envelope = try standardCodec.decodeEnvelope(head: head, tail: tail)
             }
         } catch {
@@ -163,11 +163,16 @@ public final class MethodChannel: Sendable {
     }
 
     nonisolated(nonsending) private static func send(_ request: EncodedSegments, on channel: String, method: String,
-                             messenger: any BinaryMessenger) async throws -> [UInt8]? {
+                             messenger: any BinaryMessenger) async throws -> ReceivedPayload? {
         do {
+            // A connection itself hands over a split reply in its two parts (a call with a timeout).
+            if let connection = messenger as? MessengerConnection {
+                return try await connection.sendKeepingParts(onChannel: channel, MessageSegments(request.first, rest: request.rest))
+            }
             // One array is the common case; the plain send is what every messenger implements.
-            if request.rest.isEmpty { return try await messenger.send(onChannel: channel, message: request.first) }
+            if request.rest.isEmpty { return try await messenger.send(onChannel: channel, message: request.first).map(ReceivedPayload.bytes) }
             return try await messenger.sendSegments(onChannel: channel, MessageSegments(request.first, rest: request.rest))
+                .map(ReceivedPayload.bytes)
         } catch let error as MessengerError {
             // The messenger sees only bytes; the channel reports the failure, naming the method.
             throw ChannelError(error, channel: channel, method: method)

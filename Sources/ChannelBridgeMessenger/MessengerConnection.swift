@@ -113,9 +113,16 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
 
     /// Large segments go out of their own arrays, uncopied (see `FrameTransport`).
     package func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
+        try await sendKeepingParts(onChannel: channel, segments)?.joined
+    }
+
+    /// `send(onChannel:segments:)`, with a reply split for the channel layer (`splitReplies`) left
+    /// in its two parts.
+    nonisolated(nonsending) package func sendKeepingParts(onChannel channel: String,
+                                                          _ segments: MessageSegments) async throws -> ReceivedPayload? {
         try await request(onChannel: channel, payloadCount: segments.count) { id in
             writeRequest(id: id, channel: channel, segments: segments)
-        }?.joined
+        }
     }
 
     /// Writes REQUEST `id` with `segments` as its payload: joined into one frame, unless they are

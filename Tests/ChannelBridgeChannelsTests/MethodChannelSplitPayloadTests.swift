@@ -58,10 +58,16 @@ import Testing
                 shortList,
                 try Self.codec.encodeSuccessEnvelope(.uint8List(Self.large)) + [0],            // a trailing byte
             ]
-            for (index, reply) in replies.enumerated() {
+            // Each reply twice: awaited in the channel's own frame, and through a call with a timeout.
+            for (index, reply) in (replies + replies).enumerated() {
                 async let answered: Void = Self.answer(index + 1, with: reply, from: peer)
                 let result: Result<StandardValue, any Error>
-                do { result = .success(try await channel.invokeMethod("get")) } catch { result = .failure(error) }
+                do {
+                    let timeout: Duration? = index < replies.count ? nil : .seconds(600)
+                    result = .success(try await channel.invokeMethod("get", timeout: timeout))
+                } catch {
+                    result = .failure(error)
+                }
                 await answered
                 switch (result, Result { () throws(CodecError) in try Self.codec.decodeEnvelope(reply) }) {
                 case (.success(let value), .success(.success(let expected))):
