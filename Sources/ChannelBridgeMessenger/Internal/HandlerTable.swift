@@ -6,14 +6,19 @@
 /// (about 500 instructions per request, issue 18). Any change to the table forgets the memo.
 struct HandlerTable {
     private var byName: [String: ConnectionState.InstalledHandler] = [:]
-    /// The last name looked up and what the table had for it (`nil`: no handler).
-    private var recent: (name: String, installed: ConnectionState.InstalledHandler?)?
+    /// The last name looked up (`""` for none: channel names are never empty) and what the table
+    /// had for it (`nil`: no handler). Two plain properties rather than an optional tuple, which
+    /// `if let` copied whole, retaining and releasing the name and the handler (about 100
+    /// instructions a request).
+    private var recentName = ""
+    private var recentInstalled: ConnectionState.InstalledHandler?
 
     /// The handler installed on `channel`, if any.
     mutating func lookup(_ channel: String) -> ConnectionState.InstalledHandler? {
-        if let recent, recent.name == channel { return recent.installed }
+        if recentName == channel { return recentInstalled }
         let installed = byName[channel]
-        recent = (channel, installed)
+        recentName = channel
+        recentInstalled = installed
         return installed
     }
 
@@ -25,11 +30,16 @@ struct HandlerTable {
     /// Installs `installed` on `channel` (removes its handler, for `nil`).
     mutating func set(_ installed: ConnectionState.InstalledHandler?, on channel: String) {
         byName[channel] = installed
-        recent = nil
+        forgetRecent()
     }
 
     mutating func removeAll() {
         byName = [:]
-        recent = nil
+        forgetRecent()
+    }
+
+    private mutating func forgetRecent() {
+        recentName = ""
+        recentInstalled = nil
     }
 }
