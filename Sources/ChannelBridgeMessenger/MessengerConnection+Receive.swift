@@ -202,7 +202,7 @@ extension MessengerConnection {
             violated(ProtocolViolation(.frameBeforeHello, "\(decoded.kind) frame before HELLO"))
             return .closed
         }
-        guard case .frame(let frame) = decoded else { return .delivered }   // .split: never another kind
+        guard case .frame(let frame) = decoded else { return .delivered }   // `.request`, `.split`: delivered above
         switch frame {
         case .hello, .request, .reply:
             return .delivered   // delivered above
