@@ -26,6 +26,7 @@ extension MessengerConnection {
                     state.callScopeTasks[scope.task] = open - 1
                 } else {
                     state.callScopeTasks[scope.task] = nil
+                    if !state.cancelledCallScopeTasks.isEmpty { state.cancelledCallScopeTasks.remove(scope.task) }
                 }
                 noteCallScopes(state.callScopeTasks)
             }
@@ -58,9 +59,11 @@ extension MessengerConnection {
         return state.withLock { $0.callScopeTasks[current] != nil } ? current : 0
     }
 
-    /// Withdraws the calls of `scope` still waiting for their reply.
+    /// Withdraws the calls of `scope` still waiting for their reply, and has the task's later calls
+    /// refused (`register`).
     private func cancelCalls(in scope: CallScope) {
         let (withdrawn, drained) = state.withLock { state -> ([(UInt32, UnsafeContinuation<ReceivedPayload?, any Error>)], Bool) in
+            state.cancelledCallScopeTasks.insert(scope.task)
             let withdrawn = state.pending.removeAll { $0.scopeTask == scope.task }.map { ($0.id, $0.call.continuation) }
             return (withdrawn, state.isDrained)
         }

@@ -217,8 +217,15 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
             if let refusal = state.refusalToSend() {
                 return MessengerError(.connectionClosed, refusal, channel: channel)
             }
-            // A cancel that came before this found no entry to withdraw; it is seen here.
-            if Task.isCancelled { return CancellationError() }
+            // A cancel that came before this found no entry to withdraw; it is seen here. Inside a
+            // call scope, its handler has recorded the cancel by the time it could have withdrawn.
+            if prepared.scopeTask != 0 {
+                if !state.cancelledCallScopeTasks.isEmpty, state.cancelledCallScopeTasks.contains(prepared.scopeTask) {
+                    return CancellationError()
+                }
+            } else if Task.isCancelled {
+                return CancellationError()
+            }
             let call = ConnectionState.PendingCall(channel: channel, continuation: continuation, scopeTask: prepared.scopeTask)
             guard state.pending.insert(call, id: id) else {
                 return MessengerError(.connectionClosed, "request id \(id) is still in flight", channel: channel)
