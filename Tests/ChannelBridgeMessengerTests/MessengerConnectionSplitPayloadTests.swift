@@ -95,13 +95,21 @@ import Testing
         }
     }
 
-    /// Records REPLY frames.
-    final class ReplyLog: FrameTransport {
+    /// Records the REPLY frames, and the ids of the REQUESTs (each registered before it is
+    /// written), that the connection writes.
+    final class FrameLog: FrameTransport {
         let replies = Collector<Frame>(name: "replies")
+        let requestIDs = Collector<UInt32>(name: "requests written")
         func write(_ bytes: [UInt8]) {
             var decoder = FrameDecoder()
             decoder.append(bytes)
-            while let frame = try? decoder.next() { if case .reply = frame { replies.append(frame) } }
+            while let frame = try? decoder.next() {
+                switch frame {
+                case .reply: replies.append(frame)
+                case .request(let id, _, _): requestIDs.append(id)
+                default: break
+                }
+            }
         }
         func write(_ head: [UInt8], followedBy payload: [UInt8]) { write(head + payload) }
         func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) { write(head + Array(payloads.joined())) }
@@ -112,7 +120,7 @@ import Testing
     /// without one (or after any other handler), it gets the payload in one piece.
     @Test func anInPlaceHandlerGetsTheLastPartOnlyWhenItAskedForIt() async throws {
         try await withHangGuard { () async throws in
-            let transport = ReplyLog()
+            let transport = FrameLog()
             let connection = MessengerConnection(role: .host, transport: transport)
             let seen = Collector<(head: [UInt8], tail: [UInt8]?)>(name: "in-place handler calls")
             let handler: InPlaceMessageHandler = { message, tail, reply in
@@ -147,7 +155,7 @@ import Testing
     /// in-place one with a splitter was, while the request is being read.
     @Test func aPlainHandlerGetsASplitRequestJoined() async throws {
         try await withHangGuard { () async throws in
-            let transport = ReplyLog()
+            let transport = FrameLog()
             let connection = MessengerConnection(role: .host, transport: transport)
             connection.receive(try FrameEncoder.encode(.hello(Frame.Hello(role: .client, peerName: "raw"))))
             connection.setInPlaceMessageHandler(onChannel: "big", { _, _, _ in .null }, splitter: FixedSplitter(at: 9).splitter)
@@ -160,24 +168,11 @@ import Testing
         }
     }
 
-    /// Records the ids of the REQUESTs written (each is registered before it is written).
-    final class RequestLog: FrameTransport {
-        let ids = Collector<UInt32>(name: "requests written")
-        func write(_ bytes: [UInt8]) {
-            var decoder = FrameDecoder()
-            decoder.append(bytes)
-            while let frame = try? decoder.next() { if case .request(let id, _, _) = frame { ids.append(id) } }
-        }
-        func write(_ head: [UInt8], followedBy payload: [UInt8]) { write(head + payload) }
-        func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) { write(head + Array(payloads.joined())) }
-        func close() {}
-    }
-
     /// After `splitReplies`, `startRequest`'s caller gets a large reply in two parts; `send` gets
     /// it in one piece.
     @Test func aSplitReplyReachesStartRequestInTwoPartsAndSendJoined() async throws {
         try await withHangGuard { () async throws in
-            let transport = RequestLog()
+            let transport = FrameLog()
             let connection = MessengerConnection(role: .client, transport: transport)
             connection.receive(try FrameEncoder.encode(.hello(Frame.Hello(role: .host, peerName: "raw"))))
             connection.splitReplies(with: FixedSplitter(at: 300).splitter)
@@ -188,7 +183,7 @@ import Testing
             }
             async let whole = connection.send(onChannel: "big", message: [2])
             // Both requests are registered before either reply is read.
-            let ids = try await transport.ids.first(2)
+            let ids = try await transport.requestIDs.first(2)
             #expect(Set(ids).count == 2 && ids.contains(prepared.id))
             for id in ids { connection.receive(try FrameEncoder.encode(.reply(id: id, result: .bytes(Self.large)))) }
             guard case .split(let head, let tail)? = try await parts else {
