@@ -26,12 +26,12 @@ extension MethodChannel {
             do {
                 let value = try handler(call)
                 switch Result(catching: { () throws(CodecError) in try codec.encodeSuccessEnvelope(value, reusing: &reply) }) {
-                case .success(nil):
-                    if let limit, reply.count > limit.current - MessengerConnection.replyFrameOverhead {
-                        return .segments(try tooLarge(reply.count, of: call, codec: codec, channel: channel, limit: limit))
+                case .success(.inBuffer(let count)):
+                    if let limit, count > limit.current - MessengerConnection.replyFrameOverhead {
+                        return .segments(try tooLarge(count, of: call, codec: codec, channel: channel, limit: limit))
                     }
-                    return .written
-                case .success(let kept?):
+                    return .written(count: count)
+                case .success(.segments(let kept)):
                     return try checked(MessageSegments(kept.first, rest: kept.rest))
                 case .failure:
                     // Answered below, as the general path answers a result it cannot encode.

@@ -70,19 +70,25 @@ public final class MethodChannel: Sendable {
     nonisolated(nonsending) public func invokeMethod(_ method: String, arguments: StandardValue = .null,
                              timeout: Duration? = nil) async throws -> StandardValue {
         var request: EncodedSegments
-        // Whether `request.first` is the channel's reused encode buffer, to be given back.
-        var pooled = false
+        // Set when `request.first` is the channel's reused encode buffer, to be given back: how
+        // many of its first bytes are the call (the rest is room).
+        var pooledCount: Int?
         do throws(CodecError) {
             let call = MethodCall(method, arguments: arguments)
             if isStandard {
                 // A call on a connection itself goes out of the channel's reused buffer.
                 if connection != nil, timeout == nil {
                     var buffer = encodeBuffers.take()
-                    if let kept = try standardCodec.encodeMethodCall(call, reusing: &buffer) {
-                        request = kept
-                    } else {
+                    switch try standardCodec.encodeMethodCall(call, reusing: &buffer) {
+                    case .inBuffer(let count) where count < MessengerConnection.separatePayloadThreshold:
                         request = EncodedSegments(buffer)
-                        pooled = true
+                        pooledCount = count
+                    case .inBuffer(let count):
+                        // Large: it goes out of its own array, so it is cut to size and not kept.
+                        buffer.removeSubrange(count...)
+                        request = EncodedSegments(buffer)
+                    case .segments(let kept):
+                        request = kept
                     }
                 } else {
                     request = try standardCodec.encodeMethodCallSegments(call)
@@ -113,7 +119,7 @@ public final class MethodChannel: Sendable {
             do {
                 let segments = MessageSegments(request.first, rest: request.rest)
                 _ = consume request
-                let prepared = try connection.prepareRequest(onChannel: name, payloadCount: segments.count)
+                let prepared = try connection.prepareRequest(onChannel: name, payloadCount: pooledCount ?? segments.count)
                 if prepared.mustWaitForRoom { await connection.waitUntilWritable() }
                 // The continuations are made where this call runs, without the hop to an isolation
                 // parameter that `withUnsafeThrowingContinuation(isolation:)` makes first (another
@@ -121,13 +127,15 @@ public final class MethodChannel: Sendable {
                 if prepared.scopeTask != 0 {
                     // Safe: resumed exactly once by the connection (`startRequest`).
                     reply = try await _unsafeInheritExecutor_withUnsafeThrowingContinuation { continuation in
-                        connection.startRequest(prepared, onChannel: name, segments: segments, continuation: continuation)
+                        connection.startRequest(prepared, onChannel: name, segments: segments, firstCount: pooledCount,
+                                                continuation: continuation)
                     }
                 } else {
                     reply = try await withTaskCancellationHandler {
                         // Safe: resumed exactly once by the connection (`startRequest`).
                         try await _unsafeInheritExecutor_withUnsafeThrowingContinuation { continuation in
-                            connection.startRequest(prepared, onChannel: name, segments: segments, continuation: continuation)
+                            connection.startRequest(prepared, onChannel: name, segments: segments, firstCount: pooledCount,
+                                                continuation: continuation)
                         }
                     } onCancel: {
                         connection.cancelRequest(prepared.id)
@@ -135,7 +143,7 @@ public final class MethodChannel: Sendable {
                 }
                 // The request's bytes were copied into the outbound frame: the encode buffer goes
                 // back for the next call, as its only reference.
-                if pooled { encodeBuffers.giveBack((consume segments).first) }
+                if pooledCount != nil { encodeBuffers.giveBack((consume segments).first) }
             } catch let error as MessengerError {
                 // The messenger sees only bytes; the channel reports the failure, naming the method.
                 throw ChannelError(error, channel: name, method: method)

@@ -37,6 +37,15 @@ package struct EncodedSegments: Sendable, Hashable {
     package var joined: [UInt8] { rest.isEmpty ? first : first + rest.joined() }
 }
 
+/// Where an encode over a reused buffer left the message (`StandardMethodCodec`'s
+/// `encodeMethodCall(_:reusing:)` and `encodeSuccessEnvelope(_:reusing:)`).
+package enum ReusedBufferEncoding: Sendable {
+    /// The buffer's first `count` bytes; the rest of it is room the next encode overwrites.
+    case inBuffer(count: Int)
+    /// Segments, a large byte value being kept uncopied; the buffer was left empty.
+    case segments(EncodedSegments)
+}
+
 /// A method codec that can leave large byte values uncopied (the fast path for big `Uint8List`s;
 /// `StandardMethodCodec` is one). Package API: a channel looks for it once, when it is created, and
 /// otherwise encodes into one array with the public `MethodCodec` requirements.

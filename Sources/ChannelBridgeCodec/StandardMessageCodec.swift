@@ -31,7 +31,7 @@ public struct StandardMessageCodec: MessageCodec {
     public func encode(_ message: StandardValue) throws(CodecError) -> [UInt8] {
         var writer = makeWriter()
         try writer.writeValue(message)
-        return writer.bytes
+        return writer.takeBytes()
     }
 
     /// Zero bytes decode as null, as every Flutter reader does for an absent message.
@@ -46,8 +46,8 @@ public struct StandardMessageCodec: MessageCodec {
         StandardWriter(reservingCapacity: 64, extensionBox: extensionBox, keepingLargeByteLists: segmenting)
     }
 
-    /// A segmenting writer that appends to `buffer`'s storage, emptied; `buffer` is left empty
-    /// until `StandardWriter.giveBackBuffer(to:)`.
+    /// A segmenting writer that writes over `buffer`'s storage; `buffer` is left empty until
+    /// `StandardWriter.giveBackBuffer(to:)`.
     func makeWriter(reusing buffer: inout [UInt8]) -> StandardWriter {
         StandardWriter(reusing: &buffer, extensionBox: extensionBox)
     }

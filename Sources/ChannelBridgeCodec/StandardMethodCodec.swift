@@ -14,28 +14,31 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     }
 
     public func encodeMethodCall(_ call: MethodCall) throws(CodecError) -> [UInt8] {
-        try written(segmenting: false) { (writer) throws(CodecError) in try Self.write(call, into: &writer) }.bytes
+        var writer = try written(segmenting: false) { (writer) throws(CodecError) in try Self.write(call, into: &writer) }
+        return writer.takeBytes()
     }
 
     /// A `Uint8List` of 64 KiB or more stays the value's own array, uncopied.
     package func encodeMethodCallSegments(_ call: MethodCall) throws(CodecError) -> EncodedSegments {
-        try written(segmenting: true) { (writer) throws(CodecError) in try Self.write(call, into: &writer) }.segments
+        var writer = try written(segmenting: true) { (writer) throws(CodecError) in try Self.write(call, into: &writer) }
+        return writer.takeSegments()
     }
 
-    /// The bytes of `encodeMethodCallSegments`, written into `buffer` when they make one array:
-    /// `buffer` is emptied first and its storage reused (issue 18), and the result is `nil`. When a
-    /// large byte value was kept uncopied, returns the segments instead and leaves `buffer` empty.
-    package func encodeMethodCall(_ call: MethodCall, reusing buffer: inout [UInt8]) throws(CodecError) -> EncodedSegments? {
+    /// The bytes of `encodeMethodCallSegments`, written over `buffer`'s storage when they make one
+    /// array (issue 18: a call costs no allocation): `.inBuffer(count:)`, the message being
+    /// `buffer`'s first `count` bytes. When a large byte value was kept uncopied, returns the
+    /// segments instead and leaves `buffer` empty.
+    package func encodeMethodCall(_ call: MethodCall, reusing buffer: inout [UInt8]) throws(CodecError) -> ReusedBufferEncoding {
         try written(reusing: &buffer) { (writer) throws(CodecError) in try Self.write(call, into: &writer) }
     }
 
-    /// What `body` wrote, in `buffer` (and `nil`) when it makes one array, else as segments.
+    /// Where what `body` wrote is: in `buffer` when it makes one array, else in segments.
     private func written(reusing buffer: inout [UInt8],
-                         _ body: (inout StandardWriter) throws(CodecError) -> Void) throws(CodecError) -> EncodedSegments? {
+                         _ body: (inout StandardWriter) throws(CodecError) -> Void) throws(CodecError) -> ReusedBufferEncoding {
         var writer = messageCodec.makeWriter(reusing: &buffer)
         try body(&writer)
-        if writer.giveBackBuffer(to: &buffer) { return nil }
-        return writer.segments
+        if let count = writer.giveBackBuffer(to: &buffer) { return .inBuffer(count: count) }
+        return .segments(writer.takeSegments())
     }
 
     private static func write(_ call: MethodCall, into writer: inout StandardWriter) throws(CodecError) {
@@ -77,19 +80,21 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     }
 
     public func encodeSuccessEnvelope(_ result: StandardValue) throws(CodecError) -> [UInt8] {
-        try written(segmenting: false) { (writer) throws(CodecError) in try Self.writeSuccess(result, into: &writer) }.bytes
+        var writer = try written(segmenting: false) { (writer) throws(CodecError) in try Self.writeSuccess(result, into: &writer) }
+        return writer.takeBytes()
     }
 
     /// A `Uint8List` of 64 KiB or more stays the value's own array, uncopied.
     package func encodeSuccessEnvelopeSegments(_ result: StandardValue) throws(CodecError) -> EncodedSegments {
-        try written(segmenting: true) { (writer) throws(CodecError) in try Self.writeSuccess(result, into: &writer) }.segments
+        var writer = try written(segmenting: true) { (writer) throws(CodecError) in try Self.writeSuccess(result, into: &writer) }
+        return writer.takeSegments()
     }
 
-    /// The bytes of `encodeSuccessEnvelopeSegments`, written into `buffer` when they make one
-    /// array: `buffer` is emptied first and its storage reused (issue 18: a reply costs no
-    /// allocation), and the result is `nil`. When a large byte value was kept uncopied, returns the
+    /// The bytes of `encodeSuccessEnvelopeSegments`, written over `buffer`'s storage when they make
+    /// one array (issue 18: a reply costs no allocation): `.inBuffer(count:)`, the message being
+    /// `buffer`'s first `count` bytes. When a large byte value was kept uncopied, returns the
     /// segments instead and leaves `buffer` empty.
-    package func encodeSuccessEnvelope(_ result: StandardValue, reusing buffer: inout [UInt8]) throws(CodecError) -> EncodedSegments? {
+    package func encodeSuccessEnvelope(_ result: StandardValue, reusing buffer: inout [UInt8]) throws(CodecError) -> ReusedBufferEncoding {
         try written(reusing: &buffer) { (writer) throws(CodecError) in try Self.writeSuccess(result, into: &writer) }
     }
 
@@ -107,7 +112,7 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
         if includingStacktrace {
             try writer.writeValue(error.stacktrace.map(StandardValue.string) ?? .null)
         }
-        return writer.bytes
+        return writer.takeBytes()
     }
 
     public func decodeEnvelope(_ bytes: [UInt8]) throws(CodecError) -> MethodEnvelope {

@@ -4,9 +4,13 @@
 /// using `writeValue` for nested Standard values. Alignment is counted from the first byte of the
 /// whole message, which is this buffer's first byte.
 public struct StandardWriter {
-    /// The buffer being appended to: the whole message, or in a segmenting writer the bytes
-    /// since the last large byte list it kept by reference.
+    /// The bytes being written: the whole message, or in a segmenting writer the bytes since the
+    /// last large byte list it kept by reference, are `current[..<used]`. The rest of `current` is
+    /// room, already initialized (zeros, or a reused buffer's old bytes), so that a value is stored
+    /// through a pointer after one check of room and uniqueness: appending to an array pays both
+    /// checks for every byte, which made a short string cost about 150 instructions (issue 18).
     private var current: [UInt8]
+    private var used = 0
     /// A segmenting writer's finished segments, before `current`.
     private var finished: [[UInt8]] = []
     private var finishedCount = 0
@@ -16,96 +20,191 @@ public struct StandardWriter {
     /// A `Uint8List` at least this long is kept as its own segment by a segmenting writer.
     static let keptByteListLength = 64 << 10
 
+    /// Room a writer starts with, and the least a reused buffer is given.
+    static let initialRoom = 64
+
     public init(reservingCapacity capacity: Int = 64, extension codecExtension: (any StandardCodecExtension)? = nil) {
         self.init(reservingCapacity: capacity, extensionBox: codecExtension.map(CodecExtensionBox.init),
                   keepingLargeByteLists: false)
     }
 
     init(reservingCapacity capacity: Int, extensionBox: CodecExtensionBox?, keepingLargeByteLists: Bool) {
-        current = []
-        current.reserveCapacity(capacity)
+        current = [UInt8](repeating: 0, count: max(capacity, 1))
         self.extensionBox = extensionBox
         keepsLargeByteLists = keepingLargeByteLists
     }
 
-    /// A segmenting writer over `buffer`'s storage, emptied, which `buffer` gives up meanwhile.
+    /// A segmenting writer over `buffer`'s storage, which `buffer` gives up meanwhile. Its old
+    /// bytes are not cleared: they are room, overwritten as the message grows.
     init(reusing buffer: inout [UInt8], extensionBox: CodecExtensionBox?) {
         current = []
         swap(&current, &buffer)
-        if !current.isEmpty { current.removeAll(keepingCapacity: true) }
-        if current.capacity < 64 { current.reserveCapacity(64) }
         self.extensionBox = extensionBox
         keepsLargeByteLists = true
+        if current.count < Self.initialRoom { grow(toHold: Self.initialRoom) }
     }
 
-    /// Moves everything written into `buffer` and returns true when it is one array (no large
-    /// byte list was kept by reference); otherwise leaves both as they are and returns false.
-    mutating func giveBackBuffer(to buffer: inout [UInt8]) -> Bool {
-        guard finished.isEmpty else { return false }
+    /// When everything written is one array (no large byte list was kept by reference): moves the
+    /// storage into `buffer`, whose first bytes, as many as returned, are the message (the rest is
+    /// room, not part of it). Otherwise leaves both as they are and returns `nil`.
+    mutating func giveBackBuffer(to buffer: inout [UInt8]) -> Int? {
+        guard finished.isEmpty else { return nil }
         swap(&current, &buffer)
-        return true
+        return used
     }
 
     /// Everything written so far, as one array.
     public var bytes: [UInt8] {
-        if finished.isEmpty { return current }
         var all: [UInt8] = []
-        all.reserveCapacity(finishedCount + current.count)
+        all.reserveCapacity(finishedCount + used)
         for segment in finished { all.append(contentsOf: segment) }
-        all.append(contentsOf: current)
+        current.withUnsafeBufferPointer { all.append(contentsOf: $0[..<used]) }
         return all
     }
 
-    /// Everything written so far, in order, as arrays that together are `bytes`: `first` alone,
-    /// except that a segmenting writer keeps each large `Uint8List` as the value's own array
-    /// instead of copying it, so a transport can send it with scatter-gather I/O. Without kept
-    /// lists `rest` is empty and nothing is allocated for it.
-    var segments: EncodedSegments {
+    /// Everything written, as one array, taking the writer's storage instead of copying it: the
+    /// codecs' way to end a writer (`bytes` copies, since the storage is larger than the message).
+    mutating func takeBytes() -> [UInt8] {
+        guard finished.isEmpty else { return bytes }
+        trimCurrent()
+        return current
+    }
+
+    /// Everything written, in order, as arrays that together are `bytes`: `first` alone, except
+    /// that a segmenting writer keeps each large `Uint8List` as the value's own array instead of
+    /// copying it, so a transport can send it with scatter-gather I/O. Without kept lists `rest` is
+    /// empty and nothing is allocated for it. Takes the writer's storage.
+    mutating func takeSegments() -> EncodedSegments {
+        trimCurrent()
         guard let first = finished.first else { return EncodedSegments(current) }
         var rest = Array(finished.dropFirst())
         if !current.isEmpty { rest.append(current) }
         return EncodedSegments(first, rest: rest)
     }
 
+    /// Cuts `current` down to the bytes written.
+    private mutating func trimCurrent() {
+        if current.count != used { current.removeSubrange(used...) }
+    }
+
     /// Bytes written so far: alignment counts from the first byte of the whole message.
-    private var position: Int { finishedCount + current.count }
+    private var position: Int { finishedCount + used }
 
     private mutating func keep(_ byteList: [UInt8]) {
-        if !current.isEmpty { finished.append(current) }
+        if used > 0 {
+            trimCurrent()
+            finished.append(current)
+        }
         finished.append(byteList)
-        finishedCount += current.count + byteList.count
-        current = []
-        current.reserveCapacity(64)
+        finishedCount += used + byteList.count
+        current = [UInt8](repeating: 0, count: Self.initialRoom)
+        used = 0
+    }
+
+    /// Makes room for `count` more bytes.
+    @inline(__always)
+    private mutating func reserve(_ count: Int) {
+        if current.count - used < count { grow(toHold: used + count) }
+    }
+
+    @inline(never)
+    private mutating func grow(toHold total: Int) {
+        var larger = [UInt8](repeating: 0, count: Swift.max(total, current.count * 2, Self.initialRoom))
+        if used > 0 {
+            larger.withUnsafeMutableBytes { target in
+                current.withUnsafeBytes { target.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: used) }
+            }
+        }
+        current = larger
+    }
+
+    /// Stores `count` bytes that `body` writes at the pointer it is given, after one check.
+    @inline(__always)
+    private mutating func store(_ count: Int, _ body: (UnsafeMutableRawPointer) -> Void) {
+        reserve(count)
+        let start = used
+        current.withUnsafeMutableBytes { body($0.baseAddress.unsafelyUnwrapped + start) }
+        used = start + count
+    }
+
+    /// The bytes of `size` in its shortest form at `target`; returns how many.
+    @inline(__always)
+    private static func storeSize(_ size: Int, at target: UnsafeMutableRawPointer) -> Int {
+        if size < 254 {
+            target.storeBytes(of: UInt8(truncatingIfNeeded: size), as: UInt8.self)
+            return 1
+        } else if size <= 0xFFFF {
+            target.storeBytes(of: 254, as: UInt8.self)
+            target.storeBytes(of: UInt16(truncatingIfNeeded: size).littleEndian, toByteOffset: 1, as: UInt16.self)
+            return 3
+        } else {
+            target.storeBytes(of: 255, as: UInt8.self)
+            target.storeBytes(of: UInt32(truncatingIfNeeded: size).littleEndian, toByteOffset: 1, as: UInt32.self)
+            return 5
+        }
+    }
+
+    /// How many bytes `storeSize` writes for `size`.
+    @inline(__always)
+    private static func sizeLength(_ size: Int) -> Int { size < 254 ? 1 : size <= 0xFFFF ? 3 : 5 }
+
+    /// Copies `source` to `target`: a few bytes (a method name, a short string) one by one, since
+    /// a `memcpy` call costs more than they do.
+    @inline(__always)
+    private static func copy(_ source: UnsafeRawBufferPointer, to target: UnsafeMutableRawPointer) {
+        guard let from = source.baseAddress else { return }
+        if source.count <= 16 {
+            for index in 0..<source.count { target.storeBytes(of: source[index], toByteOffset: index, as: UInt8.self) }
+        } else {
+            target.copyMemory(from: from, byteCount: source.count)
+        }
     }
 
     @inline(__always)
     private mutating func append<T: FixedWidthInteger>(littleEndian value: T) {
-        // Byte by byte: appending the bytes of the value as a buffer goes through a generic
-        // sequence copy that costs several times more.
-        var remaining = value.littleEndian
-        for _ in 0..<MemoryLayout<T>.size {
-            current.append(UInt8(truncatingIfNeeded: remaining))
-            remaining = remaining >> 8
+        store(MemoryLayout<T>.size) { $0.storeBytes(of: value.littleEndian, as: T.self) }
+    }
+
+    /// A tag byte followed by a fixed-size value.
+    @inline(__always)
+    private mutating func append<T: FixedWidthInteger>(tag: UInt8, littleEndian value: T) {
+        store(1 + MemoryLayout<T>.size) { target in
+            target.storeBytes(of: tag, as: UInt8.self)
+            target.storeBytes(of: value.littleEndian, toByteOffset: 1, as: T.self)
+        }
+    }
+
+    /// `prefix` (a tag, or nothing when `nil`), the size of `bytes`, then `bytes`.
+    @inline(__always)
+    private mutating func appendSized(tag: UInt8?, _ bytes: UnsafeRawBufferPointer) {
+        let tagLength = tag == nil ? 0 : 1
+        store(tagLength + Self.sizeLength(bytes.count) + bytes.count) { target in
+            if let tag { target.storeBytes(of: tag, as: UInt8.self) }
+            let sizeLength = Self.storeSize(bytes.count, at: target + tagLength)
+            Self.copy(bytes, to: target + tagLength + sizeLength)
         }
     }
 
     @inline(__always)
     private mutating func append(_ raw: UnsafeRawBufferPointer) {
-        // A few bytes (a method name, a short string) one by one: the bulk append's generic path
-        // and its `memcpy` call cost several times more for them (issue 18).
-        if raw.count <= 16 {
-            for byte in raw { current.append(byte) }
-        } else {
-            current.append(contentsOf: raw.assumingMemoryBound(to: UInt8.self))
-        }
+        store(raw.count) { Self.copy(raw, to: $0) }
     }
 
     public mutating func writeByte(_ byte: UInt8) {
-        current.append(byte)
+        store(1) { $0.storeBytes(of: byte, as: UInt8.self) }
     }
 
     public mutating func writeBytes(_ other: some Collection<UInt8>) {
-        current.append(contentsOf: other)
+        let copied: Void? = other.withContiguousStorageIfAvailable { append(UnsafeRawBufferPointer($0)) }
+        guard copied == nil else { return }
+        let count = other.count
+        store(count) { target in
+            var index = 0
+            for byte in other.prefix(count) {
+                target.storeBytes(of: byte, toByteOffset: index, as: UInt8.self)
+                index += 1
+            }
+        }
     }
 
     public mutating func writeInt32(_ value: Int32) {
@@ -131,22 +230,15 @@ public struct StandardWriter {
 
     /// Writes a size in the shortest of the three forms: 1, 3 or 5 bytes.
     public mutating func writeSize(_ size: Int) {
-        if size < 254 {
-            current.append(UInt8(truncatingIfNeeded: size))
-        } else if size <= 0xFFFF {
-            current.append(254)
-            append(littleEndian: UInt16(truncatingIfNeeded: size))
-        } else {
-            current.append(255)
-            append(littleEndian: UInt32(truncatingIfNeeded: size))
-        }
+        store(Self.sizeLength(size)) { _ = Self.storeSize(size, at: $0) }
     }
 
     /// Pads with zero bytes until the message length is a multiple of `alignment`.
     public mutating func writeAlignment(_ alignment: Int) {
         let remainder = position % alignment
         guard remainder != 0 else { return }
-        for _ in 0..<alignment - remainder { current.append(0) }
+        let padding = alignment - remainder
+        store(padding) { $0.initializeMemory(as: UInt8.self, repeating: 0, count: padding) }
     }
 
     /// Writes any value, handing custom values to the codec extension.
@@ -159,28 +251,23 @@ public struct StandardWriter {
     /// release) of every one, which cost more than writing it.
     private mutating func write(_ value: UnsafePointer<StandardValue>) throws(CodecError) {
         switch value.pointee {
-        case .null: current.append(0)
-        case .bool(let flag): current.append(flag ? 1 : 2)
-        case .int32(let v):
-            current.append(3)
-            append(littleEndian: v)
-        case .int64(let v):
-            current.append(4)
-            append(littleEndian: v)
+        case .null: writeByte(0)
+        case .bool(let flag): writeByte(flag ? 1 : 2)
+        case .int32(let v): append(tag: 3, littleEndian: v)
+        case .int64(let v): append(tag: 4, littleEndian: v)
         case .float64(let v):
-            current.append(6)
+            writeByte(6)
             writeAlignment(8)
             append(littleEndian: v.bitPattern)
         case .string(let s):
-            current.append(7)
-            writeString(s)
+            writeString(s, tag: 7)
         case .uint8List(let v):
-            current.append(8)
-            writeSize(v.count)
             if keepsLargeByteLists && v.count >= Self.keptByteListLength {
+                writeByte(8)
+                writeSize(v.count)
                 keep(v)
             } else {
-                v.withUnsafeBytes { append($0) }
+                v.withUnsafeBytes { appendSized(tag: 8, $0) }
             }
         case .int32List(let v):
             writeTypedList(tag: 9, v, alignment: 4)
@@ -191,7 +278,7 @@ public struct StandardWriter {
         case .float32List(let v):
             writeTypedList(tag: 14, v, alignment: 4)
         case .list(let elements):
-            current.append(12)
+            writeByte(12)
             writeSize(elements.count)
             try elements.withUnsafeBufferPointer { (buffer) throws(CodecError) in
                 guard var element = buffer.baseAddress else { return }
@@ -201,7 +288,7 @@ public struct StandardWriter {
                 }
             }
         case .map(let entries):
-            current.append(13)
+            writeByte(13)
             writeSize(entries.count)
             try entries.withUnsafeBufferPointer { (buffer) throws(CodecError) in
                 guard let first = buffer.baseAddress else { return }
@@ -220,25 +307,22 @@ public struct StandardWriter {
     private static let keyOffset = MemoryLayout<StandardValue.MapEntry>.offset(of: \.key)!
     private static let valueOffset = MemoryLayout<StandardValue.MapEntry>.offset(of: \.value)!
 
-    private mutating func writeString(_ string: String) {
+    /// The tag, the size and the UTF-8 of `string`, stored after one check.
+    private mutating func writeString(_ string: String, tag: UInt8) {
         // Native strings (small ones included) lend their UTF-8 as they are; `withUTF8` needs a
         // mutable copy, a retain and release more.
         let lent: Void? = string.utf8.withContiguousStorageIfAvailable { utf8 in
-            writeSize(utf8.count)
-            append(UnsafeRawBufferPointer(utf8))
+            appendSized(tag: tag, UnsafeRawBufferPointer(utf8))
         }
         guard lent == nil else { return }
         var string = string
-        string.withUTF8 { utf8 in
-            writeSize(utf8.count)
-            append(UnsafeRawBufferPointer(utf8))
-        }
+        string.withUTF8 { utf8 in appendSized(tag: tag, UnsafeRawBufferPointer(utf8)) }
     }
 
     // Typed lists are always padded, even when empty: every Flutter reader aligns before reading
     // the elements, so the unpadded form (Flutter's C++ writer) does not read back.
     mutating func writeTypedList<T>(tag: UInt8, _ elements: [T], alignment: Int) {
-        current.append(tag)
+        writeByte(tag)
         writeSize(elements.count)
         writeAlignment(alignment)
         // Element types are little-endian on every platform this package builds for.
@@ -247,7 +331,7 @@ public struct StandardWriter {
 
     private mutating func writeCustom(_ custom: CustomValue) throws(CodecError) {
         if let raw = custom.as(RawCustomValue.self) {
-            current.append(raw.customTag)
+            writeByte(raw.customTag)
             raw.payload.withUnsafeBytes { append($0) }
             return
         }

@@ -130,7 +130,7 @@ public enum FrameEncoder {
     /// Appends a whole REQUEST with a payload (not null): the frame `encodeValidated` writes for
     /// `.request(id:channel:payload:)`, without the `Frame` and with its length counted once
     /// (issue 18). The channel name has 1 to 65,535 UTF-8 bytes (checked before, as `validate` does).
-    package static func appendRequest(id: UInt32, channel: String, payload: [UInt8], into buffer: inout [UInt8]) {
+    package static func appendRequest(id: UInt32, channel: String, payload: UnsafeRawBufferPointer, into buffer: inout [UInt8]) {
         let nameLength = channel.utf8.count
         let length = UInt32(truncatingIfNeeded: 1 + 4 + 2 + nameLength + 1 + payload.count)
         if Int(length) + 4 <= composedFrameLimit {
@@ -139,15 +139,13 @@ public enum FrameEncoder {
                     storeRequestFields(length: length, id: id, nameLength: nameLength, into: frame)
                     UnsafeMutableRawBufferPointer(rebasing: frame[11...]).copyMemory(from: UnsafeRawBufferPointer(name))
                     frame[11 + nameLength] = 0   // payload flags: not null
-                    payload.withUnsafeBytes {
-                        UnsafeMutableRawBufferPointer(rebasing: frame[(12 + nameLength)...]).copyMemory(from: $0)
-                    }
+                    UnsafeMutableRawBufferPointer(rebasing: frame[(12 + nameLength)...]).copyMemory(from: payload)
                 }
             }
             if composed != nil { return }
         }
         appendRequestHead(length: length, id: id, channel: channel, nameLength: nameLength, isNull: false, into: &buffer)
-        buffer.append(contentsOf: payload)
+        buffer.append(contentsOf: payload.assumingMemoryBound(to: UInt8.self))
     }
 
     /// A frame up to this many bytes (a small call or reply) is put together on the stack and

@@ -2,8 +2,8 @@
 package enum InPlaceReply: Sendable {
     /// A null reply ("not implemented").
     case null
-    /// The reply is the bytes the handler left in the buffer it was given.
-    case written
+    /// The reply is the first `count` bytes of the buffer the handler was given.
+    case written(count: Int)
     /// The reply in segments: a large byte value kept in its own array, or an error envelope.
     case segments(MessageSegments)
 }
@@ -11,7 +11,8 @@ package enum InPlaceReply: Sendable {
 /// A handler that answers without suspending, reading its request where it was received and
 /// writing its reply into a buffer the connection reuses, so that a request and its reply cost no
 /// array of their own (issue 18). `message` is `nil` for a null payload and is valid only during
-/// the call; `reply` arrives empty, with the capacity earlier replies gave it. `tail` is set for a
+/// the call; `reply` arrives with the storage earlier replies left in it, its bytes being room to
+/// write over (`StandardMethodCodec.encodeSuccessEnvelope(_:reusing:)` does). `tail` is set for a
 /// large payload split for the handler (`setInPlaceMessageHandler(onChannel:_:splitter:)`): the
 /// payload is then `message` followed by `tail`, whose array the handler may keep.
 ///

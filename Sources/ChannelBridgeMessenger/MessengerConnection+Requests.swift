@@ -195,19 +195,20 @@ extension MessengerConnection {
         }
     }
 
-    /// The REPLY for what an in-place handler answered: the bytes it wrote into `replyScratch`
+    /// The REPLY for what an in-place handler answered: the bytes it wrote over `replyScratch`
     /// are copied into the outbound frame, except a reply large enough to go out of its own array,
     /// which takes the buffer along (the next reply starts a new one).
     private func writeInPlaceReply(id: UInt32, channel: String, _ answer: Result<InPlaceReply, any Error>) {
         switch answer {
-        case .success(.written):
-            let count = replyScratch.count
+        case .success(.written(let count)):
+            precondition(count >= 0 && count <= replyScratch.count, "an in-place handler reported more bytes than it was lent")
             if count > outboundFrameLimit - Self.replyFrameOverhead || count >= Self.separatePayloadThreshold {
-                let bytes = replyScratch
+                var bytes = replyScratch
                 replyScratch = []
+                bytes.removeSubrange(count...)
                 writeReply(id: id, channel: channel, .success(MessageSegments(bytes)))
             } else {
-                replyScratch.withUnsafeBytes { writeSmallReply(id: id, payload: $0) }
+                replyScratch.withUnsafeBytes { writeSmallReply(id: id, payload: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
             }
         case .success(.null):
             writeFrame(.reply(id: id, result: .null))
@@ -233,7 +234,7 @@ extension MessengerConnection {
         let answer = try RequestPayload.owned(payload).withBytes { try handler($0, $1, &reply) }
         switch answer {
         case .null: return nil
-        case .written: return MessageSegments(reply)
+        case .written(let count): return MessageSegments(Array(reply[..<count]))
         case .segments(let segments): return segments
         }
     }

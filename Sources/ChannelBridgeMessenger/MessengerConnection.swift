@@ -188,20 +188,27 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
 
     /// The second half: registers `prepared` for its reply and queues the REQUEST with `segments`
     /// as its payload, or resumes `continuation` at once with why it cannot be sent. Outside a
-    /// call scope the caller installs a cancellation handler that calls `cancelRequest`.
+    /// call scope the caller installs a cancellation handler that calls `cancelRequest`. With
+    /// `firstCount`, the payload is that many first bytes of `segments.first` alone (a reused
+    /// encode buffer, the rest of which is room), fewer than `separatePayloadThreshold`.
     package func startRequest(_ prepared: PreparedRequest, onChannel channel: String, segments: MessageSegments,
-                              continuation: UnsafeContinuation<ReceivedPayload?, any Error>) {
+                              firstCount: Int? = nil, continuation: UnsafeContinuation<ReceivedPayload?, any Error>) {
         // One array is the common case: the closure then holds just it.
-        guard !segments.rest.isEmpty || segments.first.count >= Self.separatePayloadThreshold else {
+        let count = firstCount ?? segments.first.count
+        guard !segments.rest.isEmpty || count >= Self.separatePayloadThreshold else {
             // Encoded straight into the outbound block (see `FrameEncoder.appendRequest`).
             let message = segments.first
             register(prepared, channel: channel, continuation: continuation) { id in
-                transport.write(frameOfLength: FrameEncoder.encodedRequestLength(channel: channel, payloadCount: message.count)) {
-                    FrameEncoder.appendRequest(id: id, channel: channel, payload: message, into: &$0)
+                transport.write(frameOfLength: FrameEncoder.encodedRequestLength(channel: channel, payloadCount: count)) { block in
+                    message.withUnsafeBytes {
+                        FrameEncoder.appendRequest(id: id, channel: channel, payload: UnsafeRawBufferPointer(rebasing: $0[..<count]),
+                                                   into: &block)
+                    }
                 }
             }
             return
         }
+        precondition(firstCount == nil, "a reused buffer's payload goes out of its own array only when it is small")
         register(prepared, channel: channel, continuation: continuation) { id in
             writeRequest(id: id, channel: channel, segments: segments)
         }
@@ -359,7 +366,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
         transport.write(head, followedBy: payloadSegments)
     }
 
-    static let separatePayloadThreshold = 64 << 10
+    package static let separatePayloadThreshold = 64 << 10
 
     static func closedBeforeReply(channel: String, _ cause: MessengerError?) -> MessengerError {
         MessengerError(.connectionClosed,

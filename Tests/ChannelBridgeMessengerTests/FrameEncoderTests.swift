@@ -75,7 +75,7 @@ import Testing
         var expected: [UInt8] = [9]
         FrameEncoder.encodeValidated(.request(id: 77, channel: channel, payload: payload), into: &expected)
         var written: [UInt8] = [9]
-        FrameEncoder.appendRequest(id: 77, channel: channel, payload: payload, into: &written)
+        payload.withUnsafeBytes { FrameEncoder.appendRequest(id: 77, channel: channel, payload: $0, into: &written) }
         #expect(written == expected)
         #expect(FrameEncoder.encodedRequestLength(channel: channel, payloadCount: payloadCount) == expected.count - 1)
     }

@@ -126,7 +126,7 @@ import Testing
             let handler: InPlaceMessageHandler = { message, tail, reply in
                 seen.append((Array(message ?? UnsafeRawBufferPointer(start: nil, count: 0)), tail))
                 reply = [UInt8((tail?.count ?? 0) & 0xFF)]
-                return .written
+                return .written(count: 1)
             }
             connection.receive(try FrameEncoder.encode(.hello(Frame.Hello(role: .client, peerName: "raw"))))
             let request = { (id: UInt32) in try FrameEncoder.encode(.request(id: id, channel: "big", payload: Self.large)) }

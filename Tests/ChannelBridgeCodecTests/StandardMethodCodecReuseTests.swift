@@ -1,0 +1,74 @@
+import ChannelBridgeCodec
+import ChannelBridgeTestSupport
+import Testing
+
+/// `encodeMethodCall(_:reusing:)` and `encodeSuccessEnvelope(_:reusing:)` write over a buffer
+/// whose old bytes are room (issue 18): the message is the buffer's first `count` bytes, whatever
+/// the buffer held before, and equal to what the one-array encoders give.
+@Suite struct StandardMethodCodecReuseTests {
+    let codec = StandardMethodCodec()
+
+    /// The message an encode over `buffer` left there, or `nil` when it came back in segments.
+    static func message(_ encoding: ReusedBufferEncoding, in buffer: [UInt8]) -> [UInt8]? {
+        guard case .inBuffer(let count) = encoding else { return nil }
+        return Array(buffer[..<count])
+    }
+
+    /// A long message first, then shorter and longer ones over the same storage, which keeps its
+    /// earlier bytes after each message's end.
+    @Test func messagesOverAReusedBufferAreExactlyTheirBytes() throws {
+        var buffer: [UInt8] = []
+        let calls = [
+            MethodCall("a long method name to leave bytes behind", arguments: .list((0..<40).map { .int64(Int64($0)) })),
+            MethodCall("echo", arguments: "ping"),
+            MethodCall("x"),
+            MethodCall("aligned", arguments: .list([.bool(true), .float64(2.5), .int32List([1, 2, 3]), .float64List([0.5])])),
+            MethodCall("grows", arguments: .uint8List([UInt8](repeating: 0xAB, count: 5_000))),
+            MethodCall("echo", arguments: .map([.init("k", "v"), .init(.int32(7), .null)])),
+        ]
+        for call in calls {
+            let encoding = try codec.encodeMethodCall(call, reusing: &buffer)
+            #expect(Self.message(encoding, in: buffer) == (try codec.encodeMethodCall(call)), "\(call.method)")
+            #expect(try codec.decodeMethodCall(Self.message(encoding, in: buffer) ?? []) == call)
+        }
+        // The storage was kept from call to call: after the 5,000-byte call it holds at least that much.
+        #expect(buffer.count >= 5_000)
+    }
+
+    @Test func envelopesOverAReusedBufferAreExactlyTheirBytes() throws {
+        var buffer = [UInt8](repeating: 0xEE, count: 300)
+        let results: [StandardValue] = ["pong", .null, .float64(-0.0), .list(["a", .int64(.min), .float32List([1.5])]), "ok"]
+        for result in results {
+            let encoding = try codec.encodeSuccessEnvelope(result, reusing: &buffer)
+            #expect(Self.message(encoding, in: buffer) == (try codec.encodeSuccessEnvelope(result)))
+        }
+        #expect(buffer.count == 300, "a buffer with room enough is written over, not replaced")
+    }
+
+    /// A `Uint8List` of 64 KiB or more is kept in its own array: the segments come back and the
+    /// buffer is left empty (its storage went with the writer).
+    @Test func aLargeByteListComesBackInSegments() throws {
+        var buffer = [UInt8](repeating: 0xEE, count: 100)
+        let large = [UInt8](repeating: 7, count: 1 << 16)
+        guard case .segments(let segments) = try codec.encodeMethodCall(MethodCall("big", arguments: .uint8List(large)),
+                                                                        reusing: &buffer) else {
+            Issue.record("a 64 KiB list came back in the buffer")
+            return
+        }
+        #expect(segments.first + Array(segments.rest.joined()) == (try codec.encodeMethodCall(MethodCall("big", arguments: .uint8List(large)))))
+        #expect(buffer.isEmpty)
+    }
+
+    /// Random values, each over the storage the previous one left, against the one-array encoding
+    /// and back through the decoder.
+    @Test func randomValuesOverOneBuffer() throws {
+        var generator = LawGenerator(seed: 0x5EED_0101)
+        var buffer: [UInt8] = []
+        for _ in 0..<1_000 {
+            let value = generator.value(maxDepth: 4)
+            let encoding = try codec.encodeSuccessEnvelope(value, reusing: &buffer)
+            let expected = try codec.encodeSuccessEnvelope(value)
+            #expect(Self.message(encoding, in: buffer) == expected)
+        }
+    }
+}
