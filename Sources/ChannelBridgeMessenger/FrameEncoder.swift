@@ -66,13 +66,7 @@ public enum FrameEncoder {
     /// Appends `frame`, which `validate` accepted (the messenger checks sizes before it writes).
     /// Nothing traps: a field that does not fit is cut, which a checked frame never needs.
     package static func encodeValidated(_ frame: Frame, into buffer: inout [UInt8]) {
-        encodeHead(of: frame, into: &buffer)
-        switch frame {
-        case .request(_, _, let payload?), .message(_, let payload?), .reply(_, .bytes(let payload)):
-            buffer.append(contentsOf: payload)
-        default:
-            break
-        }
+        append(encodedLength(of: frame), to: &buffer) { storeValidated(frame, into: $0) }
     }
 
     /// Appends everything of `frame` except the bytes of its payload (REQUEST, MESSAGE, and REPLY
@@ -82,177 +76,27 @@ public enum FrameEncoder {
     /// `extraPayloadLength` counts payload bytes that are not in `frame` (whose payload is then
     /// empty): segments the caller writes after the head. The frame must have passed `validate`.
     package static func encodeHead(of frame: Frame, extraPayloadLength: Int = 0, into buffer: inout [UInt8]) {
-        let bodyLength = bodyLength(of: frame) + extraPayloadLength
-        let length = UInt32(truncatingIfNeeded: 1 + bodyLength)
-        let kind = frame.kind.rawValue
-        switch frame {
-        case .request(let id, let channel, let payload):
-            let nameLength = channel.utf8.count
-            guard nameLength <= Int(UInt16.max) else { return encodeHeadFieldByField(frame, length, into: &buffer) }
-            appendRequestHead(length: length, id: id, channel: channel, nameLength: nameLength, isNull: payload == nil,
-                              into: &buffer)
-        case .reply(let id, let result):
-            appendReplyHead(length: length, id: id, status: result.status, into: &buffer)
-            if case .failure(let diagnostic) = result { buffer.append(contentsOf: diagnostic.utf8) }
-        case .message(let channel, let payload):
-            let nameLength = channel.utf8.count
-            guard nameLength <= Int(UInt16.max) else { return encodeHeadFieldByField(frame, length, into: &buffer) }
-            appendFields(&buffer) { fields in
-                fields.storeBytes(of: length.littleEndian, toByteOffset: 0, as: UInt32.self)
-                fields[4] = kind
-                fields.storeBytes(of: UInt16(nameLength).littleEndian, toByteOffset: 5, as: UInt16.self)
-                return 7
-            }
-            buffer.append(contentsOf: channel.utf8)
-            buffer.append(payload == nil ? Frame.nullPayloadFlag : 0)
-        default:
-            encodeHeadFieldByField(frame, length, into: &buffer)
-        }
+        append(headLength(of: frame), to: &buffer) { storeHead(of: frame, extraPayloadLength: extraPayloadLength, into: $0) }
     }
 
-    /// Appends a whole REPLY status 0 (bytes) whose payload is `payload`: the frame `encodeValidated`
-    /// writes for `.reply(id:result: .bytes(payload))`, without the `Frame` and with its length
-    /// counted once (issue 18). `encodedReplyLength(payloadCount:)` is its length.
-    package static func appendReply(id: UInt32, payload: UnsafeRawBufferPointer, into buffer: inout [UInt8]) {
-        let total = encodedReplyLength(payloadCount: payload.count)
-        let length = UInt32(truncatingIfNeeded: total - 4)
-        guard total <= composedFrameLimit else {
-            appendReplyHead(length: length, id: id, status: 0, into: &buffer)
-            buffer.append(contentsOf: payload.assumingMemoryBound(to: UInt8.self))
-            return
-        }
-        appendComposed(total, into: &buffer) { frame in
-            storeReplyHead(length: length, id: id, status: 0, into: frame)
-            UnsafeMutableRawBufferPointer(rebasing: frame[10...]).copyMemory(from: payload)
-        }
+    /// Appends `count` bytes, which `store` writes in place.
+    private static func append(_ count: Int, to buffer: inout [UInt8], _ store: (UnsafeMutableRawBufferPointer) -> Void) {
+        let start = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: count))
+        buffer.withUnsafeMutableBytes { store(UnsafeMutableRawBufferPointer(rebasing: $0[start..<start + count])) }
     }
 
-    /// Appends a whole REQUEST with a payload (not null): the frame `encodeValidated` writes for
-    /// `.request(id:channel:payload:)`, without the `Frame` and with its length counted once
-    /// (issue 18). The channel name has 1 to 65,535 UTF-8 bytes (checked before, as `validate` does).
-    package static func appendRequest(id: UInt32, channel: String, payload: UnsafeRawBufferPointer, into buffer: inout [UInt8]) {
-        let nameLength = channel.utf8.count
-        let length = UInt32(truncatingIfNeeded: 1 + 4 + 2 + nameLength + 1 + payload.count)
-        if Int(length) + 4 <= composedFrameLimit {
-            let composed: Void? = channel.utf8.withContiguousStorageIfAvailable { name in
-                appendComposed(Int(length) + 4, into: &buffer) { frame in
-                    storeRequestFields(length: length, id: id, nameLength: nameLength, into: frame)
-                    UnsafeMutableRawBufferPointer(rebasing: frame[11...]).copyMemory(from: UnsafeRawBufferPointer(name))
-                    frame[11 + nameLength] = 0   // payload flags: not null
-                    UnsafeMutableRawBufferPointer(rebasing: frame[(12 + nameLength)...]).copyMemory(from: payload)
-                }
-            }
-            if composed != nil { return }
-        }
-        appendRequestHead(length: length, id: id, channel: channel, nameLength: nameLength, isNull: false, into: &buffer)
-        buffer.append(contentsOf: payload.assumingMemoryBound(to: UInt8.self))
-    }
-
-    /// A frame up to this many bytes (a small call or reply) is put together on the stack and
-    /// appended with one copy: each append to the array costs its own generic call whatever the
-    /// byte count, and a REQUEST took three of them (issue 18).
-    static let composedFrameLimit = 256
-
-    /// Appends the `count` bytes `compose` writes into a stack buffer, with one copy.
-    @inline(__always)
-    private static func appendComposed(_ count: Int, into buffer: inout [UInt8],
-                                       _ compose: (UnsafeMutableRawBufferPointer) -> Void) {
-        withUnsafeTemporaryAllocation(byteCount: count, alignment: 8) { frame in
-            compose(frame)
-            buffer.append(contentsOf: UnsafeRawBufferPointer(frame).assumingMemoryBound(to: UInt8.self))
-        }
-    }
-
-    /// A REQUEST's length, kind, id, name length, name and payload flags.
-    @inline(__always)
-    private static func appendRequestHead(length: UInt32, id: UInt32, channel: String, nameLength: Int, isNull: Bool,
-                                          into buffer: inout [UInt8]) {
-        appendFields(&buffer) { fields in
-            storeRequestFields(length: length, id: id, nameLength: nameLength, into: fields)
-            return 11
-        }
-        buffer.append(contentsOf: channel.utf8)
-        buffer.append(isNull ? Frame.nullPayloadFlag : 0)
-    }
-
-    /// A REPLY's length, kind, id and status.
-    @inline(__always)
-    private static func appendReplyHead(length: UInt32, id: UInt32, status: UInt8, into buffer: inout [UInt8]) {
-        appendFields(&buffer) { fields in
-            storeReplyHead(length: length, id: id, status: status, into: fields)
-            return 10
-        }
-    }
-
-    /// A REQUEST's fixed fields: length, kind, id and name length (11 bytes).
-    @inline(__always)
-    private static func storeRequestFields(length: UInt32, id: UInt32, nameLength: Int, into fields: UnsafeMutableRawBufferPointer) {
-        fields.storeBytes(of: length.littleEndian, toByteOffset: 0, as: UInt32.self)
-        fields[4] = Frame.Kind.request.rawValue
-        fields.storeBytes(of: id.littleEndian, toByteOffset: 5, as: UInt32.self)
-        fields.storeBytes(of: UInt16(truncatingIfNeeded: nameLength).littleEndian, toByteOffset: 9, as: UInt16.self)
-    }
-
-    /// A REPLY's head: length, kind, id and status (10 bytes).
-    @inline(__always)
-    private static func storeReplyHead(length: UInt32, id: UInt32, status: UInt8, into fields: UnsafeMutableRawBufferPointer) {
-        fields.storeBytes(of: length.littleEndian, toByteOffset: 0, as: UInt32.self)
-        fields[4] = Frame.Kind.reply.rawValue
-        fields.storeBytes(of: id.littleEndian, toByteOffset: 5, as: UInt32.self)
-        fields[9] = status
-    }
-
-    /// The length of the frame `appendRequest` writes.
+    /// The length of the frame `storeRequest` writes.
     package static func encodedRequestLength(channel: String, payloadCount: Int) -> Int {
         4 + 1 + 4 + 2 + channel.utf8.count + 1 + payloadCount
     }
 
-    /// The length of the frame `appendReply` writes for a payload of `payloadCount` bytes.
+    /// The length of the frame `storeReply` writes for a payload of `payloadCount` bytes.
     package static func encodedReplyLength(payloadCount: Int) -> Int { 4 + 1 + 4 + 1 + payloadCount }
 
-    /// Appends up to 16 bytes of fixed fields, which `write` stores and counts, in one copy: an
-    /// append of a few bytes costs the same call whatever their number, and a frame's length,
-    /// kind, id and name length used to take four of them (issue 18).
-    @inline(__always)
-    private static func appendFields(_ buffer: inout [UInt8], _ write: (UnsafeMutableRawBufferPointer) -> Int) {
-        var fields: (UInt64, UInt64) = (0, 0)
-        let count = withUnsafeMutableBytes(of: &fields, write)
-        withUnsafeBytes(of: &fields) { buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-    }
-
-    /// The head of the frames off the hot path (and of a name too long for its length field),
-    /// field by field.
-    private static func encodeHeadFieldByField(_ frame: Frame, _ length: UInt32, into buffer: inout [UInt8]) {
-        buffer.appendLittleEndian(length)
-        buffer.append(frame.kind.rawValue)
-        switch frame {
-        case .hello(let hello):
-            buffer.append(contentsOf: Frame.Hello.magic)
-            buffer.appendLittleEndian(hello.version)
-            let announces = hello.maxFrameLength != nil
-            buffer.appendLittleEndian(hello.flags & ~Frame.Hello.maxFrameLengthFlag | (announces ? Frame.Hello.maxFrameLengthFlag : 0))
-            buffer.append(hello.role.rawValue)
-            appendShortString(hello.peerName, into: &buffer)
-            if let max = hello.maxFrameLength { buffer.appendLittleEndian(UInt32(truncatingIfNeeded: max)) }
-        case .request(let id, let channel, let payload):
-            buffer.appendLittleEndian(id)
-            appendShortString(channel, into: &buffer)
-            buffer.append(payload == nil ? Frame.nullPayloadFlag : 0)
-        case .reply(let id, let result):
-            buffer.appendLittleEndian(id)
-            buffer.append(result.status)
-            if case .failure(let diagnostic) = result { buffer.append(contentsOf: diagnostic.utf8) }
-        case .message(let channel, let payload):
-            appendShortString(channel, into: &buffer)
-            buffer.append(payload == nil ? Frame.nullPayloadFlag : 0)
-        case .cancel(let id):
-            buffer.appendLittleEndian(id)
-        case .ping(let token), .pong(let token):
-            buffer.appendLittleEndian(token)
-        case .goodbye(let code, let reason):
-            buffer.appendLittleEndian(code.rawValue)
-            buffer.append(contentsOf: reason.utf8)
-        }
+    /// The bytes `encodeHead(of:into:)` writes: all but the payload's.
+    static func headLength(of frame: Frame) -> Int {
+        encodedLength(of: frame) - (detachedPayload(of: frame)?.count ?? 0)
     }
 
     /// The payload that `encodeHead(of:into:)` leaves out, if any.
@@ -287,17 +131,5 @@ public enum FrameEncoder {
         case .goodbye(_, let reason):
             2 + reason.utf8.count
         }
-    }
-
-    private static func appendShortString(_ string: String, into buffer: inout [UInt8]) {
-        let count = string.utf8.count
-        guard count <= Int(UInt16.max) else {
-            // Refused by `validate`; cut rather than trap, so that the frame stays well-formed.
-            buffer.appendLittleEndian(UInt16.max)
-            buffer.append(contentsOf: string.utf8.prefix(Int(UInt16.max)))
-            return
-        }
-        buffer.appendLittleEndian(UInt16(count))
-        buffer.append(contentsOf: string.utf8)
     }
 }

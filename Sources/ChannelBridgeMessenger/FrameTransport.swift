@@ -31,9 +31,10 @@ package protocol FrameTransport: AnyObject, Sendable {
     /// to back, so that the payload need not be copied into a frame buffer.
     func write(_ head: [UInt8], followedBy payload: [UInt8])
 
-    /// Queues one frame of exactly `length` bytes that `encode` appends to the buffer it is given,
-    /// so that a transport can encode small frames straight into its own send buffer.
-    func write(frameOfLength length: Int, _ encode: (inout [UInt8]) -> Void)
+    /// Queues one frame of exactly `length` bytes, which `encode` writes into the memory it is
+    /// given (all `length` bytes of it), so that a transport can have small frames written
+    /// straight into its own send buffer.
+    func write(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void)
 
     /// Queues a frame whose payload is `payloads` back to back, each kept in its own array.
     func write(_ head: [UInt8], followedBy payloads: [[UInt8]])
@@ -47,11 +48,12 @@ extension FrameTransport {
         write(head + payload)
     }
 
-    package func write(frameOfLength length: Int, _ encode: (inout [UInt8]) -> Void) {
-        var frame: [UInt8] = []
-        frame.reserveCapacity(length)
-        encode(&frame)
-        write(frame)
+    package func write(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
+        guard length > 0 else { return }
+        write([UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+            encode(UnsafeMutableRawBufferPointer(buffer))
+            count = length
+        })
     }
 
     package func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) {

@@ -220,10 +220,10 @@ extension MessengerConnection {
     }
 
     /// A REPLY whose payload is small enough to be copied into the outbound block: written there
-    /// directly (`FrameEncoder.appendReply`), with no `Frame` built and encoded on the way.
+    /// directly (`FrameEncoder.storeReply`), with no `Frame` built and encoded on the way.
     private func writeSmallReply(id: UInt32, payload: UnsafeRawBufferPointer) {
-        transport.write(frameOfLength: FrameEncoder.encodedReplyLength(payloadCount: payload.count)) { buffer in
-            FrameEncoder.appendReply(id: id, payload: payload, into: &buffer)
+        transport.write(frameOfLength: FrameEncoder.encodedReplyLength(payloadCount: payload.count)) { frame in
+            FrameEncoder.storeReply(id: id, payload: payload, into: frame)
         }
     }
 

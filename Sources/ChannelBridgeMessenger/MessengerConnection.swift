@@ -85,7 +85,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
         // length other than the default is announced, so that the peer keeps to it.
         let announced = options.maxFrameLength == FrameDecoder.defaultMaxFrameLength ? nil : options.maxFrameLength
         let hello = Frame.hello(Frame.Hello(role: role, peerName: self.options.name, maxFrameLength: announced))
-        transport.write(frameOfLength: FrameEncoder.encodedLength(of: hello)) { FrameEncoder.encodeValidated(hello, into: &$0) }
+        transport.write(frameOfLength: FrameEncoder.encodedLength(of: hello)) { FrameEncoder.storeValidated(hello, into: $0) }
     }
 
     // MARK: FastPathMessenger
@@ -196,13 +196,13 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
         // One array is the common case: the closure then holds just it.
         let count = firstCount ?? segments.first.count
         guard !segments.rest.isEmpty || count >= Self.separatePayloadThreshold else {
-            // Encoded straight into the outbound block (see `FrameEncoder.appendRequest`).
+            // Written straight into the outbound block (see `FrameEncoder.storeRequest`).
             let message = segments.first
             register(prepared, channel: channel, continuation: continuation) { id in
-                transport.write(frameOfLength: FrameEncoder.encodedRequestLength(channel: channel, payloadCount: count)) { block in
+                transport.write(frameOfLength: FrameEncoder.encodedRequestLength(channel: channel, payloadCount: count)) { frame in
                     message.withUnsafeBytes {
-                        FrameEncoder.appendRequest(id: id, channel: channel, payload: UnsafeRawBufferPointer(rebasing: $0[..<count]),
-                                                   into: &block)
+                        FrameEncoder.storeRequest(id: id, channel: channel, payload: UnsafeRawBufferPointer(rebasing: $0[..<count]),
+                                                  into: frame)
                     }
                 }
             }
@@ -353,7 +353,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
             FrameEncoder.encodeHead(of: frame, into: &head)
             transport.write(head, followedBy: payload)
         } else {
-            transport.write(frameOfLength: FrameEncoder.encodedLength(of: frame)) { FrameEncoder.encodeValidated(frame, into: &$0) }
+            transport.write(frameOfLength: FrameEncoder.encodedLength(of: frame)) { FrameEncoder.storeValidated(frame, into: $0) }
         }
     }
 

@@ -142,15 +142,18 @@ package enum Syscalls {
         }
     }
 
-    /// Sends as much of `chunks` as the socket takes now, without blocking or raising SIGPIPE.
-    /// Returns the byte count, or the negated errno (`-EAGAIN` when the socket is full).
-    package static func sendNow(_ fd: Int32, _ chunks: ArraySlice<[UInt8]>, firstOffset: Int) -> Int {
+    /// Sends as much of `chunks` as the socket takes now, without blocking or raising SIGPIPE:
+    /// the first from `firstOffset` on, and of the last only its first `lastCount` bytes when
+    /// given (a send block filled that far). Returns the byte count, or the negated errno
+    /// (`-EAGAIN` when the socket is full).
+    package static func sendNow(_ fd: Int32, _ chunks: ArraySlice<[UInt8]>, firstOffset: Int, lastCount: Int? = nil) -> Int {
         // One chunk (a small frame, or many coalesced) is the common case: plain `send` spares
         // the kernel copying in a message header and an iovec array.
         if chunks.count == 1 {
             return chunks[chunks.startIndex].withUnsafeBytes { raw in
+                let end = lastCount ?? raw.count
                 while true {
-                    let sent = send(fd, raw.baseAddress! + firstOffset, raw.count - firstOffset,
+                    let sent = send(fd, raw.baseAddress! + firstOffset, end - firstOffset,
                                     Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
                     if sent >= 0 { return sent }
                     if errno == EINTR { continue }
@@ -163,8 +166,11 @@ package enum Syscalls {
         return withPinnedBuffers(chunks.prefix(count)) { pointers in
             for index in 0..<count {
                 let skip = index == 0 ? firstOffset : 0
+                // `lastCount` is of the last of all the chunks, which this send reaches only
+                // when there are at most `maxIOVectors` of them.
+                let end = index == chunks.count - 1 ? lastCount ?? pointers[index].count : pointers[index].count
                 vectors[index] = iovec(iov_base: UnsafeMutableRawPointer(mutating: pointers[index].baseAddress! + skip),
-                                       iov_len: pointers[index].count - skip)
+                                       iov_len: end - skip)
             }
             return vectors.withUnsafeMutableBufferPointer { vectorBuffer in
                 var message = msghdr()

@@ -53,30 +53,52 @@ import Testing
         #expect(codes.map(\.description) ==
             ["normal", "unsupportedVersion", "protocolError", "frameTooLarge", "forbidden", "shuttingDown"])
     }
-    /// The REPLY an in-place handler's answer goes out as: the same bytes as the `Frame`'s. Frames
-    /// of up to 256 bytes are composed on the stack first: 246 and 247 bytes of payload are the
-    /// frames of 256 and 257 bytes.
-    @Test(arguments: [0, 1, 7, 246, 247, 300])
-    func appendReplyWritesWhatTheFrameEncodesTo(payloadCount: Int) {
-        let payload = (0..<payloadCount).map { UInt8(truncatingIfNeeded: $0 &* 13) }
-        var expected: [UInt8] = [9, 9]
-        FrameEncoder.encodeValidated(.reply(id: 0xA1B2_C3D4, result: .bytes(payload)), into: &expected)
-        var written: [UInt8] = [9, 9]
-        payload.withUnsafeBytes { FrameEncoder.appendReply(id: 0xA1B2_C3D4, payload: $0, into: &written) }
-        #expect(written == expected)
-        #expect(FrameEncoder.encodedReplyLength(payloadCount: payloadCount) == expected.count - 2)
+    /// Runs `store` on exactly `length` bytes inside a larger buffer whose other bytes are a
+    /// sentinel, and returns those `length` bytes, checking that nothing around them was touched.
+    static func stored(length: Int, _ store: (UnsafeMutableRawBufferPointer) -> Void,
+                       sourceLocation: SourceLocation = #_sourceLocation) -> [UInt8] {
+        var memory = [UInt8](repeating: 0xEE, count: length + 32)
+        memory.withUnsafeMutableBytes { store(UnsafeMutableRawBufferPointer(rebasing: $0[16..<16 + length])) }
+        #expect(memory[..<16].allSatisfy { $0 == 0xEE } && memory[(16 + length)...].allSatisfy { $0 == 0xEE },
+                "written outside the frame's memory", sourceLocation: sourceLocation)
+        return Array(memory[16..<16 + length])
     }
-    /// The REQUEST a call on a connection goes out as: the same bytes as the `Frame`'s (with
-    /// `channelbridge/bench`, 225 and 226 bytes of payload make frames of 256 and 257 bytes).
-    @Test(arguments: [("a", 0), ("channelbridge/bench", 9), ("channelbridge/bench", 225), ("channelbridge/bench", 226),
-                      ("ünï/cødé", 3), ("ünï/cødé", 300)])
-    func appendRequestWritesWhatTheFrameEncodesTo(channel: String, payloadCount: Int) {
-        let payload = (0..<payloadCount).map { UInt8(truncatingIfNeeded: $0 &* 7) }
-        var expected: [UInt8] = [9]
-        FrameEncoder.encodeValidated(.request(id: 77, channel: channel, payload: payload), into: &expected)
-        var written: [UInt8] = [9]
-        payload.withUnsafeBytes { FrameEncoder.appendRequest(id: 77, channel: channel, payload: $0, into: &written) }
+
+    /// The REPLY an in-place handler's answer goes out as, written into the transport's memory:
+    /// the same bytes as the `Frame`'s, for payloads copied byte by byte (up to 16) and with one copy.
+    @Test(arguments: [0, 1, 7, 16, 17, 246, 300])
+    func storeReplyWritesWhatTheFrameEncodesTo(payloadCount: Int) throws {
+        let payload = (0..<payloadCount).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+        let expected = try FrameEncoder.encode(.reply(id: 0xA1B2_C3D4, result: .bytes(payload)))
+        let length = FrameEncoder.encodedReplyLength(payloadCount: payloadCount)
+        #expect(length == expected.count)
+        let written = Self.stored(length: length) { frame in
+            payload.withUnsafeBytes { FrameEncoder.storeReply(id: 0xA1B2_C3D4, payload: $0, into: frame) }
+        }
         #expect(written == expected)
-        #expect(FrameEncoder.encodedRequestLength(channel: channel, payloadCount: payloadCount) == expected.count - 1)
+    }
+
+    /// The REQUEST a call on a connection goes out as, written into the transport's memory: the
+    /// same bytes as the `Frame`'s, with ASCII and non-ASCII channel names.
+    @Test(arguments: [("a", 0), ("channelbridge/bench", 9), ("channelbridge/bench", 226),
+                      ("ünï/cødé", 3), ("ünï/cødé", 300)])
+    func storeRequestWritesWhatTheFrameEncodesTo(channel: String, payloadCount: Int) throws {
+        let payload = (0..<payloadCount).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let expected = try FrameEncoder.encode(.request(id: 77, channel: channel, payload: payload))
+        let length = FrameEncoder.encodedRequestLength(channel: channel, payloadCount: payloadCount)
+        #expect(length == expected.count)
+        let written = Self.stored(length: length) { frame in
+            payload.withUnsafeBytes { FrameEncoder.storeRequest(id: 77, channel: channel, payload: $0, into: frame) }
+        }
+        #expect(written == expected)
+    }
+
+    /// Every kind of frame written by `storeValidated` into exactly its encoded length (what a
+    /// transport's `write(frameOfLength:_:)` is given): the bytes worked out by hand.
+    @Test(arguments: 0..<cases.count)
+    func storeValidatedWritesExactBytes(index: Int) {
+        let (frame, expected) = Self.cases[index]
+        let written = Self.stored(length: FrameEncoder.encodedLength(of: frame)) { FrameEncoder.storeValidated(frame, into: $0) }
+        #expect(hexString(written) == hexString(hex(expected)))
     }
 }

@@ -12,6 +12,19 @@ import Testing
         return bytes
     }
 
+    /// `queue.append(frameOfLength:)` with `bytes` as the frame, copied into the memory given.
+    static func appendFrame(_ bytes: [UInt8], to queue: inout OutboundQueue) {
+        queue.append(frameOfLength: bytes.count) { target in
+            #expect(target.count == bytes.count)
+            bytes.withUnsafeBytes { target.copyMemory(from: $0) }
+        }
+    }
+
+    /// The queued bytes of each unsent chunk: a block only as far as it is filled.
+    static func unsentBytes(_ queue: OutboundQueue) -> [ArraySlice<UInt8>] {
+        queue.unsentChunks.indices.map { queue.chunks[$0][..<queue.queuedCount(ofChunk: $0)] }
+    }
+
     @Test func bytesLeaveInOrderAndAnswersAreCountedWhateverTheChunking() {
         var queue = OutboundQueue()
         var expected: [UInt8] = []
@@ -22,7 +35,7 @@ import Testing
             let length = index % 97 == 0 ? OutboundQueue.smallChunk + 1 + index : 5 + index % 300
             let bytes = Self.frame(kind: kind, length: length, fill: UInt8(truncatingIfNeeded: index))
             if index % 3 == 0 {
-                queue.append(frameOfLength: length) { $0.append(contentsOf: bytes) }
+                Self.appendFrame(bytes, to: &queue)
             } else {
                 queue.append(bytes, isAnswer: OutboundQueue.isAnswer(kind: kind))
             }
@@ -36,15 +49,17 @@ import Testing
         var consumed = 0
         while !queue.isEmpty {
             // Take what a partial send would: part of the first chunk, or across several.
-            var available = queue.unsentChunks.reduce(0) { $0 + $1.count } - queue.firstOffset
+            let unsent = Self.unsentBytes(queue)
+            #expect(unsent.last?.count == queue.lastChunkCount)
+            var available = unsent.reduce(0) { $0 + $1.count } - queue.firstOffset
             let step = min(available, Int.random(in: 1...40_000, using: &generator))
             var left = step
-            var chunkIndex = queue.unsentChunks.startIndex
+            var chunkIndex = 0
             var offset = queue.firstOffset
             while left > 0 {
-                let chunk = queue.unsentChunks[chunkIndex]
+                let chunk = unsent[chunkIndex]
                 let take = min(left, chunk.count - offset)
-                sent += chunk[offset..<offset + take]
+                sent += chunk[chunk.startIndex + offset..<chunk.startIndex + offset + take]
                 left -= take
                 offset = 0
                 chunkIndex += 1
@@ -86,6 +101,12 @@ import Testing
         queue.append(Self.frame(kind: 0x02, length: 50, fill: 2), isAnswer: false)
         queue.prepend(&taken)
         #expect(taken.isEmpty && taken.byteCount == 0)
+        // Both frames went into blocks; the earlier block, now followed by the later one, is cut
+        // to what it holds, and the later stays the block being filled.
+        let unsent = Self.unsentBytes(queue)
+        #expect(Array(unsent.joined().dropFirst(queue.firstOffset))
+                    == Array(Self.frame(kind: 0x03, length: 100, fill: 1)[30...]) + Self.frame(kind: 0x02, length: 50, fill: 2))
+        #expect(queue.chunks[0].count == 100 && queue.lastChunkCount == 50)
         #expect(queue.byteCount == 120)
         #expect(queue.answerByteCount == 70)
         #expect(queue.consume(70) == 70)
@@ -101,7 +122,7 @@ import Testing
         // The flusher's cycle: swap the queue with the empty outgoing batch, send, swap back.
         var queue = OutboundQueue()
         var outgoing = OutboundQueue()
-        queue.append(frameOfLength: 10) { $0.append(contentsOf: Self.frame(kind: 0x02, length: 10, fill: 1)) }
+        Self.appendFrame(Self.frame(kind: 0x02, length: 10, fill: 1), to: &queue)
         let block = Self.address(queue.chunks[0])
         swap(&queue, &outgoing)
         queue.takeSpareBlock(from: &outgoing)
@@ -109,14 +130,14 @@ import Testing
         #expect(outgoing.spareBlock.capacity == 0, "a block partly sent is not spare")
         #expect(outgoing.consume(6) == 0)
         #expect(outgoing.isEmpty && outgoing.chunks.isEmpty && outgoing.chunks.capacity > 0)
-        #expect(outgoing.spareBlock.isEmpty && outgoing.spareBlock.capacity >= OutboundQueue.blockSize)
+        #expect(outgoing.spareBlock.count == OutboundQueue.blockSize)
         // Nothing queued meanwhile: the queue takes the spare block, and the batch keeps its list.
         queue.takeSpareBlock(from: &outgoing)
         #expect(outgoing.spareBlock.capacity == 0, "an idle connection keeps one spare block")
         #expect(queue.spareBlock.capacity >= OutboundQueue.blockSize)
         let next = Self.frame(kind: 0x03, length: 7, fill: 2)
-        queue.append(frameOfLength: 7) { $0.append(contentsOf: next) }
-        #expect(queue.chunks == [next])
+        Self.appendFrame(next, to: &queue)
+        #expect(Self.unsentBytes(queue) == [next[...]] && queue.lastChunkCount == 7)
         #expect(Self.address(queue.chunks[0]) == block, "the same block again, not a new one")
         #expect(queue.byteCount == 7 && queue.answerByteCount == 7)
         #expect(queue.spareBlock.capacity == 0)
@@ -131,7 +152,7 @@ import Testing
         var other = OutboundQueue()
         for target in [0, 1] {
             var q = OutboundQueue()
-            q.append(frameOfLength: 10) { $0.append(contentsOf: Self.frame(kind: 0x02, length: 10, fill: 1)) }
+            Self.appendFrame(Self.frame(kind: 0x02, length: 10, fill: 1), to: &q)
             q.consume(10)
             if target == 0 { queue = q } else { other = q }
         }
@@ -144,8 +165,10 @@ import Testing
     @Test func aLargePayloadSentLastIsNotKeptAsTheSpareBlock() {
         var queue = OutboundQueue()
         let payload = Self.frame(kind: 0x02, length: OutboundQueue.blockSize + 1, fill: 3)
-        queue.append(frameOfLength: 10) { $0.append(contentsOf: Self.frame(kind: 0x02, length: 10, fill: 1)) }
+        Self.appendFrame(Self.frame(kind: 0x02, length: 10, fill: 1), to: &queue)
         queue.append(payload)
+        // The block is followed by another chunk: it is cut to the frame it holds.
+        #expect(queue.chunks.map(\.count) == [10, payload.count] && queue.lastChunkCount == payload.count)
         var batch = OutboundQueue()
         swap(&queue, &batch)
         batch.consume(10 + payload.count)

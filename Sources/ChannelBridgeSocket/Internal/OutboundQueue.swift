@@ -7,8 +7,10 @@
 /// to answers (REPLY and PONG frames), for flow control: it keeps runs of consecutive bytes of one
 /// class, so an append costs a comparison and an addition whatever the traffic.
 ///
-/// Storage is reused in the steady state (issue 18): the last block, once sent, is kept emptied as
-/// `spareBlock` for the next small frame, and the flusher swaps the queue with the batch it has
+/// A block is allocated at its full size and filled through a pointer (issue 18): its bytes are
+/// `lastFill` of them while it is the last chunk and still being appended to, and it is cut to
+/// what it holds once another chunk follows it (`sealLastBlock`). Storage is reused in the steady
+/// state: the last block, once sent, is kept as `spareBlock` for the next small frames, and the flusher swaps the queue with the batch it has
 /// just sent in full (`SocketTransport.outgoing`), whose chunk and run lists keep their capacity,
 /// so a frame costs no allocation there. At most one spare block per queue, and an idle
 /// connection keeps one (`takeSpareBlock(from:)`): it holds 64 KiB more while idle.
@@ -24,7 +26,9 @@ struct OutboundQueue {
     /// Bytes of `chunks[head]` already sent.
     private(set) var firstOffset = 0
     private var lastIsBlock = false
-    /// An empty block with room for `blockSize` bytes, or `[]`: the last block, kept once it was sent.
+    /// How many bytes of the last chunk are queued, when it is a block (`lastIsBlock`).
+    private var lastFill = 0
+    /// A block of `blockSize` bytes whose content is room, or `[]`: the last block, kept once it was sent.
     private(set) var spareBlock: [UInt8] = []
     private(set) var byteCount = 0
     /// Unsent bytes of answer frames (REPLY, PONG).
@@ -44,71 +48,88 @@ struct OutboundQueue {
 
     var isEmpty: Bool { head == chunks.count }
 
-    /// The unsent chunks, for `sendmsg`.
+    /// The unsent chunks, for `sendmsg`: the last one's first `lastChunkCount` bytes only.
     var unsentChunks: ArraySlice<[UInt8]> { chunks[head...] }
+
+    /// The bytes of the last chunk that are queued: a block's fill, else the whole array.
+    var lastChunkCount: Int { lastIsBlock ? lastFill : chunks.last?.count ?? 0 }
+
+    /// The bytes of chunk `index` that are queued.
+    func queuedCount(ofChunk index: Int) -> Int {
+        index == chunks.count - 1 && lastIsBlock ? lastFill : chunks[index].count
+    }
 
     /// Whether a frame of kind byte `kind` answers the peer (REPLY 0x03, PONG 0x07).
     static func isAnswer(kind: UInt8) -> Bool { kind == 0x03 || kind == 0x07 }
 
     mutating func append(_ bytes: [UInt8], isAnswer: Bool = false) {
         guard bytes.count > Self.smallChunk else {
-            append(length: bytes.count, isAnswer: isAnswer) { $0.append(contentsOf: bytes) }
+            guard !bytes.isEmpty else { return }
+            let isAnswerFrame = isAnswer
+            appendToBlock(length: bytes.count) { target in
+                bytes.withUnsafeBytes { target.copyMemory(from: $0) }
+                return isAnswerFrame
+            }
             return
         }
+        sealLastBlock()
         count(bytes.count, isAnswer: isAnswer)
         chunks.append(bytes)
-        lastIsBlock = false
     }
 
-    /// Appends one whole frame of `length` bytes that `encode` writes: into the last block when it
-    /// fits, so a small frame never needs an array of its own. Its kind byte says whether it is
-    /// an answer.
-    mutating func append(frameOfLength length: Int, _ encode: (inout [UInt8]) -> Void) {
+    /// Appends one whole frame of `length` bytes that `encode` writes (all of them) into the
+    /// memory it is given: the last block when it fits, so a small frame never needs an array of
+    /// its own. Its kind byte says whether it is an answer.
+    mutating func append(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
         guard length > 0 else { return }
         guard length <= Self.smallChunk else {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(length)
-            encode(&bytes)
+            let bytes = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+                encode(UnsafeMutableRawBufferPointer(buffer))
+                count = length
+            }
             append(bytes, isAnswer: bytes.count > 4 && Self.isAnswer(kind: bytes[4]))
             return
         }
-        if !(lastIsBlock && chunks[chunks.count - 1].count + length <= Self.blockSize) { appendBlock() }
-        // The kind byte is read within the same access to the block as the encoding, so that
-        // classifying the frame costs no extra access to the array of chunks.
-        let isAnswer = Self.encode(into: &chunks[chunks.count - 1], length: length, encode)
-        count(length, isAnswer: isAnswer)
-    }
-
-    /// Appends a frame of `length` bytes to `block` with `encode`; returns whether it is an answer.
-    private static func encode(into block: inout [UInt8], length: Int, _ encode: (inout [UInt8]) -> Void) -> Bool {
-        let before = block.count
-        encode(&block)
-        assert(block.count - before == length, "a frame encoded to another length than announced")
-        return length > 4 && isAnswer(kind: block[before + 4])
-    }
-
-    /// Appends `length` bytes that `encode` writes, of the given class, coalesced like a frame.
-    mutating func append(length: Int, isAnswer: Bool, _ encode: (inout [UInt8]) -> Void) {
-        guard length > 0 else { return }
-        guard length <= Self.smallChunk else {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(length)
-            encode(&bytes)
-            append(bytes, isAnswer: isAnswer)
-            return
+        appendToBlock(length: length) { frame in
+            encode(frame)
+            // Read within the same access to the block as the encoding, so that classifying the
+            // frame costs no extra access to the array of chunks.
+            return length > 4 && Self.isAnswer(kind: frame[4])
         }
-        if !(lastIsBlock && chunks[chunks.count - 1].count + length <= Self.blockSize) { appendBlock() }
-        encode(&chunks[chunks.count - 1])
+    }
+
+    /// Has `write` fill the next `length` bytes (at most `smallChunk`) of the last block, starting
+    /// a block when they do not fit; `write` says whether they are answer bytes.
+    private mutating func appendToBlock(length: Int, _ write: (UnsafeMutableRawBufferPointer) -> Bool) {
+        if !(lastIsBlock && lastFill + length <= Self.blockSize) { appendBlock() }
+        let start = lastFill
+        let isAnswer = chunks[chunks.count - 1].withUnsafeMutableBytes { block in
+            write(UnsafeMutableRawBufferPointer(rebasing: block[start..<start + length]))
+        }
+        lastFill = start + length
         count(length, isAnswer: isAnswer)
     }
 
     /// Starts a new coalescing block: the spare one when there is one.
     private mutating func appendBlock() {
+        sealLastBlock()
         var block: [UInt8] = []
         swap(&block, &spareBlock)
-        if block.capacity < Self.blockSize { block.reserveCapacity(Self.blockSize) }
+        if block.count != Self.blockSize {
+            // Its bytes are only ever written before they are sent, so they start as they are.
+            block = [UInt8](unsafeUninitializedCapacity: Self.blockSize) { _, count in count = Self.blockSize }
+        }
         chunks.append(block)
         lastIsBlock = true
+        lastFill = 0
+    }
+
+    /// Cuts the last block to what it holds, before another chunk follows it.
+    private mutating func sealLastBlock() {
+        guard lastIsBlock else { return }
+        lastIsBlock = false
+        let last = chunks.count - 1
+        if chunks[last].count != lastFill { chunks[last].removeSubrange(lastFill...) }
     }
 
     private mutating func count(_ length: Int, isAnswer: Bool) {
@@ -139,7 +160,8 @@ struct OutboundQueue {
         guard !earlier.isEmpty else { return }
         var merged = OutboundQueue()
         swap(&merged, &earlier)
-        let mergedWasLastBlock = merged.lastIsBlock
+        // Its last block is followed by this queue's chunks, if any, and so is no longer appended to.
+        if !isEmpty { merged.sealLastBlock() }
         merged.chunks.append(contentsOf: chunks[head...])
         merged.byteCount += byteCount
         merged.answerByteCount += answerByteCount
@@ -151,7 +173,7 @@ struct OutboundQueue {
         merged.tail = allRuns.popLast() ?? Run(bytes: 0, isAnswer: false)
         merged.runs = allRuns
         merged.runHead = 0
-        merged.lastIsBlock = isEmpty ? mergedWasLastBlock : lastIsBlock
+        if !isEmpty { (merged.lastIsBlock, merged.lastFill) = (lastIsBlock, lastFill) }
         if merged.spareBlock.capacity == 0 { swap(&merged.spareBlock, &spareBlock) }
         self = merged
     }
@@ -162,13 +184,13 @@ struct OutboundQueue {
         byteCount -= count
         var rest = count
         while rest > 0 {
-            let available = chunks[head].count - firstOffset
+            let available = queuedCount(ofChunk: head) - firstOffset
             if rest >= available {
                 rest -= available
                 if head == chunks.count - 1, lastIsBlock, spareBlock.capacity == 0 {
-                    // The last block, our own: kept for the next frames instead of freed and allocated again.
+                    // The last block, our own: kept for the next frames instead of freed and
+                    // allocated again. Its bytes are room: nothing needs emptying.
                     swap(&spareBlock, &chunks[head])
-                    spareBlock.removeAll(keepingCapacity: true)
                 } else {
                     chunks[head] = []   // release the bytes now; the slot goes at compaction
                 }

@@ -160,7 +160,7 @@ extension SocketTransport {
     /// what went out to `sent`.
     func send(_ batch: inout OutboundQueue, blocking: Bool, sent: inout (bytes: Int, answers: Int)) -> Sent {
         while !batch.isEmpty {
-            let count = Syscalls.sendNow(fd, batch.unsentChunks, firstOffset: batch.firstOffset)
+            let count = Syscalls.sendNow(fd, batch.unsentChunks, firstOffset: batch.firstOffset, lastCount: batch.lastChunkCount)
             if count >= 0 {
                 sent.answers += batch.consume(count)
                 sent.bytes += count

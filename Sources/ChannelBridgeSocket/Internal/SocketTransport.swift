@@ -153,7 +153,7 @@ final class SocketTransport: FlowControlledTransport {
         }
     }
 
-    func write(frameOfLength length: Int, _ encode: (inout [UInt8]) -> Void) {
+    func write(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
         enqueue { $0.append(frameOfLength: length, encode) }
     }
 

@@ -1,10 +1,3 @@
-extension Array where Element == UInt8 {
-    @inline(__always)
-    mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
-        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
-    }
-}
-
 /// Reads little-endian fields from a frame body. Running past the end throws `EndOfInput`, which
 /// callers turn into `shortBody` (or "need more bytes", on the incremental path).
 struct ByteReader {
