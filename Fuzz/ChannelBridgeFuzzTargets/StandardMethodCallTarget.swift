@@ -9,6 +9,7 @@ enum StandardMethodCallTarget: FuzzTarget {
         let codec = StandardMethodCodec()
         let whole = Result { () throws(CodecError) in try codec.decodeMethodCall(input) }
         SplitChecks.call(input, whole: whole, codec)
+        checkRecentMethod(input, whole: whole, codec)
         let call: MethodCall
         switch whole {
         case .success(let decoded):
@@ -23,6 +24,22 @@ enum StandardMethodCallTarget: FuzzTarget {
         let segments = CodecChecks.must("segmented call") { () throws(CodecError) in try codec.encodeMethodCallSegments(call) }
         require(segments.first + segments.rest.joined() == bytes, "segments differ from the plain call")
         CodecChecks.standardLaws(call.arguments)
+    }
+
+    /// A call decoded with a method name remembered (an in-place handler's path, issue 18) decodes
+    /// as the whole call does, error offsets included: with the name its first bytes hold, when
+    /// they are one, so that the remembered name is taken and only the arguments are read.
+    static func checkRecentMethod(_ input: [UInt8], whole: Result<MethodCall, CodecError>, _ codec: StandardMethodCodec) {
+        var recent = ""
+        if input.count >= 2, input[0] == 7, input[1] < 254, input.count >= 2 + Int(input[1]),
+           let name = String(validating: input[2..<2 + Int(input[1])], as: UTF8.self) {
+            recent = name
+        }
+        let remembered = recent
+        let decoded = input.withUnsafeBytes { raw in
+            Result { () throws(CodecError) in try codec.decodeMethodCall(in: raw, recentMethod: &recent) }
+        }
+        require(decoded == whole, "with \"\(remembered)\" remembered the call decodes to \(decoded), the whole call to \(whole)")
     }
 
     static func seeds(_ source: SeedSource) throws -> [[UInt8]] {

@@ -10,14 +10,15 @@ extension MethodChannel {
     /// other rare answers go.
     static func inPlaceHandler(_ handler: @escaping SynchronousHandler, codec: StandardMethodCodec, channel: String,
                                limit: FrameLimit?) -> InPlaceMessageHandler {
-        { message, tail, reply in
+        let recent = RecentMethodName()
+        return { message, tail, reply in
             let call: MethodCall
             do throws(CodecError) {
                 guard let message else { throw CodecError(.invalidMethodCall, "method call payload is null") }
                 if let tail {
                     call = try codec.decodeMethodCall(head: message, tail: tail)
                 } else {
-                    call = try codec.decodeMethodCall(in: message)
+                    call = try codec.decodeMethodCall(in: message, recentMethod: &recent.name)
                 }
             } catch {
                 return .segments(try MalformedCall(error: error, codec: codec).reply())

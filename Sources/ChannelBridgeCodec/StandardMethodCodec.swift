@@ -72,6 +72,51 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
         }
     }
 
+    /// `decodeMethodCall(in:)`, with `recentMethod` the method name of the call this decoded
+    /// before: a call to the same method takes that string again instead of building one from
+    /// its bytes (issue 18: a method name cost about 150 instructions a call). Calls to the same
+    /// methods in a row are the common case; any other call is decoded in full and remembered.
+    package func decodeMethodCall(in bytes: UnsafeRawBufferPointer, recentMethod: inout String) throws(CodecError) -> MethodCall {
+        guard let nameLength = Self.recentNameLength(of: recentMethod, startsCall: bytes) else {
+            let call = try decodeMethodCall(in: bytes)
+            recentMethod = call.method
+            return call
+        }
+        let method = recentMethod
+        return try messageCodec.read(raw: bytes) { (reader: inout StandardReader) throws(CodecError) in
+            reader.skip(2 + nameLength)
+            return MethodCall(method, arguments: try reader.readValue())
+        }
+    }
+
+    /// The UTF-8 length of `method` when `bytes` start with it as a String value in the short
+    /// size form (`07`, the length, the bytes): what decoding the call's name would give.
+    static func recentNameLength(of method: String, startsCall bytes: UnsafeRawBufferPointer) -> Int? {
+        guard bytes.count >= 2, bytes[0] == 7, bytes[1] < 254 else { return nil }
+        let count = Int(bytes[1])
+        guard bytes.count >= 2 + count else { return nil }
+        let equal = method.utf8.withContiguousStorageIfAvailable { name -> Bool in
+            name.count == count && Self.sameBytes(UnsafeRawBufferPointer(name), UnsafeRawBufferPointer(rebasing: bytes[2..<2 + count]))
+        }
+        return equal == true ? count : nil
+    }
+
+    /// Whether `a` and `b` (of one length) hold the same bytes; eight at a time.
+    private static func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        while index + 8 <= a.count {
+            if a.loadUnaligned(fromByteOffset: index, as: UInt64.self) != b.loadUnaligned(fromByteOffset: index, as: UInt64.self) {
+                return false
+            }
+            index += 8
+        }
+        while index < a.count {
+            if a[index] != b[index] { return false }
+            index += 1
+        }
+        return true
+    }
+
     static func readCall(_ reader: inout StandardReader) throws(CodecError) -> MethodCall {
         guard case .string(let method) = try reader.readValue() else {
             throw CodecError(.invalidMethodCall, "method name is not a string", offset: 0)

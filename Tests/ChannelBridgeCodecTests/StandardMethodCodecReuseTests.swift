@@ -71,4 +71,47 @@ import Testing
             #expect(Self.message(encoding, in: buffer) == expected)
         }
     }
+
+    /// `decodeMethodCall(in:recentMethod:)` gives what `decodeMethodCall(in:)` gives, value or
+    /// error (offsets included), whether or not the call repeats the remembered method, and then
+    /// remembers the call's method.
+    @Test func aRepeatedMethodNameDecodesAsTheFullDecoderDoes() throws {
+        var longForm = try codec.encodeMethodCall(MethodCall("echo", arguments: "x"))
+        longForm.replaceSubrange(1..<2, with: [0xFE, 0x04, 0x00])   // the name's size in its 3-byte form
+        let messages: [[UInt8]] = [
+            try codec.encodeMethodCall(MethodCall("echo", arguments: "ping")),
+            try codec.encodeMethodCall(MethodCall("echo", arguments: .list([.int32(1), .float64(2)]))),
+            try codec.encodeMethodCall(MethodCall("echO", arguments: "same length, other bytes")),
+            try codec.encodeMethodCall(MethodCall("ech", arguments: .null)),
+            try codec.encodeMethodCall(MethodCall("echoes", arguments: .null)),
+            try codec.encodeMethodCall(MethodCall("", arguments: .null)),
+            try codec.encodeMethodCall(MethodCall("a method name longer than sixteen bytes", arguments: .int64(7))),
+            try codec.encodeMethodCall(MethodCall("a method name longer than sixteen bytes", arguments: .int64(8))),
+            longForm,
+            [0x07, 0x04] + Array("echo".utf8),                    // no arguments
+            [0x07, 0x04] + Array("echo".utf8) + [0x03, 0x01],     // truncated int32
+            [0x07, 0x04] + Array("echo".utf8) + [0x00, 0x00],     // a trailing byte
+            [0x07, 0x04] + Array("ec".utf8),                      // a name cut short
+            [0x03, 0x01, 0x00, 0x00, 0x00, 0x00],                 // not a string
+        ]
+        for recentStart in ["", "echo", "a method name longer than sixteen bytes"] {
+            var recent = recentStart
+            for message in messages {
+                let expected = message.withUnsafeBytes { raw in Result { () throws(CodecError) in try codec.decodeMethodCall(in: raw) } }
+                let before = recent
+                let got = message.withUnsafeBytes { raw in
+                    Result { () throws(CodecError) in try codec.decodeMethodCall(in: raw, recentMethod: &recent) }
+                }
+                switch (expected, got) {
+                case (.success(let a), .success(let b)):
+                    #expect(a == b, "\(Hex.encode(message)) after \(before)")
+                    #expect(recent == a.method)
+                case (.failure(let a), .failure(let b)):
+                    #expect(a.code == b.code && a.offset == b.offset && a.message == b.message, "\(Hex.encode(message)) after \(before)")
+                default:
+                    Issue.record("\(Hex.encode(message)) after \(before): \(expected) but \(got)")
+                }
+            }
+        }
+    }
 }
