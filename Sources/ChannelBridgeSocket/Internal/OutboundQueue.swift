@@ -181,6 +181,7 @@ struct OutboundQueue {
     /// Drops `count` sent bytes from the front; returns how many of them were answer bytes.
     @discardableResult
     mutating func consume(_ count: Int) -> Int {
+        if count == byteCount { return consumeAll() }
         byteCount -= count
         var rest = count
         while rest > 0 {
@@ -221,6 +222,21 @@ struct OutboundQueue {
         }
         answerByteCount -= answers
         compactIfWorthIt()
+        return answers
+    }
+
+    /// `consume` of everything queued, the usual outcome of a send: the queue is emptied
+    /// wholesale, keeping its last block as the spare one.
+    private mutating func consumeAll() -> Int {
+        let answers = answerByteCount
+        if lastIsBlock, spareBlock.capacity == 0 { swap(&spareBlock, &chunks[chunks.count - 1]) }
+        // Usually one chunk: `removeLast` is a few instructions where `removeAll(keepingCapacity:)`
+        // goes through the generic `replaceSubrange`.
+        if chunks.count == 1 { chunks.removeLast() } else { chunks.removeAll(keepingCapacity: true) }
+        (head, firstOffset, lastIsBlock, byteCount, answerByteCount) = (0, 0, false, 0, 0)
+        if !runs.isEmpty { runs.removeAll(keepingCapacity: true) }
+        runHead = 0
+        tail.bytes = 0
         return answers
     }
 

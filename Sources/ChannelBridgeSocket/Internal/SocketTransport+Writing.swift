@@ -10,7 +10,7 @@ extension SocketTransport {
     func enqueue(_ add: (inout OutboundQueue) -> Void) {
         let me = ThreadIdentity.current
         let highWater = self.highWater
-        let (flush, crossedUp) = state.withLock { state -> (Bool, Bool) in
+        let (mustFlush, crossedUp) = state.withLock { state -> (Bool, Bool) in
             guard !state.closeRequested, !state.isShutDown else { return (false, false) }
             let (bytesBefore, answersBefore) = (state.queue.byteCount, state.queue.answerByteCount)
             add(&state.queue)
@@ -32,20 +32,29 @@ extension SocketTransport {
             // enough that the peer can start on it while the reader goes on.
             if let reader = state.reader, reader == me,
                state.queue.byteCount < Self.readerFlushThreshold { return (false, crossedUp) }
-            state.flushing = true
+            takeFlushRoleAndBatch(&state)
             return (true, crossedUp)
         }
         if crossedUp { outboundFlow.stateChanged() }
-        if flush { flushWithoutBlocking() }
+        if mustFlush { flush(blocking: false, holdingBatch: true) }
     }
 
     func flushDeferred() {
-        let flush = state.withLock { state -> Bool in
+        let mustFlush = state.withLock { state -> Bool in
             guard !state.flushing, !state.queue.isEmpty else { return false }
-            state.flushing = true
+            takeFlushRoleAndBatch(&state)
             return true
         }
-        if flush { flushWithoutBlocking() }
+        if mustFlush { flush(blocking: false, holdingBatch: true) }
+    }
+
+    /// Under the lock, with something queued and nobody flushing: takes the flush role and the
+    /// queue as the batch to send (`outgoing`), so that the flush starts sending without taking
+    /// the lock again (issue 18).
+    private func takeFlushRoleAndBatch(_ state: inout State) {
+        state.flushing = true
+        swap(&state.queue, &outgoing)
+        state.queue.takeSpareBlock(from: &outgoing)
     }
 
     /// Sends until the queue is empty, or hands it to the writer thread when the socket is full.
@@ -111,31 +120,17 @@ extension SocketTransport {
     /// Sends what is queued until the queue is empty, then gives up the flush role. When the socket
     /// is full, the flusher (`blocking` false) hands the batch to the writer thread; the writer
     /// (`blocking` true) waits for room until the close deadline, then drops what is left.
+    /// With `holdingBatch`, the caller took the queue as `outgoing` when it took the role, and
+    /// sending starts at once.
     @inline(__always)  // each caller gets its own copy with `blocking` constant (the flusher is hot)
-    private func flush(blocking: Bool) {
+    private func flush(blocking: Bool, holdingBatch: Bool = false) {
         var sent = (bytes: 0, answers: 0)
+        var holdsBatch = holdingBatch
         while true {
-            // Seeing the queue empty and giving up the flush role happen under one lock: a writer
-            // that queues in between would otherwise see `flushing` still set and leave its bytes
-            // for nobody to send. `outgoing` is empty here (sent in full, or never used): the
-            // queue and it trade places, storage and all, so the next frames need no allocation.
-            let (next, crossed) = state.withLock { state -> (FlushStep, Crossings) in
-                let crossed = state.account(sent: sent.bytes, answers: sent.answers, lowWater: lowWater)
-                if state.queue.isEmpty {
-                    state.queue.takeSpareBlock(from: &outgoing)
-                    if blocking { state.handedToWriter = false }
-                    state.flushing = false
-                    return (.released(shutDown: state.takeShutdownIfDue(), closeNow: state.takeDescriptorCloseIfDue()), crossed)
-                }
-                swap(&state.queue, &outgoing)
-                state.queue.takeSpareBlock(from: &outgoing)
-                return (.send, crossed)
+            if !holdsBatch {
+                guard takeNextBatch(after: sent, blocking: blocking) else { return }
             }
-            act(on: crossed)
-            guard case .send = next else {
-                finishReleasedFlush(next)
-                return
-            }
+            holdsBatch = false
             sent = (0, 0)
             switch send(&outgoing, blocking: blocking, sent: &sent) {
             case .all:
@@ -154,6 +149,34 @@ extension SocketTransport {
             }
             return
         }
+    }
+
+    /// Accounts for what the last batch `sent`, then takes the queue as the next batch (true), or
+    /// gives up the flush role when it is empty (false).
+    @inline(__always)
+    private func takeNextBatch(after sent: (bytes: Int, answers: Int), blocking: Bool) -> Bool {
+        // Seeing the queue empty and giving up the flush role happen under one lock: a writer
+        // that queues in between would otherwise see `flushing` still set and leave its bytes
+        // for nobody to send. `outgoing` is empty here (sent in full, or never used): the
+        // queue and it trade places, storage and all, so the next frames need no allocation.
+        let (next, crossed) = state.withLock { state -> (FlushStep, Crossings) in
+            let crossed = state.account(sent: sent.bytes, answers: sent.answers, lowWater: lowWater)
+            if state.queue.isEmpty {
+                state.queue.takeSpareBlock(from: &outgoing)
+                if blocking { state.handedToWriter = false }
+                state.flushing = false
+                return (.released(shutDown: state.takeShutdownIfDue(), closeNow: state.takeDescriptorCloseIfDue()), crossed)
+            }
+            swap(&state.queue, &outgoing)
+            state.queue.takeSpareBlock(from: &outgoing)
+            return (.send, crossed)
+        }
+        act(on: crossed)
+        guard case .send = next else {
+            finishReleasedFlush(next)
+            return false
+        }
+        return true
     }
 
     /// Sends `batch`; `.wouldBlock` from a blocking send means the close deadline passed. Adds
