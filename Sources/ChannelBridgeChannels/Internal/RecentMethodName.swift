@@ -5,5 +5,5 @@
 /// Invariant: touched only by its handler, which one connection runs inside its deliveries of
 /// received bytes, and those never overlap (`FrameTransport`'s rules), so it needs no lock.
 final class RecentMethodName: @unchecked Sendable {
-    var name = ""
+    @exclusivity(unchecked) var name = ""
 }

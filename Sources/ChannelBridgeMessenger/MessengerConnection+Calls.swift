@@ -1,0 +1,93 @@
+import ChannelBridgePlatform
+import Synchronization
+
+/// The call path a channel drives itself (issue 18): `prepareRequest`, then `startRequest` inside
+/// a continuation it awaits in its own frame.
+extension MessengerConnection {
+    /// A request whose checks have passed and whose id is taken, not yet registered or written.
+    package struct PreparedRequest: Sendable {
+        package let id: UInt32
+        /// The current task's call scope on this connection (`CallScope`), or 0 for none.
+        package let scopeTask: UInt
+        /// The peer is not taking what was already queued: wait for room before registering.
+        package let mustWaitForRoom: Bool
+    }
+
+    /// The first half of a request, without suspending: checks the channel name and the frame's
+    /// size, and takes an id. Then wait for room when asked, and `startRequest` inside a
+    /// continuation (or `register`).
+    ///
+    /// A caller that awaits the reply in its own frame (`MethodChannel.invokeMethod`) saves the
+    /// hops back to its executor that every async function in between costs on return; with a
+    /// task-executor preference each hop takes the concurrency runtime's status-record lock
+    /// (issue 18).
+    package func prepareRequest(onChannel channel: String, payloadCount: Int) throws(MessengerError) -> PreparedRequest {
+        try validate(channel: channel, payloadCount: payloadCount, fixedBodyBytes: 4 + 2 + 1)
+        // The id is taken without the state lock, so that a call takes that lock once: ids are
+        // 32 bits, and one still in flight 4 billion requests later is refused in `register`.
+        let taken = requestIDs.wrappingAdd(1, ordering: .relaxed).newValue
+        let id = taken != 0 ? taken : requestIDs.wrappingAdd(1, ordering: .relaxed).newValue
+        return PreparedRequest(id: id, scopeTask: callScopeTaskOfCurrentTask(),
+                               mustWaitForRoom: flow?.isWritable == false)
+    }
+
+    /// The second half: registers `prepared` for its reply and queues the REQUEST with `segments`
+    /// as its payload, or resumes `continuation` at once with why it cannot be sent. Outside a
+    /// call scope the caller installs a cancellation handler that calls `cancelRequest`. With
+    /// `firstCount`, the payload is that many first bytes of `segments.first` alone (a reused
+    /// encode buffer, the rest of which is room), fewer than `separatePayloadThreshold`.
+    package func startRequest(_ prepared: PreparedRequest, onChannel channel: String, segments: MessageSegments,
+                              firstCount: Int? = nil, continuation: UnsafeContinuation<ReceivedPayload?, any Error>) {
+        // One array is the common case: the closure then holds just it.
+        let count = firstCount ?? segments.first.count
+        guard !segments.rest.isEmpty || count >= Self.separatePayloadThreshold else {
+            // Written straight into the outbound block (see `FrameEncoder.storeRequest`).
+            let message = segments.first
+            register(prepared, channel: channel, continuation: continuation) { id in
+                transport.write(frameOfLength: FrameEncoder.encodedRequestLength(channel: channel, payloadCount: count)) { frame in
+                    message.withUnsafeBytes {
+                        FrameEncoder.storeRequest(id: id, channel: channel, payload: UnsafeRawBufferPointer(rebasing: $0[..<count]),
+                                                  into: frame)
+                    }
+                }
+            }
+            return
+        }
+        precondition(firstCount == nil, "a reused buffer's payload goes out of its own array only when it is small")
+        register(prepared, channel: channel, continuation: continuation) { id in
+            writeRequest(id: id, channel: channel, segments: segments)
+        }
+    }
+
+    /// Registers request `prepared.id` with `continuation` and writes it. The continuation is
+    /// resumed exactly once, by whoever takes entry `id` out of `state.pending` under the lock
+    /// (the REPLY, a cancellation, or close), or right here when it is never registered.
+    func register(_ prepared: PreparedRequest, channel: String,
+                          continuation: UnsafeContinuation<ReceivedPayload?, any Error>, writeRequest: (UInt32) -> Void) {
+        let id = prepared.id
+        let failure = state.withLock { state -> (any Error)? in
+            if let refusal = state.refusalToSend() {
+                return MessengerError(.connectionClosed, refusal, channel: channel)
+            }
+            // A cancel that came before this found no entry to withdraw; it is seen here. Inside a
+            // call scope, its handler has recorded the cancel by the time it could have withdrawn.
+            if prepared.scopeTask != 0 {
+                if !state.cancelledCallScopeTasks.isEmpty, state.cancelledCallScopeTasks.contains(prepared.scopeTask) {
+                    return CancellationError()
+                }
+            } else if Task.isCancelled {
+                return CancellationError()
+            }
+            let call = ConnectionState.PendingCall(channel: channel, continuation: continuation, scopeTask: prepared.scopeTask)
+            guard state.pending.insert(call, id: id) else {
+                return MessengerError(.connectionClosed, "request id \(id) is still in flight", channel: channel)
+            }
+            return nil
+        }
+        if let failure {
+            continuation.resume(throwing: failure)
+            return
+        }
+        writeRequest(id)
+    }
+}
