@@ -117,7 +117,7 @@ public final class MethodChannel: Sendable {
             // frame and the continuation costs a hop back on return, and under a task-executor
             // preference every hop takes the concurrency runtime's status-record lock (issue 18).
             do {
-                let segments = MessageSegments(request.first, rest: request.rest)
+                var segments = MessageSegments(request.first, rest: request.rest)
                 _ = consume request
                 let prepared = try connection.prepareRequest(onChannel: name, payloadCount: pooledCount ?? segments.count)
                 if prepared.mustWaitForRoom { await connection.waitUntilWritable() }
@@ -127,23 +127,20 @@ public final class MethodChannel: Sendable {
                 if prepared.scopeTask != 0 {
                     // Safe: resumed exactly once by the connection (`startRequest`).
                     reply = try await _unsafeInheritExecutor_withUnsafeThrowingContinuation { continuation in
-                        connection.startRequest(prepared, onChannel: name, segments: segments, firstCount: pooledCount,
-                                                continuation: continuation)
+                        connection.startRequest(prepared, onChannel: name, segments: Self.take(&segments),
+                                                firstCount: pooledCount, continuation: continuation)
                     }
                 } else {
                     reply = try await withTaskCancellationHandler {
                         // Safe: resumed exactly once by the connection (`startRequest`).
                         try await _unsafeInheritExecutor_withUnsafeThrowingContinuation { continuation in
-                            connection.startRequest(prepared, onChannel: name, segments: segments, firstCount: pooledCount,
-                                                continuation: continuation)
+                            connection.startRequest(prepared, onChannel: name, segments: Self.take(&segments),
+                                                firstCount: pooledCount, continuation: continuation)
                         }
                     } onCancel: {
                         connection.cancelRequest(prepared.id)
                     }
                 }
-                // The request's bytes were copied into the outbound frame: the encode buffer goes
-                // back for the next call, as its only reference.
-                if pooledCount != nil { encodeBuffers.giveBack((consume segments).first) }
             } catch let error as MessengerError {
                 // The messenger sees only bytes; the channel reports the failure, naming the method.
                 throw ChannelError(error, channel: name, method: method)
@@ -162,12 +159,30 @@ public final class MethodChannel: Sendable {
             case .split(let head, let tail):
                 // Only Standard channels ask for split replies; the list is the tail, uncopied.
                 envelope = try standardCodec.decodeEnvelope(head: head, tail: tail)
+            case .inBuffer(let buffer, let count):
+                // The reply came back in the encode buffer this call lent (only Standard channels
+                // lend one), which then goes back for the next call.
+                defer { encodeBuffers.giveBack(buffer) }
+                envelope = try buffer.withUnsafeBytes { raw in
+                    Result { () throws(CodecError) in
+                        try standardCodec.decodeEnvelope(in: UnsafeRawBufferPointer(rebasing: raw[..<count]))
+                    }
+                }.get()
             }
         } catch {
             throw ChannelError(.malformedReply, "Cannot decode the reply: \(error)", channel: name, method: method,
                                codecError: error)
         }
         return try envelope.get()
+    }
+
+    /// `segments`, leaving it empty: the call's request moves into the connection, which lends
+    /// its buffer for the reply, so that this frame keeps no reference to it (one would make the
+    /// reply's write into it copy the buffer).
+    private static func take(_ segments: inout MessageSegments) -> MessageSegments {
+        var taken = MessageSegments([])
+        swap(&taken, &segments)
+        return taken
     }
 
     nonisolated(nonsending) private static func send(_ request: EncodedSegments, on channel: String, method: String,

@@ -169,6 +169,16 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
         }
     }
 
+    /// `decodeEnvelope` of bytes where they lie: the buffer a call lent for its reply (issue 18).
+    package func decodeEnvelope(in bytes: UnsafeRawBufferPointer) throws(CodecError) -> MethodEnvelope {
+        guard !bytes.isEmpty else {
+            throw CodecError(.invalidEnvelope, "envelope is empty", offset: 0)
+        }
+        return try messageCodec.read(raw: bytes) { (reader: inout StandardReader) throws(CodecError) in
+            try Self.readEnvelope(&reader)
+        }
+    }
+
     static func readEnvelope(_ reader: inout StandardReader) throws(CodecError) -> MethodEnvelope {
         switch try reader.readByte() {
         case 0:

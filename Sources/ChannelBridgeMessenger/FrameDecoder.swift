@@ -120,6 +120,9 @@ public struct FrameDecoder: Sendable {
         /// `buffer` shares the decoder's storage, so it stays valid whatever the decoder does;
         /// release it before giving the decoder more bytes, or that write copies the storage.
         case request(id: UInt32, channel: String, buffer: [UInt8], payload: Range<Int>?)
+        /// A REPLY with status 0 (bytes) whose payload is `buffer[payload]`, shared as a
+        /// `.request`'s is.
+        case reply(id: UInt32, buffer: [UInt8], payload: Range<Int>)
         /// A large REQUEST or REPLY (status 0) whose payload is its own payload followed by `tail`,
         /// split where `FrameDecoder.splitting` said (issue 18, `bulk`).
         case split(Frame, tail: [UInt8])
@@ -128,6 +131,7 @@ public struct FrameDecoder: Sendable {
             switch self {
             case .frame(let frame), .split(let frame, _): frame.kind
             case .request: .request
+            case .reply: .reply
             }
         }
 
@@ -138,6 +142,8 @@ public struct FrameDecoder: Sendable {
                 frame
             case .request(let id, let channel, let buffer, let payload):
                 .request(id: id, channel: channel, payload: payload.map { Array(buffer[$0]) })
+            case .reply(let id, let buffer, let payload):
+                .reply(id: id, result: .bytes(Array(buffer[payload])))
             case .split(.request(let id, let channel, let head), let tail):
                 .request(id: id, channel: channel, payload: (head ?? []) + tail)
             case .split(.reply(let id, .bytes(let head)), let tail):
@@ -148,8 +154,9 @@ public struct FrameDecoder: Sendable {
         }
     }
 
-    /// Like `next()`, except that a small REQUEST's payload is not copied (issue 18): a handler
-    /// that can read it in place (`InPlaceMessageHandler`) gets it without an array of its own.
+    /// Like `next()`, except that the payload of a small REQUEST, or of a small REPLY with status
+    /// 0, is not copied (issue 18): a handler that can read it in place (`InPlaceMessageHandler`)
+    /// gets it without an array of its own, and a reply goes into the buffer its call lent.
     package mutating func nextInPlace() throws(ProtocolViolation) -> DecodedFrame? {
         try nextDecoded(inPlace: true)
     }
@@ -215,6 +222,10 @@ public struct FrameDecoder: Sendable {
                 }
                 decoded = .request(id: id, channel: channel, buffer: storage,
                                    payload: isNull ? nil : bodyStart + headLength..<bodyStart + bodyLength)
+            } else if inPlace, kind == Frame.Kind.reply.rawValue, bodyLength >= 5, storage[bodyStart + 4] == 0 {
+                // Status 0, whose checks `parse` makes are all made: the id and status are there.
+                let id = storage.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: bodyStart, as: UInt32.self)) }
+                decoded = .reply(id: id, buffer: storage, payload: bodyStart + 5..<bodyStart + bodyLength)
             } else {
                 decoded = .frame(try storage.withUnsafeBytes { raw in
                     Result { () throws(ProtocolViolation) in

@@ -35,7 +35,11 @@ extension MessengerConnection {
     /// as its payload, or resumes `continuation` at once with why it cannot be sent. Outside a
     /// call scope the caller installs a cancellation handler that calls `cancelRequest`. With
     /// `firstCount`, the payload is that many first bytes of `segments.first` alone (a reused
-    /// encode buffer, the rest of which is room), fewer than `separatePayloadThreshold`.
+    /// encode buffer, the rest of which is room), fewer than `separatePayloadThreshold`; that
+    /// buffer, once the request is written, is lent for the reply: a status-0 reply of up to
+    /// `lentReplyBufferLimit` bytes comes back in it (`ReceivedPayload.inBuffer`), any other
+    /// as usual. For the reply to be read into it without a copy of the buffer, the caller keeps
+    /// no reference to it.
     package func startRequest(_ prepared: PreparedRequest, onChannel channel: String, segments: MessageSegments,
                               firstCount: Int? = nil, continuation: UnsafeContinuation<ReceivedPayload?, any Error>) {
         // One array is the common case: the closure then holds just it.
@@ -43,7 +47,8 @@ extension MessengerConnection {
         guard !segments.rest.isEmpty || count >= Self.separatePayloadThreshold else {
             // Written straight into the outbound block (see `FrameEncoder.storeRequest`).
             let message = segments.first
-            register(prepared, channel: channel, continuation: continuation) { id in
+            let lent = firstCount != nil && message.count <= Self.lentReplyBufferLimit ? message : []
+            register(prepared, channel: channel, continuation: continuation, replyBuffer: lent) { id in
                 transport.write(frameOfLength: FrameEncoder.encodedRequestLength(channel: channel, payloadCount: count)) { frame in
                     message.withUnsafeBytes {
                         FrameEncoder.storeRequest(id: id, channel: channel, payload: UnsafeRawBufferPointer(rebasing: $0[..<count]),
@@ -62,8 +67,8 @@ extension MessengerConnection {
     /// Registers request `prepared.id` with `continuation` and writes it. The continuation is
     /// resumed exactly once, by whoever takes entry `id` out of `state.pending` under the lock
     /// (the REPLY, a cancellation, or close), or right here when it is never registered.
-    func register(_ prepared: PreparedRequest, channel: String,
-                          continuation: UnsafeContinuation<ReceivedPayload?, any Error>, writeRequest: (UInt32) -> Void) {
+    func register(_ prepared: PreparedRequest, channel: String, continuation: UnsafeContinuation<ReceivedPayload?, any Error>,
+                  replyBuffer: [UInt8] = [], writeRequest: (UInt32) -> Void) {
         let id = prepared.id
         let failure = state.withLock { state -> (any Error)? in
             if let refusal = state.refusalToSend() {
@@ -78,7 +83,8 @@ extension MessengerConnection {
             } else if Task.isCancelled {
                 return CancellationError()
             }
-            let call = ConnectionState.PendingCall(channel: channel, continuation: continuation, scopeTask: prepared.scopeTask)
+            let call = ConnectionState.PendingCall(channel: channel, continuation: continuation, scopeTask: prepared.scopeTask,
+                                                   replyBuffer: replyBuffer)
             guard state.pending.insert(call, id: id) else {
                 return MessengerError(.connectionClosed, "request id \(id) is still in flight", channel: channel)
             }
@@ -90,4 +96,10 @@ extension MessengerConnection {
         }
         writeRequest(id)
     }
+
+    /// The largest buffer a call lends for its reply (`startRequest`): what a channel keeps
+    /// between calls (`EncodeBufferPool.maxKeptCapacity`). A lent buffer is held while the call
+    /// is pending, and a reply larger than it (up to this) is read into a new one that the
+    /// caller keeps instead.
+    package static let lentReplyBufferLimit = 16 << 10
 }

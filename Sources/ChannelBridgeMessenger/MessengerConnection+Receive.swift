@@ -188,6 +188,8 @@ extension MessengerConnection {
             return handleRequest(id: id, channel: channel, payload: .owned(payload))
         case .frame(.reply(let id, let result)):
             return handleReply(id: id, result: result)
+        case .reply(let id, let buffer, let payload):
+            return handleReply(id: id, result: .bytes([]), inBuffer: (buffer, payload))
         case .split(.request(let id, let channel, let head), let tail):
             return handleRequest(id: id, channel: channel, payload: .split(head ?? [], tail: tail))
         case .split(.reply(let id, .bytes(let head)), let tail):
@@ -277,30 +279,59 @@ extension MessengerConnection {
     }
 
     /// `tail`: the last part of a split payload (`ReceivedPayload.split`), after `result`'s bytes.
-    private func handleReply(id: UInt32, result: Frame.Reply, tail: [UInt8]? = nil) -> Delivery {
-        enum Outcome { case unopened(UnopenedSession), call(ConnectionState.PendingCall?, drained: Bool) }
+    /// `inBuffer`: a status-0 payload left in the receive buffer, instead of `result`'s bytes.
+    private func handleReply(id: UInt32, result: Frame.Reply, tail: [UInt8]? = nil,
+                             inBuffer: (buffer: [UInt8], payload: Range<Int>)? = nil) -> Delivery {
         // A REPLY for an id not in flight is ignored: it can cross this side's CANCEL.
-        let outcome = state.withLock { state -> Outcome in
-            if let unopened = Self.unopened(state) { return .unopened(unopened) }
-            guard let call = state.pending.remove(id) else { return .call(nil, drained: false) }
-            return .call(call, drained: state.isDrained)
+        var unopened: UnopenedSession?
+        var drained = false
+        // The buffer the call lent, taken out of its entry under the lock so that this is its
+        // only reference and the reply is written into it without a copy.
+        var lent: [UInt8] = []
+        let found = state.withLock { state -> ConnectionState.PendingCall? in
+            if let closed = Self.unopened(state) {
+                unopened = closed
+                return nil
+            }
+            guard var call = state.pending.remove(id) else { return nil }
+            swap(&lent, &call.replyBuffer)
+            drained = state.isDrained
+            return call
         }
-        let call: ConnectionState.PendingCall?, drained: Bool
-        switch outcome {
-        case .unopened(let unopened): return deliver(.reply, in: unopened)
-        case .call(let pending, let isDrained): (call, drained) = (pending, isDrained)
-        }
-        guard let call else { return .delivered }
+        if let unopened { return deliver(.reply, in: unopened) }
+        guard let call = found else { return .delivered }
         let continuation = call.continuation
-        switch result {
-        case .bytes(let bytes):
-            continuation.resume(returning: tail.map { .split(bytes, tail: $0) } ?? .bytes(bytes))
-        case .null:
-            continuation.resume(returning: nil)
-        case .failure(let diagnostic):
-            continuation.resume(throwing: MessengerError(.handlerFailed, diagnostic, channel: call.channel))
+        if let (buffer, payload) = inBuffer {
+            continuation.resume(returning: Self.reply(buffer[payload], into: consume lent))
+        } else {
+            switch result {
+            case .bytes(let bytes):
+                continuation.resume(returning: tail.map { .split(bytes, tail: $0) } ?? .bytes(bytes))
+            case .null:
+                continuation.resume(returning: nil)
+            case .failure(let diagnostic):
+                continuation.resume(throwing: MessengerError(.handlerFailed, diagnostic, channel: call.channel))
+            }
         }
         if drained { finishDrained() }
         return .delivered
+    }
+
+    /// A status-0 reply's payload, read from the receive buffer into the buffer its call lent
+    /// (grown when it is too small, up to `lentReplyBufferLimit`), or into an array of its own.
+    private static func reply(_ payload: ArraySlice<UInt8>, into lent: consuming [UInt8]) -> ReceivedPayload {
+        let count = payload.count
+        guard !lent.isEmpty, count <= lentReplyBufferLimit else { return .bytes(Array(payload)) }
+        var buffer = lent
+        if buffer.count < count {
+            // Its bytes are only ever read as far as they were written.
+            buffer = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+        }
+        if count > 0 {
+            buffer.withUnsafeMutableBytes { target in
+                payload.withUnsafeBytes { target.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: count) }
+            }
+        }
+        return .inBuffer(buffer, count: count)
     }
 }

@@ -3,12 +3,16 @@
 package enum ReceivedPayload: Sendable {
     case bytes([UInt8])
     case split([UInt8], tail: [UInt8])
+    /// The first `count` bytes of the buffer the caller lent for its reply (`startRequest`'s
+    /// `replyBuffer`), read into it without an array of its own (issue 18); the rest is room.
+    case inBuffer([UInt8], count: Int)
 
     /// The payload in one array; a split payload is copied once.
     package var joined: [UInt8] {
         switch self {
         case .bytes(let bytes): bytes
         case .split(let head, let tail): head + tail
+        case .inBuffer(let buffer, let count): Array(buffer[..<count])
         }
     }
 }

@@ -14,6 +14,9 @@ struct ConnectionState {
         /// The task whose call scope's cancellation handler covers this call (its address), or 0
         /// when the call's own handler does.
         var scopeTask: UInt
+        /// Storage the caller lent for the reply's bytes (`ReceivedPayload.inBuffer`), or empty.
+        /// At most `MessengerConnection.lentReplyBufferLimit` bytes.
+        var replyBuffer: [UInt8] = []
     }
 
     /// A request the peer sent whose handler is still running (a reply is owed).
