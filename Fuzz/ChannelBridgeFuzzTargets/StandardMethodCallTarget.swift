@@ -30,12 +30,17 @@ enum StandardMethodCallTarget: FuzzTarget {
     /// as the whole call does, error offsets included: with the name its first bytes hold, when
     /// they are one, so that the remembered name is taken and only the arguments are read.
     static func checkRecentMethod(_ input: [UInt8], whole: Result<MethodCall, CodecError>, _ codec: StandardMethodCodec) {
-        var recent = ""
+        var recent = StandardMethodCodec.RecentMethod()
         if input.count >= 2, input[0] == 7, input[1] < 254, input.count >= 2 + Int(input[1]),
            let name = String(validating: input[2..<2 + Int(input[1])], as: UTF8.self) {
-            recent = name
+            // Remembered the way a decode remembers it: from a call to that method.
+            let call = CodecChecks.must("encoding a call to the input's method") { () throws(CodecError) in
+                try codec.encodeMethodCall(MethodCall(name))
+            }
+            _ = call.withUnsafeBytes { raw in try? codec.decodeMethodCall(in: raw, recentMethod: &recent) }
+            require(recent.name == name, "decoding a call to \"\(name)\" remembered \"\(recent.name)\"")
         }
-        let remembered = recent
+        let remembered = recent.name
         let decoded = input.withUnsafeBytes { raw in
             Result { () throws(CodecError) in try codec.decodeMethodCall(in: raw, recentMethod: &recent) }
         }

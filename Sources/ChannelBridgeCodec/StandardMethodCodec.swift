@@ -72,33 +72,41 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
         }
     }
 
-    /// `decodeMethodCall(in:)`, with `recentMethod` the method name of the call this decoded
-    /// before: a call to the same method takes that string again instead of building one from
-    /// its bytes (issue 18: a method name cost about 150 instructions a call). Calls to the same
-    /// methods in a row are the common case; any other call is decoded in full and remembered.
-    package func decodeMethodCall(in bytes: UnsafeRawBufferPointer, recentMethod: inout String) throws(CodecError) -> MethodCall {
-        guard let nameLength = Self.recentNameLength(of: recentMethod, startsCall: bytes) else {
+    /// The method name of the call `decodeMethodCall(in:recentMethod:)` decoded last, and its
+    /// UTF-8, kept apart so that comparing a call's first bytes with it reads no string.
+    package struct RecentMethod: Sendable {
+        package fileprivate(set) var name = ""
+        fileprivate var utf8: [UInt8] = []
+
+        package init() {}
+    }
+
+    /// `decodeMethodCall(in:)`, with `recent` the method of the call this decoded before: a call
+    /// to the same method takes that string again instead of building one from its bytes
+    /// (issue 18: a method name cost about 150 instructions a call). Calls to the same methods in
+    /// a row are the common case; any other call is decoded in full and remembered.
+    package func decodeMethodCall(in bytes: UnsafeRawBufferPointer, recentMethod recent: inout RecentMethod) throws(CodecError) -> MethodCall {
+        guard let nameLength = Self.recentNameLength(of: recent, startsCall: bytes) else {
             let call = try decodeMethodCall(in: bytes)
-            recentMethod = call.method
+            recent.name = call.method
+            recent.utf8 = Array(call.method.utf8)
             return call
         }
-        let method = recentMethod
+        let method = recent.name
         return try messageCodec.read(raw: bytes) { (reader: inout StandardReader) throws(CodecError) in
             reader.skip(2 + nameLength)
             return MethodCall(method, arguments: try reader.readValue())
         }
     }
 
-    /// The UTF-8 length of `method` when `bytes` start with it as a String value in the short
-    /// size form (`07`, the length, the bytes): what decoding the call's name would give.
-    static func recentNameLength(of method: String, startsCall bytes: UnsafeRawBufferPointer) -> Int? {
+    /// The UTF-8 length of `recent`'s name when `bytes` start with it as a String value in the
+    /// short size form (`07`, the length, the bytes): what decoding the call's name would give.
+    static func recentNameLength(of recent: RecentMethod, startsCall bytes: UnsafeRawBufferPointer) -> Int? {
         guard bytes.count >= 2, bytes[0] == 7, bytes[1] < 254 else { return nil }
         let count = Int(bytes[1])
-        guard bytes.count >= 2 + count else { return nil }
-        let equal = method.utf8.withContiguousStorageIfAvailable { name -> Bool in
-            name.count == count && Self.sameBytes(UnsafeRawBufferPointer(name), UnsafeRawBufferPointer(rebasing: bytes[2..<2 + count]))
-        }
-        return equal == true ? count : nil
+        guard count == recent.utf8.count, bytes.count >= 2 + count else { return nil }
+        let equal = recent.utf8.withUnsafeBytes { Self.sameBytes($0, UnsafeRawBufferPointer(rebasing: bytes[2..<2 + count])) }
+        return equal ? count : nil
     }
 
     /// Whether `a` and `b` (of one length) hold the same bytes; eight at a time.
