@@ -9,10 +9,11 @@
 ///
 /// A block is allocated at its full size and filled through a pointer (issue 18): its bytes are
 /// `lastFill` of them while it is the last chunk and still being appended to, and it is cut to
-/// what it holds once another chunk follows it (`sealLastBlock`). Storage is reused in the steady
-/// state: the last block, once sent, is kept as `spareBlock` for the next small frames, and the flusher swaps the queue with the batch it has
-/// just sent in full (`SocketTransport.outgoing`), whose chunk and run lists keep their capacity,
-/// so a frame costs no allocation there. At most one spare block per queue, and an idle
+/// what it holds once another chunk follows it (`sealLastBlock`). Storage is reused in the
+/// steady state: the last block, once sent, is kept as `spareBlock` for the next small frames,
+/// and the flusher swaps the queue with the batch it has just sent in full
+/// (`SocketTransport.outgoing`), whose chunk and run lists keep their capacity, so a frame costs
+/// no allocation there. At most one spare block per queue, and an idle
 /// connection keeps one (`takeSpareBlock(from:)`): it holds 64 KiB more while idle.
 struct OutboundQueue {
     /// Frames up to this size are coalesced.
