@@ -19,8 +19,8 @@ import ChannelBridgeMessenger
 ///
 /// Checks: both decoders give the same frames and the same error (and keep throwing it), the
 /// same count of buffered bytes at the end; every frame encodes and decodes back to itself. The
-/// whole stream is taken with `next`, the split one with `nextInPlace`, whose REQUEST payload
-/// ranges must lie inside the buffer they come with.
+/// whole stream is taken with `next`, the split one with `nextInPlace`, whose REQUEST and REPLY
+/// payload ranges must lie inside the buffer they come with.
 enum FrameDecoderTarget: FuzzTarget {
     static let name = "frame-decoder"
 
@@ -110,9 +110,12 @@ enum FrameDecoderTarget: FuzzTarget {
         do {
             if inPlace {
                 while let decoded = try decoder.nextInPlace() {
-                    if case .request(_, _, let buffer, let payload?) = decoded {
+                    switch decoded {
+                    case .request(_, _, let buffer, let payload?), .reply(_, let buffer, let payload):
                         require(payload.lowerBound >= 0 && payload.upperBound <= buffer.count,
                                 "an in-place payload \(payload) lies outside its buffer of \(buffer.count) bytes")
+                    default:
+                        break
                     }
                     outcome.frames.append(decoded.frame)
                 }
