@@ -32,16 +32,19 @@ package final class ReaderExecutor: TaskExecutor {
         /// False when the option is off or the reader has exited: jobs go to the global executor.
         var serving: Bool
         var jobs: [UnownedJob] = []
-        /// The reader is in (or about to enter) a blocking read.
-        var readerBlocked = false
     }
 
-    /// Lock order: taken inside the messenger's input lock (`didUnblock` runs in the reader's
-    /// `read` closure, under `MessengerConnection.receive(readingWith:)`), so nothing under it
-    /// calls out: jobs run after unlocking.
+    /// A leaf lock: nothing under it calls out (jobs run after unlocking), so an enqueue may
+    /// take it under any other lock.
     private let state: LockedValue<State>
     /// Set once by the reader thread before it runs jobs, read by every enqueue.
     private let readerThread = Atomic<UInt>(0)
+    /// The reader is in (or about to enter) a blocking read. Set under `state`'s lock together
+    /// with finding the queue empty (`willBlock`) and read by `enqueue` under it, so that no job
+    /// is queued for a reader that has blocked; cleared without the lock once the read returns
+    /// (`didUnblock`, once a call), since a job that still sees it set only goes to the global
+    /// executor.
+    private let readerBlocked = Atomic<Bool>(false)
     /// Whether the reader thread runs jobs at all.
     let isEnabled: Bool
 
@@ -54,7 +57,7 @@ package final class ReaderExecutor: TaskExecutor {
         let job = UnownedJob(job)
         let onReader = readerThread.load(ordering: .acquiring) == ThreadIdentity.current
         let toGlobal = state.withLock { state -> Bool in
-            guard state.serving, onReader || !state.readerBlocked else { return true }
+            guard state.serving, onReader || !readerBlocked.load(ordering: .relaxed) else { return true }
             // The reader runs what is queued before it next blocks.
             state.jobs.append(job)
             return false
@@ -95,14 +98,14 @@ package final class ReaderExecutor: TaskExecutor {
     func willBlock() -> Bool {
         state.withLock { state in
             guard state.jobs.isEmpty else { return false }
-            state.readerBlocked = true
+            readerBlocked.store(true, ordering: .relaxed)
             return true
         }
     }
 
     /// The reader's `read` returned: jobs queue for it again.
     func didUnblock() {
-        state.withLock { $0.readerBlocked = false }
+        readerBlocked.store(false, ordering: .relaxed)
     }
 
     /// The reader is exiting: jobs already queued and any later ones go to the global executor.
