@@ -6,9 +6,10 @@
 public struct StandardWriter {
     /// The bytes being written: the whole message, or in a segmenting writer the bytes since the
     /// last large byte list it kept by reference, are `current[..<used]`. The rest of `current` is
-    /// room, already initialized (zeros, or a reused buffer's old bytes), so that a value is stored
-    /// through a pointer after one check of room and uniqueness: appending to an array pays both
+    /// room, already counted in the array (see `room(_:)`, or a reused buffer's old bytes), so that
+    /// a value is stored through a pointer after one check of room and uniqueness: appending to an array pays both
     /// checks for every byte, which made a short string cost about 150 instructions (issue 18).
+    /// Invariant: never empty until the codec takes it (`takeBytes`, `takeSegments`).
     private var current: [UInt8]
     private var used = 0
     /// A segmenting writer's finished segments, before `current`.
@@ -29,7 +30,7 @@ public struct StandardWriter {
     }
 
     init(reservingCapacity capacity: Int, extensionBox: CodecExtensionBox?, keepingLargeByteLists: Bool) {
-        current = [UInt8](repeating: 0, count: max(capacity, 1))
+        current = Self.room(max(capacity, 1))
         self.extensionBox = extensionBox
         keepsLargeByteLists = keepingLargeByteLists
     }
@@ -97,8 +98,15 @@ public struct StandardWriter {
         }
         finished.append(byteList)
         finishedCount += used + byteList.count
-        current = [UInt8](repeating: 0, count: Self.initialRoom)
+        current = Self.room(Self.initialRoom)
         used = 0
+    }
+
+    /// `count` bytes of room. They are left as the allocator gives them: no byte past `used` is
+    /// ever read (`bytes`, `takeBytes` and a reused buffer's count stop there), and zeroing them
+    /// cost a `memset` of every size the storage grows through.
+    private static func room(_ count: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
     }
 
     /// Makes room for `count` more bytes.
@@ -109,7 +117,7 @@ public struct StandardWriter {
 
     @inline(never)
     private mutating func grow(toHold total: Int) {
-        var larger = [UInt8](repeating: 0, count: Swift.max(total, current.count * 2, Self.initialRoom))
+        var larger = Self.room(Swift.max(total, current.count * 2, Self.initialRoom))
         if used > 0 {
             larger.withUnsafeMutableBytes { target in
                 current.withUnsafeBytes { target.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: used) }
