@@ -11,15 +11,6 @@ import Testing
 @Suite struct MethodChannelLentReplyBufferTests {
     static let codec = StandardMethodCodec()
 
-    /// Replies to the `count`th REQUEST with `result`.
-    static func answer(_ count: Int, with result: Frame.Reply, from peer: InMemoryMessenger.RawPeer) async {
-        let frames = await peer.waitForFrames { frames in
-            frames.filter { if case .request = $0 { true } else { false } }.count >= count
-        }
-        let ids = frames.compactMap { frame -> UInt32? in if case .request(let id, _, _) = frame { id } else { nil } }
-        peer.send(.reply(id: ids[count - 1], result: result))
-    }
-
     @Test func repliesOfEverySizeAndShapeInARow() async throws {
         try await withHangGuard { () async throws in
             let (client, peer) = InMemoryMessenger.makeRawPeer(role: .client)
@@ -44,7 +35,7 @@ import Testing
                 .bytes(try Self.codec.encodeSuccessEnvelope(.float64(2.5))),
             ]
             for (index, reply) in replies.enumerated() {
-                async let answered: Void = Self.answer(index + 1, with: reply, from: peer)
+                async let answered: Void = peer.answer(request: index + 1, with: reply)
                 let result: Result<StandardValue, any Error>
                 do {
                     result = .success(try await channel.invokeMethod("get", arguments: .int32(Int32(index))))

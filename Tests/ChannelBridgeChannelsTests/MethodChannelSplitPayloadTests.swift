@@ -14,15 +14,6 @@ import Testing
     static let codec = StandardMethodCodec()
     static let large = (0..<(FrameDecoder.directPayloadThreshold + 3_000)).map { UInt8(truncatingIfNeeded: $0 &* 17 &+ 9) }
 
-    /// Replies to the `count`th REQUEST with `payload`.
-    static func answer(_ count: Int, with payload: [UInt8], from peer: InMemoryMessenger.RawPeer) async {
-        let frames = await peer.waitForFrames { frames in
-            frames.filter { if case .request = $0 { true } else { false } }.count >= count
-        }
-        let ids = frames.compactMap { frame -> UInt32? in if case .request(let id, _, _) = frame { id } else { nil } }
-        peer.send(.reply(id: ids[count - 1], result: .bytes(payload)))
-    }
-
     /// Which channels ask for split payloads: Standard ones on a connection itself, for replies,
     /// and for calls while their handler is synchronous (run in place).
     @Test func standardChannelsOnAConnectionAskForSplitPayloads() {
@@ -60,7 +51,7 @@ import Testing
             ]
             // Each reply twice: awaited in the channel's own frame, and through a call with a timeout.
             for (index, reply) in (replies + replies).enumerated() {
-                async let answered: Void = Self.answer(index + 1, with: reply, from: peer)
+                async let answered: Void = peer.answer(request: index + 1, with: .bytes(reply))
                 let result: Result<StandardValue, any Error>
                 do {
                     let timeout: Duration? = index < replies.count ? nil : .seconds(600)

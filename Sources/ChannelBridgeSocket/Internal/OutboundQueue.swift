@@ -183,19 +183,14 @@ struct OutboundQueue {
     @discardableResult
     mutating func consume(_ count: Int) -> Int {
         if count == byteCount { return consumeAll() }
+        // Part of what is queued: some bytes stay, so the last chunk is never passed here.
         byteCount -= count
         var rest = count
         while rest > 0 {
             let available = queuedCount(ofChunk: head) - firstOffset
             if rest >= available {
                 rest -= available
-                if head == chunks.count - 1, lastIsBlock, spareBlock.capacity == 0 {
-                    // The last block, our own: kept for the next frames instead of freed and
-                    // allocated again. Its bytes are room: nothing needs emptying.
-                    swap(&spareBlock, &chunks[head])
-                } else {
-                    chunks[head] = []   // release the bytes now; the slot goes at compaction
-                }
+                chunks[head] = []   // release the bytes now; the slot goes at compaction
                 head += 1
                 firstOffset = 0
             } else {
@@ -227,7 +222,8 @@ struct OutboundQueue {
     }
 
     /// `consume` of everything queued, the usual outcome of a send: the queue is emptied
-    /// wholesale, keeping its last block as the spare one.
+    /// wholesale, keeping its last block, our own, as the spare one for the next frames instead
+    /// of freeing it and allocating another (its bytes are room: nothing needs emptying).
     private mutating func consumeAll() -> Int {
         let answers = answerByteCount
         if lastIsBlock, spareBlock.capacity == 0 { swap(&spareBlock, &chunks[chunks.count - 1]) }
@@ -241,14 +237,9 @@ struct OutboundQueue {
         return answers
     }
 
+    /// After a partial `consume`: drops the sent chunks' slots once they outweigh the rest.
     private mutating func compactIfWorthIt() {
-        if head == chunks.count {
-            // Usually one chunk: `removeLast` is a few instructions where `removeAll(keepingCapacity:)`
-            // goes through the generic `replaceSubrange`.
-            if chunks.count == 1 { chunks.removeLast() } else { chunks.removeAll(keepingCapacity: true) }
-            head = 0
-            lastIsBlock = false
-        } else if head >= 32, head * 2 >= chunks.count {
+        if head >= 32, head * 2 >= chunks.count {
             chunks.removeFirst(head)
             head = 0
         }

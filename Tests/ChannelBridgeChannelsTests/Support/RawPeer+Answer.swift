@@ -1,0 +1,13 @@
+import ChannelBridgeMessenger
+import ChannelBridgeTesting
+
+extension InMemoryMessenger.RawPeer {
+    /// Replies to the `count`th REQUEST this peer received, once it has, with `result`.
+    func answer(request count: Int, with result: Frame.Reply) async {
+        let frames = await waitForFrames { frames in
+            frames.filter { if case .request = $0 { true } else { false } }.count >= count
+        }
+        let ids = frames.compactMap { frame -> UInt32? in if case .request(let id, _, _) = frame { id } else { nil } }
+        send(.reply(id: ids[count - 1], result: result))
+    }
+}
