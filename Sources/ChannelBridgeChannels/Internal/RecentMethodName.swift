@@ -4,8 +4,9 @@ import ChannelBridgeCodec
 /// method takes again instead of building a string from its bytes
 /// (`StandardMethodCodec.decodeMethodCall(in:recentMethod:)`, issue 18).
 ///
-/// Invariant: touched only by its handler, which one connection runs inside its deliveries of
-/// received bytes, and those never overlap (`FrameTransport`'s rules), so it needs no lock.
+/// Only its handler touches it, and one connection runs that handler inside its deliveries of
+/// received bytes, which never overlap (`FrameTransport`'s rules), so it needs no lock.
+// @unchecked: touched only by its one handler, inside its connection's non-overlapping deliveries.
 final class RecentMethodName: @unchecked Sendable {
     @exclusivity(unchecked) var name = StandardMethodCodec.RecentMethod()
 }
