@@ -37,7 +37,8 @@ package final class ReaderExecutor: TaskExecutor {
     /// A leaf lock: nothing under it calls out (jobs run after unlocking), so an enqueue may
     /// take it under any other lock.
     private let state: LockedValue<State>
-    /// Set once by the reader thread before it runs jobs, read by every enqueue.
+    /// The reader thread, set by it before it runs jobs and cleared by `finish`; read by every
+    /// enqueue, which queues the reader's own jobs without the lock.
     private let readerThread = Atomic<UInt>(0)
     /// The reader is in (or about to enter) a blocking read. Set under `state`'s lock together
     /// with finding the queue empty (`willBlock`) and read by `enqueue` under it, so that no job
@@ -55,9 +56,15 @@ package final class ReaderExecutor: TaskExecutor {
 
     package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let onReader = readerThread.load(ordering: .acquiring) == ThreadIdentity.current
+        if readerThread.load(ordering: .acquiring) == ThreadIdentity.current {
+            // The reader's own job (a reply it delivered resumed a call): only the reader touches
+            // its list, so no lock (issue 18). It runs in `runPending`, which the reader calls
+            // before it next blocks; `finish` hands what is left to the global executor.
+            readerJobs.append(job)
+            return
+        }
         let toGlobal = state.withLock { state -> Bool in
-            guard state.serving, onReader || !readerBlocked.load(ordering: .relaxed) else { return true }
+            guard state.serving, !readerBlocked.load(ordering: .relaxed) else { return true }
             // The reader runs what is queued before it next blocks.
             state.jobs.append(job)
             return false
@@ -67,27 +74,40 @@ package final class ReaderExecutor: TaskExecutor {
 
     // MARK: Reader thread
 
-    /// Called by the reader thread once, before anything else.
+    /// Called by the reader thread once, before anything else. Only when the reader runs jobs:
+    /// otherwise its jobs too take the locked path to the global executor.
     func attachReaderThread() {
+        guard isEnabled else { return }
         readerThread.store(ThreadIdentity.current, ordering: .releasing)
     }
 
     /// The reader's batch: swapped with the queue under the lock, so that both arrays keep their
     /// storage and taking a batch allocates nothing (copying the queue out and emptying it made
     /// the queue allocate anew for every batch, issue 18).
-    /// Invariant: touched only by the reader thread (`runPending`), and swapped under `state`'s lock.
+    /// Invariant: touched only by the reader thread (`runPending`), and swapped under `state`'s lock
+    /// or with `readerJobs`.
     @exclusivity(unchecked) private nonisolated(unsafe) var readerBatch: [UnownedJob] = []
+    /// Jobs the reader thread enqueued itself, in order.
+    /// Invariant: touched only by the reader thread (`enqueue` on it, `runPending`, `finish`),
+    /// from `attachReaderThread` to `finish`, which detach it first.
+    @exclusivity(unchecked) private nonisolated(unsafe) var readerJobs: [UnownedJob] = []
 
-    /// Runs every queued job, and the jobs those queue, until none is left.
+    /// Runs every queued job, and the jobs those queue, until none is left: the reader's own first
+    /// (without the lock), then the other threads'. Jobs the reader's jobs enqueue run in the
+    /// next round, so each list runs in the order it was filled.
     func runPending() {
         let me = asUnownedTaskExecutor()
         while true {
-            let taken = state.withLock { state -> Bool in
-                guard !state.jobs.isEmpty else { return false }
-                swap(&state.jobs, &readerBatch)
-                return true
+            if !readerJobs.isEmpty {
+                swap(&readerJobs, &readerBatch)
+            } else {
+                let taken = state.withLock { state -> Bool in
+                    guard !state.jobs.isEmpty else { return false }
+                    swap(&state.jobs, &readerBatch)
+                    return true
+                }
+                if !taken { return }
             }
-            if !taken { return }
             for job in readerBatch { job.runSynchronously(on: me) }
             readerBatch.removeAll(keepingCapacity: true)
         }
@@ -96,7 +116,8 @@ package final class ReaderExecutor: TaskExecutor {
     /// The reader is about to block in `read`; false when jobs came in meanwhile and should run
     /// first. Until `didUnblock`, other threads' jobs go to the global executor.
     func willBlock() -> Bool {
-        state.withLock { state in
+        guard readerJobs.isEmpty else { return false }
+        return state.withLock { state in
             guard state.jobs.isEmpty else { return false }
             readerBlocked.store(true, ordering: .relaxed)
             return true
@@ -110,11 +131,16 @@ package final class ReaderExecutor: TaskExecutor {
 
     /// The reader is exiting: jobs already queued and any later ones go to the global executor.
     func finish() {
+        // From here the reader's jobs take the locked path, where `serving` sends them on; and a
+        // thread that later gets this thread's identity is not taken for the reader.
+        readerThread.store(0, ordering: .releasing)
+        let own = readerJobs
+        readerJobs = []
         let jobs = state.withLock { state -> [UnownedJob] in
             state.serving = false
             defer { state.jobs = [] }
             return state.jobs
         }
-        for job in jobs { globalConcurrentExecutor.enqueue(job) }
+        for job in own + jobs { globalConcurrentExecutor.enqueue(job) }
     }
 }

@@ -10,8 +10,8 @@ extension SocketTransport {
     func enqueue(_ add: (inout OutboundQueue) -> Void) {
         let me = ThreadIdentity.current
         let highWater = self.highWater
-        let (mustFlush, crossedUp) = state.withLock { state -> (Bool, Bool) in
-            guard !state.closeRequested, !state.isShutDown else { return (false, false) }
+        let (mustFlush, crossedUp, leftForReader) = state.withLock { state -> (Bool, Bool, Bool) in
+            guard !state.closeRequested, !state.isShutDown else { return (false, false, false) }
             let (bytesBefore, answersBefore) = (state.queue.byteCount, state.queue.answerByteCount)
             add(&state.queue)
             state.unsent += state.queue.byteCount - bytesBefore
@@ -27,19 +27,25 @@ extension SocketTransport {
                 outboundFlow.markAnswerBacklog(true)
                 crossedUp = true
             }
-            if state.flushing { return (false, crossedUp) }
+            if state.flushing { return (false, crossedUp, false) }
             // The reader sends what it queued once its delivery is done, or once it has queued
             // enough that the peer can start on it while the reader goes on.
             if let reader = state.reader, reader == me,
-               state.queue.byteCount < Self.readerFlushThreshold { return (false, crossedUp) }
+               state.queue.byteCount < Self.readerFlushThreshold { return (false, crossedUp, true) }
             takeFlushRoleAndBatch(&state)
-            return (true, crossedUp)
+            return (true, crossedUp, false)
         }
+        // Only the reader thread gets here with `leftForReader` set: its own flag.
+        if leftForReader { readerLeftFrames = true }
         if crossedUp { outboundFlow.stateChanged() }
         if mustFlush { flush(blocking: false, holdingBatch: true) }
     }
 
+    /// Sends what the reader thread queued and left for the end of its delivery. Called by the
+    /// reader thread only.
     func flushDeferred() {
+        guard readerLeftFrames else { return }
+        readerLeftFrames = false
         let mustFlush = state.withLock { state -> Bool in
             guard !state.flushing, !state.queue.isEmpty else { return false }
             takeFlushRoleAndBatch(&state)

@@ -120,6 +120,11 @@ final class SocketTransport: FlowControlledTransport {
     /// sent outside it. Invariant: touched only by the thread holding the flush role
     /// (`state.flushing`, which one thread at a time sets), so it needs no lock of its own.
     @exclusivity(unchecked) nonisolated(unsafe) var outgoing = OutboundQueue()
+    /// The reader thread queued frames and left them for `flushDeferred`. Nothing else leaves the
+    /// queue unsent with nobody flushing, so without it `flushDeferred` has nothing to do and
+    /// skips the lock (issue 18). Invariant: touched only by the reader thread (set in `enqueue`
+    /// when the queuing thread is the reader, read and cleared in `flushDeferred`).
+    @exclusivity(unchecked) nonisolated(unsafe) var readerLeftFrames = false
     let writerWake = DispatchSemaphore(value: 0)
     let startThread: ThreadStarter
 
