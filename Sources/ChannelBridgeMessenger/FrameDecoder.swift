@@ -49,6 +49,10 @@ public struct FrameDecoder: Sendable {
     /// Bytes received and not yet returned as frames.
     public var bufferedByteCount: Int { writeIndex - readIndex + largeFilled + (largeFirst?.count ?? 0) }
 
+    /// Nothing is buffered, not even part of a frame: until more bytes are appended, the next
+    /// frame is `nil`. A reader that sees it after a frame need not ask again (issue 18).
+    package var isDrained: Bool { readIndex == writeIndex && largeHead == nil }
+
     /// Adds received bytes.
     public mutating func append(_ bytes: some Collection<UInt8>) {
         let done: Void? = bytes.withContiguousStorageIfAvailable { append(UnsafeRawBufferPointer($0)) }

@@ -1,4 +1,5 @@
 import ChannelBridgePlatform
+import Synchronization
 
 extension MessengerConnection {
     /// Does nothing: HELLO goes out when the connection is created, before any other frame.
@@ -13,7 +14,7 @@ extension MessengerConnection {
     public func close(code: GoodbyeCode = .normal, reason: String = "", waitForOwedReplies: Bool = true) {
         let (send, finishNow) = state.withLock { state -> (Bool, Bool) in
             guard !state.isClosed, state.sentGoodbye == nil else { return (false, false) }
-            if state.receivingBatch {
+            if receivingBatch.load(ordering: .relaxed) {
                 if state.deferredClose == nil { state.deferredClose = (code, reason, waitForOwedReplies) }
                 return (false, false)
             }

@@ -98,10 +98,13 @@ extension MessengerConnection {
 
     /// Runs `deliver` as one batch: a close asked for meanwhile waits for its end.
     private func inBatch(_ deliver: () -> Void) {
-        state.withLock { $0.receivingBatch = true }
+        // Set without the lock: `close` reads it in its lock, and one that misses it happened
+        // before the batch, as it would had it taken the lock first. Cleared in the lock in which
+        // a deferred close is taken, so that no close is deferred to a batch that has ended.
+        receivingBatch.store(true, ordering: .relaxed)
         defer {
             let deferred = state.withLock { state in
-                state.receivingBatch = false
+                receivingBatch.store(false, ordering: .relaxed)
                 defer { state.deferredClose = nil }
                 return state.deferredClose
             }
@@ -113,6 +116,9 @@ extension MessengerConnection {
     private enum DecodeStep {
         case stop
         case frame(FrameDecoder.DecodedFrame)
+        /// A frame after which nothing is buffered: once it is delivered, the next step would be
+        /// `stop`, and is not asked for (issue 18: a lock less per read).
+        case lastFrame(FrameDecoder.DecodedFrame)
         /// A frame decoded while earlier ones are held back. (Not a flag beside the frame: a
         /// tuple payload is copied through the runtime's generic tuple witness, issue 18.)
         case behindHeld(FrameDecoder.DecodedFrame)
@@ -127,12 +133,14 @@ extension MessengerConnection {
                 if input.isHeldFull { return .stop }
                 do throws(ProtocolViolation) {
                     guard let decoded = try input.decoder.nextInPlace() else { return .stop }
-                    return input.isHolding ? .behindHeld(decoded) : .frame(decoded)
+                    if input.isHolding { return .behindHeld(decoded) }
+                    return input.decoder.isDrained ? .lastFrame(decoded) : .frame(decoded)
                 } catch {
                     return .violation(error)
                 }
             }
             let decoded: FrameDecoder.DecodedFrame
+            var isLast = false
             switch step {
             case .stop:
                 return
@@ -149,9 +157,14 @@ extension MessengerConnection {
                 decoded = frame
             case .frame(let frame):
                 decoded = frame
+            case .lastFrame(let frame):
+                decoded = frame
+                isLast = true
             }
             switch deliver(decoded) {
             case .delivered:
+                // Nothing was left to decode, and only this thread appends to the decoder.
+                if isLast { return }
                 continue
             case .closed:
                 return

@@ -61,6 +61,11 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     let input: LockedValue<InputBuffer>
     /// True while `input` holds frames back; read without a lock by the reader before each read.
     let holdsInput = Atomic<Bool>(false)
+    /// True while the reader delivers the frames of one read; a close asked for meanwhile waits
+    /// for the end of that batch (`state.deferredClose`), so requests that arrived with the one
+    /// that ended the session are answered before the GOODBYE. Set by the reader without a lock,
+    /// cleared and read under `state`'s lock (see `inBatch`).
+    let receivingBatch = Atomic<Bool>(false)
     /// Which large payloads the decoder splits for their consumers (`PayloadSplitter`).
     package let splitting = PayloadSplitting()
 

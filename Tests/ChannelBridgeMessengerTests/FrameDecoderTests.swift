@@ -112,6 +112,46 @@ import Testing
         #expect(inPlaceRequests == 2)
     }
 
+    /// `isDrained` says exactly that every byte fed so far belongs to a frame already returned:
+    /// after the frames of each chunk are taken, it is true at a frame boundary and false inside
+    /// a frame (a large payload's included), whether the bytes came by `append` or were read in place.
+    @Test(arguments: [(5, 1), (6, 9), (7, 300), (8, 100_000)])
+    func drainedExactlyAtFrameBoundaries(seed: UInt64, maxChunk: Int) throws {
+        let (bytes, frames) = Self.stream()
+        var boundaries: Set<Int> = [0]
+        var end = 0
+        for frame in frames {
+            end += try FrameEncoder.encode(frame).count
+            boundaries.insert(end)
+        }
+        var decoder = FrameDecoder()
+        #expect(decoder.isDrained)
+        var fed = 0
+        var decoded: [Frame] = []
+        for (index, chunk) in Self.randomSplits(bytes, seed: seed, maxChunk: maxChunk).enumerated() {
+            if index % 2 == 0 {
+                decoder.append(chunk)
+                fed += chunk.count
+            } else {
+                var rest = chunk[...]
+                while !rest.isEmpty {
+                    decoder.withUnsafeMutableInputBuffer(minimumCapacity: 16) { region in
+                        let count = min(region.count, rest.count)
+                        rest.prefix(count).withUnsafeBytes { region.copyMemory(from: $0) }
+                        rest = rest.dropFirst(count)
+                        fed += count
+                        return count
+                    }
+                    while let frame = try decoder.nextInPlace() { decoded.append(frame.frame) }
+                    #expect(decoder.isDrained == boundaries.contains(fed), "after \(fed) bytes")
+                }
+            }
+            while let frame = try decoder.nextInPlace() { decoded.append(frame.frame) }
+            #expect(decoder.isDrained == boundaries.contains(fed), "after \(fed) bytes")
+        }
+        #expect(decoded == frames)
+    }
+
     @Test func sixteenMebibytePayloadInRandomSplits() throws {
         let payload = [UInt8](repeating: 0x5A, count: 16 << 20)
         var bytes: [UInt8] = []

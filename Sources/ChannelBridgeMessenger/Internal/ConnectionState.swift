@@ -56,10 +56,8 @@ struct ConnectionState {
     var closeError: MessengerError?
     /// While set, new requests are answered with REPLY status 2 carrying this text.
     var refusalReason: String?
-    /// True while the reader delivers the frames of one read; a close asked for meanwhile waits
-    /// for the end of that batch, so requests that arrived with the one that ended the session are
-    /// answered before the GOODBYE.
-    var receivingBatch = false
+    /// A close asked for while the reader delivered the frames of one read
+    /// (`MessengerConnection.receivingBatch`), for the end of that batch.
     var deferredClose: (code: GoodbyeCode, reason: String, waitForOwedReplies: Bool)?
 
     var pending = PendingCalls<PendingCall>()
