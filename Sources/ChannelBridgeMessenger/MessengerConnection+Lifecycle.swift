@@ -14,7 +14,9 @@ extension MessengerConnection {
     public func close(code: GoodbyeCode = .normal, reason: String = "", waitForOwedReplies: Bool = true) {
         let (send, finishNow) = state.withLock { state -> (Bool, Bool) in
             guard !state.isClosed, state.sentGoodbye == nil else { return (false, false) }
-            if receivingBatch.load(ordering: .relaxed) {
+            // Announced before the batch flag is read (see `inBatch`).
+            closeDeferred.store(true, ordering: .sequentiallyConsistent)
+            if receivingBatch.load(ordering: .sequentiallyConsistent) {
                 if state.deferredClose == nil { state.deferredClose = (code, reason, waitForOwedReplies) }
                 return (false, false)
             }

@@ -98,17 +98,23 @@ extension MessengerConnection {
 
     /// Runs `deliver` as one batch: a close asked for meanwhile waits for its end.
     private func inBatch(_ deliver: () -> Void) {
-        // Set without the lock: `close` reads it in its lock, and one that misses it happened
-        // before the batch, as it would had it taken the lock first. Cleared in the lock in which
-        // a deferred close is taken, so that no close is deferred to a batch that has ended.
-        receivingBatch.store(true, ordering: .relaxed)
+        // No lock in the common case (issue 18): the flag and `closeDeferred` pair up as in
+        // Dekker's algorithm. `close` sets `closeDeferred`, then reads this flag; this side clears
+        // the flag, then reads `closeDeferred`. Both sequentially consistent, so a close that saw
+        // the batch (and deferred itself, in `state`'s lock) is always seen here, and taken in
+        // that lock; one that did not see it happened before or after the batch, as it would had
+        // both taken the lock. A close that missed the batch only costs the next batch a lock.
+        receivingBatch.store(true, ordering: .sequentiallyConsistent)
         defer {
-            let deferred = state.withLock { state in
-                receivingBatch.store(false, ordering: .relaxed)
-                defer { state.deferredClose = nil }
-                return state.deferredClose
+            receivingBatch.store(false, ordering: .sequentiallyConsistent)
+            if closeDeferred.load(ordering: .sequentiallyConsistent) {
+                let deferred = state.withLock { state in
+                    closeDeferred.store(false, ordering: .relaxed)
+                    defer { state.deferredClose = nil }
+                    return state.deferredClose
+                }
+                if let deferred { close(code: deferred.code, reason: deferred.reason, waitForOwedReplies: deferred.waitForOwedReplies) }
             }
-            if let deferred { close(code: deferred.code, reason: deferred.reason, waitForOwedReplies: deferred.waitForOwedReplies) }
         }
         deliver()
     }

@@ -63,9 +63,12 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     let holdsInput = Atomic<Bool>(false)
     /// True while the reader delivers the frames of one read; a close asked for meanwhile waits
     /// for the end of that batch (`state.deferredClose`), so requests that arrived with the one
-    /// that ended the session are answered before the GOODBYE. Set by the reader without a lock,
-    /// cleared and read under `state`'s lock (see `inBatch`).
+    /// that ended the session are answered before the GOODBYE. Set and cleared by the reader
+    /// without a lock; read by `close` (see `inBatch`).
     let receivingBatch = Atomic<Bool>(false)
+    /// Set by `close` before it looks at `receivingBatch`: the reader then takes `state`'s lock
+    /// at the end of its batch, for a close that may have been deferred to it.
+    let closeDeferred = Atomic<Bool>(false)
     /// Which large payloads the decoder splits for their consumers (`PayloadSplitter`).
     package let splitting = PayloadSplitting()
 
