@@ -18,15 +18,16 @@ struct PendingCalls<Call> {
     var isEmpty: Bool { count == 0 }
 
     /// Registers `call` as `id`; false (and nothing changes) when `id` is already in flight.
-    mutating func insert(_ call: Call, id: UInt32) -> Bool {
+    mutating func insert(_ call: consuming Call, id: UInt32) -> Bool {
         if slots.isEmpty { slots = Array(repeating: nil, count: Self.initialSlots) }
         else if count >= slots.count / 2, slots.count < Self.maxSlots { grow() }
         let index = Int(id) & (slots.count - 1)
-        if let taken = slots[index] {
-            if taken.id == id || overflow[id] != nil { return false }
+        if let takenID = slots[index]?.id {
+            if takenID == id || overflow[id] != nil { return false }
             overflow[id] = call
         } else {
             if !overflow.isEmpty, overflow[id] != nil { return false }
+            // Moved in, not copied: no retain of the call's references (issue 18).
             slots[index] = (id, call)
         }
         count += 1
@@ -37,8 +38,8 @@ struct PendingCalls<Call> {
     mutating func remove(_ id: UInt32) -> Call? {
         guard count > 0 else { return nil }
         let index = Int(id) & (slots.count - 1)
-        if let taken = slots[index], taken.id == id {
-            slots[index] = nil
+        if slots[index]?.id == id, let taken = slots[index].take() {
+            // Moved out, leaving the slot empty: no copy of the call to retain and release.
             count -= 1
             return taken.call
         }
