@@ -142,6 +142,17 @@ package enum Syscalls {
         }
     }
 
+    /// Sends as much of `bytes` as the socket takes now, without blocking or raising SIGPIPE.
+    /// Returns the byte count, or the negated errno (`-EAGAIN` when the socket is full).
+    package static func sendNow(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+        while true {
+            let sent = send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            if sent >= 0 { return sent }
+            if errno == EINTR { continue }
+            return -Int(errno)
+        }
+    }
+
     /// Sends as much of `chunks` as the socket takes now, without blocking or raising SIGPIPE:
     /// the first from `firstOffset` on, and of the last only its first `lastCount` bytes when
     /// given (a send block filled that far). Returns the byte count, or the negated errno

@@ -20,9 +20,9 @@ import Testing
         }
     }
 
-    /// The queued bytes of each unsent chunk: a block only as far as it is filled.
+    /// The queued bytes of each unsent chunk, then of the block as far as it is filled.
     static func unsentBytes(_ queue: OutboundQueue) -> [ArraySlice<UInt8>] {
-        queue.unsentChunks.indices.map { queue.chunks[$0][..<queue.queuedCount(ofChunk: $0)] }
+        queue.unsentParts
     }
 
     @Test func bytesLeaveInOrderAndAnswersAreCountedWhateverTheChunking() {
@@ -50,7 +50,8 @@ import Testing
         while !queue.isEmpty {
             // Take what a partial send would: part of the first chunk, or across several.
             let unsent = Self.unsentBytes(queue)
-            #expect(unsent.last?.count == queue.lastChunkCount)
+            #expect(queue.blockFill == 0 || unsent.last?.count == queue.blockFill)
+            #expect(unsent.allSatisfy { !$0.isEmpty })
             var available = unsent.reduce(0) { $0 + $1.count } - queue.firstOffset
             let step = min(available, Int.random(in: 1...40_000, using: &generator))
             var left = step
@@ -84,10 +85,10 @@ import Testing
         }
         for left in stride(from: count - 1, through: 0, by: -1) {
             queue.consume(OutboundQueue.smallChunk + 1)
-            #expect(queue.unsentChunks.count == left)
+            #expect(queue.unsentParts.count == left)
             // Sent chunks are released at once and compacted away in bulk, never shifted one by one.
             #expect(queue.chunks.count <= max(32, 2 * left + 1))
-            if left > 0 { #expect(queue.unsentChunks.first?[5] == UInt8(truncatingIfNeeded: count - left)) }
+            if left > 0 { #expect(queue.unsentParts.first?[5] == UInt8(truncatingIfNeeded: count - left)) }
         }
         #expect(queue.isEmpty && queue.answerByteCount == 0)
     }
@@ -101,12 +102,12 @@ import Testing
         queue.append(Self.frame(kind: 0x02, length: 50, fill: 2), isAnswer: false)
         queue.prepend(&taken)
         #expect(taken.isEmpty && taken.byteCount == 0)
-        // Both frames went into blocks; the earlier block, now followed by the later one, is cut
-        // to what it holds, and the later stays the block being filled.
+        // Both frames went into blocks; the earlier block, partly sent and now followed by the
+        // later one, is a chunk cut to what it holds, and the later stays the block being filled.
         let unsent = Self.unsentBytes(queue)
         #expect(Array(unsent.joined().dropFirst(queue.firstOffset))
                     == Array(Self.frame(kind: 0x03, length: 100, fill: 1)[30...]) + Self.frame(kind: 0x02, length: 50, fill: 2))
-        #expect(queue.chunks[0].count == 100 && queue.lastChunkCount == 50)
+        #expect(queue.chunks.map(\.count) == [100] && queue.firstOffset == 30 && queue.blockFill == 50)
         #expect(queue.byteCount == 120)
         #expect(queue.answerByteCount == 70)
         #expect(queue.consume(70) == 70)
@@ -123,28 +124,26 @@ import Testing
         var queue = OutboundQueue()
         var outgoing = OutboundQueue()
         Self.appendFrame(Self.frame(kind: 0x02, length: 10, fill: 1), to: &queue)
-        let block = Self.address(queue.chunks[0])
+        #expect(queue.chunks.isEmpty && queue.blockFill == 10, "a small frame goes into the block, not the list")
+        let block = Self.address(queue.block)
         swap(&queue, &outgoing)
         queue.takeSpareBlock(from: &outgoing)
+        #expect(queue.block.isEmpty, "a block with frames in it is not spare")
         #expect(outgoing.consume(4) == 0)
-        #expect(outgoing.spareBlock.capacity == 0, "a block partly sent is not spare")
+        #expect(!outgoing.hasSpareBlock, "a block partly sent is not spare")
         #expect(outgoing.consume(6) == 0)
-        #expect(outgoing.isEmpty && outgoing.chunks.isEmpty && outgoing.chunks.capacity > 0)
-        #expect(outgoing.spareBlock.count == OutboundQueue.blockSize)
-        // Nothing queued meanwhile: the queue takes the spare block, and the batch keeps its list.
+        #expect(outgoing.isEmpty && outgoing.chunks.isEmpty)
+        #expect(outgoing.hasSpareBlock && outgoing.block.count == OutboundQueue.blockSize)
+        // Nothing queued meanwhile: the queue takes the spare block.
         queue.takeSpareBlock(from: &outgoing)
-        #expect(outgoing.spareBlock.capacity == 0, "an idle connection keeps one spare block")
-        #expect(queue.spareBlock.capacity >= OutboundQueue.blockSize)
+        #expect(!outgoing.hasSpareBlock && outgoing.block.isEmpty, "an idle connection keeps one spare block")
+        #expect(queue.hasSpareBlock)
         let next = Self.frame(kind: 0x03, length: 7, fill: 2)
         Self.appendFrame(next, to: &queue)
-        #expect(Self.unsentBytes(queue) == [next[...]] && queue.lastChunkCount == 7)
-        #expect(Self.address(queue.chunks[0]) == block, "the same block again, not a new one")
+        #expect(Self.unsentBytes(queue) == [next[...]] && queue.blockFill == 7)
+        #expect(Self.address(queue.block) == block, "the same block again, not a new one")
         #expect(queue.byteCount == 7 && queue.answerByteCount == 7)
-        #expect(queue.spareBlock.capacity == 0)
-        // The next cycle hands the queue the batch's chunk list, storage and all.
-        let list = outgoing.chunks.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
-        swap(&queue, &outgoing)
-        #expect(queue.chunks.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } == list)
+        #expect(!queue.hasSpareBlock)
     }
 
     @Test func aSecondSpareBlockIsFreedNotKept() {
@@ -156,26 +155,47 @@ import Testing
             q.consume(10)
             if target == 0 { queue = q } else { other = q }
         }
-        #expect(queue.spareBlock.capacity > 0 && other.spareBlock.capacity > 0)
+        #expect(queue.hasSpareBlock && other.hasSpareBlock)
+        let kept = Self.address(queue.block)
         queue.takeSpareBlock(from: &other)
-        #expect(other.spareBlock.capacity == 0)
-        #expect(queue.spareBlock.capacity >= OutboundQueue.blockSize)
+        #expect(!other.hasSpareBlock && other.block.isEmpty)
+        #expect(queue.hasSpareBlock && Self.address(queue.block) == kept)
     }
 
-    @Test func aLargePayloadSentLastIsNotKeptAsTheSpareBlock() {
+    @Test func aLargePayloadSealsTheBlockBeforeIt() {
         var queue = OutboundQueue()
         let payload = Self.frame(kind: 0x02, length: OutboundQueue.blockSize + 1, fill: 3)
         Self.appendFrame(Self.frame(kind: 0x02, length: 10, fill: 1), to: &queue)
         queue.append(payload)
-        // The block is followed by another chunk: it is cut to the frame it holds.
-        #expect(queue.chunks.map(\.count) == [10, payload.count] && queue.lastChunkCount == payload.count)
+        // The block is followed by another chunk: it is cut to the frame it holds, and the queue
+        // has no block until the next small frame.
+        #expect(queue.chunks.map(\.count) == [10, payload.count] && queue.block.isEmpty && queue.blockFill == 0)
+        let after = Self.frame(kind: 0x03, length: 20, fill: 4)
+        Self.appendFrame(after, to: &queue)
+        #expect(Self.unsentBytes(queue) == [Self.frame(kind: 0x02, length: 10, fill: 1)[...], payload[...], after[...]])
         var batch = OutboundQueue()
         swap(&queue, &batch)
-        batch.consume(10 + payload.count)
-        #expect(batch.isEmpty)
-        // The block came before the payload, so it was not the last chunk: nothing is kept, and
-        // the caller's array is untouched.
-        #expect(batch.spareBlock.capacity == 0)
-        #expect(payload.count == OutboundQueue.blockSize + 1 && payload[5] == 3)
+        #expect(batch.consume(10 + payload.count) == 0)
+        #expect(batch.firstOffset == 0 && Self.unsentBytes(batch) == [after[...]])
+        #expect(batch.consume(20) == 20)
+        #expect(batch.isEmpty && batch.hasSpareBlock, "the block sent last is kept")
+        #expect(payload.count == OutboundQueue.blockSize + 1 && payload[5] == 3, "the caller's array is untouched")
+    }
+
+    @Test func aPartlySentBatchOfChunksTakesTheQueuesSpareBlockBack() {
+        var queue = OutboundQueue()
+        Self.appendFrame(Self.frame(kind: 0x02, length: 10, fill: 1), to: &queue)
+        queue.consume(10)
+        #expect(queue.hasSpareBlock)
+        let spare = Self.address(queue.block)
+        var earlier = OutboundQueue()
+        let payload = Self.frame(kind: 0x03, length: OutboundQueue.smallChunk + 1, fill: 5)
+        earlier.append(payload, isAnswer: true)
+        earlier.consume(100)
+        queue.prepend(&earlier)
+        #expect(earlier.isEmpty && earlier.block.isEmpty)
+        #expect(queue.byteCount == payload.count - 100 && queue.answerByteCount == payload.count - 100)
+        #expect(Array(Self.unsentBytes(queue).joined().dropFirst(queue.firstOffset)) == Array(payload[100...]))
+        #expect(queue.hasSpareBlock && Self.address(queue.block) == spare)
     }
 }

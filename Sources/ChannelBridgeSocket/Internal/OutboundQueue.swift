@@ -1,36 +1,39 @@
-/// Bytes waiting to be written, as a list of chunks. Small frames are copied together into
-/// blocks so that one `sendmsg` carries many of them; a large payload stays in its own array and
-/// goes out without being copied.
+/// Bytes waiting to be written: a list of chunks, then a block. Small frames are copied together
+/// into the block so that one `send` carries many of them; a large payload stays in its own
+/// array and goes out without being copied.
 ///
 /// Draining is O(1) per chunk: sent chunks are skipped by an index and the array is compacted
 /// only once the sent part outweighs the rest. The queue also knows how many of its bytes belong
 /// to answers (REPLY and PONG frames), for flow control: it keeps runs of consecutive bytes of one
 /// class, so an append costs a comparison and an addition whatever the traffic.
 ///
-/// A block is allocated at its full size and filled through a pointer (issue 18): its bytes are
-/// `lastFill` of them while it is the last chunk and still being appended to, and it is cut to
-/// what it holds once another chunk follows it (`sealLastBlock`). Storage is reused in the
-/// steady state: the last block, once sent, is kept as `spareBlock` for the next small frames,
-/// and the flusher swaps the queue with the batch it has just sent in full
-/// (`SocketTransport.outgoing`), whose chunk and run lists keep their capacity, so a frame costs
-/// no allocation there. At most one spare block per queue, and an idle
-/// connection keeps one (`takeSpareBlock(from:)`): it holds 64 KiB more while idle.
+/// The block is allocated at its full size and filled through a pointer (issue 18): its first
+/// `blockFill` bytes are queued, after every chunk. It stays outside the chunk list, so that in
+/// the steady state (a few small frames queued, sent, and the next ones queued) no list is
+/// touched: a small frame is a copy into the block, a send of everything sets the fill back to 0,
+/// and the block, empty, is the queue's spare for the next frames. A large payload seals the
+/// block first (its filled part becomes a chunk, cut to size) so that the payload follows it.
+/// The flusher swaps the queue with the batch it has just sent in full
+/// (`SocketTransport.outgoing`), whose chunk and run lists keep their capacity, and hands the
+/// spare block back (`takeSpareBlock(from:)`). At most one block per queue: an idle connection
+/// holds 64 KiB for it.
 struct OutboundQueue {
     /// Frames up to this size are coalesced.
     static let smallChunk = 16 << 10
     /// A coalescing block is not grown past this size.
     static let blockSize = 64 << 10
 
-    /// `chunks[head...]` are unsent; `chunks[..<head]` are sent and waiting for compaction.
+    /// `chunks[head...]` are unsent and come before the block; `chunks[..<head]` are sent and
+    /// waiting for compaction.
     private(set) var chunks: [[UInt8]] = []
     private(set) var head = 0
-    /// Bytes of `chunks[head]` already sent.
+    /// Bytes already sent of the first unsent part: `chunks[head]`, or the block once every
+    /// chunk is sent.
     private(set) var firstOffset = 0
-    private var lastIsBlock = false
-    /// How many bytes of the last chunk are queued, when it is a block (`lastIsBlock`).
-    private var lastFill = 0
-    /// A block of `blockSize` bytes whose content is room, or `[]`: the last block, kept once it was sent.
-    private(set) var spareBlock: [UInt8] = []
+    /// `blockSize` bytes whose first `blockFill` are queued, or `[]` when the queue has none.
+    /// With nothing queued in it, it is the queue's spare block.
+    private(set) var block: [UInt8] = []
+    private(set) var blockFill = 0
     private(set) var byteCount = 0
     /// Unsent bytes of answer frames (REPLY, PONG).
     private(set) var answerByteCount = 0
@@ -47,17 +50,17 @@ struct OutboundQueue {
         var isAnswer: Bool
     }
 
-    var isEmpty: Bool { head == chunks.count }
+    var isEmpty: Bool { byteCount == 0 }
 
-    /// The unsent chunks, for `sendmsg`: the last one's first `lastChunkCount` bytes only.
-    var unsentChunks: ArraySlice<[UInt8]> { chunks[head...] }
+    /// A block with nothing queued in it, kept for the next small frames.
+    var hasSpareBlock: Bool { blockFill == 0 && !block.isEmpty }
 
-    /// The bytes of the last chunk that are queued: a block's fill, else the whole array.
-    var lastChunkCount: Int { lastIsBlock ? lastFill : chunks.last?.count ?? 0 }
-
-    /// The bytes of chunk `index` that are queued.
-    func queuedCount(ofChunk index: Int) -> Int {
-        index == chunks.count - 1 && lastIsBlock ? lastFill : chunks[index].count
+    /// The unsent bytes, in order: each unsent chunk, then the block as far as it is filled (when
+    /// it is); `firstOffset` of the first of them are already sent.
+    var unsentParts: [ArraySlice<UInt8>] {
+        var parts = chunks[head...].map { $0[...] }
+        if blockFill > 0 { parts.append(block[..<blockFill]) }
+        return parts
     }
 
     /// Whether a frame of kind byte `kind` answers the peer (REPLY 0x03, PONG 0x07).
@@ -73,14 +76,14 @@ struct OutboundQueue {
             }
             return
         }
-        sealLastBlock()
+        sealBlock()
         count(bytes.count, isAnswer: isAnswer)
         chunks.append(bytes)
     }
 
     /// Appends one whole frame of `length` bytes that `encode` writes (all of them) into the
-    /// memory it is given: the last block when it fits, so a small frame never needs an array of
-    /// its own. Its kind byte says whether it is an answer.
+    /// memory it is given: the block when it fits, so a small frame never needs an array of its
+    /// own. Its kind byte says whether it is an answer.
     mutating func append(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
         guard length > 0 else { return }
         guard length <= Self.smallChunk else {
@@ -93,44 +96,37 @@ struct OutboundQueue {
         }
         appendToBlock(length: length) { frame in
             encode(frame)
-            // Read within the same access to the block as the encoding, so that classifying the
-            // frame costs no extra access to the array of chunks.
+            // Read within the same access to the block as the encoding.
             return length > 4 && Self.isAnswer(kind: frame[4])
         }
     }
 
-    /// Has `write` fill the next `length` bytes (at most `smallChunk`) of the last block, starting
-    /// a block when they do not fit; `write` says whether they are answer bytes.
+    /// Has `write` fill the next `length` bytes (at most `smallChunk`) of the block, sealing it
+    /// and starting another when they do not fit; `write` says whether they are answer bytes.
     private mutating func appendToBlock(length: Int, _ write: (UnsafeMutableRawBufferPointer) -> Bool) {
-        if !(lastIsBlock && lastFill + length <= Self.blockSize) { appendBlock() }
-        let start = lastFill
-        let isAnswer = chunks[chunks.count - 1].withUnsafeMutableBytes { block in
-            write(UnsafeMutableRawBufferPointer(rebasing: block[start..<start + length]))
-        }
-        lastFill = start + length
-        count(length, isAnswer: isAnswer)
-    }
-
-    /// Starts a new coalescing block: the spare one when there is one.
-    private mutating func appendBlock() {
-        sealLastBlock()
-        var block: [UInt8] = []
-        swap(&block, &spareBlock)
-        if block.count != Self.blockSize {
+        if blockFill + length > Self.blockSize { sealBlock() }
+        if block.isEmpty {
             // Its bytes are only ever written before they are sent, so they start as they are.
             block = [UInt8](unsafeUninitializedCapacity: Self.blockSize) { _, count in count = Self.blockSize }
         }
-        chunks.append(block)
-        lastIsBlock = true
-        lastFill = 0
+        let start = blockFill
+        let isAnswer = block.withUnsafeMutableBytes { block in
+            write(UnsafeMutableRawBufferPointer(rebasing: block[start..<start + length]))
+        }
+        blockFill = start + length
+        count(length, isAnswer: isAnswer)
     }
 
-    /// Cuts the last block to what it holds, before another chunk follows it.
-    private mutating func sealLastBlock() {
-        guard lastIsBlock else { return }
-        lastIsBlock = false
-        let last = chunks.count - 1
-        if chunks[last].count != lastFill { chunks[last].removeSubrange(lastFill...) }
+    /// Makes the block's queued bytes a chunk, cut to what it holds, before a chunk that must
+    /// follow them; the queue then has no block. An empty block stays: it comes after anything.
+    private mutating func sealBlock() {
+        guard blockFill > 0 else { return }
+        var sealed: [UInt8] = []
+        swap(&sealed, &block)
+        sealed.removeSubrange(blockFill...)
+        // When every chunk was sent, `firstOffset` was into the block: it now is into this chunk.
+        chunks.append(sealed)
+        blockFill = 0
     }
 
     private mutating func count(_ length: Int, isAnswer: Bool) {
@@ -144,26 +140,36 @@ struct OutboundQueue {
         tail.bytes += length
     }
 
-    /// Takes `other`'s spare block when this queue has none; otherwise `other`'s is freed. Either
-    /// way `other` keeps no spare block.
+    /// Takes `other`'s spare block when this queue has no block; otherwise `other`'s is freed.
+    /// Either way `other` keeps no spare block.
     mutating func takeSpareBlock(from other: inout OutboundQueue) {
-        guard other.spareBlock.capacity > 0 else { return }
-        if spareBlock.capacity == 0 {
-            swap(&spareBlock, &other.spareBlock)
+        guard other.hasSpareBlock else { return }
+        if block.isEmpty {
+            swap(&block, &other.block)
         } else {
-            other.spareBlock = []
+            other.block = []
         }
     }
 
     /// Puts `earlier` (what was taken and not yet sent) back in front of what was queued since,
-    /// leaving `earlier` empty.
+    /// leaving `earlier` empty. This queue was never sent from (`firstOffset` 0).
     mutating func prepend(_ earlier: inout OutboundQueue) {
         guard !earlier.isEmpty else { return }
         var merged = OutboundQueue()
         swap(&merged, &earlier)
-        // Its last block is followed by this queue's chunks, if any, and so is no longer appended to.
-        if !isEmpty { merged.sealLastBlock() }
+        if isEmpty {
+            // Nothing queued since: `merged` stays as it is, with this queue's spare if it has none.
+            if merged.block.isEmpty { swap(&merged.block, &block) }
+            self = merged
+            return
+        }
+        // Its block is followed by this queue's bytes, and so is no longer appended to.
+        merged.sealBlock()
         merged.chunks.append(contentsOf: chunks[head...])
+        if blockFill > 0 || merged.block.isEmpty {
+            swap(&merged.block, &block)
+            merged.blockFill = blockFill
+        }
         merged.byteCount += byteCount
         merged.answerByteCount += answerByteCount
         // Rare (the socket was full): the runs are simply laid end to end.
@@ -174,8 +180,6 @@ struct OutboundQueue {
         merged.tail = allRuns.popLast() ?? Run(bytes: 0, isAnswer: false)
         merged.runs = allRuns
         merged.runHead = 0
-        if !isEmpty { (merged.lastIsBlock, merged.lastFill) = (lastIsBlock, lastFill) }
-        if merged.spareBlock.capacity == 0 { swap(&merged.spareBlock, &spareBlock) }
         self = merged
     }
 
@@ -183,11 +187,15 @@ struct OutboundQueue {
     @discardableResult
     mutating func consume(_ count: Int) -> Int {
         if count == byteCount { return consumeAll() }
-        // Part of what is queued: some bytes stay, so the last chunk is never passed here.
+        // Part of what is queued: some bytes stay, so the block is never passed here.
         byteCount -= count
         var rest = count
         while rest > 0 {
-            let available = queuedCount(ofChunk: head) - firstOffset
+            guard head < chunks.count else {
+                firstOffset += rest   // into the block
+                break
+            }
+            let available = chunks[head].count - firstOffset
             if rest >= available {
                 rest -= available
                 chunks[head] = []   // release the bytes now; the slot goes at compaction
@@ -222,15 +230,13 @@ struct OutboundQueue {
     }
 
     /// `consume` of everything queued, the usual outcome of a send: the queue is emptied
-    /// wholesale, keeping its last block, our own, as the spare one for the next frames instead
-    /// of freeing it and allocating another (its bytes are room: nothing needs emptying).
+    /// wholesale, and its block, empty now, stays as the spare one for the next frames (its bytes
+    /// are room: nothing needs emptying).
     private mutating func consumeAll() -> Int {
         let answers = answerByteCount
-        if lastIsBlock, spareBlock.capacity == 0 { swap(&spareBlock, &chunks[chunks.count - 1]) }
-        // Usually one chunk: `removeLast` is a few instructions where `removeAll(keepingCapacity:)`
-        // goes through the generic `replaceSubrange`.
-        if chunks.count == 1 { chunks.removeLast() } else { chunks.removeAll(keepingCapacity: true) }
-        (head, firstOffset, lastIsBlock, byteCount, answerByteCount) = (0, 0, false, 0, 0)
+        // Usually there are no chunks, only the block.
+        if !chunks.isEmpty { chunks.removeAll(keepingCapacity: true) }
+        (head, firstOffset, blockFill, byteCount, answerByteCount) = (0, 0, 0, 0, 0)
         if !runs.isEmpty { runs.removeAll(keepingCapacity: true) }
         runHead = 0
         tail.bytes = 0

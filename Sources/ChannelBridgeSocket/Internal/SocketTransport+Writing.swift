@@ -185,11 +185,23 @@ extension SocketTransport {
         return true
     }
 
+    /// Sends as much of `batch` as the socket takes now (see `Syscalls.sendNow`).
+    private static func sendNow(_ fd: Int32, _ batch: borrowing OutboundQueue) -> Int {
+        let (head, firstOffset, fill) = (batch.head, batch.firstOffset, batch.blockFill)
+        // The common case, small frames only: the block's bytes, with no list to walk.
+        if head == batch.chunks.count {
+            return batch.block.withUnsafeBytes { Syscalls.sendNow(fd, UnsafeRawBufferPointer(rebasing: $0[firstOffset..<fill])) }
+        }
+        if fill == 0 { return Syscalls.sendNow(fd, batch.chunks[head...], firstOffset: firstOffset) }
+        // Chunks, then the block (a large payload followed by small frames).
+        return Syscalls.sendNow(fd, (batch.chunks[head...] + [batch.block])[...], firstOffset: firstOffset, lastCount: fill)
+    }
+
     /// Sends `batch`; `.wouldBlock` from a blocking send means the close deadline passed. Adds
     /// what went out to `sent`.
     func send(_ batch: inout OutboundQueue, blocking: Bool, sent: inout (bytes: Int, answers: Int)) -> Sent {
         while !batch.isEmpty {
-            let count = Syscalls.sendNow(fd, batch.unsentChunks, firstOffset: batch.firstOffset, lastCount: batch.lastChunkCount)
+            let count = Self.sendNow(fd, batch)
             if count >= 0 {
                 sent.answers += batch.consume(count)
                 sent.bytes += count
