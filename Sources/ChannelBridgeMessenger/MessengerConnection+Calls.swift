@@ -40,20 +40,24 @@ extension MessengerConnection {
     /// `lentReplyBufferLimit` bytes comes back in it (`ReceivedPayload.inBuffer`), any other
     /// as usual. For the reply to be read into it without a copy of the buffer, the caller keeps
     /// no reference to it.
-    package func startRequest(_ prepared: PreparedRequest, onChannel channel: String, segments: MessageSegments,
+    package func startRequest(_ prepared: PreparedRequest, onChannel channel: String, segments: consuming MessageSegments,
                               firstCount: Int? = nil, continuation: UnsafeContinuation<ReceivedPayload?, any Error>) {
-        // One array is the common case: the closure then holds just it.
         let count = firstCount ?? segments.first.count
         guard !segments.rest.isEmpty || count >= Self.separatePayloadThreshold else {
-            // Written straight into the outbound block (see `FrameEncoder.storeRequest`).
-            let message = segments.first
-            let lent = firstCount != nil && message.count <= Self.lentReplyBufferLimit ? message : []
-            register(prepared, channel: channel, continuation: continuation, replyBuffer: lent) { id in
-                transport.write(frameOfLength: FrameEncoder.encodedRequestLength(channel: channel, payloadCount: count)) { frame in
-                    message.withUnsafeBytes {
-                        FrameEncoder.storeRequest(id: id, channel: channel, payload: UnsafeRawBufferPointer(rebasing: $0[..<count]),
-                                                  into: frame)
-                    }
+            // One array, the common case: moved out of `segments`, registered, and written straight
+            // into the outbound block (see `FrameEncoder.storeRequest`), with no closure around
+            // the write to capture it (issue 18).
+            let message = (consume segments).first
+            let lends = firstCount != nil && message.count <= Self.lentReplyBufferLimit
+            if let failure = enroll(prepared, channel: channel, continuation: continuation, replyBuffer: lends ? message : []) {
+                continuation.resume(throwing: failure)
+                return
+            }
+            let id = prepared.id
+            transport.write(frameOfLength: FrameEncoder.encodedRequestLength(channel: channel, payloadCount: count)) { frame in
+                message.withUnsafeBytes {
+                    FrameEncoder.storeRequest(id: id, channel: channel, payload: UnsafeRawBufferPointer(rebasing: $0[..<count]),
+                                              into: frame)
                 }
             }
             return
@@ -68,9 +72,20 @@ extension MessengerConnection {
     /// resumed exactly once, by whoever takes entry `id` out of `state.pending` under the lock
     /// (the REPLY, a cancellation, or close), or right here when it is never registered.
     func register(_ prepared: PreparedRequest, channel: String, continuation: UnsafeContinuation<ReceivedPayload?, any Error>,
-                  replyBuffer: [UInt8] = [], writeRequest: (UInt32) -> Void) {
+                  writeRequest: (UInt32) -> Void) {
+        if let failure = enroll(prepared, channel: channel, continuation: continuation) {
+            continuation.resume(throwing: failure)
+            return
+        }
+        writeRequest(prepared.id)
+    }
+
+    /// `register`'s first half: enters the call in `state.pending` with `replyBuffer` lent for
+    /// its reply, or returns why it cannot be sent (and enters nothing).
+    private func enroll(_ prepared: PreparedRequest, channel: String, continuation: UnsafeContinuation<ReceivedPayload?, any Error>,
+                        replyBuffer: [UInt8] = []) -> (any Error)? {
         let id = prepared.id
-        let failure = state.withLock { state -> (any Error)? in
+        return state.withLock { state -> (any Error)? in
             if let refusal = state.refusalToSend() {
                 return MessengerError(.connectionClosed, refusal, channel: channel)
             }
@@ -90,11 +105,6 @@ extension MessengerConnection {
             }
             return nil
         }
-        if let failure {
-            continuation.resume(throwing: failure)
-            return
-        }
-        writeRequest(id)
     }
 
     /// The largest buffer a call lends for its reply (`startRequest`): what a channel keeps
