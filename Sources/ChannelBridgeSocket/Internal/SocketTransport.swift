@@ -209,7 +209,8 @@ final class SocketTransport: FlowControlledTransport {
                 flushDeferred()
                 guard executor.willBlock() else { continue }
             }
-            if connection.inputDemand != .read {
+            // Matched, not compared: `!=` on the enum went through `Equatable`'s generic witness.
+            if case .read = connection.inputDemand {} else {
                 switch waitWhileHeld(connection) {
                 case .readable:
                     break
