@@ -98,6 +98,13 @@ package final class ReaderExecutor: TaskExecutor {
     func runPending() {
         let me = asUnownedTaskExecutor()
         while true {
+            if readerJobs.count == 1 {
+                // The usual round: one call resumed by the reply just read. The job may enqueue
+                // others (into `readerJobs`), so it is taken out first.
+                let job = readerJobs.removeLast()
+                job.runSynchronously(on: me)
+                continue
+            }
             if !readerJobs.isEmpty {
                 swap(&readerJobs, &readerBatch)
             } else {

@@ -129,6 +129,7 @@ struct OutboundQueue {
         blockFill = 0
     }
 
+    @inline(__always)  // once per frame queued
     private mutating func count(_ length: Int, isAnswer: Bool) {
         byteCount += length
         if isAnswer { answerByteCount += length }
