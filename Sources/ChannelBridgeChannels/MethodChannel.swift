@@ -74,12 +74,11 @@ public final class MethodChannel: Sendable {
         // many of its first bytes are the call (the rest is room).
         var pooledCount: Int?
         do throws(CodecError) {
-            let call = MethodCall(method, arguments: arguments)
             if isStandard {
                 // A call on a connection itself goes out of the channel's reused buffer.
                 if connection != nil, timeout == nil {
                     var buffer = encodeBuffers.take()
-                    switch try standardCodec.encodeMethodCall(call, reusing: &buffer) {
+                    switch try standardCodec.encodeMethodCall(method, arguments: arguments, reusing: &buffer) {
                     case .inBuffer(let count) where count < MessengerConnection.separatePayloadThreshold:
                         request = EncodedSegments(buffer)
                         pooledCount = count
@@ -91,14 +90,14 @@ public final class MethodChannel: Sendable {
                         request = kept
                     }
                 } else {
-                    request = try standardCodec.encodeMethodCallSegments(call)
+                    request = try standardCodec.encodeMethodCallSegments(MethodCall(method, arguments: arguments))
                 }
-            } else if let segments = try segmentingCodec?.encodeMethodCallSegments(call) {
+            } else if let segments = try segmentingCodec?.encodeMethodCallSegments(MethodCall(method, arguments: arguments)) {
                 // Optional chaining calls the codec in place; `if let` would copy the optional
                 // existential through the runtime's value witnesses (issue 18).
                 request = segments
             } else {
-                request = EncodedSegments(try codec.encodeMethodCall(call))
+                request = EncodedSegments(try codec.encodeMethodCall(MethodCall(method, arguments: arguments)))
             }
         } catch {
             throw ChannelError(.unencodable, "Cannot encode the call: \(error)", channel: name, method: method,

@@ -29,7 +29,17 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     /// `buffer`'s first `count` bytes. When a large byte value was kept uncopied, returns the
     /// segments instead and leaves `buffer` empty.
     package func encodeMethodCall(_ call: MethodCall, reusing buffer: inout [UInt8]) throws(CodecError) -> ReusedBufferEncoding {
-        try written(reusing: &buffer) { (writer) throws(CodecError) in try Self.write(call, into: &writer) }
+        try encodeMethodCall(call.method, arguments: call.arguments, reusing: &buffer)
+    }
+
+    /// `encodeMethodCall(_:reusing:)` of the call's parts, which a channel has apart: no
+    /// `MethodCall` to build, and no `StandardValue` around the name (issue 18).
+    package func encodeMethodCall(_ method: String, arguments: StandardValue,
+                                  reusing buffer: inout [UInt8]) throws(CodecError) -> ReusedBufferEncoding {
+        try written(reusing: &buffer) { (writer) throws(CodecError) in
+            writer.writeString(method)
+            try writer.writeValue(arguments)
+        }
     }
 
     /// Where what `body` wrote is: in `buffer` when it makes one array, else in segments.
@@ -42,7 +52,7 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     }
 
     private static func write(_ call: MethodCall, into writer: inout StandardWriter) throws(CodecError) {
-        try writer.writeValue(.string(call.method))
+        writer.writeString(call.method)
         try writer.writeValue(call.arguments)
     }
 

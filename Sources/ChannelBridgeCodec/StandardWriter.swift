@@ -316,6 +316,11 @@ public struct StandardWriter {
     private static let valueOffset = MemoryLayout<StandardValue.MapEntry>.offset(of: \.value)!
 
     /// The tag, the size and the UTF-8 of `string`, stored after one check.
+    /// A String value (tag 7): what `writeValue(.string(string))` writes, without the value.
+    mutating func writeString(_ string: String) {
+        writeString(string, tag: 7)
+    }
+
     private mutating func writeString(_ string: String, tag: UInt8) {
         // Native strings (small ones included) lend their UTF-8 as they are; `withUTF8` needs a
         // mutable copy, a retain and release more.
