@@ -69,7 +69,9 @@ public final class MethodChannel: Sendable {
     /// - Parameter timeout: when set, the request is withdrawn (CANCEL) if no reply arrives in time.
     nonisolated(nonsending) public func invokeMethod(_ method: String, arguments: StandardValue = .null,
                              timeout: Duration? = nil) async throws -> StandardValue {
-        var request: EncodedSegments
+        // Built straight as the messenger's type: each conversion on the way was a retain and a
+        // release of the buffer (issue 18).
+        var request: MessageSegments
         // Set when `request.first` is the channel's reused encode buffer, to be given back: how
         // many of its first bytes are the call (the rest is room).
         var pooledCount: Int?
@@ -80,24 +82,25 @@ public final class MethodChannel: Sendable {
                     var buffer = encodeBuffers.take()
                     switch try standardCodec.encodeMethodCall(method, arguments: arguments, reusing: &buffer) {
                     case .inBuffer(let count) where count < MessengerConnection.separatePayloadThreshold:
-                        request = EncodedSegments(buffer)
+                        request = MessageSegments(consume buffer)
                         pooledCount = count
                     case .inBuffer(let count):
                         // Large: it goes out of its own array, so it is cut to size and not kept.
                         buffer.removeSubrange(count...)
-                        request = EncodedSegments(buffer)
+                        request = MessageSegments(consume buffer)
                     case .segments(let kept):
-                        request = kept
+                        request = MessageSegments(kept.first, rest: kept.rest)
                     }
                 } else {
-                    request = try standardCodec.encodeMethodCallSegments(MethodCall(method, arguments: arguments))
+                    let kept = try standardCodec.encodeMethodCallSegments(MethodCall(method, arguments: arguments))
+                    request = MessageSegments(kept.first, rest: kept.rest)
                 }
             } else if let segments = try segmentingCodec?.encodeMethodCallSegments(MethodCall(method, arguments: arguments)) {
                 // Optional chaining calls the codec in place; `if let` would copy the optional
                 // existential through the runtime's value witnesses (issue 18).
-                request = segments
+                request = MessageSegments(segments.first, rest: segments.rest)
             } else {
-                request = EncodedSegments(try codec.encodeMethodCall(MethodCall(method, arguments: arguments)))
+                request = MessageSegments(try codec.encodeMethodCall(MethodCall(method, arguments: arguments)))
             }
         } catch {
             throw ChannelError(.unencodable, "Cannot encode the call: \(error)", channel: name, method: method,
@@ -116,8 +119,7 @@ public final class MethodChannel: Sendable {
             // frame and the continuation costs a hop back on return, and under a task-executor
             // preference every hop takes the concurrency runtime's status-record lock (issue 18).
             do {
-                var segments = MessageSegments(request.first, rest: request.rest)
-                _ = consume request
+                var segments = consume request
                 let prepared = try connection.prepareRequest(onChannel: name, payloadCount: pooledCount ?? segments.count)
                 if prepared.mustWaitForRoom { await connection.waitUntilWritable() }
                 // The continuations are made where this call runs, without the hop to an isolation
@@ -184,16 +186,16 @@ public final class MethodChannel: Sendable {
         return taken
     }
 
-    nonisolated(nonsending) private static func send(_ request: EncodedSegments, on channel: String, method: String,
+    nonisolated(nonsending) private static func send(_ request: MessageSegments, on channel: String, method: String,
                              messenger: any BinaryMessenger) async throws -> ReceivedPayload? {
         do {
             // A connection itself hands over a split reply in its two parts (a call with a timeout).
             if let connection = messenger as? MessengerConnection {
-                return try await connection.sendKeepingParts(onChannel: channel, MessageSegments(request.first, rest: request.rest))
+                return try await connection.sendKeepingParts(onChannel: channel, request)
             }
             // One array is the common case; the plain send is what every messenger implements.
             if request.rest.isEmpty { return try await messenger.send(onChannel: channel, message: request.first).map(ReceivedPayload.bytes) }
-            return try await messenger.sendSegments(onChannel: channel, MessageSegments(request.first, rest: request.rest))
+            return try await messenger.sendSegments(onChannel: channel, request)
                 .map(ReceivedPayload.bytes)
         } catch let error as MessengerError {
             // The messenger sees only bytes; the channel reports the failure, naming the method.
