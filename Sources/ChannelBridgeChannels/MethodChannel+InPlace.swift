@@ -28,12 +28,15 @@ extension MethodChannel {
                 let value = try handler(call)
                 switch Result(catching: { () throws(CodecError) in try codec.encodeSuccessEnvelope(value, reusing: &reply) }) {
                 case .success(.inBuffer(let count)):
-                    if let limit, count > limit.current - MessengerConnection.replyFrameOverhead {
+                    // Compared through the optional, not unwrapped: `if let` retained the limit
+                    // (issue 18), and nothing here captures `call`, which would copy it.
+                    if count > (limit?.current ?? .max) - MessengerConnection.replyFrameOverhead, let limit {
                         return .segments(try tooLarge(count, of: call, codec: codec, channel: channel, limit: limit))
                     }
                     return .written(count: count)
                 case .success(.segments(let kept)):
-                    return try checked(MessageSegments(kept.first, rest: kept.rest))
+                    return try checked(MessageSegments(kept.first, rest: kept.rest), of: call, codec: codec,
+                                       channel: channel, limit: limit)
                 case .failure:
                     // Answered below, as the general path answers a result it cannot encode.
                     outcome = .success(value)
@@ -44,15 +47,16 @@ extension MethodChannel {
             guard let segments = try encodeOutcome(outcome, of: call, codec: codec, segmenting: codec, channel: channel) else {
                 return .null
             }
-            return try checked(segments)
-
-            /// The reply in segments, or `REPLY_TOO_LARGE` instead when the caller would refuse it.
-            func checked(_ segments: MessageSegments) throws -> InPlaceReply {
-                if let limit, segments.count > limit.current - MessengerConnection.replyFrameOverhead {
-                    return .segments(try tooLarge(segments.count, of: call, codec: codec, channel: channel, limit: limit))
-                }
-                return .segments(segments)
-            }
+            return try checked(segments, of: call, codec: codec, channel: channel, limit: limit)
         }
+    }
+
+    /// The reply in segments, or `REPLY_TOO_LARGE` instead when the caller would refuse it.
+    private static func checked(_ segments: MessageSegments, of call: MethodCall, codec: StandardMethodCodec,
+                                channel: String, limit: FrameLimit?) throws -> InPlaceReply {
+        if let limit, segments.count > limit.current - MessengerConnection.replyFrameOverhead {
+            return .segments(try tooLarge(segments.count, of: call, codec: codec, channel: channel, limit: limit))
+        }
+        return .segments(segments)
     }
 }
