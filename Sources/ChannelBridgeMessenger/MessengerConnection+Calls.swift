@@ -111,5 +111,5 @@ extension MessengerConnection {
     /// between calls (`EncodeBufferPool.maxKeptCapacity`). A lent buffer is held while the call
     /// is pending, and a reply larger than it (up to this) is read into a new one that the
     /// caller keeps instead.
-    package static let lentReplyBufferLimit = 16 << 10
+    @inlinable package static var lentReplyBufferLimit: Int { 16 << 10 }
 }

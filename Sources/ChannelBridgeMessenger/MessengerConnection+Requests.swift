@@ -240,7 +240,7 @@ extension MessengerConnection {
     }
 
     /// Bytes a REPLY frame adds to its payload: kind, id and status (the length field aside).
-    package static let replyFrameOverhead = 1 + 4 + 1
+    @inlinable package static var replyFrameOverhead: Int { 1 + 4 + 1 }
 
     /// The status-2 diagnostic for a reply the peer would refuse.
     static func replyTooLarge(channel: String, count: Int, limit: Int) -> String {

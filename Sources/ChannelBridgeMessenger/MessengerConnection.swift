@@ -287,7 +287,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
         transport.write(head, followedBy: payloadSegments)
     }
 
-    package static let separatePayloadThreshold = 64 << 10
+    @inlinable package static var separatePayloadThreshold: Int { 64 << 10 }
 
     static func closedBeforeReply(channel: String, _ cause: MessengerError?) -> MessengerError {
         MessengerError(.connectionClosed,
