@@ -92,9 +92,10 @@ package final class ReaderExecutor: TaskExecutor {
     /// from `attachReaderThread` to `finish`, which detach it first.
     @exclusivity(unchecked) private nonisolated(unsafe) var readerJobs: [UnownedJob] = []
 
-    /// Runs every queued job, and the jobs those queue, until none is left: the reader's own first
-    /// (without the lock), then the other threads'. Jobs the reader's jobs enqueue run in the
-    /// next round, so each list runs in the order it was filled.
+    /// Runs every queued job, and the jobs those queue, until none is left. Each round runs the
+    /// reader's own jobs (without the lock), then the other threads', so neither kind waits
+    /// behind the other for more than a round; a round that finds no other thread's job and
+    /// leaves none of the reader's ends it, with one lock taken.
     func runPending() {
         let me = asUnownedTaskExecutor()
         while true {
@@ -103,20 +104,22 @@ package final class ReaderExecutor: TaskExecutor {
                 // others (into `readerJobs`), so it is taken out first.
                 let job = readerJobs.removeLast()
                 job.runSynchronously(on: me)
-                continue
-            }
-            if !readerJobs.isEmpty {
+            } else if !readerJobs.isEmpty {
                 swap(&readerJobs, &readerBatch)
-            } else {
-                let taken = state.withLock { state -> Bool in
-                    guard !state.jobs.isEmpty else { return false }
-                    swap(&state.jobs, &readerBatch)
-                    return true
-                }
-                if !taken { return }
+                for job in readerBatch { job.runSynchronously(on: me) }
+                readerBatch.removeAll(keepingCapacity: true)
             }
-            for job in readerBatch { job.runSynchronously(on: me) }
-            readerBatch.removeAll(keepingCapacity: true)
+            let taken = state.withLock { state -> Bool in
+                guard !state.jobs.isEmpty else { return false }
+                swap(&state.jobs, &readerBatch)
+                return true
+            }
+            if taken {
+                for job in readerBatch { job.runSynchronously(on: me) }
+                readerBatch.removeAll(keepingCapacity: true)
+            } else if readerJobs.isEmpty {
+                return
+            }
         }
     }
 
