@@ -3,6 +3,7 @@ import ChannelBridgeCodec
 import ChannelBridgeMessenger
 import ChannelBridgeSocket
 import ChannelBridgeTestSupport
+import Dispatch
 import Glibc
 import Testing
 
@@ -89,6 +90,43 @@ private typealias Support = ChannelsOverSocket
                 }
             }
             #expect(answered == 256 * 20)
+        }
+    }
+
+    /// The reader runs its own jobs without a lock and other threads' jobs from a locked queue;
+    /// it alternates the two round by round. A task that keeps the reader busy, re-enqueueing
+    /// itself from the reader thread with `Task.yield()`, must not hold back a task another thread
+    /// started on the same executor: the yielding task waits for that task to run. (When the
+    /// reader ran its own jobs until none was left before looking at the others, the yields ran
+    /// out first.)
+    @Test func aTaskYieldingOnTheReaderDoesNotHoldBackTasksFromOtherThreads() async throws {
+        let reader = Locked<UInt>(0)
+        try await Support.withPeerHost(options: Self.onReader,
+                                       configure: { Self.recordReaderThread(on: $0, into: reader) }) { session in
+            try await Self.askForCallBack(session.methods)
+            let executor = session.connection.executor
+            let other = Locked<Bool>(false)
+            let maxYields = 200_000
+            let yields = try await withTaskExecutorPreference(executor) { () async throws -> Int in
+                // Onto the reader thread: a call's reply that finds the task suspended resumes it there.
+                var calls = 0
+                while UInt(pthread_self()) != reader.value {
+                    calls += 1
+                    try #require(calls <= 1_000, "no call resumed on the reader thread")
+                    _ = try await session.methods.invokeMethod("echo", arguments: .null)
+                }
+                // Started from a thread that is not the reader, so it goes through the locked queue.
+                DispatchQueue.global().async {
+                    Task(executorPreference: executor) { other.set(true) }
+                }
+                var yields = 0
+                while !other.isSet, yields < maxYields {
+                    await Task.yield()
+                    yields += 1
+                }
+                return yields
+            }
+            #expect(other.isSet && yields < maxYields, "the other task had not run after \(yields) yields")
         }
     }
 
