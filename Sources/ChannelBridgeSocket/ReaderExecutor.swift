@@ -87,7 +87,8 @@ package final class ReaderExecutor: TaskExecutor {
     /// Invariant: touched only by the reader thread (`runPending`), and swapped under `state`'s lock
     /// or with `readerJobs`.
     @exclusivity(unchecked) private nonisolated(unsafe) var readerBatch: [UnownedJob] = []
-    /// Jobs the reader thread enqueued itself, in order.
+    /// Jobs the reader thread enqueued itself, in order. Bounded as `state.jobs` is: a task has at
+    /// most one job enqueued at a time, so this holds at most one per task preferring the executor.
     /// Invariant: touched only by the reader thread (`enqueue` on it, `runPending`, `finish`),
     /// from `attachReaderThread` to `finish`, which detach it first.
     @exclusivity(unchecked) private nonisolated(unsafe) var readerJobs: [UnownedJob] = []

@@ -35,25 +35,34 @@ import Testing
         var decoder = FrameDecoder(maxFrameLength: maxFrameLength)
         var frames: [Frame] = []
         for (index, chunk) in chunks.enumerated() {
-            if index % 2 == 0 {
-                decoder.append(chunk)
-            } else {
-                var rest = chunk[...]
-                while !rest.isEmpty {
-                    // A read-in-place region may be smaller than the chunk (the end of a large payload).
-                    decoder.withUnsafeMutableInputBuffer(minimumCapacity: 16) { region in
-                        let count = min(region.count, rest.count)
-                        rest.prefix(count).withUnsafeBytes { region.copyMemory(from: $0) }
-                        rest = rest.dropFirst(count)
-                        return count
-                    }
-                    while let frame = try decoder.next() { frames.append(frame) }
-                }
+            try feed(chunk, into: &decoder, inPlace: index % 2 == 1) { decoder, _ in
+                while let frame = try decoder.next() { frames.append(frame) }
             }
             while let frame = try decoder.next() { frames.append(frame) }
         }
         #expect(decoder.bufferedByteCount == 0)
         return frames
+    }
+
+    /// Gives `decoder` the bytes of `chunk`: with one `append`, or `inPlace` through the
+    /// read-in-place API, calling `afterRead` with the decoder and the count after each region it
+    /// reads (a region may be smaller than the chunk: the end of a large payload).
+    static func feed(_ chunk: ArraySlice<UInt8>, into decoder: inout FrameDecoder, inPlace: Bool,
+                     afterRead: (inout FrameDecoder, Int) throws -> Void) rethrows {
+        guard inPlace else {
+            decoder.append(chunk)
+            return
+        }
+        var rest = chunk[...]
+        while !rest.isEmpty {
+            let count = decoder.withUnsafeMutableInputBuffer(minimumCapacity: 16) { region in
+                let count = min(region.count, rest.count)
+                rest.prefix(count).withUnsafeBytes { region.copyMemory(from: $0) }
+                rest = rest.dropFirst(count)
+                return count
+            }
+            try afterRead(&decoder, count)
+        }
     }
 
     static func randomSplits(_ bytes: [UInt8], seed: UInt64, maxChunk: Int) -> [ArraySlice<UInt8>] {
@@ -129,23 +138,13 @@ import Testing
         var fed = 0
         var decoded: [Frame] = []
         for (index, chunk) in Self.randomSplits(bytes, seed: seed, maxChunk: maxChunk).enumerated() {
-            if index % 2 == 0 {
-                decoder.append(chunk)
-                fed += chunk.count
-            } else {
-                var rest = chunk[...]
-                while !rest.isEmpty {
-                    decoder.withUnsafeMutableInputBuffer(minimumCapacity: 16) { region in
-                        let count = min(region.count, rest.count)
-                        rest.prefix(count).withUnsafeBytes { region.copyMemory(from: $0) }
-                        rest = rest.dropFirst(count)
-                        fed += count
-                        return count
-                    }
-                    while let frame = try decoder.nextInPlace() { decoded.append(frame.frame) }
-                    #expect(decoder.isDrained == boundaries.contains(fed), "after \(fed) bytes")
-                }
+            let inPlace = index % 2 == 1
+            try Self.feed(chunk, into: &decoder, inPlace: inPlace) { decoder, count in
+                fed += count
+                while let frame = try decoder.nextInPlace() { decoded.append(frame.frame) }
+                #expect(decoder.isDrained == boundaries.contains(fed), "after \(fed) bytes")
             }
+            if !inPlace { fed += chunk.count }
             while let frame = try decoder.nextInPlace() { decoded.append(frame.frame) }
             #expect(decoder.isDrained == boundaries.contains(fed), "after \(fed) bytes")
         }

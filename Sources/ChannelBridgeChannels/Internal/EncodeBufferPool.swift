@@ -10,8 +10,7 @@ import Synchronization
 /// given back once per call, nobody ever needs to wait for it, and the flag's exchange and store
 /// cost a fraction of a mutex's lock and unlock (issue 18). Acquire and release orderings make the
 /// flag a lock ThreadSanitizer sees.
-// @unchecked: `spare` is touched only by the thread that set `busy` from false to true, until it
-// stores false again.
+// @unchecked: `spare` is touched only by the thread that swapped `busy` from false to true, until it stores false.
 final class EncodeBufferPool: @unchecked Sendable {
     /// Buffers above this capacity are freed, not kept: a big call does not pin its memory. Below
     /// `MessengerConnection.separatePayloadThreshold`, so a kept buffer's bytes were always copied
