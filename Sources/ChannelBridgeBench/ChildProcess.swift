@@ -8,9 +8,7 @@ import Foundation
 package final class ChildProcess: @unchecked Sendable {
     /// Where `channelbridge` itself and the package's other products are (they are built side by side).
     static let productsDirectory: URL = {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: executable).deletingLastPathComponent()
+        URL(fileURLWithPath: OwnExecutable.path()).deletingLastPathComponent()
     }()
 
     package static func path(of product: String) throws -> String {

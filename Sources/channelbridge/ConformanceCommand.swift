@@ -3,6 +3,7 @@ import ChannelBridgeConformance
 import ChannelBridgeSocket
 import Foundation
 import ChannelBridgeMessenger
+import ChannelBridgePlatform
 
 /// `channelbridge conformance`: runs vector files against our codecs or an external implementation.
 enum ConformanceCommand: CLICommand {
@@ -134,7 +135,7 @@ enum ConformanceCommand: CLICommand {
     /// `Protocol/vectors` in the working directory, else beside the checkout the binary was built in.
     static func defaultVectorsDirectory() throws -> String {
         var candidates = [FileManager.default.currentDirectoryPath + "/Protocol/vectors"]
-        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        var url = URL(fileURLWithPath: OwnExecutable.path()).deletingLastPathComponent()
         for _ in 0..<5 {
             url.deleteLastPathComponent()
             candidates.append(url.appendingPathComponent("Protocol/vectors").path)

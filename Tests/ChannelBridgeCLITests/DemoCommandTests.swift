@@ -19,6 +19,18 @@ import Testing
         #expect(after.subtracting(before).isEmpty)
     }
 
+    /// Typed as the README has it, `channelbridge` found through `PATH` from another directory:
+    /// the demo starts its host and itself again from its own file, not from its bare name.
+    @Test func demoFoundThroughPathRuns() async throws {
+        try await TestDirectory.withPath { directory in
+            let environment = ["PATH": ProcessRunner.productsDirectory.path + ":/usr/bin:/bin", "HOME": directory]
+            let outcome = try await ProcessRunner.runOnThread("/bin/sh", ["-c", "channelbridge demo"], environment: environment,
+                                                              currentDirectory: URL(fileURLWithPath: directory))
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            #expect(outcome.stdout.split(separator: "\n").last == "demo complete")
+        }
+    }
+
     @Test func demoTakesNoArguments() async throws {
         let outcome = try await ProcessRunner.runOnThread("channelbridge", ["demo", "extra"])
         #expect(outcome.status == 64)

@@ -17,7 +17,7 @@ final class DemoWorkspace: Sendable {
 
     /// A product built beside this executable.
     static func sibling(_ name: String) throws -> String {
-        let here = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        let here = URL(fileURLWithPath: OwnExecutable.path()).deletingLastPathComponent()
         let path = here.appendingPathComponent(name).path
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw CommandFailure(ExitCode.unavailable, "cannot find \(name) beside channelbridge (\(path)); build it with 'swift build'")
@@ -37,7 +37,7 @@ final class DemoWorkspace: Sendable {
         let child = if let host = try? Self.sibling("extension-host") {
             try launch(host, arguments)
         } else {
-            try launch(CommandLine.arguments[0], [HostCommand.name] + arguments)
+            try launch(OwnExecutable.path(), [HostCommand.name] + arguments)
         }
         let ready = try await child.nextLine()
         guard ready.hasPrefix("ready ") else {
@@ -48,7 +48,7 @@ final class DemoWorkspace: Sendable {
 
     /// Starts `channelbridge prefs watch` on the store and waits until it is watching.
     func startContainingApp(_ arguments: [String]) async throws -> LineReadingProcess {
-        let child = try launch(CommandLine.arguments[0], arguments)
+        let child = try launch(OwnExecutable.path(), arguments)
         let notice = try await child.stderr.next(within: .seconds(20), what: "the containing app")
         guard notice.contains("watching") else {
             throw CommandFailure(ExitCode.failure, "the containing app said '\(notice)' instead of watching")
