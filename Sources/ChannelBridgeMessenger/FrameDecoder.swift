@@ -211,16 +211,10 @@ public struct FrameDecoder: Sendable {
                 if readIndex == writeIndex { readIndex = 0; writeIndex = 0 }
                 return split
             }
-            var names = channelNames
             let decoded: DecodedFrame
             if inPlace, kind == Frame.Kind.request.rawValue {
-                let parsed = try storage.withUnsafeBytes { raw in
-                    Result { () throws(ProtocolViolation) in
-                        try FrameParser.parseHead(kind: .request,
-                                                  bytes: UnsafeRawBufferPointer(rebasing: raw[bodyStart..<bodyStart + bodyLength]),
-                                                  bodyLength: bodyLength, names: &names)
-                    }
-                }.get()
+                let parsed = try Self.parseHead(.request, in: storage, at: bodyStart..<bodyStart + bodyLength,
+                                                bodyLength: bodyLength, names: &channelNames)
                 guard case (.request(let id, let channel, let isNull), let headLength)? = parsed else {
                     throw FrameParser.shortBody(.request, bodyLength)
                 }
@@ -231,15 +225,9 @@ public struct FrameDecoder: Sendable {
                 let id = storage.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: bodyStart, as: UInt32.self)) }
                 decoded = .reply(id: id, buffer: storage, payload: bodyStart + 5..<bodyStart + bodyLength)
             } else {
-                decoded = .frame(try storage.withUnsafeBytes { raw in
-                    Result { () throws(ProtocolViolation) in
-                        try FrameParser.parse(kind: kind,
-                                              body: UnsafeRawBufferPointer(rebasing: raw[bodyStart..<bodyStart + bodyLength]),
-                                              names: &names)
-                    }
-                }.get())
+                decoded = .frame(try Self.parse(kind: kind, in: storage, at: bodyStart..<bodyStart + bodyLength,
+                                                names: &channelNames))
             }
-            channelNames = names
             readIndex += 4 + length
             if readIndex == writeIndex { readIndex = 0; writeIndex = 0 }
             return decoded
@@ -251,14 +239,7 @@ public struct FrameDecoder: Sendable {
         guard bodyLength >= Self.directPayloadThreshold,
               known == .request || known == .message || known == .reply else { return nil }
         let end = writeIndex
-        var names = channelNames
-        let parsed = try storage.withUnsafeBytes { raw in
-            Result { () throws(ProtocolViolation) in
-                try FrameParser.parseHead(kind: known, bytes: UnsafeRawBufferPointer(rebasing: raw[bodyStart..<end]),
-                                          bodyLength: bodyLength, names: &names)
-            }
-        }.get()
-        channelNames = names
+        let parsed = try Self.parseHead(known, in: storage, at: bodyStart..<end, bodyLength: bodyLength, names: &channelNames)
         guard let (head, headLength) = parsed else { return nil }
         // Everything buffered belongs to this incomplete frame: move its payload bytes over, into
         // two arrays when the payload's consumer can adopt its last part.
@@ -302,19 +283,38 @@ public struct FrameDecoder: Sendable {
     /// (one copy, as for a whole payload); `nil` for any other frame.
     private mutating func splitWhole(kind: UInt8, bodyStart: Int, bodyLength: Int) throws(ProtocolViolation) -> DecodedFrame? {
         guard let known = Frame.Kind(rawValue: kind), known == .request || known == .reply else { return nil }
-        var names = channelNames
-        let parsed = try storage.withUnsafeBytes { raw in
-            Result { () throws(ProtocolViolation) in
-                try FrameParser.parseHead(kind: known, bytes: UnsafeRawBufferPointer(rebasing: raw[bodyStart..<bodyStart + bodyLength]),
-                                          bodyLength: bodyLength, names: &names)
-            }
-        }.get()
-        channelNames = names
+        let parsed = try Self.parseHead(known, in: storage, at: bodyStart..<bodyStart + bodyLength, bodyLength: bodyLength,
+                                        names: &channelNames)
         guard let (head, headLength) = parsed, let splitter = splitting?.splitter(for: head) else { return nil }
         let from = bodyStart + headLength, end = bodyStart + bodyLength
         let split = splitPoint(splitter, payloadAt: from, payloadLength: end - from)
         guard split > 0 else { return nil }
         return .split(head.frame(payload: Array(storage[from..<from + split])), tail: Array(storage[from + split..<end]))
+    }
+
+    // The parsers are static, given the buffer and the name cache apart: a closure over `self`
+    // made the decoder copy its name cache out and back around every frame, a retain and a
+    // release of its entries (issue 18).
+
+    /// `FrameParser.parseHead` over `storage[bytes]`.
+    private static func parseHead(_ kind: Frame.Kind, in storage: borrowing [UInt8], at bytes: Range<Int>, bodyLength: Int,
+                                  names: inout ChannelNameCache) throws(ProtocolViolation) -> (PayloadHead, Int)? {
+        try storage.withUnsafeBytes { raw in
+            Result { () throws(ProtocolViolation) in
+                try FrameParser.parseHead(kind: kind, bytes: UnsafeRawBufferPointer(rebasing: raw[bytes]), bodyLength: bodyLength,
+                                          names: &names)
+            }
+        }.get()
+    }
+
+    /// `FrameParser.parse` of the body at `storage[body]`.
+    private static func parse(kind: UInt8, in storage: borrowing [UInt8], at body: Range<Int>,
+                              names: inout ChannelNameCache) throws(ProtocolViolation) -> Frame {
+        try storage.withUnsafeBytes { raw in
+            Result { () throws(ProtocolViolation) in
+                try FrameParser.parse(kind: kind, body: UnsafeRawBufferPointer(rebasing: raw[body]), names: &names)
+            }
+        }.get()
     }
 
     private mutating func reserveFreeSpace(_ minimum: Int) {
