@@ -41,7 +41,11 @@ let package = Package(
         // work, `LockedValue` (the lock ThreadSanitizer sees), socket, file, poll and process calls (`Syscalls`,
         // `FileCalls`, `Errno`), and the mechanisms executables use for process policy (`ProcessSignals`,
         // `ProcessExit`, `AllocatorTuning`, `CPUAffinity`).
-        .target(name: "ChannelBridgePlatform", swiftSettings: strict + platformLocks),
+        .target(name: "ChannelBridgePlatform", dependencies: ["CChannelBridgeSyscalls"], swiftSettings: strict + platformLocks),
+        // Under it, in C: the socket's `read` and `send` without glibc's thread-cancellation
+        // bookkeeping (issue 18). Only ChannelBridgePlatform imports it.
+        .target(name: "CChannelBridgeSyscalls",
+                cSettings: Context.environment["CHANNELBRIDGE_PTHREAD_LOCKS"] != nil ? [.define("CB_LIBC_IO")] : []),
         // Leaves above it: the codecs (values, bytes, TVN) and the messenger (frames, sessions),
         // independent of each other. Neither imports Glibc.
         .target(name: "ChannelBridgeCodec", swiftSettings: strict),

@@ -1,3 +1,4 @@
+import CChannelBridgeSyscalls
 import Glibc
 
 
@@ -135,7 +136,7 @@ package enum Syscalls {
     /// negated errno.
     package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         while true {
-            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            let count = cb_read(fd, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }
             if errno == EINTR { continue }
             return -Int(errno)
@@ -146,7 +147,7 @@ package enum Syscalls {
     /// Returns the byte count, or the negated errno (`-EAGAIN` when the socket is full).
     package static func sendNow(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
         while true {
-            let sent = send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            let sent = cb_send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
             if sent >= 0 { return sent }
             if errno == EINTR { continue }
             return -Int(errno)
@@ -164,8 +165,8 @@ package enum Syscalls {
             return chunks[chunks.startIndex].withUnsafeBytes { raw in
                 let end = lastCount ?? raw.count
                 while true {
-                    let sent = send(fd, raw.baseAddress! + firstOffset, end - firstOffset,
-                                    Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    let sent = cb_send(fd, raw.baseAddress! + firstOffset, end - firstOffset,
+                                       Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
                     if sent >= 0 { return sent }
                     if errno == EINTR { continue }
                     return -Int(errno)
@@ -188,7 +189,7 @@ package enum Syscalls {
                 message.msg_iov = vectorBuffer.baseAddress
                 message.msg_iovlen = count
                 while true {
-                    let sent = sendmsg(fd, &message, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    let sent = cb_sendmsg(fd, &message, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
                     if sent >= 0 { return sent }
                     if errno == EINTR { continue }
                     return -Int(errno)

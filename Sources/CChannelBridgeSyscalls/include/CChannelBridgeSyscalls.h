@@ -1,0 +1,18 @@
+#ifndef CCHANNELBRIDGE_SYSCALLS_H
+#define CCHANNELBRIDGE_SYSCALLS_H
+
+// No system header here: one included through this module would make Swift take its types
+// (`timespec`, ...) as this module's. Plain C types instead; `message` is a `struct msghdr *`.
+
+// `read` and `send` for a connection's socket, made through `syscall(2)`. glibc's own wrappers
+// are thread-cancellation points: in a process with threads each one turns asynchronous
+// cancellation on before the system call and off after it, about 30 instructions a call (issue
+// 18). Nothing in this package cancels threads (a reader is woken by `shutdown`, a writer by a
+// semaphore), so that buys nothing. Same results as the wrappers: the count, or -1 with `errno`
+// set. In a sanitizer's build they are the wrappers themselves, which the sanitizer intercepts.
+
+long cb_read(int fd, void *buffer, long count);
+long cb_send(int fd, const void *bytes, long count, int flags);
+long cb_sendmsg(int fd, const void *message, int flags);
+
+#endif
