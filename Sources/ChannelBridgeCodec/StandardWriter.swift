@@ -12,8 +12,9 @@ public struct StandardWriter {
     /// Invariant: never empty until the codec takes it (`takeBytes`, `takeSegments`).
     private var current: [UInt8]
     private var used = 0
-    /// A segmenting writer's finished segments, before `current`.
-    private var finished: [[UInt8]] = []
+    /// A segmenting writer's finished segments, before `current`; nil until it keeps a byte list
+    /// (nil costs no release when a writer ends, an empty array one, issue 18).
+    private var finished: [[UInt8]]?
     private var finishedCount = 0
     private let keepsLargeByteLists: Bool
     let extensionBox: CodecExtensionBox?
@@ -49,7 +50,7 @@ public struct StandardWriter {
     /// storage into `buffer`, whose first bytes, as many as returned, are the message (the rest is
     /// room, not part of it). Otherwise leaves both as they are and returns `nil`.
     mutating func giveBackBuffer(to buffer: inout [UInt8]) -> Int? {
-        guard finished.isEmpty else { return nil }
+        guard finished == nil else { return nil }
         swap(&current, &buffer)
         return used
     }
@@ -58,7 +59,7 @@ public struct StandardWriter {
     public var bytes: [UInt8] {
         var all: [UInt8] = []
         all.reserveCapacity(finishedCount + used)
-        for segment in finished { all.append(contentsOf: segment) }
+        for segment in finished ?? [] { all.append(contentsOf: segment) }
         current.withUnsafeBufferPointer { all.append(contentsOf: $0[..<used]) }
         return all
     }
@@ -66,7 +67,7 @@ public struct StandardWriter {
     /// Everything written, as one array, taking the writer's storage instead of copying it: the
     /// codecs' way to end a writer (`bytes` copies, since the storage is larger than the message).
     mutating func takeBytes() -> [UInt8] {
-        guard finished.isEmpty else { return bytes }
+        guard finished == nil else { return bytes }
         trimCurrent()
         return current
     }
@@ -77,7 +78,7 @@ public struct StandardWriter {
     /// empty and nothing is allocated for it. Takes the writer's storage.
     mutating func takeSegments() -> EncodedSegments {
         trimCurrent()
-        guard let first = finished.first else { return EncodedSegments(current) }
+        guard let finished, let first = finished.first else { return EncodedSegments(current) }
         var rest = Array(finished.dropFirst())
         if !current.isEmpty { rest.append(current) }
         return EncodedSegments(first, rest: rest)
@@ -92,11 +93,12 @@ public struct StandardWriter {
     private var position: Int { finishedCount + used }
 
     private mutating func keep(_ byteList: [UInt8]) {
+        if finished == nil { finished = [] }
         if used > 0 {
             trimCurrent()
-            finished.append(current)
+            finished!.append(current)
         }
-        finished.append(byteList)
+        finished!.append(byteList)
         finishedCount += used + byteList.count
         current = Self.room(Self.initialRoom)
         used = 0
