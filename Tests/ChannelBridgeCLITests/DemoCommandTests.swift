@@ -3,7 +3,9 @@ import Foundation
 import Testing
 
 /// `channelbridge demo`, the first command a newcomer runs (README).
-@Suite struct DemoCommandTests {
+/// Serialized: the first test checks that no demo directory is left in /tmp, and another demo
+/// running beside it would have one there.
+@Suite(.serialized) struct DemoCommandTests {
     @Test func demoRunsTheWholeFlowAndLeavesNothingBehind() async throws {
         let before = Set((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter { $0.hasPrefix("cb-demo-") }
         let outcome = try await ProcessRunner.runOnThread("channelbridge", ["demo"])
@@ -23,7 +25,10 @@ import Testing
     /// the demo starts its host and itself again from its own file, not from its bare name.
     @Test func demoFoundThroughPathRuns() async throws {
         try await TestDirectory.withPath { directory in
-            let environment = ["PATH": ProcessRunner.productsDirectory.path + ":/usr/bin:/bin", "HOME": directory]
+            // The rest of the environment kept: a sanitizer's build reads its options from it.
+            var environment = ProcessInfo.processInfo.environment
+            environment["PATH"] = ProcessRunner.productsDirectory.path + ":/usr/bin:/bin"
+            environment["HOME"] = directory
             let outcome = try await ProcessRunner.runOnThread("/bin/sh", ["-c", "channelbridge demo"], environment: environment,
                                                               currentDirectory: URL(fileURLWithPath: directory))
             #expect(outcome.status == 0, "\(outcome.stderr)")
