@@ -14,13 +14,13 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     }
 
     public func encodeMethodCall(_ call: MethodCall) throws(CodecError) -> [UInt8] {
-        var writer = try written(segmenting: false) { (writer) throws(CodecError) in try Self.write(call, into: &writer) }
+        var writer = try written(segmenting: false) { (writer) throws(CodecError) in try Self.write(call.method, arguments: call.arguments, into: &writer) }
         return writer.takeBytes()
     }
 
     /// A `Uint8List` of 64 KiB or more stays the value's own array, uncopied.
     package func encodeMethodCallSegments(_ call: MethodCall) throws(CodecError) -> EncodedSegments {
-        var writer = try written(segmenting: true) { (writer) throws(CodecError) in try Self.write(call, into: &writer) }
+        var writer = try written(segmenting: true) { (writer) throws(CodecError) in try Self.write(call.method, arguments: call.arguments, into: &writer) }
         return writer.takeSegments()
     }
 
@@ -36,10 +36,7 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     /// `MethodCall` to build, and no `StandardValue` around the name (issue 18).
     package func encodeMethodCall(_ method: String, arguments: StandardValue,
                                   reusing buffer: inout [UInt8]) throws(CodecError) -> ReusedBufferEncoding {
-        try written(reusing: &buffer) { (writer) throws(CodecError) in
-            writer.writeString(method)
-            try writer.writeValue(arguments)
-        }
+        try written(reusing: &buffer) { (writer) throws(CodecError) in try Self.write(method, arguments: arguments, into: &writer) }
     }
 
     /// Where what `body` wrote is: in `buffer` when it makes one array, else in segments.
@@ -51,9 +48,9 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
         return .segments(writer.takeSegments())
     }
 
-    private static func write(_ call: MethodCall, into writer: inout StandardWriter) throws(CodecError) {
-        writer.writeString(call.method)
-        try writer.writeValue(call.arguments)
+    private static func write(_ method: String, arguments: StandardValue, into writer: inout StandardWriter) throws(CodecError) {
+        writer.writeString(method)
+        try writer.writeValue(arguments)
     }
 
     /// A fresh writer after `body` wrote to it. The writer goes by `inout` rather than as a

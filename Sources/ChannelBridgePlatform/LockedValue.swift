@@ -94,9 +94,9 @@ extension LockedValue {
     }
 }
 
-// @unchecked: the value is reached only inside `withLock`, under the lock, and it enters (`init`)
-// and leaves (`withLock`'s argument and result) only as `sending`, so no reference to it outlives
-// the lock in another isolation region: the same reasoning that makes `Mutex` Sendable.
+// The value enters (`init`) and leaves (`withLock`'s argument and result) only as `sending`, so no
+// reference to it outlives the lock in another isolation region: the reasoning that makes `Mutex` Sendable.
+// @unchecked: the value is reached only inside `withLock`, under the lock.
 extension LockedValue: @unchecked Sendable {}
 
 #if CHANNELBRIDGE_PTHREAD_LOCKS

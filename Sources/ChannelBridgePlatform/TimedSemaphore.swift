@@ -3,8 +3,8 @@ import Glibc
 /// A POSIX semaphore one thread parks on, with a timeout. ThreadSanitizer intercepts `sem_post`
 /// and `sem_wait`, so what the poster did before posting is ordered before what the waiter does
 /// after waking; waking a parked thread costs a futex wake.
-// @unchecked: the semaphore is used only through sem_post/sem_timedwait, which are thread-safe;
-// its address never moves (allocated once, freed in deinit when no thread can use it).
+// Its address never moves: allocated once, freed in deinit when no thread can use it.
+// @unchecked: the semaphore is used only through sem_post/sem_timedwait, which are thread-safe.
 package final class TimedSemaphore: @unchecked Sendable {
     private let semaphore = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
 

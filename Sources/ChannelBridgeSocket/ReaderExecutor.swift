@@ -107,8 +107,7 @@ package final class ReaderExecutor: TaskExecutor {
                 job.runSynchronously(on: me)
             } else if !readerJobs.isEmpty {
                 swap(&readerJobs, &readerBatch)
-                for job in readerBatch { job.runSynchronously(on: me) }
-                readerBatch.removeAll(keepingCapacity: true)
+                runBatch(on: me)
             }
             let taken = state.withLock { state -> Bool in
                 guard !state.jobs.isEmpty else { return false }
@@ -116,12 +115,17 @@ package final class ReaderExecutor: TaskExecutor {
                 return true
             }
             if taken {
-                for job in readerBatch { job.runSynchronously(on: me) }
-                readerBatch.removeAll(keepingCapacity: true)
+                runBatch(on: me)
             } else if readerJobs.isEmpty {
                 return
             }
         }
+    }
+
+    /// Runs the jobs in `readerBatch`, in order, and empties it, keeping its storage.
+    private func runBatch(on me: UnownedTaskExecutor) {
+        for job in readerBatch { job.runSynchronously(on: me) }
+        readerBatch.removeAll(keepingCapacity: true)
     }
 
     /// The reader is about to block in `read`; false when jobs came in meanwhile and should run
