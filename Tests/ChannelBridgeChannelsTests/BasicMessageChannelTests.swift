@@ -71,7 +71,7 @@ private let channelName = "test/messages"
 
     @Test func connectionClosedNamesTheChannel() async throws {
         let messenger = RecordingMessenger { _, _ in
-            try await Task.sleep(for: .seconds(3_600))
+            try await untilCancelled()
             return nil
         }
         let channel = BasicMessageChannel(name: channelName, messenger: messenger, codec: StringCodec())
@@ -88,7 +88,7 @@ private let channelName = "test/messages"
 
     @Test func timeoutWithdrawsTheRequest() async throws {
         let messenger = RecordingMessenger { _, _ in
-            try await Task.sleep(for: .seconds(3_600))
+            try await untilCancelled()
             return nil
         }
         let channel = BasicMessageChannel(name: channelName, messenger: messenger, codec: StringCodec())

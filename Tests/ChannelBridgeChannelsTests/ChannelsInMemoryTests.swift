@@ -149,7 +149,7 @@ import Testing
         let entered = Inbox<Void>()
         MethodChannel(name: "test/hang", messenger: host).setMethodCallHandler { _ in
             entered.put(())
-            try await Task.sleep(for: .seconds(3_600))
+            try await untilCancelled()
             return .null
         }
         let channel = MethodChannel(name: "test/hang", messenger: client)
@@ -173,7 +173,7 @@ import Testing
         let cancelled = Inbox<Bool>()
         MethodChannel(name: "test/slow", messenger: host).setMethodCallHandler { _ in
             do {
-                try await Task.sleep(for: .seconds(3_600))
+                try await untilCancelled()
             } catch {
                 cancelled.put(true)
                 throw error

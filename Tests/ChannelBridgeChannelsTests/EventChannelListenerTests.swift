@@ -140,7 +140,7 @@ private func hasCancel(_ entries: [RecordingMessenger.Entry]) -> Bool {
 
     @Test func connectionCloseDuringListenEndsTheStream() async throws {
         let messenger = RecordingMessenger { _, _ in
-            try await Task.sleep(for: .seconds(3_600))
+            try await untilCancelled()
             return nil
         }
         let channel = EventChannel(name: channelName, messenger: messenger)

@@ -9,7 +9,7 @@ private let channelName = "test/methods"
 
 /// A handler that never answers until it is cancelled.
 private let neverAnswers: RecordingMessenger.Responder = { _, _ in
-    try await Task.sleep(for: .seconds(3_600))
+    try await untilCancelled()
     return nil
 }
 

@@ -47,7 +47,7 @@ import Testing
             role: vector.receiver,
             options: .init(name: "vector receiver", maxFrameLength: vector.maxFrameLength ?? FrameDecoder.defaultMaxFrameLength))
         connection.setMessageHandler(onChannel: "test/hang") { _ in
-            try await Task.sleep(for: .seconds(3600))
+            try await untilCancelled()
             return nil
         }
         peer.send(vector.bytes)

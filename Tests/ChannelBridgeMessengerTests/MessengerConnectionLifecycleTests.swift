@@ -71,7 +71,7 @@ import Testing
             host.setMessageHandler(onChannel: "slow") { _ in
                 started.open()
                 do {
-                    try await Task.sleep(for: .seconds(3600))
+                    try await untilCancelled()
                     outcome.append("finished")
                 } catch {
                     outcome.append("cancelled")
@@ -231,7 +231,7 @@ import Testing
             let outcome = Collector<Bool>()
             host.setMessageHandler(onChannel: "slow") { _ in
                 started.open()
-                try? await Task.sleep(for: .seconds(3600))
+                try? await untilCancelled()
                 outcome.append(Task.isCancelled)
                 return nil
             }

@@ -7,7 +7,7 @@ import Testing
         let line = #line + 1
         let error = await #expect(throws: HangGuardExpired.self) {
             try await withHangGuard(seconds: 1) { () async throws in
-                try await Task.sleep(for: .seconds(3600))
+                try await untilCancelled()
             }
         }
         let scaled = HangGuardScale.scaled(1)

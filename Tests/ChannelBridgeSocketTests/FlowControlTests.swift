@@ -102,7 +102,7 @@ import Testing
                 connection.onClose { closed.append($0) }
                 connection.messenger.setMessageHandler(onChannel: "work") { message in
                     started.append(message![0])
-                    do { try await Task.sleep(for: .seconds(3600)) } catch { cancelled.append(message![0]) }
+                    do { try await untilCancelled() } catch { cancelled.append(message![0]) }
                     return nil
                 }
             }

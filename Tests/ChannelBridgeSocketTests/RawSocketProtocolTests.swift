@@ -28,7 +28,7 @@ import Testing
     static func configure(_ connection: SocketConnection) {
         connection.messenger.setMessageHandler(onChannel: "echo") { $0 }
         connection.messenger.setMessageHandler(onChannel: "test/hang") { _ in
-            try await Task.sleep(for: .seconds(3600))
+            try await untilCancelled()
             return nil
         }
     }

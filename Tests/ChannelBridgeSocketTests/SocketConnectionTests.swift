@@ -121,7 +121,7 @@ import Testing
                 for channel in ["a", "b", "c"] {
                     connection.messenger.setMessageHandler(onChannel: channel) { _ in
                         arrived.append(channel)
-                        try await Task.sleep(for: .seconds(3600))
+                        try await untilCancelled()
                         return nil
                     }
                 }

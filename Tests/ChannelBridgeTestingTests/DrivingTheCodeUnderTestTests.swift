@@ -131,7 +131,7 @@ private final class Countdown: StreamHandler {
         let (started, didStart) = AsyncStream.makeStream(of: Void.self)
         test.setMockMethodCallHandler(channel: "example/slow") { _ in
             didStart.yield()
-            try await Task.sleep(for: .seconds(3600))
+            try await untilCancelled()
             return nil
         }
         let channel = MethodChannel(name: "example/slow", messenger: test.messenger)

@@ -48,7 +48,7 @@ import Testing
         test.setMockMethodCallHandler(channel: "example/slow") { _ in
             // Ends only when the caller withdraws the request, which cancels this task.
             do {
-                try await Task.sleep(for: .seconds(3600))
+                try await untilCancelled()
             } catch {
                 didEnd.yield(Task.isCancelled)
                 throw error
