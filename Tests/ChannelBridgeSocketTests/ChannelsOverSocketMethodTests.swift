@@ -2,6 +2,7 @@ import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
 import ChannelBridgeSocket
+import ChannelBridgeTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -76,8 +77,8 @@ private typealias Support = ChannelsOverSocket
 
     @Test func sixteenMebibyteUint8ListRoundTrip() async throws {
         try await Support.withPeerHost { session in
-            var bytes = [UInt8](repeating: 0, count: 16 << 20)
-            for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 31 &+ index >> 16) }
+            var generator = SeededGenerator(seed: 16)
+            let bytes = generator.bytes(count: 16 << 20)
             let reply = try await session.methods.invokeMethod("echo", arguments: .uint8List(bytes))
             guard case .uint8List(let echoed) = reply else {
                 Issue.record("expected a Uint8List back")

@@ -51,21 +51,15 @@ import Testing
     @Test func sixteenMebibytePayloadRoundTrip() async throws {
         try await withHangGuard(seconds: 60) { () async throws in
             let (listener, directory) = try Self.serve { connection in
-                connection.messenger.setMessageHandler(onChannel: "bytes") { $0.map { Array($0.reversed()) } }
+                // What it received and one byte more: copies only (see `SeededGenerator.bytes`).
+                connection.messenger.setMessageHandler(onChannel: "bytes") { $0.map { $0 + [0xAB] } }
             }
             defer { directory.remove() }
             let client = try await SocketConnection.connect(to: listener.path)
-            // Varied bytes, made a word at a time (a byte-wise generator is slow in debug builds).
-            var payload = [UInt8](repeating: 0, count: 16 << 20)
-            payload.withUnsafeMutableBytes { raw in
-                var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-                for index in 0..<(raw.count / 8) {
-                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                    raw.storeBytes(of: state, toByteOffset: index * 8, as: UInt64.self)
-                }
-            }
+            var generator = SeededGenerator(seed: 16)
+            let payload = generator.bytes(count: 16 << 20)
             let reply = try await client.messenger.send(onChannel: "bytes", message: payload)
-            #expect(reply == Array(payload.reversed()))
+            #expect(reply == payload + [0xAB])
             client.close()
             await client.waitUntilClosed()
             listener.close()
