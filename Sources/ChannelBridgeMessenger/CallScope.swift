@@ -1,3 +1,5 @@
+import ChannelBridgePlatform
+
 /// A stretch of one task's calls on one connection that share a single cancellation handler
 /// (issue 18): `MessengerConnection.withCallScope`.
 ///
@@ -20,14 +22,9 @@ final class CallScope: Sendable {
         task = Self.currentTaskAddress()
     }
 
-    /// The current task's address (0 outside a task). `withUnsafeCurrentTask` answers the same
-    /// but through an unspecialized generic, about 1,000 instructions a call; this is the runtime
-    /// entry point it wraps (`swift_task_getCurrent`, Swift calling convention, no arguments),
-    /// a thread-local read.
+    /// The current task's address (0 outside a task): `CurrentTask.address`, which reads the
+    /// runtime's thread-local where `withUnsafeCurrentTask` costs about 1,000 instructions a call.
     static func currentTaskAddress() -> UInt {
-        UInt(bitPattern: swiftTaskGetCurrent())
+        CurrentTask.address
     }
 }
-
-@_silgen_name("swift_task_getCurrent")
-private func swiftTaskGetCurrent() -> UnsafeRawPointer?
