@@ -66,5 +66,5 @@ do {
         fail(usage)
     }
 } catch {
-    fail("containing-app-example: \((error as? StoreError)?.message ?? "\(error)")", status: 1)
+    fail("containing-app-example: \(error.message)", status: 1)
 }

@@ -15,7 +15,7 @@ public final class NotesPlugin: NSObject, FlutterPlugin, FlutterStreamHandler {
     private var notes: [String] = []
     private var changes: FlutterEventSink?
 
-    public static func register(with registrar: FlutterPluginRegistrar) {
+    public static func register(with registrar: any FlutterPluginRegistrar) {
         let channel = FlutterMethodChannel(name: "example/notes", binaryMessenger: registrar.messenger())
         let instance = NotesPlugin()
         registrar.addMethodCallDelegate(instance, channel: channel)
@@ -62,7 +62,7 @@ public final class NotesPlugin: NSObject, FlutterPlugin, FlutterStreamHandler {
 /// Flutter's plugin template, registered by name: `getPlatformVersion` answers "Linux " and the
 /// kernel's version (iOS answers "iOS " and the system version).
 public final class PlatformVersionPlugin: NSObject, FlutterPlugin {
-    public static func register(with registrar: FlutterPluginRegistrar) {
+    public static func register(with registrar: any FlutterPluginRegistrar) {
         let channel = FlutterMethodChannel(name: "platform_version", binaryMessenger: registrar.messenger())
         registrar.addMethodCallDelegate(PlatformVersionPlugin(), channel: channel)
     }

@@ -9,7 +9,7 @@ import Foundation
 /// `registry.hasPlugin("SharedPreferenceAppGroupPlugin")` is true, and asking for its registrar
 /// again would be a duplicate key).
 final class ShareExtensionPluginRegistrant: NSObject {
-    static func register(with registry: FlutterPluginRegistry) {
+    static func register(with registry: any FlutterPluginRegistry) {
         NotesPlugin.register(with: registry.registrar(forPlugin: "NotesPlugin")!)
     }
 }

@@ -17,7 +17,7 @@ final class ShareViewController: NSObject, FlutterPluginRegistry {
         super.init()
     }
 
-    func registrar(forPlugin pluginKey: String) -> FlutterPluginRegistrar? {
+    func registrar(forPlugin pluginKey: String) -> (any FlutterPluginRegistrar)? {
         return flutterViewController.registrar(forPlugin: pluginKey)
     }
 

@@ -1,4 +1,4 @@
-public import ChannelBridgeMessenger
+import ChannelBridgeMessenger
 
 /// Scripting the pretend peer: how it answers this side's requests, and what it delivers to this
 /// side's handlers.

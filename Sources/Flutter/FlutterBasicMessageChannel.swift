@@ -19,13 +19,13 @@ public import Foundation
 open class FlutterBasicMessageChannel: NSObject, @unchecked Sendable {
     // @unchecked: immutable except `connection`, set from the thread that installs handlers.
     public let name: String
-    public let binaryMessenger: FlutterBinaryMessenger
-    public let codec: FlutterMessageCodec
-    public let taskQueue: FlutterTaskQueue?
+    public let binaryMessenger: any FlutterBinaryMessenger
+    public let codec: any FlutterMessageCodec
+    public let taskQueue: (any FlutterTaskQueue)?
     private var connection: FlutterBinaryMessengerConnection = 0
 
-    public init(name: String, binaryMessenger messenger: FlutterBinaryMessenger, codec: FlutterMessageCodec,
-                taskQueue: FlutterTaskQueue?) {
+    public init(name: String, binaryMessenger messenger: any FlutterBinaryMessenger, codec: any FlutterMessageCodec,
+                taskQueue: (any FlutterTaskQueue)?) {
         self.name = name
         self.binaryMessenger = messenger
         self.codec = codec
@@ -33,12 +33,12 @@ open class FlutterBasicMessageChannel: NSObject, @unchecked Sendable {
         super.init()
     }
 
-    public convenience init(name: String, binaryMessenger messenger: FlutterBinaryMessenger, codec: FlutterMessageCodec) {
+    public convenience init(name: String, binaryMessenger messenger: any FlutterBinaryMessenger, codec: any FlutterMessageCodec) {
         self.init(name: name, binaryMessenger: messenger, codec: codec, taskQueue: nil)
     }
 
     /// With `FlutterStandardMessageCodec.sharedInstance()`.
-    public convenience init(name: String, binaryMessenger messenger: FlutterBinaryMessenger) {
+    public convenience init(name: String, binaryMessenger messenger: any FlutterBinaryMessenger) {
         self.init(name: name, binaryMessenger: messenger, codec: FlutterStandardMessageCodec.sharedInstance())
     }
 
@@ -111,7 +111,7 @@ open class FlutterBasicMessageChannel: NSObject, @unchecked Sendable {
         ChannelBuffers.resize(name, to: newSize, on: binaryMessenger)
     }
 
-    public class func resizeChannel(withName name: String, binaryMessenger messenger: FlutterBinaryMessenger, size newSize: Int) {
+    public class func resizeChannel(withName name: String, binaryMessenger messenger: any FlutterBinaryMessenger, size newSize: Int) {
         ChannelBuffers.resize(name, to: newSize, on: messenger)
     }
 
@@ -121,7 +121,7 @@ open class FlutterBasicMessageChannel: NSObject, @unchecked Sendable {
     }
 
     public class func setWarnsOnOverflow(_ warns: Bool, forChannelWithName name: String,
-                                         binaryMessenger messenger: FlutterBinaryMessenger) {
+                                         binaryMessenger messenger: any FlutterBinaryMessenger) {
         ChannelBuffers.setWarnsOnOverflow(warns, for: name, on: messenger)
     }
 }

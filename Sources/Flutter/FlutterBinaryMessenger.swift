@@ -37,13 +37,13 @@ public protocol FlutterTaskQueue: AnyObject {}
 public protocol FlutterBinaryMessenger: AnyObject {
     /// Makes a serial queue for handlers that should not run on the platform executor; `nil` when
     /// this messenger has none.
-    var makeBackgroundTaskQueue: (() -> FlutterTaskQueue)? { get }
+    var makeBackgroundTaskQueue: (() -> any FlutterTaskQueue)? { get }
 
     /// Installs `handler` for `channel` (or removes the channel's handler, with `nil`), running it
     /// on `taskQueue` instead of the platform executor.
     @discardableResult
     func setMessageHandlerOnChannel(_ channel: String, binaryMessageHandler handler: FlutterBinaryMessageHandler?,
-                                    taskQueue: FlutterTaskQueue?) -> FlutterBinaryMessengerConnection
+                                    taskQueue: (any FlutterTaskQueue)?) -> FlutterBinaryMessengerConnection
 
     /// Sends a message that expects no reply.
     func send(onChannel channel: String, message: Data?)
@@ -61,11 +61,11 @@ public protocol FlutterBinaryMessenger: AnyObject {
 }
 
 extension FlutterBinaryMessenger {
-    public var makeBackgroundTaskQueue: (() -> FlutterTaskQueue)? { nil }
+    public var makeBackgroundTaskQueue: (() -> any FlutterTaskQueue)? { nil }
 
     @discardableResult
     public func setMessageHandlerOnChannel(_ channel: String, binaryMessageHandler handler: FlutterBinaryMessageHandler?,
-                                           taskQueue: FlutterTaskQueue?) -> FlutterBinaryMessengerConnection {
+                                           taskQueue: (any FlutterTaskQueue)?) -> FlutterBinaryMessengerConnection {
         setMessageHandlerOnChannel(channel, binaryMessageHandler: handler)
     }
 }

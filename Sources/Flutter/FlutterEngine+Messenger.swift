@@ -16,7 +16,7 @@ public final class FlutterEngineTaskQueue: NSObject, FlutterTaskQueue, @unchecke
 }
 
 extension FlutterEngine: FlutterBinaryMessenger {
-    public var makeBackgroundTaskQueue: (() -> FlutterTaskQueue)? {
+    public var makeBackgroundTaskQueue: (() -> any FlutterTaskQueue)? {
         { [self] in FlutterEngineTaskQueue(executor: makeTaskQueueExecutor()) }
     }
 
@@ -62,7 +62,7 @@ extension FlutterEngine: FlutterBinaryMessenger {
 
     @discardableResult
     public func setMessageHandlerOnChannel(_ channel: String, binaryMessageHandler handler: FlutterBinaryMessageHandler?,
-                                           taskQueue: FlutterTaskQueue?) -> FlutterBinaryMessengerConnection {
+                                           taskQueue: (any FlutterTaskQueue)?) -> FlutterBinaryMessengerConnection {
         guard let handler else { return install(nil, onChannel: channel, taskQueue: taskQueue) }
         let plain = Handoff(handler)
         return install({ message, reply in plain.value(message, reply.callback) }, onChannel: channel, taskQueue: taskQueue)
@@ -78,7 +78,7 @@ extension FlutterEngine: FlutterBinaryMessenger {
     }
 
     /// The executor handlers installed with `taskQueue` run on.
-    func executor(for taskQueue: FlutterTaskQueue?) -> SerialExecutor {
+    func executor(for taskQueue: (any FlutterTaskQueue)?) -> SerialExecutor {
         guard let taskQueue else { return platform }
         guard let ours = taskQueue as? FlutterEngineTaskQueue else {
             FlutterLog.warning("A task queue that no FlutterEngine made was given; the handler runs on the platform executor")
@@ -91,7 +91,7 @@ extension FlutterEngine: FlutterBinaryMessenger {
     /// to it on its executor, with the reply it owes. This module's channels use it directly so
     /// that they can answer malformed messages with a failure instead of a null reply.
     func install(_ handler: (@Sendable (Data?, MessageReply) -> Void)?, onChannel channel: String,
-                 taskQueue: FlutterTaskQueue?) -> FlutterBinaryMessengerConnection {
+                 taskQueue: (any FlutterTaskQueue)?) -> FlutterBinaryMessengerConnection {
         guard let handler else {
             let token = state.withLock { state -> MessageHandlerToken? in
                 guard let connection = state.current.removeValue(forKey: channel) else { return nil }

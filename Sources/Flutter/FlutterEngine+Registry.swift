@@ -42,7 +42,7 @@ extension FlutterEngine: FlutterPluginRegistry {
     /// A registrar from the native registry, so a Flutter plugin's key is a key like any other:
     /// `nil`, with Flutter's "Duplicate plugin key" logged, when it is taken (iOS asserts), or
     /// when the registry has been torn down.
-    public func registrar(forPlugin pluginKey: String) -> FlutterPluginRegistrar? {
+    public func registrar(forPlugin pluginKey: String) -> (any FlutterPluginRegistrar)? {
         do {
             return adopt(try registry.registrar(forPlugin: pluginKey))
         } catch let error where error.code == .duplicateKey {
@@ -94,7 +94,7 @@ final class FlutterEngineRegistrar: NSObject, FlutterPluginRegistrar, @unchecked
         super.init()
     }
 
-    func messenger() -> FlutterBinaryMessenger {
+    func messenger() -> any FlutterBinaryMessenger {
         engine
     }
 
@@ -103,18 +103,18 @@ final class FlutterEngineRegistrar: NSObject, FlutterPluginRegistrar, @unchecked
         native.publish(FlutterPublishedObject(value))
     }
 
-    func addMethodCallDelegate(_ delegate: FlutterPlugin, channel: FlutterMethodChannel) {
+    func addMethodCallDelegate(_ delegate: any FlutterPlugin, channel: FlutterMethodChannel) {
         channel.setMethodCallHandler { call, result in
             delegate.handle(call, result: result)
         }
     }
 
-    func addApplicationDelegate(_ delegate: FlutterPlugin) {}
+    func addApplicationDelegate(_ delegate: any FlutterPlugin) {}
 
     /// Calls `detachFromEngine(for:)` on what the plugin published, if it is a `FlutterPlugin`
     /// (as iOS does when an engine goes away).
     func detachPublishedPlugin() {
-        guard let plugin = published.withLock({ $0?.value }) as? FlutterPlugin else { return }
+        guard let plugin = published.withLock({ $0?.value }) as? any FlutterPlugin else { return }
         plugin.detachFromEngine(for: self)
     }
 }

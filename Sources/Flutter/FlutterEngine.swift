@@ -105,7 +105,7 @@ open class FlutterEngine: NSObject, @unchecked Sendable {
     }
 
     /// The engine as its channels' messenger (Flutter's `binaryMessenger` property).
-    public var binaryMessenger: FlutterBinaryMessenger { self }
+    public var binaryMessenger: any FlutterBinaryMessenger { self }
 
     /// Whether the engine has been torn down.
     public var isDestroyed: Bool { state.withLock { $0.destroyed } }

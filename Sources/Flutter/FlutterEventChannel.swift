@@ -43,13 +43,13 @@ public protocol FlutterStreamHandler: AnyObject {
 open class FlutterEventChannel: NSObject, @unchecked Sendable {
     // @unchecked: immutable except `connection`, set from the thread that installs handlers.
     public let name: String
-    public let binaryMessenger: FlutterBinaryMessenger
-    public let codec: FlutterMethodCodec
-    public let taskQueue: FlutterTaskQueue?
+    public let binaryMessenger: any FlutterBinaryMessenger
+    public let codec: any FlutterMethodCodec
+    public let taskQueue: (any FlutterTaskQueue)?
     private var connection: FlutterBinaryMessengerConnection = 0
 
-    public init(name: String, binaryMessenger messenger: FlutterBinaryMessenger, codec: FlutterMethodCodec,
-                taskQueue: FlutterTaskQueue?) {
+    public init(name: String, binaryMessenger messenger: any FlutterBinaryMessenger, codec: any FlutterMethodCodec,
+                taskQueue: (any FlutterTaskQueue)?) {
         self.name = name
         self.binaryMessenger = messenger
         self.codec = codec
@@ -57,17 +57,17 @@ open class FlutterEventChannel: NSObject, @unchecked Sendable {
         super.init()
     }
 
-    public convenience init(name: String, binaryMessenger messenger: FlutterBinaryMessenger, codec: FlutterMethodCodec) {
+    public convenience init(name: String, binaryMessenger messenger: any FlutterBinaryMessenger, codec: any FlutterMethodCodec) {
         self.init(name: name, binaryMessenger: messenger, codec: codec, taskQueue: nil)
     }
 
     /// With `FlutterStandardMethodCodec.sharedInstance()`.
-    public convenience init(name: String, binaryMessenger messenger: FlutterBinaryMessenger) {
+    public convenience init(name: String, binaryMessenger messenger: any FlutterBinaryMessenger) {
         self.init(name: name, binaryMessenger: messenger, codec: FlutterStandardMethodCodec.sharedInstance())
     }
 
     /// Installs (or, with `nil`, removes) the owner of this channel's stream.
-    public func setStreamHandler(_ handler: (NSObjectProtocol & FlutterStreamHandler)?) {
+    public func setStreamHandler(_ handler: (any NSObjectProtocol & FlutterStreamHandler)?) {
         guard let handler else {
             ChannelHandlers.remove(connection, on: binaryMessenger, channel: name)
             connection = 0
@@ -88,12 +88,12 @@ open class FlutterEventChannel: NSObject, @unchecked Sendable {
 /// executor, one at a time; sinks may be used from any thread.
 final class EventStream {
     let channel: String
-    let messenger: FlutterBinaryMessenger
-    let codec: FlutterMethodCodec
-    let handler: FlutterStreamHandler
+    let messenger: any FlutterBinaryMessenger
+    let codec: any FlutterMethodCodec
+    let handler: any FlutterStreamHandler
     private var current: EventSinkCore?
 
-    init(channel: String, messenger: FlutterBinaryMessenger, codec: FlutterMethodCodec, handler: FlutterStreamHandler) {
+    init(channel: String, messenger: any FlutterBinaryMessenger, codec: any FlutterMethodCodec, handler: any FlutterStreamHandler) {
         self.channel = channel
         self.messenger = messenger
         self.codec = codec
@@ -161,11 +161,11 @@ final class EventSinkCore: @unchecked Sendable {
     // @unchecked: `active` is behind a lock; the rest is immutable, and the messenger and codec are
     // used from any thread as on iOS (sinks may be called from any thread there too).
     let channel: String
-    let messenger: FlutterBinaryMessenger
-    let codec: FlutterMethodCodec
+    let messenger: any FlutterBinaryMessenger
+    let codec: any FlutterMethodCodec
     private let active = LockedValue(true)
 
-    init(channel: String, messenger: FlutterBinaryMessenger, codec: FlutterMethodCodec) {
+    init(channel: String, messenger: any FlutterBinaryMessenger, codec: any FlutterMethodCodec) {
         self.channel = channel
         self.messenger = messenger
         self.codec = codec

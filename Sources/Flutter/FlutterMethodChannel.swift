@@ -25,13 +25,13 @@ open class FlutterMethodChannel: NSObject, @unchecked Sendable {
     // @unchecked: immutable except `connection`, which is set from the thread that installs
     // handlers (as on iOS, where that is the main thread).
     public let name: String
-    public let binaryMessenger: FlutterBinaryMessenger
-    public let codec: FlutterMethodCodec
-    public let taskQueue: FlutterTaskQueue?
+    public let binaryMessenger: any FlutterBinaryMessenger
+    public let codec: any FlutterMethodCodec
+    public let taskQueue: (any FlutterTaskQueue)?
     private var connection: FlutterBinaryMessengerConnection = 0
 
-    public init(name: String, binaryMessenger messenger: FlutterBinaryMessenger, codec: FlutterMethodCodec,
-                taskQueue: FlutterTaskQueue?) {
+    public init(name: String, binaryMessenger messenger: any FlutterBinaryMessenger, codec: any FlutterMethodCodec,
+                taskQueue: (any FlutterTaskQueue)?) {
         self.name = name
         self.binaryMessenger = messenger
         self.codec = codec
@@ -39,12 +39,12 @@ open class FlutterMethodChannel: NSObject, @unchecked Sendable {
         super.init()
     }
 
-    public convenience init(name: String, binaryMessenger messenger: FlutterBinaryMessenger, codec: FlutterMethodCodec) {
+    public convenience init(name: String, binaryMessenger messenger: any FlutterBinaryMessenger, codec: any FlutterMethodCodec) {
         self.init(name: name, binaryMessenger: messenger, codec: codec, taskQueue: nil)
     }
 
     /// With `FlutterStandardMethodCodec.sharedInstance()`.
-    public convenience init(name: String, binaryMessenger messenger: FlutterBinaryMessenger) {
+    public convenience init(name: String, binaryMessenger messenger: any FlutterBinaryMessenger) {
         self.init(name: name, binaryMessenger: messenger, codec: FlutterStandardMethodCodec.sharedInstance())
     }
 
@@ -119,7 +119,7 @@ open class FlutterMethodChannel: NSObject, @unchecked Sendable {
     /// The reply for what a handler answered: `nil` for not implemented, an error envelope for a
     /// `FlutterError` or a result the codec cannot encode, else a success envelope.
     static func envelope(for result: Any?, of call: FlutterMethodCall, on channel: String,
-                         codec: FlutterMethodCodec) -> Data? {
+                         codec: any FlutterMethodCodec) -> Data? {
         let value = result.flatMap(FlutterValues.unwrap)
         if let object = value as? NSObject, object === FlutterMethodNotImplemented { return nil }
         if let error = value as? FlutterError { return MethodCoding.encodeError(error, codec) }
@@ -142,12 +142,12 @@ open class FlutterMethodChannel: NSObject, @unchecked Sendable {
 enum ChannelBuffers {
     static let channel = "dev.flutter/channel-buffers"
 
-    static func resize(_ name: String, to size: Int, on messenger: FlutterBinaryMessenger) {
+    static func resize(_ name: String, to size: Int, on messenger: any FlutterBinaryMessenger) {
         let call = FlutterMethodCall(methodName: "resize", arguments: [name, Int32(clamping: size)])
         messenger.send(onChannel: channel, message: FlutterStandardMethodCodec.sharedInstance().encode(call))
     }
 
-    static func setWarnsOnOverflow(_ warns: Bool, for name: String, on messenger: FlutterBinaryMessenger) {
+    static func setWarnsOnOverflow(_ warns: Bool, for name: String, on messenger: any FlutterBinaryMessenger) {
         let call = FlutterMethodCall(methodName: "overflow", arguments: [name, !warns])
         messenger.send(onChannel: channel, message: FlutterStandardMethodCodec.sharedInstance().encode(call))
     }

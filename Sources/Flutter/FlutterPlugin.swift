@@ -38,7 +38,7 @@ public typealias FlutterMessageHandler = (_ message: Any?, _ callback: @escaping
 /// and `setPluginRegistrantCallback` have no counterpart.
 public protocol FlutterPlugin: NSObjectProtocol {
     /// Sets the plugin up through `registrar`: its channels, delegates and published value.
-    static func register(with registrar: FlutterPluginRegistrar)
+    static func register(with registrar: any FlutterPluginRegistrar)
 
     /// Answers a call on a channel the plugin was added to with
     /// `FlutterPluginRegistrar.addMethodCallDelegate(_:channel:)`.
@@ -46,7 +46,7 @@ public protocol FlutterPlugin: NSObjectProtocol {
 
     /// Called on the platform executor when the engine is torn down, if the plugin published
     /// itself with `FlutterPluginRegistrar.publish(_:)`.
-    func detachFromEngine(for registrar: FlutterPluginRegistrar)
+    func detachFromEngine(for registrar: any FlutterPluginRegistrar)
 }
 
 extension FlutterPlugin {
@@ -56,14 +56,14 @@ extension FlutterPlugin {
         result(FlutterMethodNotImplemented)
     }
 
-    public func detachFromEngine(for registrar: FlutterPluginRegistrar) {}
+    public func detachFromEngine(for registrar: any FlutterPluginRegistrar) {}
 }
 
 /// What a registrar shares with an application's registrar (Flutter's `FlutterBaseRegistrar`):
 /// the messenger. Textures and platform views have no counterpart here.
 public protocol FlutterBaseRegistrar: NSObjectProtocol {
     /// The messenger for the plugin's channels: its engine.
-    func messenger() -> FlutterBinaryMessenger
+    func messenger() -> any FlutterBinaryMessenger
 }
 
 /// What a plugin registers itself with: one per plugin key in a registry (Flutter's
@@ -75,10 +75,10 @@ public protocol FlutterPluginRegistrar: FlutterBaseRegistrar {
     func publish(_ value: NSObject)
 
     /// Routes the calls arriving on `channel` to `delegate.handle(_:result:)`.
-    func addMethodCallDelegate(_ delegate: FlutterPlugin, channel: FlutterMethodChannel)
+    func addMethodCallDelegate(_ delegate: any FlutterPlugin, channel: FlutterMethodChannel)
 
     /// Does nothing: a host process has no `UIApplicationDelegate` callbacks to deliver.
-    func addApplicationDelegate(_ delegate: FlutterPlugin)
+    func addApplicationDelegate(_ delegate: any FlutterPlugin)
 }
 
 /// Plugins by key (Flutter's `FlutterPluginRegistry`), implemented by `FlutterEngine`.
@@ -90,7 +90,7 @@ public protocol FlutterPluginRegistrar: FlutterBaseRegistrar {
 public protocol FlutterPluginRegistry: NSObjectProtocol {
     /// A registrar for the plugin `pluginKey`, which is registered from then on; `nil` (with a
     /// logged error) when the key is already registered, where iOS asserts.
-    func registrar(forPlugin pluginKey: String) -> FlutterPluginRegistrar?
+    func registrar(forPlugin pluginKey: String) -> (any FlutterPluginRegistrar)?
     /// Whether `registrar(forPlugin:)` has been called with `pluginKey`.
     func hasPlugin(_ pluginKey: String) -> Bool
     /// What the plugin published: `NSNull` when it published nothing, `nil` when no plugin is
@@ -101,5 +101,5 @@ public protocol FlutterPluginRegistry: NSObjectProtocol {
 /// Registers a set of plugins with a registry (Flutter's `FlutterPluginRegistrant`); generated
 /// registrants usually have a class method `register(with:)` of the same shape instead.
 public protocol FlutterPluginRegistrant: NSObjectProtocol {
-    func register(with registry: FlutterPluginRegistry)
+    func register(with registry: any FlutterPluginRegistry)
 }

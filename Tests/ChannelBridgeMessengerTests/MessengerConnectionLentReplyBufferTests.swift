@@ -57,7 +57,7 @@ private typealias FrameLog = MessengerConnectionSplitPayloadTests.FrameLog
             for count in [0, 1, 10, 64] {
                 let payload = Self.bytes(count, 3)
                 let (result, lentAddress) = try await Self.call(lending: true, reply: .bytes(payload))
-                guard case .inBuffer(let buffer, let got)?? = try? result.get() else {
+                guard case .inBuffer(let buffer, let got)? = try? result.get() else {
                     Issue.record("a \(count)-byte reply did not come back in the lent buffer: \(result)")
                     continue
                 }
@@ -73,7 +73,7 @@ private typealias FrameLog = MessengerConnectionSplitPayloadTests.FrameLog
             for count in [65, 5_000, MessengerConnection.lentReplyBufferLimit] {
                 let payload = Self.bytes(count, 4)
                 let (result, lentAddress) = try await Self.call(lending: true, reply: .bytes(payload))
-                guard case .inBuffer(let buffer, let got)?? = try? result.get() else {
+                guard case .inBuffer(let buffer, let got)? = try? result.get() else {
                     Issue.record("a \(count)-byte reply did not come back in a buffer: \(result)")
                     continue
                 }
@@ -88,14 +88,14 @@ private typealias FrameLog = MessengerConnectionSplitPayloadTests.FrameLog
         try await withHangGuard { () async throws in
             let large = Self.bytes(MessengerConnection.lentReplyBufferLimit + 1, 5)
             let (overLimit, _) = try await Self.call(lending: true, reply: .bytes(large))
-            guard case .bytes(let bytes)?? = try? overLimit.get() else {
+            guard case .bytes(let bytes)? = try? overLimit.get() else {
                 Issue.record("a reply over the limit: \(overLimit)")
                 return
             }
             #expect(bytes == large)
 
             let (notLent, _) = try await Self.call(lending: false, reply: .bytes([1, 2, 3]))
-            guard case .bytes(let small)?? = try? notLent.get() else {
+            guard case .bytes(let small)? = try? notLent.get() else {
                 Issue.record("a reply to a call that lent nothing: \(notLent)")
                 return
             }

@@ -141,7 +141,7 @@ import Testing
             // Every key's last event is its latest value; most of the others were replaced.
             #expect(latest == ["k0": 596, "k1": 597, "k2": 598, "k3": 599])
             #expect(received < count)
-            #expect(!events.contains { if case .error?? = $0 { true } else { false } })
+            #expect(!events.contains { if case .error? = $0 { true } else { false } })
             listener.close()
             await listener.waitUntilClosed()
         }

@@ -15,7 +15,7 @@ final class CounterPlugin: NSObject, FlutterPlugin, @unchecked Sendable {
     let detached = Inbox<String>()
     private var count = 0
 
-    static func register(with registrar: FlutterPluginRegistrar) {
+    static func register(with registrar: any FlutterPluginRegistrar) {
         let plugin = CounterPlugin()
         registrar.addMethodCallDelegate(plugin, channel: FlutterMethodChannel(name: channelName, binaryMessenger: registrar.messenger()))
         registrar.publish(plugin)
@@ -31,14 +31,14 @@ final class CounterPlugin: NSObject, FlutterPlugin, @unchecked Sendable {
         }
     }
 
-    func detachFromEngine(for registrar: FlutterPluginRegistrar) {
+    func detachFromEngine(for registrar: any FlutterPluginRegistrar) {
         detached.put("detached")
     }
 }
 
 /// A plugin that adds itself as a delegate without a `handle`.
 final class SilentPlugin: NSObject, FlutterPlugin {
-    static func register(with registrar: FlutterPluginRegistrar) {
+    static func register(with registrar: any FlutterPluginRegistrar) {
         registrar.addMethodCallDelegate(SilentPlugin(), channel: FlutterMethodChannel(name: "test/silent", binaryMessenger: registrar.messenger()))
     }
 }

@@ -31,7 +31,6 @@ final class TracingMessenger: BinaryMessenger, FastPathMessenger {
     @discardableResult
     func setMessageHandler(onChannel channel: String, _ handler: BinaryMessageHandler?) -> MessageHandlerToken {
         guard let handler else { return base.setMessageHandler(onChannel: channel, nil) }
-        let (label, log) = (self.label, self.log)
         return base.setMessageHandler(onChannel: channel) { [self] message in
             let call = traceCall(message, channel: channel)
             do {

@@ -24,8 +24,8 @@ struct ChannelReply: Sendable {
 enum ChannelHandlers {
     /// Installs `handler` on `channel` of `messenger`, on `taskQueue`; `nil` removes the
     /// channel's handler. Returns the connection.
-    static func install(_ handler: ((Data?, ChannelReply) -> Void)?, on messenger: FlutterBinaryMessenger,
-                        channel: String, taskQueue: FlutterTaskQueue?) -> FlutterBinaryMessengerConnection {
+    static func install(_ handler: ((Data?, ChannelReply) -> Void)?, on messenger: any FlutterBinaryMessenger,
+                        channel: String, taskQueue: (any FlutterTaskQueue)?) -> FlutterBinaryMessengerConnection {
         guard let handler else {
             return messenger.setMessageHandlerOnChannel(channel, binaryMessageHandler: nil, taskQueue: taskQueue)
         }
@@ -46,7 +46,7 @@ enum ChannelHandlers {
     }
 
     /// Removes what `install` installed: by connection when there is one, else the channel's handler.
-    static func remove(_ connection: FlutterBinaryMessengerConnection, on messenger: FlutterBinaryMessenger,
+    static func remove(_ connection: FlutterBinaryMessengerConnection, on messenger: any FlutterBinaryMessenger,
                        channel: String) {
         if connection > 0 {
             messenger.cleanUpConnection(connection)
@@ -58,37 +58,37 @@ enum ChannelHandlers {
 
 /// Encoding and decoding through a message codec, with errors where the codec can give them.
 enum MessageCoding {
-    static func decode(_ message: Data?, _ codec: FlutterMessageCodec) throws(CodecError) -> Any? {
-        if let checked = codec as? CheckedMessageCodec { return try checked.checkedDecode(message) }
+    static func decode(_ message: Data?, _ codec: any FlutterMessageCodec) throws(CodecError) -> Any? {
+        if let checked = codec as? any CheckedMessageCodec { return try checked.checkedDecode(message) }
         return codec.decode(message)
     }
 
-    static func encode(_ message: Any?, _ codec: FlutterMessageCodec) throws(CodecError) -> Data? {
-        if let checked = codec as? CheckedMessageCodec { return try checked.checkedEncode(message) }
+    static func encode(_ message: Any?, _ codec: any FlutterMessageCodec) throws(CodecError) -> Data? {
+        if let checked = codec as? any CheckedMessageCodec { return try checked.checkedEncode(message) }
         return codec.encode(message)
     }
 }
 
 /// The same for method codecs.
 enum MethodCoding {
-    static func decodeCall(_ message: Data, _ codec: FlutterMethodCodec) throws(CodecError) -> FlutterMethodCall {
-        if let checked = codec as? CheckedMethodCodec { return try checked.checkedDecodeMethodCall(message) }
+    static func decodeCall(_ message: Data, _ codec: any FlutterMethodCodec) throws(CodecError) -> FlutterMethodCall {
+        if let checked = codec as? any CheckedMethodCodec { return try checked.checkedDecodeMethodCall(message) }
         return codec.decodeMethodCall(message)
     }
 
-    static func encodeCall(_ call: FlutterMethodCall, _ codec: FlutterMethodCodec) throws(CodecError) -> Data {
-        if let checked = codec as? CheckedMethodCodec { return try checked.checkedEncode(call) }
+    static func encodeCall(_ call: FlutterMethodCall, _ codec: any FlutterMethodCodec) throws(CodecError) -> Data {
+        if let checked = codec as? any CheckedMethodCodec { return try checked.checkedEncode(call) }
         return codec.encode(call)
     }
 
-    static func encodeSuccess(_ result: Any?, _ codec: FlutterMethodCodec) throws(CodecError) -> Data {
-        if let checked = codec as? CheckedMethodCodec { return try checked.checkedEncodeSuccessEnvelope(result) }
+    static func encodeSuccess(_ result: Any?, _ codec: any FlutterMethodCodec) throws(CodecError) -> Data {
+        if let checked = codec as? any CheckedMethodCodec { return try checked.checkedEncodeSuccessEnvelope(result) }
         return codec.encodeSuccessEnvelope(result)
     }
 
     /// The error envelope; when its details cannot be encoded, the code and message without them.
-    static func encodeError(_ flutterError: FlutterError, _ codec: FlutterMethodCodec) -> Data {
-        guard let checked = codec as? CheckedMethodCodec else { return codec.encodeErrorEnvelope(flutterError) }
+    static func encodeError(_ flutterError: FlutterError, _ codec: any FlutterMethodCodec) -> Data {
+        guard let checked = codec as? any CheckedMethodCodec else { return codec.encodeErrorEnvelope(flutterError) }
         do {
             return try checked.checkedEncodeErrorEnvelope(flutterError)
         } catch {
@@ -97,8 +97,8 @@ enum MethodCoding {
         }
     }
 
-    static func decodeEnvelope(_ envelope: Data, _ codec: FlutterMethodCodec) throws(CodecError) -> Any? {
-        if let checked = codec as? CheckedMethodCodec { return try checked.checkedDecodeEnvelope(envelope) }
+    static func decodeEnvelope(_ envelope: Data, _ codec: any FlutterMethodCodec) throws(CodecError) -> Any? {
+        if let checked = codec as? any CheckedMethodCodec { return try checked.checkedDecodeEnvelope(envelope) }
         return codec.decodeEnvelope(envelope)
     }
 }

@@ -25,7 +25,7 @@ enum FlutterValues {
     /// Strips every `Optional` layer; `nil` for `Optional.none` at any depth.
     static func unwrap(_ value: Any) -> Any? {
         var current = value
-        while let optional = current as? FlutterOptionalValue {
+        while let optional = current as? any FlutterOptionalValue {
             guard let wrapped = optional.flutterWrapped else { return nil }
             current = wrapped
         }

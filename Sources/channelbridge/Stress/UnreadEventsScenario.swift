@@ -39,7 +39,7 @@ enum UnreadEventsScenario {
                 let peer = try RawPeer(path: host.socket)
                 let listen = try RawPeer.call(id: 1, channel: changes, method: "listen",
                                               arguments: ["appGroup": .string(StressHost.appGroup)])
-                try await ChildProcess.onThread("stress listen") { peer.write(RawPeer.hello() + listen) }
+                _ = try await ChildProcess.onThread("stress listen") { peer.write(RawPeer.hello() + listen) }
                 stuck = peer
             }
 
