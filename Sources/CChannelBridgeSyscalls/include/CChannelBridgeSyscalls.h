@@ -20,8 +20,9 @@ long cb_sendmsg(int fd, const void *message, int flags);
 // (`swift_task_getCurrent`) without a reserved-name warning that "will become an error", and the
 // public `withUnsafeCurrentTask` reaches it through an unspecialized generic, about 1,000
 // instructions a call.
-// Inline here, not in a .c file: a second C compile unit's DWARF 5 string offsets are what
-// valgrind 3.19 (`Scripts/count-instructions`) cannot read, and it gives up on the binary.
+// Inline here, not in a .c file: with a second C compile unit in the binary, valgrind 3.19 gave up
+// reading its debug information ("possibly corrupted debuginfo"), and `Scripts/count-instructions`
+// with it.
 const void *swift_task_getCurrent(void) __attribute__((swiftcall));
 static inline const void *cb_current_task(void) { return swift_task_getCurrent(); }
 
