@@ -27,8 +27,7 @@ public enum FrameEncoder {
     /// - Throws: `MessengerError` when the frame cannot be encoded.
     public static func encode(_ frame: Frame) throws(MessengerError) -> [UInt8] {
         try validate(frame)
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(encodedLength(of: frame))
+        var buffer: [UInt8] = []   // `append` gives it the frame's own array: nothing to reserve
         encodeValidated(frame, into: &buffer)
         return buffer
     }

@@ -270,7 +270,6 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     func writeFrame(_ frame: Frame) {
         if let payload = FrameEncoder.detachedPayload(of: frame), payload.count >= Self.separatePayloadThreshold {
             var head: [UInt8] = []
-            head.reserveCapacity(32)
             FrameEncoder.encodeHead(of: frame, into: &head)
             transport.write(head, followedBy: payload)
         } else {
@@ -282,7 +281,6 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// payload; each segment stays in its own array.
     func writeFrame(_ frame: Frame, payloadSegments: [[UInt8]], count: Int) {
         var head: [UInt8] = []
-        head.reserveCapacity(32)
         FrameEncoder.encodeHead(of: frame, extraPayloadLength: count, into: &head)
         transport.write(head, followedBy: payloadSegments)
     }
