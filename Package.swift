@@ -110,7 +110,8 @@ let package = Package(
                           path: "Tests/Support/channelbridge-store-peer", swiftSettings: strict),
         // A small peer process for tests that need the other side in a separate process.
         .executableTarget(name: "channelbridge-test-peer",
-                          dependencies: ["ChannelBridgeChannels", "ChannelBridgeSocket", "ChannelBridgeCodec", "ChannelBridgePlatform"],
+                          dependencies: ["ChannelBridgeChannels", "ChannelBridgeSocket", "ChannelBridgeCodec", "ChannelBridgePlatform",
+                                         "ChannelBridgeTestSupport"],
                           path: "Tests/Support/channelbridge-test-peer", swiftSettings: strict),
 
         // Helpers shared by the test targets (running built products as child processes, …).

@@ -3,6 +3,7 @@ import ChannelBridgeCodec
 import ChannelBridgeMessenger
 import ChannelBridgePlatform
 import ChannelBridgeSocket
+import ChannelBridgeTestSupport
 import Foundation
 import Glibc
 
@@ -53,7 +54,7 @@ enum DescriptorCheck {
             MethodChannel(name: "fd/echo", messenger: connection.messenger).setMethodCallHandler { call in
                 if call.method == "hang" {
                     hangStarted.yield()
-                    try await Task.sleep(for: .seconds(3600))
+                    try await untilCancelled()
                 }
                 return call.arguments
             }

@@ -2,6 +2,7 @@ import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgePlatform
 import ChannelBridgeSocket
+import ChannelBridgeTestSupport
 import Foundation
 
 /// The channels one peer session serves.
@@ -56,7 +57,7 @@ enum PeerSession {
             if ms > 0 { try await Task.sleep(for: .milliseconds(ms)) } else { await Task.yield() }
             return pair[0]
         case "hang":
-            try await Task.sleep(for: .seconds(3_600))
+            try await untilCancelled()
             return .null
         case "pid":
             return .int(getpid())

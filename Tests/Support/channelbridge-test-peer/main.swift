@@ -63,7 +63,7 @@ case "listen":
     }
     announceReady()
     withExtendedLifetime(listener) {
-        while true { sleep(3_600) }
+        while true { pause() }   // until a signal ends the process (or `exit` from a close handler)
     }
 case "connect":
     do {
@@ -74,7 +74,7 @@ case "connect":
         _ = try await connection.messenger.waitForPeerHello()
         announceReady()
         withExtendedLifetime(connection) {
-            while true { sleep(3_600) }
+            while true { pause() }   // until a signal ends the process (or `exit` from a close handler)
         }
     } catch {
         fail("cannot connect to \(path): \(error)")
