@@ -59,6 +59,63 @@ import Testing
         }
     }
 
+    /// Small replies, one per read: the reader thread leaves each for the end of its delivery and
+    /// sends it under the transport's lock (`flushDeferred`). Once the socket is full, the reader
+    /// takes the flush role for what the socket did not take and hands it to the writer thread.
+    /// Held back and resumed as with large replies; nothing lost, nothing out of order.
+    @Test func smallRepliesOneReadAtATimeAreThrottledAndResume() async throws {
+        try await withHangGuard(seconds: 60) { () async throws in
+            let replySize = 1_000, count = 2_000   // 2 MB of replies: beyond any socket buffer
+            enum Event { case handled, held }
+            let (events, eventSink) = AsyncStream.makeStream(of: Event.self)
+            let accepted = Collector<SocketConnection>()
+            let (listener, directory) = try SocketConnectionTests.serve(options: Self.options()) { connection in
+                accepted.append(connection)
+                connection.messenger.setSynchronousMessageHandler(onChannel: "big") { message in
+                    eventSink.yield(.handled)
+                    return MessageSegments([UInt8](repeating: message![0], count: replySize))
+                }
+            }
+            defer { directory.remove() }
+            let peer = try RawPeer(path: listener.path)
+            defer { peer.close() }
+            let requests: [Frame] = (1...count).map { .request(id: UInt32($0), channel: "big", payload: [UInt8($0 & 0xFF)]) }
+            try peer.write([RawPeer.hello()])
+            let host = try await accepted.first(1)[0]
+            Task {
+                await host.messenger.waitUntilInputHeld()
+                eventSink.yield(.held)
+            }
+            // Each request is written once the one before it was handled, so each read holds one
+            // and each delivery leaves one reply; until the host holds its input.
+            var pending = events.makeAsyncIterator()
+            var written = 0
+            writing: while written < count {
+                try peer.write([requests[written]])
+                written += 1
+                switch await pending.next() {
+                case .handled: continue
+                case .held, nil: break writing
+                }
+            }
+            #expect(written < count)
+            #expect(host.outboundFlow.isAnswerBacklogged)
+            #expect(host.unsentByteCounts.answers <= Self.highWater + replySize + 16)
+
+            // The rest of the requests, then the peer reads: every request is answered, in order.
+            try peer.write(Array(requests[written...]))
+            let frames = try await onThread { Result { try peer.readFrames(1 + count) } }.get()
+            #expect(frames.count == 1 + count)
+            for (index, frame) in frames.dropFirst().enumerated() {
+                let id = index + 1
+                #expect(frame == .reply(id: UInt32(id), result: .bytes([UInt8](repeating: UInt8(id & 0xFF), count: replySize))))
+            }
+            eventSink.finish()
+            listener.close()
+            await listener.waitUntilClosed()
+        }
+    }
+
     @Test func requestsWaitWhileTheConnectionIsOverItsHighWaterMarkThenGo() async throws {
         try await withHangGuard(seconds: 60) { () async throws in
             let gate = Gate()

@@ -43,14 +43,32 @@ extension SocketTransport {
 
     /// Sends what the reader thread queued and left for the end of its delivery. Called by the
     /// reader thread only.
+    ///
+    /// Those frames are few (under `readerFlushThreshold` bytes: any other thread that queues
+    /// takes the flush role and sends itself), so they go out in one non-blocking send under the
+    /// lock that finds them, and are accounted in the same acquisition; only when the socket does
+    /// not take them all does the reader take the flush role for the rest, as any flusher does
+    /// (issue 18: one lock acquisition where taking and giving up the role took two). A
+    /// non-blocking send is as short a hold as the eventfd writes this lock already allows.
     func flushDeferred() {
         guard readerLeftFrames else { return }
         readerLeftFrames = false
-        let mustFlush = state.withLock { state -> Bool in
-            guard !state.flushing, !state.queue.isEmpty else { return false }
+        let (mustFlush, crossed) = state.withLock { state -> (Bool, Crossings) in
+            guard !state.flushing, !state.queue.isEmpty else { return (false, Crossings()) }
+            var crossed = Crossings()
+            if !state.closeRequested {
+                let count = Self.sendNow(fd, state.queue)
+                if count > 0 {
+                    let answers = state.queue.consume(count)
+                    crossed = state.account(sent: count, answers: answers, lowWater: lowWater)
+                    if state.queue.isEmpty { return (false, crossed) }
+                }
+            }
+            // The rest (or an error, which the flush meets again and reports) as any flusher.
             takeFlushRoleAndBatch(&state)
-            return true
+            return (true, crossed)
         }
+        act(on: crossed)
         if mustFlush { flush(blocking: false, holdingBatch: true) }
     }
 
