@@ -8,9 +8,10 @@ struct ChannelNameCache {
 
     /// The name whose UTF-8 is exactly `bytes`, if remembered.
     func name(for bytes: UnsafeRawBufferPointer) -> String? {
-        for entry in entries where entry.bytes.count == bytes.count {
-            let equal = entry.bytes.withUnsafeBytes { known in Self.equal(known, bytes) }
-            if equal { return entry.name }
+        // By index: iterating the entries copied each one out, a retain and a release of its
+        // bytes and its name (issue 18).
+        for index in entries.indices where entries[index].bytes.count == bytes.count {
+            if entries[index].bytes.withUnsafeBytes({ known in Self.equal(known, bytes) }) { return entries[index].name }
         }
         return nil
     }
@@ -20,6 +21,14 @@ struct ChannelNameCache {
     static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         let count = a.count
         guard count == b.count else { return false }
+        guard count >= 8 else {
+            var offset = 0
+            while offset < count {
+                if a[offset] != b[offset] { return false }
+                offset += 1
+            }
+            return true
+        }
         var offset = 0
         while offset + 8 <= count {
             if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
@@ -27,11 +36,9 @@ struct ChannelNameCache {
             }
             offset += 8
         }
-        while offset < count {
-            if a[offset] != b[offset] { return false }
-            offset += 1
-        }
-        return true
+        // The last bytes as the last eight, overlapping what was compared: one load, not a loop.
+        guard offset < count else { return true }
+        return a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
     }
 
     /// Remembers a validated name, replacing the oldest when full.
