@@ -34,6 +34,7 @@ public struct StandardReader {
         CodecError(.truncated, "truncated \(what): needs \(needed) bytes, \(base.count - offset) left", offset: offset)
     }
 
+    @inline(__always)  // a few times per value: the call cost more than the read (issue 18)
     public mutating func readByte() throws(CodecError) -> UInt8 {
         guard offset < base.count else { throw truncated("value", needed: 1) }
         defer { offset += 1 }
@@ -58,13 +59,15 @@ public struct StandardReader {
     }
 
     /// Reads a size in any of the three forms, including longer-than-needed ones.
+    @inline(__always)  // the one-byte form in line, the others in `readLongSize` (issue 18)
     public mutating func readSize() throws(CodecError) -> Int {
         let first = try readByte()
-        switch first {
-        case 0..<254: return Int(first)
-        case 254: return Int(try readUInt16())
-        default: return Int(try readUInt32())
-        }
+        if first < 254 { return Int(first) }
+        return try readLongSize(first)
+    }
+
+    private mutating func readLongSize(_ first: UInt8) throws(CodecError) -> Int {
+        first == 254 ? Int(try readUInt16()) : Int(try readUInt32())
     }
 
     /// Skips padding up to the next multiple of `alignment`, without looking at its content.
