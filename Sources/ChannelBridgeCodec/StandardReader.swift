@@ -244,16 +244,29 @@ public struct StandardReader {
     /// True when every byte is below 0x80; eight bytes per step.
     @inline(__always)
     static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var index = 0
         let count = bytes.count
+        // Short strings (the common case) in one or two loads, overlapping when the count is not
+        // a power of two, instead of a loop over the last bytes (issue 18).
+        if count < 8 {
+            if count >= 4 {
+                let head = bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self)
+                let last = bytes.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+                return (head | last) & 0x8080_8080 == 0
+            }
+            var index = 0
+            while index < count {
+                if bytes[index] & 0x80 != 0 { return false }
+                index += 1
+            }
+            return true
+        }
+        var index = 0
         while index + 8 <= count {
             if bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
             index += 8
         }
-        while index < count {
-            if bytes[index] & 0x80 != 0 { return false }
-            index += 1
-        }
-        return true
+        // The last bytes as the last eight, overlapping what was checked.
+        guard index < count else { return true }
+        return bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
     }
 }

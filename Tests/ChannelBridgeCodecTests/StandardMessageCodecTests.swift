@@ -85,10 +85,16 @@ import Testing
             // Non-ASCII of the same length: é is two bytes.
             let accented = String(repeating: "a", count: length - 2) + "é"
             #expect(try codec.decode([0x07, UInt8(length)] + Array(accented.utf8)) == .string(accented))
-            // Invalid: a lone continuation byte last.
-            let invalid = [UInt8](repeating: 0x61, count: length - 1) + [0x80]
-            let error = codecError { () throws(CodecError) in try codec.decode([0x07, UInt8(length)] + invalid) }
-            #expect(error?.code == .invalidUTF8, "invalid UTF-8 of \(length) bytes")
+        }
+        // Invalid: a lone continuation byte at every position, so that the reader's ASCII check
+        // (a word at a time, the last bytes as an overlapping word) sees it wherever it is.
+        for length in 1...40 {
+            for position in 0..<length {
+                var invalid = [UInt8](repeating: 0x61, count: length)
+                invalid[position] = 0x80
+                let error = codecError { () throws(CodecError) in try codec.decode([0x07, UInt8(length)] + invalid) }
+                #expect(error?.code == .invalidUTF8, "invalid UTF-8 of \(length) bytes at \(position)")
+            }
         }
     }
 }
