@@ -25,4 +25,14 @@ package enum Inotify {
     package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         FileCalls.retryingOnInterrupt { Glibc.read(fd, buffer.baseAddress, buffer.count) }
     }
+
+    /// `read` on a descriptor started with `IN_NONBLOCK`: the byte count, or minus the error
+    /// number (`-EAGAIN` when no event is queued). Never blocks.
+    package static func readAvailable(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        while true {
+            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if count >= 0 { return count }
+            if errno != EINTR { return -Int(errno) }
+        }
+    }
 }

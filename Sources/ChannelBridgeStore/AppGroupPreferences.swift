@@ -9,7 +9,8 @@ import Dispatch
 /// was acknowledged. Writes that wait for the lock at the same time, from any number of callers in
 /// this process, are committed together: one locked read-modify-write and one durable replace for
 /// all of them (group commit). Reads take no lock and answer from the document this process read
-/// or wrote last, as long as one `stat` shows the file is still that one.
+/// or wrote last, as long as the file is still that one: an inotify watch on the group directory
+/// that saw no change since a `stat` said so, or else one more `stat`.
 ///
 /// ```swift
 /// let prefs = try AppGroupStore(dataDirectory: "/tmp/data").group("group.com.example.app")
@@ -43,7 +44,7 @@ public struct AppGroupPreferences: PreferenceStore {
         }
     }
 
-    /// The value under `key`. When the cached document is still the file (one `stat`), this
+    /// The value under `key`. When the cached document is still the file (see above), this
     /// answers on the calling thread without suspending; otherwise the file is read again on the
     /// store's read queue.
     public func value(forKey key: String) async throws(StoreError) -> StandardValue? {

@@ -4,7 +4,8 @@ package import ChannelBridgeCodec
 /// `shared_preference_app_group` plugin takes for a get when nothing of its session is pending.
 package protocol CachedPreferenceReading: Sendable {
     /// The value under `key` if it is known without waiting (`.known`), else `.unknown`: then
-    /// call `value(forKey:)`. Blocks for no more than one `stat(2)`.
+    /// call `value(forKey:)`. Blocks for no more than a non-blocking `read` of an inotify
+    /// descriptor and one `stat(2)`.
     func cachedValue(forKey key: String) throws(StoreError) -> CachedValue
 }
 

@@ -8,8 +8,8 @@ import Dispatch
 /// Locks, always taken in this order: the group's `flock` (committer only), `loading` (held while
 /// a document is read and installed, and while changes are posted, so streams see documents in
 /// the order they were installed), then `cache` (held only for lookups and swaps, never across
-/// I/O); `commits` (the write queue) is a leaf. A read whose cached document is current takes
-/// `cache` alone.
+/// I/O); `commits` (the write queue) and the process's `FreshnessWatch` are leaves. A read whose
+/// cached document is current takes the freshness watch's lock, then `cache`.
 ///
 /// Bounds: one cached document (and one spare pair of arrays for the next commit); the write
 /// queue holds one entry per caller waiting for its write (the plugin's callers are bounded by the
@@ -39,9 +39,20 @@ final class GroupEngine: Sendable {
         /// reads the file again (`document` stays the change streams' baseline).
         var trusted = true
 
+        /// The group directory's watch (`FreshnessWatch`), once there is one.
+        var watch: Int32?
+        /// The watch's epoch read just before a `stat` that matched `identity`: while the epoch is
+        /// still this, the file is still that one, and a read needs no `stat`.
+        var cleanEpoch: UInt64?
+
         /// Whether `document` is the file whose identity a `stat` just gave.
         func isCurrent(_ identity: FileIdentity?) -> Bool {
             loaded && trusted && self.identity == identity
+        }
+
+        /// Whether `document` is the file, known without a `stat`: nothing changed since one matched.
+        func isCurrent(atEpoch epoch: UInt64) -> Bool {
+            loaded && trusted && cleanEpoch == epoch
         }
     }
 
@@ -70,14 +81,19 @@ final class GroupEngine: Sendable {
     /// many writers queue up; the rest go into the next one at once.
     static let maximumBatch = 1_024
 
-    init(files: GroupFiles, threadName: String) {
+    /// Tells a cached read whether the file changed, without a `stat` (issue 18).
+    let freshness: FreshnessWatch
+
+    init(files: GroupFiles, threadName: String, freshness: FreshnessWatch = .shared) {
         self.files = files
         self.threadName = threadName
+        self.freshness = freshness
     }
 
     deinit {
-        let pin = cache.withLock { $0.pin }
+        let (pin, watch) = cache.withLock { ($0.pin, $0.watch) }
         if pin >= 0 { FileCalls.close(pin) }
+        if let watch { freshness.unwatch(watch) }
     }
 
     // MARK: Reading
@@ -87,14 +103,39 @@ final class GroupEngine: Sendable {
         case stale
     }
 
-    /// `key`'s value text from the cached document if that document is still the file's: one
-    /// `stat(2)` and a dictionary lookup, on the caller's thread.
+    /// `key`'s value text from the cached document if that document is still the file's, on the
+    /// caller's thread: a dictionary lookup, after one `read` of the freshness watch that finds
+    /// no change since a `stat` matched the document, or else after one `stat(2)`.
     func cachedValueText(forKey key: String) throws(StoreError) -> Lookup {
+        if let epoch = freshness.epoch() {
+            let found = cache.withLock { cache -> Lookup? in
+                cache.isCurrent(atEpoch: epoch) ? .current(cache.document.valueText(forKey: key)) : nil
+            }
+            if let found { return found }
+        }
+        // The epoch is read before the `stat`: a change after it makes the epoch move on.
+        let epoch = watchedEpoch()
         let identity = try FileSystem.identity(ofPath: files.preferences)
         return cache.withLock { cache in
             guard cache.isCurrent(identity) else { return .stale }
+            if let epoch { cache.cleanEpoch = epoch }
             return .current(cache.document.valueText(forKey: key))
         }
+    }
+
+    /// The freshness watch's epoch, once the group directory is watched: it is watched first (a
+    /// change before the watch would raise no event). `nil` when it cannot be watched (it does
+    /// not exist yet, or inotify is unavailable): then only a `stat` tells.
+    private func watchedEpoch() -> UInt64? {
+        if let watch = cache.withLock({ $0.watch }), let epoch = freshness.epoch(requiring: watch) { return epoch }
+        guard let added = freshness.watch(files.directory) else { return nil }
+        let previous = cache.withLock { cache in
+            defer { cache.watch = added }
+            return cache.watch
+        }
+        // Given back after the new one is taken: the same directory keeps the same watch.
+        if let previous { freshness.unwatch(previous) }
+        return freshness.epoch(requiring: added)
     }
 
     /// The document as the file is now, reading the file only if it changed. Blocks.
