@@ -31,6 +31,11 @@ struct StoredDocument: Sendable {
 
         static let removed = Entry(start: -1, valueStart: -1, end: -1)
         var isRemoved: Bool { startOffset < 0 }
+
+        /// The same member `shift` bytes further on; a tombstone stays one.
+        func shifted(by shift: Int) -> Entry {
+            isRemoved ? self : Entry(start: start + shift, valueStart: valueStart + shift, end: end + shift)
+        }
     }
 
     /// The largest preferences file this store reads or writes (offsets are 32-bit).
@@ -64,6 +69,42 @@ struct StoredDocument: Sendable {
     func memberPrefix(at position: Int) -> ArraySlice<UInt8> {
         let entry = entries[position]
         return bytes[entry.start..<entry.valueStart]
+    }
+
+    /// What lies between two members in the layout this store writes (Protocol/store.md's example).
+    static let memberSeparator: [UInt8] = Array(",\n    ".utf8)
+
+    /// The members from the live one at `position` up to (not including) `limit` that can be
+    /// copied as one piece of `bytes`, tombstones among them included: each live one after the
+    /// first follows the previous live one with exactly `memberSeparator` between them. Returns
+    /// the position after the last of them, one past the last live one's last byte, and how many
+    /// of them are tombstones.
+    func unchangedRun(from position: Int, before limit: Int) -> (positions: Int, end: Int, tombstones: Int) {
+        var end = entries[position].end
+        var next = position + 1
+        var tombstones = 0
+        let separator = Self.memberSeparator
+        bytes.withUnsafeBytes { raw in
+            separator.withUnsafeBytes { separator in
+                // Loaded once: the six bytes as a four-byte and a two-byte word.
+                let head = separator.loadUnaligned(as: UInt32.self)
+                let tail = separator.loadUnaligned(fromByteOffset: 4, as: UInt16.self)
+                while next < limit {
+                    let entry = entries[next]
+                    if entry.isRemoved {
+                        tombstones += 1
+                        next += 1
+                        continue
+                    }
+                    guard entry.start == end + 6,
+                          raw.loadUnaligned(fromByteOffset: end, as: UInt32.self) == head,
+                          raw.loadUnaligned(fromByteOffset: end + 4, as: UInt16.self) == tail else { break }
+                    end = entry.end
+                    next += 1
+                }
+            }
+        }
+        return (next, end, tombstones)
     }
 
     /// Every live key in file order.

@@ -1,5 +1,6 @@
 @testable import ChannelBridgeStore
 import ChannelBridgeCodec
+import ChannelBridgeTestSupport
 import Testing
 
 /// A group commit's edit: what it writes, byte for byte, and what the cached document looks like
@@ -62,6 +63,106 @@ import Testing
             """)
         #expect(try file.value(forKey: "kept", path: "/p") == [true, "2"] as StandardValue)
         #expect(file.otherMembers.map(\.key) == ["future"])
+    }
+
+    /// Unchanged members are copied in runs (issue 18); a run ends where the base's spacing between
+    /// two members is not ours (shorter, longer, or as long and different), so each member still
+    /// lands in our layout.
+    @Test func runsOfUnchangedMembersKeepOurLayoutWhereverTheBaseHadOther() throws {
+        let original = "{\"version\": 1, \"values\": {\n    \"a\": \"1\",\n    \"b\": \"2\",\"c\": \"3\",\n    \"d\": \"4\" ,\n    "
+            + "\"e\": \"5\",\n    \"f\": \"6\",\n     \"g\": \"7\",\n\t   \"h\": \"8\"}}"
+        let base = try DocumentScanner.document(from: Array(original.utf8), path: "/p")
+        let (file, cached, bytes) = try Self.commit(base) { edit in edit.set("f", text: Self.text(.int32(60))) }
+        #expect(String(decoding: bytes, as: UTF8.self) == """
+            {
+              "version": 1,
+              "values": {
+                "a": "1",
+                "b": "2",
+                "c": "3",
+                "d": "4",
+                "e": "5",
+                "f": {"int32":60},
+                "g": "7",
+                "h": "8"
+              },
+              "changeLog": {"seq":1,"commits":[{"seq":1,"keys":["f"]}]}
+            }
+
+            """)
+        try Self.expectAgree(cached, file)
+    }
+
+    /// Tombstones among unchanged members (left by removals) are carried through a run.
+    @Test func runsCarryTombstonesAndTheirMembersOffsets() throws {
+        let base = try StoredDocumentTests.document(["k0": "0", "k1": "1", "k2": "2", "k3": "3", "k4": "4", "k5": "5", "k6": "6"],
+                                                    log: nil)
+        let (_, document, _) = try Self.commit(base) { edit in
+            edit.set("k1", text: nil)
+            edit.set("k2", text: nil)
+            edit.set("k5", text: nil)
+        }
+        #expect(document.tombstones == 3)
+        let (file, cached, bytes) = try Self.commit(document) { edit in edit.set("k6", text: Self.text("six")) }
+        #expect(cached.tombstones == 3 && cached.entries.count == 7)
+        #expect(String(decoding: bytes, as: UTF8.self).hasPrefix("""
+            {
+              "version": 1,
+              "values": {
+                "k0":"0",
+                "k3":"3",
+                "k4":"4",
+                "k6":"six"
+              },
+            """))
+        try Self.expectAgree(cached, file)
+    }
+
+    /// Random commits over a document of mixed spacing: after each, the cached document (updated in
+    /// place, offsets shifted run by run) agrees with the file it wrote, read back.
+    @Test(arguments: 0..<8)
+    func theCachedDocumentAgreesWithTheFileAfterRandomCommits(seed: Int) throws {
+        var random = SeededGenerator(seed: UInt64(seed) &+ 0x5eed)
+        // Ours three times in eight; the others include two of our separator's length.
+        let gaps = [",\n    ", ",", " , ", ",\n    ", ",\n    ", ",\n\t", ",\n\t   ", " ,\n   "]
+        var text = "{\"version\":1,\"values\":{"
+        for index in 0..<60 {
+            if index > 0 { text += gaps[Int.random(in: 0..<gaps.count, using: &random)] }
+            text += "\"k\(index)\": \"\(index)\""
+        }
+        text += "}}"
+        var document = try DocumentScanner.document(from: Array(text.utf8), path: "/p")
+        var model = Dictionary(uniqueKeysWithValues: (0..<60).map { ("k\($0)", StandardValue.string("\($0)")) })
+        for round in 0..<12 {
+            let (file, cached, _) = try Self.commit(document) { edit in
+                for _ in 0..<Int.random(in: 1...6, using: &random) {
+                    let key = "k\(Int.random(in: 0..<80, using: &random))"
+                    if Bool.random(using: &random) {
+                        edit.set(key, text: nil)
+                        model[key] = nil
+                    } else {
+                        let value = StandardValue.int32(Int32(round * 1_000 + Int.random(in: 0..<1_000, using: &random)))
+                        edit.set(key, text: Self.text(value))
+                        model[key] = value
+                    }
+                }
+            }
+            try Self.expectAgree(cached, file)
+            let stored = try file.allValues(path: "/p")
+            #expect(Dictionary(uniqueKeysWithValues: stored.map { ($0.key, $0.value) }) == model, "seed \(seed) round \(round)")
+            document = cached
+        }
+    }
+
+    /// The cached document and the file read back hold the same keys in the same order, each with
+    /// the same value text.
+    static func expectAgree(_ cached: StoredDocument, _ file: StoredDocument,
+                            sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(cached.orderedKeys() == file.orderedKeys(), sourceLocation: sourceLocation)
+        for key in file.orderedKeys() {
+            #expect(cached.valueText(forKey: key).map(Array.init) == file.valueText(forKey: key).map(Array.init),
+                    "\(key)", sourceLocation: sourceLocation)
+        }
     }
 
     @Test func removeAllNamesEveryKeyInOrderAndLeavesAnEmptyValuesObject() throws {
