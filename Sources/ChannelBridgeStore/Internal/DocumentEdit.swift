@@ -163,7 +163,13 @@ struct DocumentEdit {
             let start = beginMember()
             out.append(contentsOf: base.bytes[entry.start..<run.end])
             let shift = start - entry.start
-            entries.append(contentsOf: base.entries[position..<run.positions].lazy.map { $0.shifted(by: shift) })
+            let first = entries.count
+            entries.append(contentsOf: base.entries[position..<run.positions])
+            if shift != 0 {
+                entries.withUnsafeMutableBufferPointer { entries in
+                    for index in first..<entries.count { entries[index] = entries[index].shifted(by: shift) }
+                }
+            }
             tombstones += run.tombstones
             position = run.positions
         }

@@ -83,12 +83,12 @@ struct StoredDocument: Sendable {
         var end = entries[position].end
         var next = position + 1
         var tombstones = 0
-        let separator = Self.memberSeparator
+        // The separator as a four-byte and a two-byte word, compared with two loads.
+        let (head, tail) = Self.memberSeparator.withUnsafeBytes {
+            ($0.loadUnaligned(as: UInt32.self), $0.loadUnaligned(fromByteOffset: 4, as: UInt16.self))
+        }
         bytes.withUnsafeBytes { raw in
-            separator.withUnsafeBytes { separator in
-                // Loaded once: the six bytes as a four-byte and a two-byte word.
-                let head = separator.loadUnaligned(as: UInt32.self)
-                let tail = separator.loadUnaligned(fromByteOffset: 4, as: UInt16.self)
+            entries.withUnsafeBufferPointer { entries in
                 while next < limit {
                     let entry = entries[next]
                     if entry.isRemoved {
