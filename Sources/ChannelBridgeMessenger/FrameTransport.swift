@@ -39,6 +39,12 @@ package protocol FrameTransport: AnyObject, Sendable {
     /// Queues a frame whose payload is `payloads` back to back, each kept in its own array.
     func write(_ head: [UInt8], followedBy payloads: [[UInt8]])
 
+    /// `write(frameOfLength:_:)` from inside `receive`, for the answer to the last frame of the
+    /// bytes `receive` was given: a transport that holds the frames its receiving thread writes
+    /// until the delivery ends (to send them together) can send this one at once, since no other
+    /// frame of the delivery is coming to join it (issue 18). More frames may still be written.
+    func writeAtEndOfDelivery(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void)
+
     /// Sends what is queued, then ends the connection.
     func close()
 }
@@ -54,6 +60,10 @@ extension FrameTransport {
             encode(UnsafeMutableRawBufferPointer(buffer))
             count = length
         })
+    }
+
+    package func writeAtEndOfDelivery(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
+        write(frameOfLength: length, encode)
     }
 
     package func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) {

@@ -167,7 +167,10 @@ extension MessengerConnection {
                 decoded = frame
                 isLast = true
             }
-            switch deliver(decoded) {
+            deliveringLastFrame = isLast
+            let delivery = deliver(decoded)
+            deliveringLastFrame = false
+            switch delivery {
             case .delivered:
                 // Nothing was left to decode, and only this thread appends to the decoder.
                 if isLast { return }

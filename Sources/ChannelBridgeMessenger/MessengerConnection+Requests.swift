@@ -83,11 +83,11 @@ extension MessengerConnection {
             writeFrame(.reply(id: id, result: fitting(result)))
             return .delivered
         case .answerNow(let handler):
-            writeReply(id: id, channel: channel, Result { try handler(payload.array) })
+            writeReply(id: id, channel: channel, Result { try handler(payload.array) }, endsDelivery: deliveringLastFrame)
             return .delivered
         case .answerInPlace(let handler):
             let answer = payload.withBytes { message, tail in Result { try handler(message, tail, &replyScratch) } }
-            writeInPlaceReply(id: id, channel: channel, answer)
+            writeInPlaceReply(id: id, channel: channel, answer, endsDelivery: deliveringLastFrame)
             return .delivered
         case .run(var handler, let serial):
             let payload = payload.array
@@ -95,10 +95,10 @@ extension MessengerConnection {
                 // Called right here; a task starts only for work that has to suspend.
                 switch Result(catching: { try immediate(payload) }) {
                 case .success(.now(let reply)):
-                    finishRequest(id: id, channel: channel, serial: serial, .success(reply))
+                    finishRequest(id: id, channel: channel, serial: serial, .success(reply), endsDelivery: deliveringLastFrame)
                     return .delivered
                 case .failure(let error):
-                    finishRequest(id: id, channel: channel, serial: serial, .failure(error))
+                    finishRequest(id: id, channel: channel, serial: serial, .failure(error), endsDelivery: deliveringLastFrame)
                     return .delivered
                 case .success(.later(let work)):
                     handler = .segmented { _ in try await work() }
@@ -148,7 +148,8 @@ extension MessengerConnection {
 
     /// Sends the reply to a request that held an owed entry (and a handler slot), unless it was
     /// cancelled or closed meanwhile, then lets the entry go.
-    private func finishRequest(id: UInt32, channel: String, serial: UInt64, _ answer: Result<MessageSegments?, any Error>) {
+    private func finishRequest(id: UInt32, channel: String, serial: UInt64, _ answer: Result<MessageSegments?, any Error>,
+                               endsDelivery: Bool = false) {
         // A cancelled or closed request is no longer owed: its entry is gone. The reply is queued
         // before the entry goes: a session that is ending (after either side's GOODBYE) closes as
         // soon as nothing is owed, and another handler finishing between this removal and this
@@ -156,7 +157,7 @@ extension MessengerConnection {
         // lost so under ThreadSanitizer). A CANCEL that crosses in between is answered anyway; the
         // peer ignores a reply to a withdrawn request.
         if state.withLock({ $0.inbound[id]?.serial == serial }) {
-            writeReply(id: id, channel: channel, answer)
+            writeReply(id: id, channel: channel, answer, endsDelivery: endsDelivery)
             let (drained, freedSlot) = state.withLock { state -> (Bool, Bool) in
                 guard state.inbound[id]?.serial == serial else { return (false, false) }
                 state.inbound[id] = nil
@@ -169,8 +170,9 @@ extension MessengerConnection {
 
     /// The REPLY for what a handler answered: its bytes (large segments go out of their own
     /// arrays), null, or the failure's description. A reply larger than the peer accepts is not
-    /// sent: the requester gets REPLY status 2 saying so, and the session goes on.
-    func writeReply(id: UInt32, channel: String, _ answer: Result<MessageSegments?, any Error>) {
+    /// sent: the requester gets REPLY status 2 saying so, and the session goes on. `endsDelivery`:
+    /// written by the delivering thread for the last frame received so far (`writeSmallReply`).
+    func writeReply(id: UInt32, channel: String, _ answer: Result<MessageSegments?, any Error>, endsDelivery: Bool = false) {
         switch answer {
         case .success(nil):
             writeFrame(.reply(id: id, result: .null))
@@ -183,7 +185,7 @@ extension MessengerConnection {
             }
             guard !reply.rest.isEmpty, count >= Self.separatePayloadThreshold else {
                 if reply.rest.isEmpty, count < Self.separatePayloadThreshold {
-                    reply.first.withUnsafeBytes { writeSmallReply(id: id, payload: $0) }
+                    reply.first.withUnsafeBytes { writeSmallReply(id: id, payload: $0, endsDelivery: endsDelivery) }
                 } else {
                     writeFrame(.reply(id: id, result: .bytes(reply.joined)))
                 }
@@ -198,7 +200,7 @@ extension MessengerConnection {
     /// The REPLY for what an in-place handler answered: the bytes it wrote over `replyScratch`
     /// are copied into the outbound frame, except a reply large enough to go out of its own array,
     /// which takes the buffer along (the next reply starts a new one).
-    private func writeInPlaceReply(id: UInt32, channel: String, _ answer: Result<InPlaceReply, any Error>) {
+    private func writeInPlaceReply(id: UInt32, channel: String, _ answer: Result<InPlaceReply, any Error>, endsDelivery: Bool) {
         switch answer {
         case .success(.written(let count)):
             precondition(count >= 0 && count <= replyScratch.count, "an in-place handler reported more bytes than it was lent")
@@ -208,7 +210,9 @@ extension MessengerConnection {
                 bytes.removeSubrange(count...)
                 writeReply(id: id, channel: channel, .success(MessageSegments(bytes)))
             } else {
-                replyScratch.withUnsafeBytes { writeSmallReply(id: id, payload: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+                replyScratch.withUnsafeBytes {
+                    writeSmallReply(id: id, payload: UnsafeRawBufferPointer(rebasing: $0[..<count]), endsDelivery: endsDelivery)
+                }
             }
         case .success(.null):
             writeFrame(.reply(id: id, result: .null))
@@ -221,9 +225,14 @@ extension MessengerConnection {
 
     /// A REPLY whose payload is small enough to be copied into the outbound block: written there
     /// directly (`FrameEncoder.storeReply`), with no `Frame` built and encoded on the way.
-    private func writeSmallReply(id: UInt32, payload: UnsafeRawBufferPointer) {
-        transport.write(frameOfLength: FrameEncoder.encodedReplyLength(payloadCount: payload.count)) { frame in
-            FrameEncoder.storeReply(id: id, payload: payload, into: frame)
+    /// When it `endsDelivery` (the answer to the last frame received so far, written by the
+    /// delivering thread), the transport may send it at once.
+    private func writeSmallReply(id: UInt32, payload: UnsafeRawBufferPointer, endsDelivery: Bool) {
+        let length = FrameEncoder.encodedReplyLength(payloadCount: payload.count)
+        if endsDelivery {
+            transport.writeAtEndOfDelivery(frameOfLength: length) { FrameEncoder.storeReply(id: id, payload: payload, into: $0) }
+        } else {
+            transport.write(frameOfLength: length) { FrameEncoder.storeReply(id: id, payload: payload, into: $0) }
         }
     }
 

@@ -45,6 +45,11 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// Invariant: touched only inside a delivery of received bytes (`receive`, `resumeHeldInput`),
     /// and deliveries never overlap (`FrameTransport`'s rules), so it needs no lock.
     @exclusivity(unchecked) nonisolated(unsafe) var replyScratch: [UInt8] = []
+    /// Set while the frame being delivered is the last of the bytes received so far, so that a
+    /// reply written at once may be sent at once (`FrameTransport.writeAtEndOfDelivery`).
+    /// Invariant: as `replyScratch`'s, touched only inside a delivery (read in `handleRequest`,
+    /// never by a handler's task on another thread).
+    @exclusivity(unchecked) nonisolated(unsafe) var deliveringLastFrame = false
     /// The last REQUEST id taken.
     let requestIDs = Atomic<UInt32>(0)
     /// How many tasks have a `withCallScope` open, so that a call outside any looks for none.

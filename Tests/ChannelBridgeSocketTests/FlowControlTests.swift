@@ -12,7 +12,7 @@ import Testing
 @Suite struct FlowControlTests {
     static let highWater = 64 << 10, lowWater = 16 << 10
 
-    static func options(maxHandlers: Int = 64) -> SocketListener.Options {
+    static func options(maxHandlers: Int = 64, highWater: Int = highWater, lowWater: Int = lowWater) -> SocketListener.Options {
         SocketListener.Options(connection: .init(outboundHighWater: highWater, outboundLowWater: lowWater,
                                                  maxHandlersInFlight: maxHandlers))
     }
@@ -63,17 +63,36 @@ import Testing
     /// sends it under the transport's lock (`flushDeferred`). Once the socket is full, the reader
     /// takes the flush role for what the socket did not take and hands it to the writer thread.
     /// Held back and resumed as with large replies; nothing lost, nothing out of order.
-    @Test func smallRepliesOneReadAtATimeAreThrottledAndResume() async throws {
+    /// With a synchronous handler, each reply is left for the end of its delivery; with an
+    /// in-place one, the reply to a read's last request is sent at once when the socket takes it
+    /// (`writeAtEndOfDelivery`), and left for the end of the delivery when it does not. Either way
+    /// the replies the full socket refused go out once the peer reads, the last one included.
+    /// With a high-water mark under `readerFlushThreshold`, the host stops reading while the
+    /// reader's own few refused replies are all that is queued: nothing written later pushes them
+    /// out, so only the end of the delivery can.
+    @Test(arguments: ["synchronous", "in place"], [64 << 10, 1_500])
+    func smallRepliesOneReadAtATimeAreThrottledAndResume(handler kind: String, highWater: Int) async throws {
         try await withHangGuard(seconds: 60) { () async throws in
             let replySize = 1_000, count = 2_000   // 2 MB of replies: beyond any socket buffer
             enum Event { case handled, held }
             let (events, eventSink) = AsyncStream.makeStream(of: Event.self)
             let accepted = Collector<SocketConnection>()
-            let (listener, directory) = try SocketConnectionTests.serve(options: Self.options()) { connection in
+            let options = Self.options(highWater: highWater, lowWater: min(Self.lowWater, highWater / 3))
+            let (listener, directory) = try SocketConnectionTests.serve(options: options) { connection in
                 accepted.append(connection)
-                connection.messenger.setSynchronousMessageHandler(onChannel: "big") { message in
-                    eventSink.yield(.handled)
-                    return MessageSegments([UInt8](repeating: message![0], count: replySize))
+                if kind == "in place" {
+                    connection.messenger.setInPlaceMessageHandler(onChannel: "big") { message, _, reply in
+                        eventSink.yield(.handled)
+                        if reply.count < replySize { reply = [UInt8](repeating: 0, count: replySize) }
+                        let byte = message![0]
+                        for index in 0..<replySize { reply[index] = byte }
+                        return .written(count: replySize)
+                    }
+                } else {
+                    connection.messenger.setSynchronousMessageHandler(onChannel: "big") { message in
+                        eventSink.yield(.handled)
+                        return MessageSegments([UInt8](repeating: message![0], count: replySize))
+                    }
                 }
             }
             defer { directory.remove() }
@@ -100,7 +119,7 @@ import Testing
             }
             #expect(written < count)
             #expect(host.outboundFlow.isAnswerBacklogged)
-            #expect(host.unsentByteCounts.answers <= Self.highWater + replySize + 16)
+            #expect(host.unsentByteCounts.answers <= highWater + replySize + 16)
 
             // The rest of the requests, then the peer reads: every request is answered, in order.
             try peer.write(Array(requests[written...]))

@@ -7,9 +7,16 @@ import Dispatch
 /// write does to the connection (the design is in `SocketTransport`'s comment).
 extension SocketTransport {
 
-    func enqueue(_ add: (inout OutboundQueue) -> Void) {
+    /// Queues what `add` appends, and sends it or leaves it for the reader (see the type's
+    /// comment). With `sendingNowOnReader`, the reader thread sends what it queued at once, in
+    /// this lock, when the socket takes all of it: the frame ends the delivery, so nothing is
+    /// coming to join it, and the end of the delivery then finds nothing left (issue 18: the lock
+    /// `flushDeferred` would take is saved).
+    @inline(__always)  // each writer gets a copy with its `add` inlined and the flag constant
+    func enqueue(sendingNowOnReader: Bool = false, _ add: (inout OutboundQueue) -> Void) {
         let me = ThreadIdentity.current
         let highWater = self.highWater
+        var crossed = Crossings()
         let (mustFlush, crossedUp, leftForReader) = state.withLock { state -> (Bool, Bool, Bool) in
             guard !state.closeRequested, !state.isShutDown else { return (false, false, false) }
             let (bytesBefore, answersBefore) = (state.queue.byteCount, state.queue.answerByteCount)
@@ -30,15 +37,31 @@ extension SocketTransport {
             if state.flushing { return (false, crossedUp, false) }
             // The reader sends what it queued once its delivery is done, or once it has queued
             // enough that the peer can start on it while the reader goes on.
-            if let reader = state.reader, reader == me,
-               state.queue.byteCount < Self.readerFlushThreshold { return (false, crossedUp, true) }
+            if let reader = state.reader, reader == me, state.queue.byteCount < Self.readerFlushThreshold {
+                if sendingNowOnReader, Self.sendAllNow(fd, &state, lowWater: lowWater, crossed: &crossed) {
+                    return (false, crossedUp, false)
+                }
+                return (false, crossedUp, true)
+            }
             takeFlushRoleAndBatch(&state)
             return (true, crossedUp, false)
         }
         // Only the reader thread gets here with `leftForReader` set: its own flag.
         if leftForReader { readerLeftFrames = true }
         if crossedUp { outboundFlow.stateChanged() }
+        act(on: crossed)
         if mustFlush { flush(blocking: false, holdingBatch: true) }
+    }
+
+    /// Under the lock, with nobody flushing: one non-blocking send of the queue (the reader's few
+    /// frames), consumed and accounted at once. Whether the socket took all of it; what it did not
+    /// take stays queued, in order, for a flusher.
+    private static func sendAllNow(_ fd: Int32, _ state: inout State, lowWater: Int, crossed: inout Crossings) -> Bool {
+        let count = sendNow(fd, state.queue)
+        guard count > 0 else { return false }
+        let answers = state.queue.consume(count)
+        crossed = state.account(sent: count, answers: answers, lowWater: lowWater)
+        return state.queue.isEmpty
     }
 
     /// Sends what the reader thread queued and left for the end of its delivery. Called by the
@@ -50,19 +73,18 @@ extension SocketTransport {
     /// not take them all does the reader take the flush role for the rest, as any flusher does
     /// (issue 18: one lock acquisition where taking and giving up the role took two). A
     /// non-blocking send is as short a hold as the eventfd writes this lock already allows.
+    @inline(__always)  // the reader calls it after every read, mostly to find nothing left
     func flushDeferred() {
-        guard readerLeftFrames else { return }
+        if readerLeftFrames { flushFramesLeftByReader() }
+    }
+
+    private func flushFramesLeftByReader() {
         readerLeftFrames = false
         let (mustFlush, crossed) = state.withLock { state -> (Bool, Crossings) in
             guard !state.flushing, !state.queue.isEmpty else { return (false, Crossings()) }
             var crossed = Crossings()
-            if !state.closeRequested {
-                let count = Self.sendNow(fd, state.queue)
-                if count > 0 {
-                    let answers = state.queue.consume(count)
-                    crossed = state.account(sent: count, answers: answers, lowWater: lowWater)
-                    if state.queue.isEmpty { return (false, crossed) }
-                }
+            if !state.closeRequested, Self.sendAllNow(fd, &state, lowWater: lowWater, crossed: &crossed) {
+                return (false, crossed)
             }
             // The rest (or an error, which the flush meets again and reports) as any flusher.
             takeFlushRoleAndBatch(&state)

@@ -162,6 +162,10 @@ final class SocketTransport: FlowControlledTransport {
         enqueue { $0.append(frameOfLength: length, encode) }
     }
 
+    func writeAtEndOfDelivery(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
+        enqueue(sendingNowOnReader: true) { $0.append(frameOfLength: length, encode) }
+    }
+
     func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) {
         let isAnswer = head.count > 4 && OutboundQueue.isAnswer(kind: head[4])
         enqueue { queue in
