@@ -123,6 +123,20 @@ package enum Syscalls {
         }
     }
 
+    /// Asks for a send buffer of `bytes` (`SO_SNDBUF`; Linux doubles it for its bookkeeping and
+    /// caps it at `net.core.wmem_max`): 0, or the errno.
+    package static func setSendBufferSize(_ fd: Int32, _ bytes: Int) -> Int32 {
+        var value = Int32(clamping: bytes)
+        return setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &value, socklen_t(MemoryLayout<Int32>.size)) == 0 ? 0 : errno
+    }
+
+    /// The send buffer's size as the kernel accounts it (`SO_SNDBUF`), or nil.
+    package static func sendBufferSize(_ fd: Int32) -> Int? {
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        return getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &value, &length) == 0 ? Int(value) : nil
+    }
+
     /// The connected peer's process, user and group (`SO_PEERCRED`), or nil.
     package static func peerCredentials(_ fd: Int32) -> (pid: Int32, uid: UInt32, gid: UInt32)? {
         var credentials = UCred()

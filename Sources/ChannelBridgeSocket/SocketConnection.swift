@@ -126,6 +126,9 @@ public final class SocketConnection: Sendable {
     /// Bytes queued and not yet handed to the socket, and the answer bytes among them.
     package var unsentByteCounts: (all: Int, answers: Int) { transport.unsentByteCounts }
 
+    /// The socket's send buffer as the kernel accounts it (`Options.socketSendBufferSize`).
+    package var socketSendBufferSize: Int? { Syscalls.sendBufferSize(transport.fd) }
+
     /// Resumes once the session is over and the socket's descriptor has been closed.
     public func waitUntilClosed() async {
         await transport.waitUntilClosed()

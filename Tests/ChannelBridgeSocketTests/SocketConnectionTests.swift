@@ -1,6 +1,7 @@
 import ChannelBridgeMessenger
 import ChannelBridgeSocket
 import ChannelBridgeTestSupport
+import Foundation
 import Glibc
 import Testing
 
@@ -158,6 +159,40 @@ import Testing
             await #expect { try await SocketConnection.connect(to: String(repeating: "x", count: 200)) } throws: {
                 ($0 as? SocketError)?.code == .invalidPath
             }
+        }
+    }
+}
+
+/// `Options.socketSendBufferSize`: both ends of a session ask the kernel for it, and `nil` leaves
+/// the system's default.
+@Suite struct SocketSendBufferTests {
+    /// A number from `/proc/sys/net/core/NAME`.
+    static func kernelSetting(_ name: String) throws -> Int {
+        let text = try String(contentsOfFile: "/proc/sys/net/core/" + name, encoding: .utf8)
+        return try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), "\(name): \(text)")
+    }
+
+    /// What the kernel reports for a request of `bytes` on this machine: twice it, at most twice
+    /// `net.core.wmem_max`.
+    static func accounted(_ bytes: Int) throws -> Int {
+        2 * Swift.min(bytes, try kernelSetting("wmem_max"))
+    }
+
+    @Test(arguments: [SocketConnection.Options.defaultSocketSendBufferSize, 300_000, nil] as [Int?])
+    func bothEndsAskForTheSendBuffer(size: Int?) async throws {
+        try await withHangGuard { () async throws in
+            let accepted = Collector<SocketConnection>()
+            let options = SocketConnection.Options(socketSendBufferSize: size)
+            let (listener, directory) = try SocketConnectionTests.serve(options: .init(connection: options)) { accepted.append($0) }
+            defer { directory.remove() }
+            let client = try await SocketConnection.connect(to: listener.path, options: options)
+            let host = try await accepted.first(1)[0]
+            let expected = try size.map(Self.accounted) ?? Self.kernelSetting("wmem_default")
+            #expect(client.socketSendBufferSize == expected)
+            #expect(host.socketSendBufferSize == expected)
+            client.close()
+            listener.close()
+            await listener.waitUntilClosed()
         }
     }
 }

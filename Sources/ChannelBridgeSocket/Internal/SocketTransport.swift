@@ -130,6 +130,8 @@ final class SocketTransport: FlowControlledTransport {
 
     init(fd: Int32, options: SocketConnection.Options, startThread: @escaping ThreadStarter = DetachedThread.tryStart) {
         self.fd = fd
+        // A tuning, not a requirement: a refusal leaves the system's default.
+        if let size = options.socketSendBufferSize { _ = Syscalls.setSendBufferSize(fd, size) }
         executor = ReaderExecutor(enabled: options.runsTasksOnReaderThread)
         closeTimeout = options.closeTimeout
         outboundFlow = OutboundFlow(highWater: options.outboundHighWater, lowWater: options.outboundLowWater)
