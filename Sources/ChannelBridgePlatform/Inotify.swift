@@ -27,12 +27,10 @@ package enum Inotify {
     }
 
     /// `read` on a descriptor started with `IN_NONBLOCK`: the byte count, or minus the error
-    /// number (`-EAGAIN` when no event is queued). Never blocks.
+    /// number (`-EAGAIN` when no event is queued). Never blocks. Called for every cached store
+    /// read, so it goes through `Syscalls.read` (the system call itself, without glibc's
+    /// cancellation bookkeeping).
     package static func readAvailable(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        while true {
-            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
-            if count >= 0 { return count }
-            if errno != EINTR { return -Int(errno) }
-        }
+        Syscalls.read(fd, into: buffer)
     }
 }
