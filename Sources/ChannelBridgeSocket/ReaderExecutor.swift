@@ -92,6 +92,11 @@ package final class ReaderExecutor: TaskExecutor {
     /// Invariant: touched only by the reader thread (`enqueue` on it, `runPending`, `finish`),
     /// from `attachReaderThread` to `finish`, which detach it first.
     @exclusivity(unchecked) private nonisolated(unsafe) var readerJobs: [UnownedJob] = []
+    /// Set while the reader runs a job that was alone in its queue: a frame that job writes is
+    /// not joined by others of the same round, so the transport sends it at once (issue 18).
+    /// Invariant: touched only by the reader thread (`runPending`; `SocketTransport.enqueue` reads
+    /// it only once it has found itself on the reader thread).
+    @exclusivity(unchecked) nonisolated(unsafe) var runningLoneJob = false
 
     /// Runs every queued job, and the jobs those queue, until none is left. Each round runs the
     /// reader's own jobs (without the lock), then the other threads', so neither kind waits
@@ -104,7 +109,9 @@ package final class ReaderExecutor: TaskExecutor {
                 // The usual round: one call resumed by the reply just read. The job may enqueue
                 // others (into `readerJobs`), so it is taken out first.
                 let job = readerJobs.removeLast()
+                runningLoneJob = true
                 job.runSynchronously(on: me)
+                runningLoneJob = false
             } else if !readerJobs.isEmpty {
                 swap(&readerJobs, &readerBatch)
                 runBatch(on: me)

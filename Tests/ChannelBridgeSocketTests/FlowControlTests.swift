@@ -135,6 +135,71 @@ import Testing
         }
     }
 
+    /// A task resumed on the reader thread as the only job of its round sends what it writes at
+    /// once, in the lock that queues it (issue 18). When the full socket refuses such a frame, the
+    /// frame is left for the reader's end of round, which sends it once the peer reads: here the
+    /// task writes nothing after it, so nothing else would (a mutant that drops the hand-over
+    /// hangs here).
+    @Test func aFrameARunningJobWritesIntoAFullSocketGoesOutOnceThePeerReads() async throws {
+        try await withHangGuard(seconds: 60) { () async throws in
+            let directory = try TestDirectory()
+            defer { directory.remove() }
+            let path = directory.path + "/raw-host.sock"
+            let listener = try RawPeer.listen(on: path)
+            var options = SocketConnection.Options(runsTasksOnReaderThread: true)
+            options.socketSendBufferSize = 4_096   // the kernel's least: full after a few messages
+            let client = try await SocketConnection.connect(to: path, options: options)
+            let host = try RawPeer(accepting: listener)
+            defer { host.close() }
+            let readerThread = Locked<UInt>(0)
+            client.messenger.setSynchronousMessageHandler(onChannel: "thread") { _ in
+                readerThread.set(UInt(pthread_self()))
+                return nil
+            }
+            try host.write([.hello(Frame.Hello(role: .host, peerName: "raw host")), .request(id: 1, channel: "thread", payload: nil)])
+
+            // The host answers each ping as it comes; the client's task pings until a reply
+            // resumes it on the reader thread, as the only job of that round.
+            let answering = Task.detached {
+                var answered: [Frame] = []
+                while true {
+                    guard let frame = try host.readFrames(1).first else { return answered }
+                    answered.append(frame)
+                    guard case .request(let id, let channel, _) = frame else { continue }
+                    try host.write([.reply(id: id, result: .bytes([UInt8(id & 0xFF)]))])
+                    if channel == "stop" { return answered }
+                }
+            }
+            let posted = try await withTaskExecutorPreference(client.executor) { () async throws -> Int in
+                var onReader = false
+                for _ in 0..<100 where !onReader {
+                    _ = try await client.messenger.send(onChannel: "ping", message: [1])
+                    onReader = readerThread.value != 0 && UInt(pthread_self()) == readerThread.value
+                }
+                try #require(onReader, "no reply resumed the task on the reader thread")
+                // The host answers this one, then reads nothing until the messages below are written.
+                _ = try await client.messenger.send(onChannel: "stop", message: nil)
+                try #require(UInt(pthread_self()) == readerThread.value, "the last reply did not resume the task on the reader thread")
+                // Messages until the socket refuses one; nothing is written after it.
+                var posted = 0
+                while client.unsentByteCounts.all == 0 {
+                    try client.messenger.post(onChannel: "fill", message: [UInt8](repeating: UInt8(posted & 0xFF), count: 1_000))
+                    posted += 1
+                }
+                return posted
+            }
+            let seen = try await answering.value
+            #expect(seen.contains { if case .request(_, "stop", _) = $0 { true } else { false } })
+            // The host reads again: every message comes, the refused last one included.
+            let frames = try await onThread { Result { try host.readFrames(posted) } }.get()
+            #expect(frames.count == posted)
+            for (index, frame) in frames.enumerated() {
+                #expect(frame == .message(channel: "fill", payload: [UInt8](repeating: UInt8(index & 0xFF), count: 1_000)))
+            }
+            client.close()
+        }
+    }
+
     @Test func requestsWaitWhileTheConnectionIsOverItsHighWaterMarkThenGo() async throws {
         try await withHangGuard(seconds: 60) { () async throws in
             let gate = Gate()

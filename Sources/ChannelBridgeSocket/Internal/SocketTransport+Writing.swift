@@ -38,7 +38,8 @@ extension SocketTransport {
             // The reader sends what it queued once its delivery is done, or once it has queued
             // enough that the peer can start on it while the reader goes on.
             if let reader = state.reader, reader == me, state.queue.byteCount < Self.readerFlushThreshold {
-                if sendingNowOnReader, Self.sendAllNow(fd, &state, lowWater: lowWater, crossed: &crossed) {
+                if sendingNowOnReader || executor.runningLoneJob,
+                   Self.sendAllNow(fd, &state, lowWater: lowWater, crossed: &crossed) {
                     return (false, crossedUp, false)
                 }
                 return (false, crossedUp, true)

@@ -18,6 +18,30 @@ final class RawPeer: @unchecked Sendable {
         }
     }
 
+    /// The host end of one session: listens on `path` and returns a listening descriptor whose
+    /// first connection `init(accepting:)` takes, so that a test can play a host that does not
+    /// read. A connect to it succeeds before anything is accepted.
+    static func listen(on path: String) throws -> Int32 {
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard listener >= 0, bound == 0, Glibc.listen(listener, 1) == 0 else {
+            throw HangGuardFailure("cannot listen on \(path): errno \(errno)")
+        }
+        return listener
+    }
+
+    /// Accepts the first connection waiting on `listener`, then closes `listener`.
+    init(accepting listener: Int32) throws {
+        fd = accept(listener, nil, nil)
+        Glibc.close(listener)
+        guard fd >= 0 else { throw HangGuardFailure("accept failed: errno \(errno)") }
+    }
+
     /// Writes all of `bytes` (blocking while the socket is full).
     func write(_ bytes: [UInt8]) {
         var offset = 0
