@@ -125,7 +125,20 @@ public final class MethodChannel: Sendable {
                 // The continuations are made where this call runs, without the hop to an isolation
                 // parameter that `withUnsafeThrowingContinuation(isolation:)` makes first (another
                 // status-record lock per call); the closures only hand them to the connection.
-                if prepared.scopeTask != 0 {
+                if prepared.scopeTask != 0, connection.canDriveReader {
+                    // On the reader thread with nothing else for it to do: read the reply here
+                    // instead of suspending (issue 18; `MessengerConnection+DrivenCalls`).
+                    switch try connection.startDrivenRequest(prepared, onChannel: name, segments: Self.take(&segments),
+                                                             firstCount: pooledCount) {
+                    case .replied(let payload):
+                        reply = payload
+                    case .waiting:
+                        // Safe: resumed exactly once by the connection (`awaitDrivenReply`).
+                        reply = try await _unsafeInheritExecutor_withUnsafeThrowingContinuation { continuation in
+                            connection.awaitDrivenReply(prepared, continuation: continuation)
+                        }
+                    }
+                } else if prepared.scopeTask != 0 {
                     // Safe: resumed exactly once by the connection (`startRequest`).
                     reply = try await _unsafeInheritExecutor_withUnsafeThrowingContinuation { continuation in
                         connection.startRequest(prepared, onChannel: name, segments: Self.take(&segments),

@@ -47,6 +47,21 @@ package protocol FrameTransport: AnyObject, Sendable {
 
     /// Sends what is queued, then ends the connection.
     func close()
+
+    /// Whether the calling thread may wait for a reply by reading and delivering itself
+    /// (`driveReader(until:)`): it is the thread that reads this transport, running a job with
+    /// nothing else waiting for the thread (issue 18). False by default.
+    var canDriveReader: Bool { get }
+
+    /// Called where `canDriveReader` was true, after the request was written: reads and delivers
+    /// to `connection` (the one this transport feeds) on this thread, as the reader does, until `settled()` is true (returns true), or until the
+    /// thread is needed for something else first (a job queued for it, input held back, no way
+    /// to be woken; returns false, and the caller waits as any other). A blocked driver looks at
+    /// `settled()` again when `wakeDrivingReader()` is called.
+    func driveReader(for connection: MessengerConnection, until settled: () -> Bool) -> Bool
+
+    /// Wakes a thread blocked in `driveReader(until:)`, from any thread.
+    func wakeDrivingReader()
 }
 
 extension FrameTransport {
@@ -65,6 +80,12 @@ extension FrameTransport {
     package func writeAtEndOfDelivery(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
         write(frameOfLength: length, encode)
     }
+
+    package var canDriveReader: Bool { false }
+
+    package func driveReader(for connection: MessengerConnection, until settled: () -> Bool) -> Bool { settled() }
+
+    package func wakeDrivingReader() {}
 
     package func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) {
         var frame = head

@@ -62,14 +62,15 @@ extension MessengerConnection {
     /// Withdraws the calls of `scope` still waiting for their reply, and has the task's later calls
     /// refused (`register`).
     private func cancelCalls(in scope: CallScope) {
-        let (withdrawn, drained) = state.withLock { state -> ([(UInt32, UnsafeContinuation<ReceivedPayload?, any Error>)], Bool) in
+        let (withdrawn, drained) = state.withLock { state -> ([(UInt32, UnsafeContinuation<ReceivedPayload?, any Error>?)], Bool) in
             state.cancelledCallScopeTasks.insert(scope.task)
             let withdrawn = state.pending.removeAll { $0.scopeTask == scope.task }.map { ($0.id, $0.call.continuation) }
+            if withdrawn.contains(where: { $0.1 == nil }) { state.drivenFailure = CancellationError() }
             return (withdrawn, state.isDrained)
         }
         for (id, continuation) in withdrawn {
             writeFrame(.cancel(id: id))
-            continuation.resume(throwing: CancellationError())
+            if let continuation { continuation.resume(throwing: CancellationError()) } else { endDrivenWait() }
         }
         if drained, !withdrawn.isEmpty { finishDrained() }
     }

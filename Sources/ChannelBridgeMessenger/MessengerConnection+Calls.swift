@@ -42,6 +42,17 @@ extension MessengerConnection {
     /// no reference to it.
     package func startRequest(_ prepared: PreparedRequest, onChannel channel: String, segments: consuming MessageSegments,
                               firstCount: Int? = nil, continuation: UnsafeContinuation<ReceivedPayload?, any Error>) {
+        if let failure = enrollAndWrite(prepared, onChannel: channel, segments: segments, firstCount: firstCount,
+                                        continuation: continuation) {
+            continuation.resume(throwing: failure)
+        }
+    }
+
+    /// `startRequest` for a caller that waits by its continuation or, with none, by driving the
+    /// reader (`startDrivenRequest`): registers the call and writes the REQUEST, or returns why it
+    /// cannot be sent (and registers nothing).
+    func enrollAndWrite(_ prepared: PreparedRequest, onChannel channel: String, segments: consuming MessageSegments,
+                        firstCount: Int?, continuation: UnsafeContinuation<ReceivedPayload?, any Error>?) -> (any Error)? {
         let count = firstCount ?? segments.first.count
         guard !segments.rest.isEmpty || count >= Self.separatePayloadThreshold else {
             // One array, the common case: moved out of `segments`, registered, and written straight
@@ -50,8 +61,7 @@ extension MessengerConnection {
             let message = (consume segments).first
             let lends = firstCount != nil && message.count <= Self.lentReplyBufferLimit
             if let failure = enroll(prepared, channel: channel, continuation: continuation, replyBuffer: lends ? message : []) {
-                continuation.resume(throwing: failure)
-                return
+                return failure
             }
             let id = prepared.id
             transport.write(frameOfLength: FrameEncoder.encodedRequestLength(channel: channel, payloadCount: count)) { frame in
@@ -60,12 +70,12 @@ extension MessengerConnection {
                                               into: frame)
                 }
             }
-            return
+            return nil
         }
         precondition(firstCount == nil, "a reused buffer's payload goes out of its own array only when it is small")
-        register(prepared, channel: channel, continuation: continuation) { id in
-            writeRequest(id: id, channel: channel, segments: segments)
-        }
+        if let failure = enroll(prepared, channel: channel, continuation: continuation) { return failure }
+        writeRequest(id: prepared.id, channel: channel, segments: segments)
+        return nil
     }
 
     /// Registers request `prepared.id` with `continuation` and writes it. The continuation is
@@ -82,7 +92,7 @@ extension MessengerConnection {
 
     /// `register`'s first half: enters the call in `state.pending` with `replyBuffer` lent for
     /// its reply, or returns why it cannot be sent (and enters nothing).
-    private func enroll(_ prepared: PreparedRequest, channel: String, continuation: UnsafeContinuation<ReceivedPayload?, any Error>,
+    private func enroll(_ prepared: PreparedRequest, channel: String, continuation: UnsafeContinuation<ReceivedPayload?, any Error>?,
                         replyBuffer: [UInt8] = []) -> (any Error)? {
         let id = prepared.id
         return state.withLock { state -> (any Error)? in
@@ -100,6 +110,9 @@ extension MessengerConnection {
             }
             let call = ConnectionState.PendingCall(channel: channel, continuation: continuation, scopeTask: prepared.scopeTask,
                                                    replyBuffer: replyBuffer)
+            // A driven call (made on the reader thread) waits by driving only when it is the only
+            // call in flight: the replies of others would need the thread for their callers.
+            if continuation == nil { drivenCallIsAlone = state.pending.isEmpty }
             guard state.pending.insert(call, id: id) else {
                 return MessengerError(.connectionClosed, "request id \(id) is still in flight", channel: channel)
             }

@@ -148,7 +148,11 @@ extension MessengerConnection {
         if let goodbye { writeFrame(goodbye) }
         transport.close()
         for call in closed.pending {
-            call.continuation.resume(throwing: Self.closedBeforeReply(channel: call.channel, error))
+            if let continuation = call.continuation {
+                continuation.resume(throwing: Self.closedBeforeReply(channel: call.channel, error))
+            } else {
+                endDrivenWait()   // its failure was recorded as the session closed
+            }
         }
         for task in closed.inboundTasks { task.cancel() }
         for ping in closed.pings { ping.resume(throwing: MessengerError(.connectionClosed, error.message)) }

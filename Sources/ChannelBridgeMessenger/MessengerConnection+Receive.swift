@@ -322,18 +322,24 @@ extension MessengerConnection {
         }
         if let unopened { return deliver(.reply, in: unopened) }
         guard let call = found else { return .delivered }
-        let continuation = call.continuation
+        let outcome: Result<ReceivedPayload?, any Error>
         if let (buffer, payload) = inBuffer {
-            continuation.resume(returning: Self.reply(buffer[payload], into: consume lent))
+            outcome = .success(Self.reply(buffer[payload], into: consume lent))
         } else {
             switch result {
             case .bytes(let bytes):
-                continuation.resume(returning: tail.map { .split(bytes, tail: $0) } ?? .bytes(bytes))
+                outcome = .success(tail.map { .split(bytes, tail: $0) } ?? .bytes(bytes))
             case .null:
-                continuation.resume(returning: nil)
+                outcome = .success(nil)
             case .failure(let diagnostic):
-                continuation.resume(throwing: MessengerError(.handlerFailed, diagnostic, channel: call.channel))
+                outcome = .failure(MessengerError(.handlerFailed, diagnostic, channel: call.channel))
             }
+        }
+        if let continuation = call.continuation {
+            continuation.resume(with: outcome)
+        } else {
+            // A driven call: its caller is this thread, reading until it finds this (issue 18).
+            drivenReply = outcome
         }
         if drained { finishDrained() }
         return .delivered

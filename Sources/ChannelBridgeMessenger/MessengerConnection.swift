@@ -50,6 +50,18 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// Invariant: as `replyScratch`'s, touched only inside a delivery (read in `handleRequest`,
     /// never by a handler's task on another thread).
     @exclusivity(unchecked) nonisolated(unsafe) var deliveringLastFrame = false
+    /// The reply of the call the reader thread drives (`startDrivenRequest`), once delivered.
+    /// Invariant: touched only by the reader thread: a driven call is made, and its reply
+    /// delivered (`handleReply`), only there (`FrameTransport.canDriveReader`).
+    @exclusivity(unchecked) nonisolated(unsafe) var drivenReply: Result<ReceivedPayload?, any Error>?
+    /// Whether the driven call being started was the only call in flight when it was registered.
+    /// Invariant: as `drivenReply`'s, touched only by the reader thread.
+    @exclusivity(unchecked) nonisolated(unsafe) var drivenCallIsAlone = false
+    /// Calls that drove the reader (`drivenWaitCount`). Invariant: as `drivenReply`'s.
+    @exclusivity(unchecked) nonisolated(unsafe) var drivenWaits = 0
+    /// Set once `state.drivenFailure` holds the driven call's outcome: lets the driver look
+    /// without the lock after each read.
+    let drivenFailed = Atomic<Bool>(false)
     /// The last REQUEST id taken.
     let requestIDs = Atomic<UInt32>(0)
     /// How many tasks have a `withCallScope` open, so that a call outside any looks for none.
@@ -259,14 +271,15 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// Withdraws request `id` if it still waits for its reply (its caller was cancelled): sends
     /// CANCEL and fails the call with `CancellationError`.
     package func cancelRequest(_ id: UInt32) {
-        let (continuation, drained) = state.withLock { state -> (UnsafeContinuation<ReceivedPayload?, any Error>?, Bool) in
+        let (found, continuation, drained) = state.withLock { state -> (Bool, UnsafeContinuation<ReceivedPayload?, any Error>?, Bool) in
             // No entry yet: `request` sees the cancellation when it registers the call.
-            guard let call = state.pending.remove(id) else { return (nil, false) }
-            return (call.continuation, state.isDrained)
+            guard let call = state.pending.remove(id) else { return (false, nil, false) }
+            if call.continuation == nil { state.drivenFailure = CancellationError() }
+            return (true, call.continuation, state.isDrained)
         }
-        guard let continuation else { return }
+        guard found else { return }
         writeFrame(.cancel(id: id))
-        continuation.resume(throwing: CancellationError())
+        if let continuation { continuation.resume(throwing: CancellationError()) } else { endDrivenWait() }
         if drained { finishDrained() }
     }
 

@@ -291,6 +291,22 @@ package enum Syscalls {
         return (PollResult(events: pollers[0].revents), PollResult(events: pollers[1].revents))
     }
 
+    /// Waits for ever for `fd` to be readable (or hung up, or failed) or `wake` to be readable,
+    /// with the two `pollfd`s on the stack (the array form allocates) and through `cb_poll` (issue 18); EINTR retried.
+    /// A `poll` that fails otherwise reports `fd` ready, so that the caller's read meets the error.
+    package static func poll(_ fd: Int32, orReadable wake: Int32) -> (socket: Bool, wake: Bool) {
+        var pollers = (pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
+        let result = withUnsafeMutableBytes(of: &pollers) { raw -> Int32 in
+            let first = raw.baseAddress!.assumingMemoryBound(to: pollfd.self)
+            while true {
+                let count = Int32(truncatingIfNeeded: cb_poll(first, 2, -1))
+                if count >= 0 || errno != EINTR { return count }
+            }
+        }
+        if result < 0 { return (true, false) }
+        return (pollers.0.revents != 0, pollers.1.revents != 0)
+    }
+
     /// Sleeps the calling (dedicated) thread for `microseconds`.
     package static func sleep(microseconds: UInt32) {
         _ = usleep(microseconds)

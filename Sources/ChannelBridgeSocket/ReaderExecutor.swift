@@ -98,6 +98,14 @@ package final class ReaderExecutor: TaskExecutor {
     /// it only once it has found itself on the reader thread).
     @exclusivity(unchecked) nonisolated(unsafe) var runningLoneJob = false
 
+    /// True on the reader thread while it runs a job that was alone in its queue and has queued
+    /// none since: nothing else waits for the thread, so that job may block it to read its own
+    /// reply (`SocketTransport.driveReader`). Any thread may ask; only the reader gets true.
+    var mayDriveFromCurrentJob: Bool {
+        guard readerThread.load(ordering: .relaxed) == ThreadIdentity.current else { return false }
+        return runningLoneJob && readerJobs.isEmpty
+    }
+
     /// Runs every queued job, and the jobs those queue, until none is left. Each round runs the
     /// reader's own jobs (without the lock), then the other threads', so neither kind waits
     /// behind the other for more than a round; a round that finds no other thread's job and

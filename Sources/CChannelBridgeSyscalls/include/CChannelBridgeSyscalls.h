@@ -14,6 +14,8 @@
 long cb_read(int fd, void *buffer, long count);
 long cb_send(int fd, const void *bytes, long count, int flags);
 long cb_sendmsg(int fd, const void *message, int flags);
+// `poll` of `count` `struct pollfd`s at `fds`, made the same way.
+long cb_poll(void *fds, unsigned long count, int milliseconds);
 
 // The task running on this thread (null outside a task), as Swift's concurrency runtime keeps it
 // in a thread-local: `CurrentTask.address`. Swift code cannot name the runtime's entry point

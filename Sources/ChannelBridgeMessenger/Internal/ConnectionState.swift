@@ -10,7 +10,10 @@ struct ConnectionState {
     /// continuation exists: whoever removes the entry from `pending` resumes it, exactly once.
     struct PendingCall {
         var channel: String
-        var continuation: UnsafeContinuation<ReceivedPayload?, any Error>
+        /// Nil for a call whose caller waits by driving the reader itself
+        /// (`MessengerConnection.startDrivenRequest`): whoever removes the entry records its outcome
+        /// for the driver instead (`drivenReply` on the reader thread, `drivenFailure` elsewhere).
+        var continuation: UnsafeContinuation<ReceivedPayload?, any Error>?
         /// The task whose call scope's cancellation handler covers this call (its address), or 0
         /// when the call's own handler does.
         var scopeTask: UInt
@@ -83,6 +86,10 @@ struct ConnectionState {
     /// runtime (about 95 instructions a call, issue 18). Emptied with `callScopeTasks`.
     var cancelledCallScopeTasks: Set<UInt> = []
     var closeCallbacks: [@Sendable (MessengerError) -> Void] = []
+    /// How the driven call (`PendingCall.continuation == nil`) ended, when a thread other than
+    /// the driver ended it (a cancel): set in the lock that takes the call out of `pending`, taken
+    /// by the driver. At most one call is driven at a time (only the reader thread drives).
+    var drivenFailure: (any Error)?
     var nextPingToken: UInt64 = 0
     var pings: [UInt64: Waiter<Void>] = [:]
     var nextHelloWaiter: UInt64 = 0
@@ -143,6 +150,9 @@ struct ConnectionState {
         guard closeError == nil else { return nil }
         closeError = error
         let pendingCalls = pending.removeAll()
+        if let driven = pendingCalls.first(where: { $0.continuation == nil }) {
+            drivenFailure = MessengerConnection.closedBeforeReply(channel: driven.channel, error)
+        }
         defer {
             inbound = [:]
             messageTasks = [:]

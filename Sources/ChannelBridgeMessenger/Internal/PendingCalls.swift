@@ -66,6 +66,19 @@ struct PendingCalls<Call> {
         return call
     }
 
+    /// Changes call `id` in place; false when it is not in flight.
+    mutating func update(_ id: UInt32, _ change: (inout Call) -> Void) -> Bool {
+        guard count > 0 else { return false }
+        let index = Int(id) & (ids.count - 1)
+        if ids[index] == id {
+            change(&calls[index]!)
+            return true
+        }
+        guard !overflow.isEmpty, overflow[id] != nil else { return false }
+        change(&overflow[id]!)
+        return true
+    }
+
     /// Takes out every call `belongs` picks, with its id.
     mutating func removeAll(where belongs: (Call) -> Bool) -> [(id: UInt32, call: Call)] {
         var taken: [(id: UInt32, call: Call)] = []

@@ -125,6 +125,12 @@ final class SocketTransport: FlowControlledTransport {
     /// skips the lock (issue 18). Invariant: touched only by the reader thread (set in `enqueue`
     /// when the queuing thread is the reader, read and cleared in `flushDeferred`).
     @exclusivity(unchecked) nonisolated(unsafe) var readerLeftFrames = false
+    /// The wake eventfd once the reader thread has looked it up (`wakeDescriptor`), else -1.
+    /// Invariant: touched only by the reader thread; the descriptor lives as long as the socket's.
+    @exclusivity(unchecked) nonisolated(unsafe) var readerWake: Int32 = -1
+    /// A read inside `driveReader` met the socket's end and told the connection: the reader loop
+    /// stops without reading again. Invariant: touched only by the reader thread.
+    @exclusivity(unchecked) nonisolated(unsafe) var readerSawEnd = false
     let writerWake = DispatchSemaphore(value: 0)
     let startThread: ThreadStarter
 
@@ -213,6 +219,8 @@ final class SocketTransport: FlowControlledTransport {
                 // Jobs first: they may queue frames (sent just below) and await their replies.
                 executor.runPending()
                 flushDeferred()
+                // A job that drove the reader met the end of the socket (`driveReader`).
+                if readerSawEnd { break reading }
                 guard executor.willBlock() else { continue }
             }
             // Matched, not compared: `!=` on the enum went through `Equatable`'s generic witness.
@@ -233,20 +241,7 @@ final class SocketTransport: FlowControlledTransport {
                     break reading
                 }
             }
-            var failure = 0
-            let count = connection.receive(readingWith: { buffer in
-                let count = Syscalls.read(fd, into: buffer)
-                if executor.isEnabled { executor.didUnblock() }
-                if count < 0 { failure = -count }
-                return max(count, 0)
-            })
-            flushDeferred()
-            if count == 0 {
-                let error = failure == 0 ? nil
-                    : MessengerError(.transport, "reading the socket failed: \(Syscalls.errorText(Int32(failure)))")
-                connection.receiveEnd(error: error)
-                break
-            }
+            guard readAndDeliver(connection) else { break }
         }
         executor.finish()
         let (shutDown, closeNow, crossed) = state.withLock { state in
@@ -263,6 +258,26 @@ final class SocketTransport: FlowControlledTransport {
         outboundFlow.close()
         act(on: crossed)
         if let closeNow { closeDescriptor(closeNow) }
+    }
+
+    /// One (blocking) read into the connection's buffer, the delivery of the frames it completed,
+    /// and the sending of what the delivery left queued. False once the socket is at its end or
+    /// failed; the connection has then been told. Reader thread only.
+    @inline(__always)
+    func readAndDeliver(_ connection: MessengerConnection) -> Bool {
+        var failure = 0
+        let count = connection.receive(readingWith: { buffer in
+            let count = Syscalls.read(fd, into: buffer)
+            if executor.isEnabled { executor.didUnblock() }
+            if count < 0 { failure = -count }
+            return max(count, 0)
+        })
+        flushDeferred()
+        guard count == 0 else { return true }
+        let error = failure == 0 ? nil
+            : MessengerError(.transport, "reading the socket failed: \(Syscalls.errorText(Int32(failure)))")
+        connection.receiveEnd(error: error)
+        return false
     }
 
     private enum HeldWait { case readable, woken, hungUp }
@@ -301,7 +316,7 @@ final class SocketTransport: FlowControlledTransport {
     }
 
     /// The wake eventfd, made on first need; nil if none can be made.
-    private func wakeDescriptor() -> Int32? {
+    func wakeDescriptor() -> Int32? {
         let fd = state.withLock { state -> Int32 in
             if state.wakeFD < 0 { state.wakeFD = Syscalls.newEvent() }
             return state.wakeFD

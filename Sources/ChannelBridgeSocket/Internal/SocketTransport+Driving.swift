@@ -1,0 +1,59 @@
+import ChannelBridgeMessenger
+import ChannelBridgePlatform
+
+/// A call that waits for its reply by reading the socket itself, on the reader thread
+/// (`MessengerConnection.startDrivenRequest`, issue 18).
+///
+/// The reader thread runs a job (a task preferring `ReaderExecutor`) between reads. When that job
+/// was alone and has queued nothing since, no other work needs the thread until the next read,
+/// so the job's call may block it: it waits in `poll` on the socket and on the wake eventfd, and
+/// reads and delivers exactly as the reader loop would (`readAndDeliver`), until its reply has
+/// been delivered. While it waits, other threads' jobs go to the global executor, as they do
+/// whenever the reader blocks (`willBlock`). It stops driving, and lets the call wait on a
+/// continuation, as soon as the thread is wanted for anything else: a job queued for it (by a
+/// delivery, or another thread before it blocked), or input held back (flow control is the
+/// reader loop's business). The wake eventfd is what makes a blocked driver cancellable: a
+/// cancel or a close from another thread records the call's failure and signals it. It costs one
+/// `poll` per wait beside the `read` the reader loop makes alone; a wait whose reply is already
+/// buffered costs neither.
+extension SocketTransport {
+    var canDriveReader: Bool {
+        executor.mayDriveFromCurrentJob
+    }
+
+    func driveReader(for connection: MessengerConnection, until settled: () -> Bool) -> Bool {
+        // Only the reader thread gets here (`canDriveReader`), while it runs a lone job, so
+        // `connection` is the one `runReader` feeds.
+        if readerWake < 0 {
+            guard let wake = wakeDescriptor() else { return settled() }
+            readerWake = wake
+        }
+        // Frames the deliveries below write are the reader's as usual, sent together after each
+        // read; the job's own later frames go out at once again (`runningLoneJob`).
+        executor.runningLoneJob = false
+        defer { executor.runningLoneJob = true }
+        while true {
+            flushDeferred()
+            if settled() { return true }
+            guard !readerSawEnd, case .read = connection.inputDemand, executor.willBlock() else { return false }
+            let polled = Syscalls.poll(fd, orReadable: readerWake)
+            executor.didUnblock()
+            if polled.wake {
+                state.withLock { state in
+                    Syscalls.drainEvent(state.wakeFD)
+                    state.wakePending = false
+                }
+                if !polled.socket { continue }
+            }
+            // Readable, hung up or failed: the read tells which, as in the reader loop.
+            guard readAndDeliver(connection) else {
+                readerSawEnd = true
+                return settled()
+            }
+        }
+    }
+
+    func wakeDrivingReader() {
+        inputMayResume()
+    }
+}
