@@ -12,15 +12,36 @@ extension SocketTransport {
     /// this lock, when the socket takes all of it: the frame ends the delivery, so nothing is
     /// coming to join it, and the end of the delivery then finds nothing left (issue 18: the lock
     /// `flushDeferred` would take is saved).
+    ///
+    /// With `directFrame` (the frame's length, which `encode` writes), a frame the reader thread
+    /// would send at once, with nothing queued before it and nobody flushing, is encoded into the
+    /// reader's scratch memory and sent from there, bypassing the queue and its accounting (issue
+    /// 18); only what the socket does not take is queued, in the same lock, as `add` would have.
     @inline(__always)  // each writer gets a copy with its `add` inlined and the flag constant
-    func enqueue(sendingNowOnReader: Bool = false, _ add: (inout OutboundQueue) -> Void) {
+    func enqueue(sendingNowOnReader: Bool = false, directFrame: Int = 0,
+                 _ encode: (UnsafeMutableRawBufferPointer) -> Void = { _ in }, _ add: (inout OutboundQueue) -> Void) {
         let me = ThreadIdentity.current
         let highWater = self.highWater
         var crossed = Crossings()
         let (mustFlush, crossedUp, leftForReader) = state.withLock { state -> (Bool, Bool, Bool) in
             guard !state.closeRequested, !state.isShutDown else { return (false, false, false) }
+            var rest: UnsafeRawBufferPointer?
+            if directFrame > 0, directFrame <= Self.directSendLimit, !state.flushing, state.queue.isEmpty,
+               let reader = state.reader, reader == me, sendingNowOnReader || executor.runningLoneJob {
+                let frame = readerFrame(directFrame)
+                encode(frame)
+                let sent = Syscalls.sendNow(fd, UnsafeRawBufferPointer(frame))
+                if sent == directFrame { return (false, false, false) }
+                // The rest (all of it, on an error, which a flush meets again and reports) is
+                // queued as any frame, for the end of the delivery.
+                rest = UnsafeRawBufferPointer(rebasing: frame[max(sent, 0)...])
+            }
             let (bytesBefore, answersBefore) = (state.queue.byteCount, state.queue.answerByteCount)
-            add(&state.queue)
+            if let rest {
+                state.queue.append(Array(rest), isAnswer: directFrame > 4 && OutboundQueue.isAnswer(kind: readerFrameScratch![4]))
+            } else {
+                add(&state.queue)
+            }
             state.unsent += state.queue.byteCount - bytesBefore
             state.unsentAnswers += state.queue.answerByteCount - answersBefore
             var crossedUp = false
@@ -52,6 +73,19 @@ extension SocketTransport {
         if crossedUp { outboundFlow.stateChanged() }
         act(on: crossed)
         if mustFlush { flush(blocking: false, holdingBatch: true) }
+    }
+
+    /// Frames the reader sends from its scratch memory (`enqueue`'s direct send) are at most this
+    /// long: those it leaves for the end of a delivery are all shorter than this anyway.
+    static var directSendLimit: Int { readerFlushThreshold }
+
+    /// The first `length` (at most `directSendLimit`) bytes of the reader's scratch memory. Reader
+    /// thread only, under `state`'s lock.
+    private func readerFrame(_ length: Int) -> UnsafeMutableRawBufferPointer {
+        if let scratch = readerFrameScratch { return UnsafeMutableRawBufferPointer(rebasing: scratch[..<length]) }
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.directSendLimit, alignment: 8)
+        readerFrameScratch = scratch
+        return UnsafeMutableRawBufferPointer(rebasing: scratch[..<length])
     }
 
     /// Under the lock, with nobody flushing: one non-blocking send of the queue (the reader's few

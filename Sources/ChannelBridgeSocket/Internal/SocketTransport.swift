@@ -131,6 +131,10 @@ final class SocketTransport: FlowControlledTransport {
     /// A read inside `driveReader` met the socket's end and told the connection: the reader loop
     /// stops without reading again. Invariant: touched only by the reader thread.
     @exclusivity(unchecked) nonisolated(unsafe) var readerSawEnd = false
+    /// Where the reader thread encodes a small frame it sends at once without queueing it
+    /// (`enqueue`'s direct send): `directSendLimit` bytes, made on first use.
+    /// Invariant: touched only by the reader thread, inside `state`'s lock; freed in `deinit`.
+    @exclusivity(unchecked) nonisolated(unsafe) var readerFrameScratch: UnsafeMutableRawBufferPointer?
     let writerWake = DispatchSemaphore(value: 0)
     let startThread: ThreadStarter
 
@@ -144,6 +148,10 @@ final class SocketTransport: FlowControlledTransport {
         highWater = outboundFlow.highWater
         lowWater = outboundFlow.lowWater
         self.startThread = startThread
+    }
+
+    deinit {
+        readerFrameScratch?.deallocate()
     }
 
     /// Runs once the descriptor has been closed (the listener counts its connections with it).
@@ -167,11 +175,11 @@ final class SocketTransport: FlowControlledTransport {
     }
 
     func write(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
-        enqueue { $0.append(frameOfLength: length, encode) }
+        enqueue(directFrame: length, encode) { $0.append(frameOfLength: length, encode) }
     }
 
     func writeAtEndOfDelivery(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
-        enqueue(sendingNowOnReader: true) { $0.append(frameOfLength: length, encode) }
+        enqueue(sendingNowOnReader: true, directFrame: length, encode) { $0.append(frameOfLength: length, encode) }
     }
 
     func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) {
