@@ -64,13 +64,13 @@ extension MessengerConnection {
     private func cancelCalls(in scope: CallScope) {
         let (withdrawn, drained) = state.withLock { state -> ([(UInt32, UnsafeContinuation<ReceivedPayload?, any Error>?)], Bool) in
             state.cancelledCallScopeTasks.insert(scope.task)
-            let withdrawn = state.pending.removeAll { $0.scopeTask == scope.task }.map { ($0.id, $0.call.continuation) }
-            if withdrawn.contains(where: { $0.1 == nil }) { state.drivenFailure = CancellationError() }
-            return (withdrawn, state.isDrained)
+            let withdrawn = state.pending.removeAll { $0.scopeTask == scope.task }
+            for entry in withdrawn { state.noteWithdrawn(entry.call, failure: CancellationError()) }
+            return (withdrawn.map { ($0.id, $0.call.continuation) }, state.isDrained)
         }
         for (id, continuation) in withdrawn {
             writeFrame(.cancel(id: id))
-            if let continuation { continuation.resume(throwing: CancellationError()) } else { endDrivenWait() }
+            failWithdrawn(continuation, with: CancellationError())
         }
         if drained, !withdrawn.isEmpty { finishDrained() }
     }

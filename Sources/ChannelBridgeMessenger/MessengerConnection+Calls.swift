@@ -42,8 +42,8 @@ extension MessengerConnection {
     /// no reference to it.
     package func startRequest(_ prepared: PreparedRequest, onChannel channel: String, segments: consuming MessageSegments,
                               firstCount: Int? = nil, continuation: UnsafeContinuation<ReceivedPayload?, any Error>) {
-        if let failure = enrollAndWrite(prepared, onChannel: channel, segments: segments, firstCount: firstCount,
-                                        continuation: continuation) {
+        if case .refused(let failure) = enrollAndWrite(prepared, onChannel: channel, segments: segments, firstCount: firstCount,
+                                                       continuation: continuation) {
             continuation.resume(throwing: failure)
         }
     }
@@ -52,7 +52,7 @@ extension MessengerConnection {
     /// reader (`startDrivenRequest`): registers the call and writes the REQUEST, or returns why it
     /// cannot be sent (and registers nothing).
     func enrollAndWrite(_ prepared: PreparedRequest, onChannel channel: String, segments: consuming MessageSegments,
-                        firstCount: Int?, continuation: UnsafeContinuation<ReceivedPayload?, any Error>?) -> (any Error)? {
+                        firstCount: Int?, continuation: UnsafeContinuation<ReceivedPayload?, any Error>?) -> Enrollment {
         let count = firstCount ?? segments.first.count
         guard !segments.rest.isEmpty || count >= Self.separatePayloadThreshold else {
             // One array, the common case: moved out of `segments`, registered, and written straight
@@ -60,9 +60,8 @@ extension MessengerConnection {
             // the write to capture it (issue 18).
             let message = (consume segments).first
             let lends = firstCount != nil && message.count <= Self.lentReplyBufferLimit
-            if let failure = enroll(prepared, channel: channel, continuation: continuation, replyBuffer: lends ? message : []) {
-                return failure
-            }
+            let enrollment = enroll(prepared, channel: channel, continuation: continuation, replyBuffer: lends ? message : [])
+            if case .refused = enrollment { return enrollment }
             let id = prepared.id
             transport.write(frameOfLength: FrameEncoder.encodedRequestLength(channel: channel, payloadCount: count)) { frame in
                 message.withUnsafeBytes {
@@ -70,12 +69,13 @@ extension MessengerConnection {
                                               into: frame)
                 }
             }
-            return nil
+            return enrollment
         }
         precondition(firstCount == nil, "a reused buffer's payload goes out of its own array only when it is small")
-        if let failure = enroll(prepared, channel: channel, continuation: continuation) { return failure }
+        let enrollment = enroll(prepared, channel: channel, continuation: continuation)
+        if case .refused = enrollment { return enrollment }
         writeRequest(id: prepared.id, channel: channel, segments: segments)
-        return nil
+        return enrollment
     }
 
     /// Registers request `prepared.id` with `continuation` and writes it. The continuation is
@@ -83,40 +83,50 @@ extension MessengerConnection {
     /// (the REPLY, a cancellation, or close), or right here when it is never registered.
     func register(_ prepared: PreparedRequest, channel: String, continuation: UnsafeContinuation<ReceivedPayload?, any Error>,
                   writeRequest: (UInt32) -> Void) {
-        if let failure = enroll(prepared, channel: channel, continuation: continuation) {
+        if case .refused(let failure) = enroll(prepared, channel: channel, continuation: continuation) {
             continuation.resume(throwing: failure)
             return
         }
         writeRequest(prepared.id)
     }
 
+    /// How `enroll` went.
+    enum Enrollment {
+        /// Entered, the only call in flight: a driven call may wait by driving the reader.
+        case alone
+        /// Entered beside other calls in flight: their replies will want the reader thread for
+        /// their callers, so a driven call waits on a continuation as they do.
+        case besideOthers
+        /// Not entered: why the call cannot be sent.
+        case refused(any Error)
+    }
+
     /// `register`'s first half: enters the call in `state.pending` with `replyBuffer` lent for
     /// its reply, or returns why it cannot be sent (and enters nothing).
     private func enroll(_ prepared: PreparedRequest, channel: String, continuation: UnsafeContinuation<ReceivedPayload?, any Error>?,
-                        replyBuffer: [UInt8] = []) -> (any Error)? {
+                        replyBuffer: [UInt8] = []) -> Enrollment {
         let id = prepared.id
-        return state.withLock { state -> (any Error)? in
+        return state.withLock { state -> Enrollment in
             if let refusal = state.refusalToSend() {
-                return MessengerError(.connectionClosed, refusal, channel: channel)
+                return .refused(MessengerError(.connectionClosed, refusal, channel: channel))
             }
             // A cancel that came before this found no entry to withdraw; it is seen here. Inside a
             // call scope, its handler has recorded the cancel by the time it could have withdrawn.
             if prepared.scopeTask != 0 {
                 if !state.cancelledCallScopeTasks.isEmpty, state.cancelledCallScopeTasks.contains(prepared.scopeTask) {
-                    return CancellationError()
+                    return .refused(CancellationError())
                 }
             } else if Task.isCancelled {
-                return CancellationError()
+                return .refused(CancellationError())
             }
             let call = ConnectionState.PendingCall(channel: channel, continuation: continuation, scopeTask: prepared.scopeTask,
                                                    replyBuffer: replyBuffer)
-            // A driven call (made on the reader thread) waits by driving only when it is the only
-            // call in flight: the replies of others would need the thread for their callers.
-            if continuation == nil { drivenCallIsAlone = state.pending.isEmpty }
-            guard state.pending.insert(call, id: id) else {
-                return MessengerError(.connectionClosed, "request id \(id) is still in flight", channel: channel)
+            switch state.pending.insert(call, id: id) {
+            case .solo: return .alone
+            case .table: return .besideOthers
+            case .idInFlight:
+                return .refused(MessengerError(.connectionClosed, "request id \(id) is still in flight", channel: channel))
             }
-            return nil
         }
     }
 

@@ -41,13 +41,13 @@ extension MessengerConnection {
     package func startDrivenRequest(_ prepared: PreparedRequest, onChannel channel: String, segments: consuming MessageSegments,
                                     firstCount: Int? = nil) throws -> DrivenRequest {
         precondition(prepared.scopeTask != 0, "a driven call is cancelled through its call scope")
-        if let failure = enrollAndWrite(prepared, onChannel: channel, segments: segments, firstCount: firstCount,
-                                        continuation: nil) {
-            throw failure
-        }
+        switch enrollAndWrite(prepared, onChannel: channel, segments: segments, firstCount: firstCount, continuation: nil) {
+        case .refused(let failure): throw failure
         // With other calls in flight (a pipeline), their replies will want the thread for their
         // callers: wait as they do.
-        guard drivenCallIsAlone else { return .waiting }
+        case .besideOthers: return .waiting
+        case .alone: break
+        }
         drivenWaits &+= 1
         _ = transport.driveReader(for: self) { drivenReply != nil || drivenFailed.load(ordering: .relaxed) }
         // Switched on, not `get()`: that copied the reply out, a retain and a release of its buffer.
@@ -92,9 +92,15 @@ extension MessengerConnection {
         }
     }
 
-    /// The driven call was taken out of `pending` by another hand than its reply, which recorded
-    /// why in `state.drivenFailure`: lets the driver see it, and wakes it if it is blocked.
-    func endDrivenWait() {
+    /// Fails a call taken out of `pending` by another hand than its reply (a cancel, a close):
+    /// resumes its continuation with `error`, or, for the driven call, whose failure
+    /// `ConnectionState.noteWithdrawn` recorded in the same lock, lets its driver see it.
+    func failWithdrawn(_ continuation: UnsafeContinuation<ReceivedPayload?, any Error>?, with error: @autoclosure () -> any Error) {
+        if let continuation { continuation.resume(throwing: error()) } else { endDrivenWait() }
+    }
+
+    /// Lets the driver see `state.drivenFailure`, and wakes it if it is blocked.
+    private func endDrivenWait() {
         drivenFailed.store(true, ordering: .relaxed)
         transport.wakeDrivingReader()
     }

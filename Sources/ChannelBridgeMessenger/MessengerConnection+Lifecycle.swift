@@ -147,13 +147,7 @@ extension MessengerConnection {
         // input lock is not taken here: the reader holds it while it blocks in `read`.)
         if let goodbye { writeFrame(goodbye) }
         transport.close()
-        for call in closed.pending {
-            if let continuation = call.continuation {
-                continuation.resume(throwing: Self.closedBeforeReply(channel: call.channel, error))
-            } else {
-                endDrivenWait()   // its failure was recorded as the session closed
-            }
-        }
+        for call in closed.pending { failWithdrawn(call.continuation, with: Self.closedBeforeReply(channel: call.channel, error)) }
         for task in closed.inboundTasks { task.cancel() }
         for ping in closed.pings { ping.resume(throwing: MessengerError(.connectionClosed, error.message)) }
         for waiter in closed.helloWaiters { waiter.resume(throwing: error) }

@@ -54,9 +54,6 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// Invariant: touched only by the reader thread: a driven call is made, and its reply
     /// delivered (`handleReply`), only there (`FrameTransport.canDriveReader`).
     @exclusivity(unchecked) nonisolated(unsafe) var drivenReply: Result<ReceivedPayload?, any Error>?
-    /// Whether the driven call being started was the only call in flight when it was registered.
-    /// Invariant: as `drivenReply`'s, touched only by the reader thread.
-    @exclusivity(unchecked) nonisolated(unsafe) var drivenCallIsAlone = false
     /// Calls that drove the reader (`drivenWaitCount`). Invariant: as `drivenReply`'s.
     @exclusivity(unchecked) nonisolated(unsafe) var drivenWaits = 0
     /// Set once `state.drivenFailure` holds the driven call's outcome: lets the driver look
@@ -274,12 +271,12 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
         let (found, continuation, drained) = state.withLock { state -> (Bool, UnsafeContinuation<ReceivedPayload?, any Error>?, Bool) in
             // No entry yet: `request` sees the cancellation when it registers the call.
             guard let call = state.pending.remove(id) else { return (false, nil, false) }
-            if call.continuation == nil { state.drivenFailure = CancellationError() }
+            state.noteWithdrawn(call, failure: CancellationError())
             return (true, call.continuation, state.isDrained)
         }
         guard found else { return }
         writeFrame(.cancel(id: id))
-        if let continuation { continuation.resume(throwing: CancellationError()) } else { endDrivenWait() }
+        failWithdrawn(continuation, with: CancellationError())
         if drained { finishDrained() }
     }
 

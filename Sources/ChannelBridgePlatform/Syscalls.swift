@@ -281,21 +281,12 @@ package enum Syscalls {
     }
 
     /// Waits for ever for `fd` (readable when `forInput`, or hung up) or `wake` (readable);
-    /// EINTR retried. Nil when `poll` failed otherwise.
+    /// EINTR retried. Nil when `poll` failed otherwise. The two `pollfd`s are on the stack and go
+    /// through `cb_poll`: an array of them allocated per wait, which a driven call makes per call
+    /// (issue 18).
     package static func poll(_ fd: Int32, forInput: Bool, orReadable wake: Int32) -> (PollResult, wake: PollResult)? {
-        var pollers = [pollfd(fd: fd, events: forInput ? Int16(POLLIN) : 0, revents: 0),
-                       pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-        while Glibc.poll(&pollers, 2, -1) < 0 {
-            if errno != EINTR { return nil }
-        }
-        return (PollResult(events: pollers[0].revents), PollResult(events: pollers[1].revents))
-    }
-
-    /// Waits for ever for `fd` to be readable (or hung up, or failed) or `wake` to be readable,
-    /// with the two `pollfd`s on the stack (the array form allocates) and through `cb_poll` (issue 18); EINTR retried.
-    /// A `poll` that fails otherwise reports `fd` ready, so that the caller's read meets the error.
-    package static func poll(_ fd: Int32, orReadable wake: Int32) -> (socket: Bool, wake: Bool) {
-        var pollers = (pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
+        var pollers = (pollfd(fd: fd, events: forInput ? Int16(POLLIN) : 0, revents: 0),
+                       pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
         let result = withUnsafeMutableBytes(of: &pollers) { raw -> Int32 in
             let first = raw.baseAddress!.assumingMemoryBound(to: pollfd.self)
             while true {
@@ -303,8 +294,8 @@ package enum Syscalls {
                 if count >= 0 || errno != EINTR { return count }
             }
         }
-        if result < 0 { return (true, false) }
-        return (pollers.0.revents != 0, pollers.1.revents != 0)
+        if result < 0 { return nil }
+        return (PollResult(events: pollers.0.revents), PollResult(events: pollers.1.revents))
     }
 
     /// Sleeps the calling (dedicated) thread for `microseconds`.

@@ -97,6 +97,13 @@ struct ConnectionState {
 
     var isClosed: Bool { closeError != nil }
 
+    /// For a call taken out of `pending` by another hand than its reply, in the same lock: when it
+    /// is the driven call, records why it ended for its driver (`MessengerConnection.failWithdrawn`).
+    @inline(__always)
+    mutating func noteWithdrawn(_ call: PendingCall, failure: @autoclosure () -> any Error) {
+        if call.continuation == nil { drivenFailure = failure() }
+    }
+
     /// Handlers of the peer's requests and messages running now.
     var handlersInFlight: Int { inbound.count + messageTasks.count }
 
@@ -150,9 +157,7 @@ struct ConnectionState {
         guard closeError == nil else { return nil }
         closeError = error
         let pendingCalls = pending.removeAll()
-        if let driven = pendingCalls.first(where: { $0.continuation == nil }) {
-            drivenFailure = MessengerConnection.closedBeforeReply(channel: driven.channel, error)
-        }
+        for call in pendingCalls { noteWithdrawn(call, failure: MessengerConnection.closedBeforeReply(channel: call.channel, error)) }
         defer {
             inbound = [:]
             messageTasks = [:]

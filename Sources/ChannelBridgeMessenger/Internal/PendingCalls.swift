@@ -34,16 +34,26 @@ struct PendingCalls<Call> {
 
     var isEmpty: Bool { count == 0 }
 
-    /// Registers `call` as `id` (never 0); false (and nothing changes) when `id` is already in flight.
-    mutating func insert(_ call: consuming Call, id: UInt32) -> Bool {
+    /// Where `insert` put a call.
+    enum Insertion: Equatable {
+        /// In the solo slot: no other call was in flight.
+        case solo
+        /// In the table (or its overflow), beside other calls.
+        case table
+        /// Nowhere: the id was already in flight, and nothing changed.
+        case idInFlight
+    }
+
+    /// Registers `call` as `id` (never 0).
+    mutating func insert(_ call: consuming Call, id: UInt32) -> Insertion {
         precondition(id != 0, "request id 0 is reserved")
         if count == 0 {
             soloID = id
             solo = consume call
             count = 1
-            return true
+            return .solo
         }
-        if soloID == id { return false }
+        if soloID == id { return .idInFlight }
         if ids.isEmpty {
             ids = Array(repeating: 0, count: Self.initialSlots)
             calls = Array(repeating: nil, count: Self.initialSlots)
@@ -53,16 +63,16 @@ struct PendingCalls<Call> {
         let index = Int(id) & (ids.count - 1)
         let takenID = ids[index]
         if takenID != 0 {
-            if takenID == id || overflow[id] != nil { return false }
+            if takenID == id || overflow[id] != nil { return .idInFlight }
             overflow[id] = call
         } else {
-            if !overflow.isEmpty, overflow[id] != nil { return false }
+            if !overflow.isEmpty, overflow[id] != nil { return .idInFlight }
             // Moved in, not copied: no retain of the call's references (issue 18).
             ids[index] = id
             calls[index] = consume call
         }
         count += 1
-        return true
+        return .table
     }
 
     /// Takes call `id` out, if it is in flight.

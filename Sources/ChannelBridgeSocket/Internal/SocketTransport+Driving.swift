@@ -36,16 +36,17 @@ extension SocketTransport {
             flushDeferred()
             if settled() { return true }
             guard !readerSawEnd, case .read = connection.inputDemand, executor.willBlock() else { return false }
-            let polled = Syscalls.poll(fd, orReadable: readerWake)
+            let polled = Syscalls.poll(fd, forInput: true, orReadable: readerWake)
             executor.didUnblock()
-            if polled.wake {
+            if let (socket, woken) = polled, woken.readable {
                 state.withLock { state in
                     Syscalls.drainEvent(state.wakeFD)
                     state.wakePending = false
                 }
-                if !polled.socket { continue }
+                if !socket.isReady { continue }
             }
-            // Readable, hung up or failed: the read tells which, as in the reader loop.
+            // Readable, hung up or failed (or `poll` itself failed): the read tells which, as in
+            // the reader loop.
             guard readAndDeliver(connection) else {
                 readerSawEnd = true
                 return settled()

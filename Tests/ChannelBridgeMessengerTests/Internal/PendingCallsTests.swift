@@ -6,7 +6,7 @@ import Testing
 @Suite struct PendingCallsTests {
     @Test func sequentialIdsInsertFindAndRemove() {
         var table = PendingCalls<Int>()
-        for id in UInt32(1)...3_000 { do { let inserted = table.insert(Int(id), id: id); #expect(inserted) } }
+        for id in UInt32(1)...3_000 { do { let insertion = table.insert(Int(id), id: id); #expect(insertion == (id == 1 ? .solo : .table)) } }
         #expect(table.count == 3_000)
         // Removed in another order than inserted, each exactly once.
         for id in stride(from: UInt32(3_000), through: 1, by: -1) { #expect(table.remove(id) == Int(id)) }
@@ -16,11 +16,11 @@ import Testing
 
     @Test func anIdInFlightIsRefusedWhereverItSits() {
         var table = PendingCalls<Int>()
-        do { let inserted = table.insert(1, id: 5); #expect(inserted) }
-        do { let inserted = table.insert(2, id: 5); #expect(!inserted) }
+        do { let insertion = table.insert(1, id: 5); #expect(insertion == .solo) }
+        do { let insertion = table.insert(2, id: 5); #expect(insertion == .idInFlight) }
         // 5 + 16 takes the same slot of the first table: it goes beside, and is refused there too.
-        do { let inserted = table.insert(3, id: 21); #expect(inserted) }
-        do { let inserted = table.insert(4, id: 21); #expect(!inserted) }
+        do { let insertion = table.insert(3, id: 21); #expect(insertion == .table) }
+        do { let insertion = table.insert(4, id: 21); #expect(insertion == .idInFlight) }
         #expect(table.count == 2)
         do { let removed = table.remove(21); #expect(removed == 3) }
         do { let removed = table.remove(5); #expect(removed == 1) }
@@ -30,8 +30,8 @@ import Testing
     /// An old call far behind the others (ids that share a slot at every size) is kept and found.
     @Test func anOldCallFarBehindTheRestIsKept() {
         var table = PendingCalls<Int>()
-        do { let inserted = table.insert(-1, id: 1); #expect(inserted) }
-        for id in UInt32(1 + (1 << 20))..<UInt32(1 + (1 << 20) + 2_000) { do { let inserted = table.insert(Int(id), id: id); #expect(inserted) } }
+        do { let insertion = table.insert(-1, id: 1); #expect(insertion == .solo) }
+        for id in UInt32(1 + (1 << 20))..<UInt32(1 + (1 << 20) + 2_000) { do { let insertion = table.insert(Int(id), id: id); #expect(insertion == .table) } }
         do { let removed = table.remove(1); #expect(removed == -1) }
         for id in UInt32(1 + (1 << 20))..<UInt32(1 + (1 << 20) + 2_000) { #expect(table.remove(id) == Int(id)) }
         #expect(table.isEmpty)
@@ -53,18 +53,18 @@ import Testing
     /// the table, and each is found, updated, refused when its id is reused, and taken out.
     @Test func aLoneCallAndTheCallsBesideIt() {
         var table = PendingCalls<Int>()
-        do { let inserted = table.insert(1, id: 5); #expect(inserted) }
-        do { let inserted = table.insert(2, id: 5); #expect(!inserted) }
+        do { let insertion = table.insert(1, id: 5); #expect(insertion == .solo) }
+        do { let insertion = table.insert(2, id: 5); #expect(insertion == .idInFlight) }
         // 5 + 16 would share 5's slot in the table; the table is empty, so it goes there.
-        do { let inserted = table.insert(3, id: 21); #expect(inserted) }
-        do { let inserted = table.insert(4, id: 21); #expect(!inserted) }
+        do { let insertion = table.insert(3, id: 21); #expect(insertion == .table) }
+        do { let insertion = table.insert(4, id: 21); #expect(insertion == .idInFlight) }
         do { let updated = table.update(5) { $0 += 10 }; #expect(updated) }
         do { let updated = table.update(21) { $0 += 10 }; #expect(updated) }
         do { let updated = table.update(6) { $0 += 10 }; #expect(!updated) }
         do { let removed = table.remove(5); #expect(removed == 11) }
         do { let removed = table.remove(5); #expect(removed == nil) }
         // With one call still in flight, the next goes to the table too, and 5 is free again.
-        do { let inserted = table.insert(6, id: 5); #expect(inserted) }
+        do { let insertion = table.insert(6, id: 5); #expect(insertion == .table) }
         #expect(table.count == 2)
         let taken = table.removeAll { $0 == 6 }
         #expect(taken.map(\.id) == [5])
@@ -89,9 +89,9 @@ import Testing
                 default: nextID
                 }
                 nextID = max(nextID, id &+ 1)
-                let inserted = table.insert(step, id: id)
-                #expect(inserted == (model[id] == nil))
-                if inserted { model[id] = step }
+                let insertion = table.insert(step, id: id)
+                #expect(insertion == (model[id] != nil ? .idInFlight : model.isEmpty ? .solo : .table))
+                if insertion != .idInFlight { model[id] = step }
             case 4:
                 let id = model.keys.randomElement(using: &random) ?? 1
                 let updated = table.update(id) { $0 = -step }
