@@ -23,32 +23,44 @@ extension MethodChannel {
             } catch {
                 return .segments(try MalformedCall(error: error, codec: codec).reply())
             }
-            let outcome: Result<StandardValue, any Error>
+            let value: StandardValue
             do {
-                let value = try handler(call)
-                switch Result(catching: { () throws(CodecError) in try codec.encodeSuccessEnvelope(value, reusing: &reply) }) {
-                case .success(.inBuffer(let count)):
-                    // Compared through the optional, not unwrapped: `if let` retained the limit
-                    // (issue 18), and nothing here captures `call`, which would copy it.
-                    if count > (limit?.current ?? .max) - MessengerConnection.replyFrameOverhead, let limit {
-                        return .segments(try tooLarge(count, of: call, codec: codec, channel: channel, limit: limit))
-                    }
-                    return .written(count: count)
-                case .success(.segments(let kept)):
-                    return try checked(MessageSegments(kept.first, rest: kept.rest), of: call, codec: codec,
-                                       channel: channel, limit: limit)
-                case .failure:
-                    // Answered below, as the general path answers a result it cannot encode.
-                    outcome = .success(value)
-                }
+                value = try handler(call)
             } catch {
-                outcome = .failure(error)
+                return try answer(.failure(error), of: call, codec: codec, channel: channel, limit: limit)
             }
-            guard let segments = try encodeOutcome(outcome, of: call, codec: codec, segmenting: codec, channel: channel) else {
-                return .null
+            // No `Result` around the encoding and no `outcome` variable on this path: each was a
+            // copy and a destroy of the value more (issue 18).
+            let encoding: ReusedBufferEncoding
+            do throws(CodecError) {
+                encoding = try codec.encodeSuccessEnvelope(value, reusing: &reply)
+            } catch {
+                // Answered as the general path answers a result it cannot encode.
+                return try answer(.success(value), of: call, codec: codec, channel: channel, limit: limit)
             }
-            return try checked(segments, of: call, codec: codec, channel: channel, limit: limit)
+            switch encoding {
+            case .inBuffer(let count):
+                // Compared through the optional, not unwrapped: `if let` retained the limit
+                // (issue 18), and nothing here captures `call`, which would copy it.
+                if count > (limit?.current ?? .max) - MessengerConnection.replyFrameOverhead, let limit {
+                    return .segments(try tooLarge(count, of: call, codec: codec, channel: channel, limit: limit))
+                }
+                return .written(count: count)
+            case .segments(let kept):
+                return try checked(MessageSegments(kept.first, rest: kept.rest), of: call, codec: codec,
+                                   channel: channel, limit: limit)
+            }
         }
+    }
+
+    /// What the general path answers for `outcome` (an error envelope, or the answer to a result
+    /// the codec cannot encode), checked against the caller's limit.
+    private static func answer(_ outcome: Result<StandardValue, any Error>, of call: MethodCall, codec: StandardMethodCodec,
+                               channel: String, limit: FrameLimit?) throws -> InPlaceReply {
+        guard let segments = try encodeOutcome(outcome, of: call, codec: codec, segmenting: codec, channel: channel) else {
+            return .null
+        }
+        return try checked(segments, of: call, codec: codec, channel: channel, limit: limit)
     }
 
     /// The reply in segments, or `REPLY_TOO_LARGE` instead when the caller would refuse it.

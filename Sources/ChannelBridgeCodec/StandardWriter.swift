@@ -253,6 +253,12 @@ public struct StandardWriter {
 
     /// Writes any value, handing custom values to the codec extension.
     public mutating func writeValue(_ value: StandardValue) throws(CodecError) {
+        // A string, the commonest answer, without `write`'s copy of the value out of its pointer
+        // (a retain and a release, issue 18).
+        if case .string(let string) = value {
+            writeString(string, tag: 7)
+            return
+        }
         try withUnsafePointer(to: value) { (pointer) throws(CodecError) in try write(pointer) }
     }
 
