@@ -242,7 +242,10 @@ extension MessengerConnection {
             waiter?.resume()
         case .goodbye(let code, let reason):
             let drained = state.withLock { state -> Bool in
-                if state.peerGoodbye == nil { state.peerGoodbye = (code, reason) }
+                if state.peerGoodbye == nil {
+                    state.peerGoodbye = (code, reason)
+                    answerRulesChanged()
+                }
                 return state.isDrained
             }
             if drained { finishDrained() }

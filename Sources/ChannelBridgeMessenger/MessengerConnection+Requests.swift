@@ -37,12 +37,16 @@ extension MessengerConnection {
     }
 
     func handleRequest(id: UInt32, channel: String, payload: RequestPayload) -> Delivery {
+        if routesInPlace(channel) {
+            answerInPlace(inPlaceRoute.unsafelyUnwrapped.handler, id: id, channel: channel, payload: payload)
+            return .delivered
+        }
         enum Outcome {
             case unopened(UnopenedSession)
             case ignore, duplicate, hold(slot: Bool, room: Bool)
             case answer(Frame.Reply)
             case answerNow(SynchronousMessageHandler)
-            case answerInPlace(InPlaceMessageHandler)
+            case answerInPlace(InPlaceMessageHandler, epoch: UInt64)
             case run(ConnectionState.Handler, serial: UInt64)
         }
         // Every request is answered, so none starts while the answers pile up unsent.
@@ -57,7 +61,7 @@ extension MessengerConnection {
             if let reason = state.refusalReason { return .answer(.failure(reason)) }
             guard let installed = state.handlers.lookup(channel) else { return .answer(.null) }
             switch installed.handler {
-            case .inPlace(let handler): return .answerInPlace(handler)
+            case .inPlace(let handler): return .answerInPlace(handler, epoch: answerEpoch.load(ordering: .relaxed))
             case .synchronous(let handler): return .answerNow(handler)
             case .plain, .segmented, .immediate: break
             }
@@ -67,6 +71,7 @@ extension MessengerConnection {
             }
             state.nextInboundSerial &+= 1
             state.inbound[id] = ConnectionState.InboundRequest(serial: state.nextInboundSerial)
+            inboundCount.add(1, ordering: .relaxed)
             return .run(installed.handler, serial: state.nextInboundSerial)
         }
         switch outcome {
@@ -85,9 +90,9 @@ extension MessengerConnection {
         case .answerNow(let handler):
             writeReply(id: id, channel: channel, Result { try handler(payload.array) }, endsDelivery: deliveringLastFrame)
             return .delivered
-        case .answerInPlace(let handler):
-            let answer = payload.withBytes { message, tail in Result { try handler(message, tail, &replyScratch) } }
-            writeInPlaceReply(id: id, channel: channel, answer, endsDelivery: deliveringLastFrame)
+        case .answerInPlace(let handler, let epoch):
+            inPlaceRoute = InPlaceRoute(channel: channel, handler: handler, epoch: epoch)
+            answerInPlace(handler, id: id, channel: channel, payload: payload)
             return .delivered
         case .run(var handler, let serial):
             let payload = payload.array
@@ -161,6 +166,7 @@ extension MessengerConnection {
             let (drained, freedSlot) = state.withLock { state -> (Bool, Bool) in
                 guard state.inbound[id]?.serial == serial else { return (false, false) }
                 state.inbound[id] = nil
+                inboundCount.subtract(1, ordering: .relaxed)
                 return (state.isDrained, state.takeHandlerSlotWake())
             }
             if freedSlot { flowTransport?.inputMayResume() }
@@ -200,7 +206,7 @@ extension MessengerConnection {
     /// The REPLY for what an in-place handler answered: the bytes it wrote over `replyScratch`
     /// are copied into the outbound frame, except a reply large enough to go out of its own array,
     /// which takes the buffer along (the next reply starts a new one).
-    private func writeInPlaceReply(id: UInt32, channel: String, _ answer: Result<InPlaceReply, any Error>, endsDelivery: Bool) {
+    func writeInPlaceReply(id: UInt32, channel: String, _ answer: Result<InPlaceReply, any Error>, endsDelivery: Bool) {
         switch answer {
         case .success(.written(let count)):
             precondition(count >= 0 && count <= replyScratch.count, "an in-place handler reported more bytes than it was lent")
@@ -332,6 +338,7 @@ extension MessengerConnection {
     func handleCancel(id: UInt32) {
         let (task, drained, freedSlot) = state.withLock { state -> (Task<Void, Never>?, Bool, Bool) in
             guard let request = state.inbound.removeValue(forKey: id) else { return (nil, false, false) }
+            inboundCount.subtract(1, ordering: .relaxed)
             return (request.task, state.isDrained, state.takeHandlerSlotWake())
         }
         task?.cancel()

@@ -50,6 +50,17 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// Invariant: as `replyScratch`'s, touched only inside a delivery (read in `handleRequest`,
     /// never by a handler's task on another thread).
     @exclusivity(unchecked) nonisolated(unsafe) var deliveringLastFrame = false
+    /// The channel whose requests were last answered in place, with its handler and the
+    /// `answerEpoch` it was looked up in: `handleRequest`'s way round the state lock.
+    /// Invariant: as `replyScratch`'s, touched only inside a delivery.
+    @exclusivity(unchecked) nonisolated(unsafe) var inPlaceRoute: InPlaceRoute?
+    /// Goes up, in `state`'s lock, whenever something `handleRequest` decides by changes: a
+    /// handler installed or removed, GOODBYE sent or received, new requests refused, the close.
+    let answerEpoch = Atomic<UInt64>(0)
+    /// How many of the peer's requests are in flight here (`state.inbound.count`), changed in
+    /// `state`'s lock. Read without it by the delivering thread, the only one that adds to it:
+    /// a read may miss a removal, never an addition, so it never reads fewer than there are.
+    let inboundCount = Atomic<Int>(0)
     /// The reply of the call the reader thread drives (`startDrivenRequest`), once delivered.
     /// Invariant: touched only by the reader thread: a driven call is made, and its reply
     /// delivered (`handleReply`), only there (`FrameTransport.canDriveReader`).
@@ -241,6 +252,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
             let id = state.nextHandlerID
             if state.isClosed { return MessageHandlerToken(channel: channel, id: id) }
             state.handlers.set(handler.map { ConnectionState.InstalledHandler(id: id, handler: $0) }, on: channel)
+            answerRulesChanged()
             return MessageHandlerToken(channel: channel, id: id)
         }
     }
@@ -249,6 +261,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
         let removed = state.withLock { state in
             guard state.handlers.id(on: token.channel) == token.id else { return false }
             state.handlers.set(nil, on: token.channel)
+            answerRulesChanged()
             return true
         }
         if removed { splitting.setRequestSplitter(nil, onChannel: token.channel) }

@@ -1,0 +1,46 @@
+import Synchronization
+
+/// Requests answered in place without the state lock (issue 18).
+///
+/// `handleRequest` decides a request's fate in `state`'s lock: whether the session is open,
+/// whether its id repeats one in flight, whether GOODBYE or a refusal stands, and which handler
+/// the channel has. For a channel answered in place, the delivering thread remembers that handler
+/// with the `answerEpoch` it found it in (`inPlaceRoute`). Every change to what that decision
+/// reads goes up the epoch in the same lock, so a later request on the same channel, with the
+/// epoch unchanged and none of the peer's requests in flight (`inboundCount`, whose ids it could
+/// repeat), gets the decision the lock would give: answered by that handler. Anything else takes
+/// the lock as before. Where a change and a request race, the request is decided as if it had
+/// taken the lock first, which it could have.
+extension MessengerConnection {
+    /// The channel last answered in place, its handler, and the epoch they were looked up in.
+    struct InPlaceRoute {
+        let channel: String
+        let handler: InPlaceMessageHandler
+        let epoch: UInt64
+    }
+
+    /// Whether a request on `channel` may be answered by `inPlaceRoute`'s handler without the lock.
+    @inline(__always)
+    func routesInPlace(_ channel: String) -> Bool {
+        // Fields compared in place: binding the route copied it, two retains and two releases.
+        guard inPlaceRoute?.epoch == answerEpoch.load(ordering: .acquiring),
+              inboundCount.load(ordering: .relaxed) == 0,
+              inPlaceRoute?.channel == channel else { return false }
+        // Every request is answered, so none starts while the answers pile up unsent.
+        return !(flow?.isAnswerBacklogged ?? false)
+    }
+
+    /// Runs in-place `handler` on the request's payload and writes its reply.
+    @inline(__always)
+    func answerInPlace(_ handler: InPlaceMessageHandler, id: UInt32, channel: String, payload: RequestPayload) {
+        let answer = payload.withBytes { message, tail in Result { try handler(message, tail, &replyScratch) } }
+        writeInPlaceReply(id: id, channel: channel, answer, endsDelivery: deliveringLastFrame)
+    }
+
+    /// In `state`'s lock, after a change to what `handleRequest` decides by: no request is
+    /// answered by a handler remembered before it.
+    @inline(__always)
+    func answerRulesChanged() {
+        answerEpoch.add(1, ordering: .releasing)
+    }
+}
