@@ -12,22 +12,16 @@ extension MethodChannel {
                                limit: FrameLimit?) -> InPlaceMessageHandler {
         let recent = RecentMethodName()
         return { message, tail, reply in
-            let call: MethodCall
-            do throws(CodecError) {
-                guard let message else { throw CodecError(.invalidMethodCall, "method call payload is null") }
-                if let tail {
-                    call = try codec.decodeMethodCall(head: message, tail: tail)
-                } else {
-                    call = try codec.decodeMethodCall(in: message, recentMethod: &recent.name)
-                }
-            } catch {
-                return .segments(try MalformedCall(error: error, codec: codec).reply())
+            // Bound from an optional rather than assigned in a `do` block: a `let` assigned so
+            // lives in memory, and was copied to be passed to `handler` (issue 18: a retain and a
+            // release of the method and of the arguments).
+            var malformed: CodecError?
+            guard let call = decodeCall(message, tail: tail, codec: codec, recent: &recent.name, failure: &malformed) else {
+                return .segments(try MalformedCall(error: malformed!, codec: codec).reply())
             }
-            let value: StandardValue
-            do {
-                value = try handler(call)
-            } catch {
-                return try answer(.failure(error), of: call, codec: codec, channel: channel, limit: limit)
+            var failure: (any Error)?
+            guard let value = result(of: handler, for: call, failure: &failure) else {
+                return try answer(.failure(failure!), of: call, codec: codec, channel: channel, limit: limit)
             }
             // No `Result` around the encoding and no `outcome` variable on this path: each was a
             // copy and a destroy of the value more (issue 18).
@@ -50,6 +44,32 @@ extension MethodChannel {
                 return try checked(MessageSegments(kept.first, rest: kept.rest), of: call, codec: codec,
                                    channel: channel, limit: limit)
             }
+        }
+    }
+
+    /// The call in `message` (and `tail`), or nil with why it is malformed in `failure`.
+    @inline(__always)
+    private static func decodeCall(_ message: UnsafeRawBufferPointer?, tail: [UInt8]?, codec: StandardMethodCodec,
+                                   recent: inout StandardMethodCodec.RecentMethod, failure: inout CodecError?) -> MethodCall? {
+        do throws(CodecError) {
+            guard let message else { throw CodecError(.invalidMethodCall, "method call payload is null") }
+            if let tail { return try codec.decodeMethodCall(head: message, tail: tail) }
+            return try codec.decodeMethodCall(in: message, recentMethod: &recent)
+        } catch {
+            failure = error
+            return nil
+        }
+    }
+
+    /// What `handler` returns for `call`, or nil with what it threw in `failure`. (For the same
+    /// reason as `decodeCall`: a value assigned in a `do` block was copied to be encoded.)
+    @inline(__always)
+    private static func result(of handler: SynchronousHandler, for call: MethodCall, failure: inout (any Error)?) -> StandardValue? {
+        do {
+            return try handler(call)
+        } catch {
+            failure = error
+            return nil
         }
     }
 
