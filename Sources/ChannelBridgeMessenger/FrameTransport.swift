@@ -17,6 +17,8 @@
 /// - `close()` sends what is queued (within a bounded time), then ends the connection. Writes
 ///   after `close()` are dropped. The connection has already failed its pending calls when it
 ///   calls `close()`, so calling `receiveEnd` afterwards is allowed but not needed.
+/// - After its last `receive` (its reader has ended), the delivering side calls
+///   `MessengerConnection.deliveriesEnded()`, so that nothing a delivery kept outlives the session.
 /// - A transport that can stop reading adopts `FlowControlledTransport`, which gives the
 ///   connection flow control (wire protocol §4.10); any other transport is read as it comes.
 ///

@@ -37,6 +37,14 @@ extension MessengerConnection {
         writeInPlaceReply(id: id, channel: channel, answer, endsDelivery: deliveringLastFrame)
     }
 
+    /// The transport's delivering side has delivered its last bytes (its reader has ended); call
+    /// it there, after the last delivery. Lets go of the remembered handler, which can hold the
+    /// connection (a handler capturing its channel, which holds its messenger): the handler
+    /// table lets go of it at the close, and this reference must not outlive the session.
+    package func deliveriesEnded() {
+        inPlaceRoute = nil
+    }
+
     /// In `state`'s lock, after a change to what `handleRequest` decides by: no request is
     /// answered by a handler remembered before it.
     @inline(__always)

@@ -14,8 +14,8 @@ import Synchronization
 ///
 /// Inside the package, a transport creates the connection with its `FrameTransport` (the outbound
 /// side); the connection writes its HELLO at once. The transport then feeds what it reads to
-/// `receive(_:)` and reports the end with `receiveEnd(error:)` (package API: applications never
-/// see the transport side). Nothing here blocks or starts threads.
+/// `receive(_:)`, reports the end with `receiveEnd(error:)` and, after its last delivery,
+/// calls `deliveriesEnded()` (package API: applications never see the transport side). Nothing here blocks or starts threads.
 ///
 /// Threads: a caller's task encodes its REQUEST and hands it to the transport itself; the thread
 /// that delivers received bytes resumes the waiting caller and starts handlers with
@@ -51,8 +51,10 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// never by a handler's task on another thread).
     @exclusivity(unchecked) nonisolated(unsafe) var deliveringLastFrame = false
     /// The channel whose requests were last answered in place, with its handler and the
-    /// `answerEpoch` it was looked up in: `handleRequest`'s way round the state lock.
-    /// Invariant: as `replyScratch`'s, touched only inside a delivery.
+    /// `answerEpoch` it was looked up in: `handleRequest`'s way round the state lock. Bound: one
+    /// handler, kept after it is removed until the next request answered in place or the end of
+    /// deliveries (`deliveriesEnded`). Invariant: as `replyScratch`'s, touched only inside a
+    /// delivery (or after the last).
     @exclusivity(unchecked) nonisolated(unsafe) var inPlaceRoute: InPlaceRoute?
     /// Goes up, in `state`'s lock, whenever something `handleRequest` decides by changes: a
     /// handler installed or removed, GOODBYE sent or received, new requests refused, the close.

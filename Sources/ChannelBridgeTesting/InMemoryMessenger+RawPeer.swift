@@ -33,6 +33,7 @@ extension InMemoryMessenger {
         /// Reports end of input to the connection, as a socket's end of file would.
         public func sendEnd() {
             connection.receiveEnd()
+            connection.deliveriesEnded()
         }
 
         /// Every byte the connection has written so far.

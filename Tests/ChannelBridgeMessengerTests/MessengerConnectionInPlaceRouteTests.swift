@@ -1,5 +1,6 @@
 @testable import ChannelBridgeMessenger
 import ChannelBridgeTestSupport
+import ChannelBridgeTesting
 import Testing
 
 /// A channel answered in place is remembered by the delivering thread and later requests on it
@@ -163,6 +164,30 @@ import Testing
             }
             #expect(marker.calls.all == [1])
             #expect(transport.replies == [.reply(id: 1, result: .bytes([1]))])
+        }
+    }
+
+    /// The remembered handler does not outlive the session: a handler that holds its connection
+    /// (as one capturing its channel does) would otherwise keep the connection alive for ever
+    /// through it. The in-memory pair ends its deliveries as a socket's reader does, after the last.
+    @Test func theRememberedHandlerIsLetGoOnceDeliveriesEnd() async throws {
+        try await withHangGuard { () async throws in
+            weak var weakHost: MessengerConnection?
+            do {
+                let (client, host) = InMemoryMessenger.makePair()
+                weakHost = host
+                host.setInPlaceMessageHandler(onChannel: "c") { [host] _, _, reply in
+                    withExtendedLifetime(host) {}
+                    if reply.isEmpty { reply = [0] }
+                    reply[0] = 1
+                    return .written(count: 1)
+                }
+                #expect(try await client.send(onChannel: "c", message: [9]) == [1])
+                #expect(try await client.send(onChannel: "c", message: [9]) == [1])
+                client.close(code: .normal, reason: "", waitForOwedReplies: false)
+                #expect(host.closeError != nil)
+            }
+            #expect(weakHost == nil, "the connection is still held after its session ended")
         }
     }
 }

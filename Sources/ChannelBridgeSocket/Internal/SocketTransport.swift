@@ -252,6 +252,8 @@ final class SocketTransport: FlowControlledTransport {
             guard readAndDeliver(connection) else { break }
         }
         executor.finish()
+        // Nothing is delivered after this: the reader thread was the only one that delivered.
+        connection.deliveriesEnded()
         let (shutDown, closeNow, crossed) = state.withLock { state in
             state.readerExited = true
             state.writerShouldExit = true
