@@ -5,10 +5,11 @@ import Synchronization
 /// `handleRequest` decides a request's fate in `state`'s lock: whether the session is open,
 /// whether its id repeats one in flight, whether GOODBYE or a refusal stands, and which handler
 /// the channel has. For a channel answered in place, the delivering thread remembers that handler
-/// with the `answerEpoch` it found it in (`inPlaceRoute`). Every change to what that decision
-/// reads goes up the epoch in the same lock, so a later request on the same channel, with the
-/// epoch unchanged and none of the peer's requests in flight (`inboundCount`, whose ids it could
-/// repeat), gets the decision the lock would give: answered by that handler. Anything else takes
+/// with the epoch of `answerRules` it found it in (`inPlaceRoute`). Every change to what that
+/// decision reads goes up the epoch in the same lock (`ConnectionState` does it from the fields
+/// themselves), so a later request on the same channel, with the epoch unchanged and none of the
+/// peer's requests in flight (`answerRules.inboundCount`, whose ids it could repeat), gets the
+/// decision the lock would give: answered by that handler. Anything else takes
 /// the lock as before. Where a change and a request race, the request is decided as if it had
 /// taken the lock first, which it could have.
 extension MessengerConnection {
@@ -23,8 +24,8 @@ extension MessengerConnection {
     @inline(__always)
     func routesInPlace(_ channel: String) -> Bool {
         // Fields compared in place: binding the route copied it, two retains and two releases.
-        guard inPlaceRoute?.epoch == answerEpoch.load(ordering: .acquiring),
-              inboundCount.load(ordering: .relaxed) == 0,
+        guard inPlaceRoute?.epoch == answerRules.epoch.load(ordering: .acquiring),
+              answerRules.inboundCount.load(ordering: .relaxed) == 0,
               inPlaceRoute?.channel == channel else { return false }
         // Every request is answered, so none starts while the answers pile up unsent.
         return !(flow?.isAnswerBacklogged ?? false)
@@ -43,12 +44,5 @@ extension MessengerConnection {
     /// table lets go of it at the close, and this reference must not outlive the session.
     package func deliveriesEnded() {
         inPlaceRoute = nil
-    }
-
-    /// In `state`'s lock, after a change to what `handleRequest` decides by: no request is
-    /// answered by a handler remembered before it.
-    @inline(__always)
-    func answerRulesChanged() {
-        answerEpoch.add(1, ordering: .releasing)
     }
 }

@@ -21,7 +21,6 @@ extension MessengerConnection {
                 return (false, false)
             }
             state.sentGoodbye = code
-            answerRulesChanged()
             return (true, !waitForOwedReplies || state.inbound.isEmpty)
         }
         guard send else { return }
@@ -34,10 +33,7 @@ extension MessengerConnection {
     /// From now on, answer every new request with REPLY status 2 carrying `reason` (a host that is
     /// ending does this before its GOODBYE `shuttingDown`). Handlers already running still reply.
     public func refuseNewRequests(reason: String) {
-        state.withLock { state in
-            state.refusalReason = reason
-            answerRulesChanged()
-        }
+        state.withLock { $0.refusalReason = reason }
     }
 
     /// Sends PING and waits for the matching PONG. Throws `connectionClosed` if the session ends
@@ -145,14 +141,7 @@ extension MessengerConnection {
     /// Ends the session with `error`: closes the transport (after `goodbye`, if given), fails
     /// every waiter, cancels running handlers and runs the close callbacks. Idempotent.
     func finish(_ error: MessengerError, goodbye: Frame? = nil) {
-        let closed = state.withLock { state -> ClosedSession? in
-            defer {
-                answerRulesChanged()
-                inboundCount.store(0, ordering: .relaxed)   // `close` emptied `inbound`
-            }
-            return state.close(with: error)
-        }
-        guard let closed else { return }
+        guard let closed = state.withLock({ $0.close(with: error) }) else { return }
         // Frames read and not yet delivered never start (wire protocol §4.4): every delivery
         // checks `closeError` first, and the reader drops what it held when it next looks. (The
         // input lock is not taken here: the reader holds it while it blocks in `read`.)

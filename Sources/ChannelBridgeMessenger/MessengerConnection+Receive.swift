@@ -242,10 +242,7 @@ extension MessengerConnection {
             waiter?.resume()
         case .goodbye(let code, let reason):
             let drained = state.withLock { state -> Bool in
-                if state.peerGoodbye == nil {
-                    state.peerGoodbye = (code, reason)
-                    answerRulesChanged()
-                }
+                if state.peerGoodbye == nil { state.peerGoodbye = (code, reason) }
                 return state.isDrained
             }
             if drained { finishDrained() }

@@ -59,9 +59,9 @@ extension MessengerConnection {
             if backlogged { return .hold(slot: false, room: true) }
             if state.sentGoodbye != nil { return .answer(.failure("the connection is closing")) }
             if let reason = state.refusalReason { return .answer(.failure(reason)) }
-            guard let installed = state.handlers.lookup(channel) else { return .answer(.null) }
+            guard let installed = state.lookupHandler(channel) else { return .answer(.null) }
             switch installed.handler {
-            case .inPlace(let handler): return .answerInPlace(handler, epoch: answerEpoch.load(ordering: .relaxed))
+            case .inPlace(let handler): return .answerInPlace(handler, epoch: answerRules.epoch.load(ordering: .relaxed))
             case .synchronous(let handler): return .answerNow(handler)
             case .plain, .segmented, .immediate: break
             }
@@ -71,7 +71,6 @@ extension MessengerConnection {
             }
             state.nextInboundSerial &+= 1
             state.inbound[id] = ConnectionState.InboundRequest(serial: state.nextInboundSerial)
-            inboundCount.add(1, ordering: .relaxed)
             return .run(installed.handler, serial: state.nextInboundSerial)
         }
         switch outcome {
@@ -166,7 +165,6 @@ extension MessengerConnection {
             let (drained, freedSlot) = state.withLock { state -> (Bool, Bool) in
                 guard state.inbound[id]?.serial == serial else { return (false, false) }
                 state.inbound[id] = nil
-                inboundCount.subtract(1, ordering: .relaxed)
                 return (state.isDrained, state.takeHandlerSlotWake())
             }
             if freedSlot { flowTransport?.inputMayResume() }
@@ -285,7 +283,7 @@ extension MessengerConnection {
             case run(ConnectionState.Handler, serial: UInt64)
         }
         let outcome = state.withLock { state -> Outcome in
-            guard state.peerGoodbye == nil, !state.isClosed, let installed = state.handlers.lookup(channel) else { return .drop }
+            guard state.peerGoodbye == nil, !state.isClosed, let installed = state.lookupHandler(channel) else { return .drop }
             switch installed.handler {
             case .synchronous, .inPlace: return .now(installed.handler)
             case .plain, .segmented, .immediate: break
@@ -338,7 +336,6 @@ extension MessengerConnection {
     func handleCancel(id: UInt32) {
         let (task, drained, freedSlot) = state.withLock { state -> (Task<Void, Never>?, Bool, Bool) in
             guard let request = state.inbound.removeValue(forKey: id) else { return (nil, false, false) }
-            inboundCount.subtract(1, ordering: .relaxed)
             return (request.task, state.isDrained, state.takeHandlerSlotWake())
         }
         task?.cancel()

@@ -51,18 +51,13 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// never by a handler's task on another thread).
     @exclusivity(unchecked) nonisolated(unsafe) var deliveringLastFrame = false
     /// The channel whose requests were last answered in place, with its handler and the
-    /// `answerEpoch` it was looked up in: `handleRequest`'s way round the state lock. Bound: one
+    /// epoch of `answerRules` it was looked up in: `handleRequest`'s way round the state lock. Bound: one
     /// handler, kept after it is removed until the next request answered in place or the end of
     /// deliveries (`deliveriesEnded`). Invariant: as `replyScratch`'s, touched only inside a
     /// delivery (or after the last).
     @exclusivity(unchecked) nonisolated(unsafe) var inPlaceRoute: InPlaceRoute?
-    /// Goes up, in `state`'s lock, whenever something `handleRequest` decides by changes: a
-    /// handler installed or removed, GOODBYE sent or received, new requests refused, the close.
-    let answerEpoch = Atomic<UInt64>(0)
-    /// How many of the peer's requests are in flight here (`state.inbound.count`), changed in
-    /// `state`'s lock. Read without it by the delivering thread, the only one that adds to it:
-    /// a read may miss a removal, never an addition, so it never reads fewer than there are.
-    let inboundCount = Atomic<Int>(0)
+    /// `state.answerRules`, read without the lock.
+    let answerRules: AnswerRules
     /// The reply of the call the reader thread drives (`startDrivenRequest`), once delivered.
     /// Invariant: touched only by the reader thread: a driven call is made, and its reply
     /// delivered (`handleReply`), only there (`FrameTransport.canDriveReader`).
@@ -111,6 +106,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
         flow = flowTransport?.outboundFlow
         var initial = ConnectionState()
         if flowTransport != nil { initial.maxHandlersInFlight = max(1, options.maxHandlersInFlight) }
+        answerRules = initial.answerRules
         state = LockedValue(initial)
         var decoder = FrameDecoder(maxFrameLength: options.maxFrameLength)
         decoder.splitting = splitting
@@ -253,8 +249,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
             state.nextHandlerID += 1
             let id = state.nextHandlerID
             if state.isClosed { return MessageHandlerToken(channel: channel, id: id) }
-            state.handlers.set(handler.map { ConnectionState.InstalledHandler(id: id, handler: $0) }, on: channel)
-            answerRulesChanged()
+            state.setHandler(handler.map { ConnectionState.InstalledHandler(id: id, handler: $0) }, on: channel)
             return MessageHandlerToken(channel: channel, id: id)
         }
     }
@@ -262,8 +257,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     public func removeMessageHandler(_ token: MessageHandlerToken) {
         let removed = state.withLock { state in
             guard state.handlers.id(on: token.channel) == token.id else { return false }
-            state.handlers.set(nil, on: token.channel)
-            answerRulesChanged()
+            state.setHandler(nil, on: token.channel)
             return true
         }
         if removed { splitting.setRequestSplitter(nil, onChannel: token.channel) }

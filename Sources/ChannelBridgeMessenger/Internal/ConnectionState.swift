@@ -50,22 +50,27 @@ struct ConnectionState {
         var cancelled = false
     }
 
+    /// Kept current by the fields below that decide a REQUEST's fate (their `didSet`,
+    /// `setHandler`); the connection reads it without the lock.
+    let answerRules = AnswerRules()
     var peerHello: Frame.Hello?
     /// Set once this side sent GOODBYE; afterwards only owed replies go out.
-    var sentGoodbye: GoodbyeCode?
+    var sentGoodbye: GoodbyeCode? { didSet { answerRules.changed() } }
     /// Set once the peer sent GOODBYE; afterwards no new requests go out.
-    var peerGoodbye: (code: GoodbyeCode, reason: String)?
+    var peerGoodbye: (code: GoodbyeCode, reason: String)? { didSet { answerRules.changed() } }
     /// Set once the session is over; every waiter has been failed.
-    var closeError: MessengerError?
+    var closeError: MessengerError? { didSet { answerRules.changed() } }
     /// While set, new requests are answered with REPLY status 2 carrying this text.
-    var refusalReason: String?
+    var refusalReason: String? { didSet { answerRules.changed() } }
     /// A close asked for while the reader delivered the frames of one read
     /// (`MessengerConnection.receivingBatch`), for the end of that batch.
     var deferredClose: (code: GoodbyeCode, reason: String, waitForOwedReplies: Bool)?
 
     var pending = PendingCalls<PendingCall>()
     var nextInboundSerial: UInt64 = 0
-    var inbound: [UInt32: InboundRequest] = [:]
+    var inbound: [UInt32: InboundRequest] = [:] {
+        didSet { answerRules.inboundCountChanged(to: inbound.count) }
+    }
     /// The peer's messages whose asynchronous handler is still running, by serial; the task is
     /// nil until `Task.immediate` has returned it.
     var messageTasks: [UInt64: Task<Void, Never>?] = [:]
@@ -77,7 +82,8 @@ struct ConnectionState {
     /// Waiting in `waitUntilInputHeld`.
     var inputHeldWaiters: [UnsafeContinuation<Void, Never>] = []
     var nextHandlerID: UInt64 = 0
-    var handlers = HandlerTable()
+    /// Changed only through `setHandler` (and the close), which keep `answerRules` current.
+    private(set) var handlers = HandlerTable()
     /// The tasks with a `withCallScope` open (their addresses), with how many each has open: one
     /// hash lookup per call however many tasks have one (a pipeline has hundreds).
     var callScopeTasks: [UInt: Int] = [:]
@@ -96,6 +102,18 @@ struct ConnectionState {
     var helloWaiters: [UInt64: Waiter<Frame.Hello>] = [:]
 
     var isClosed: Bool { closeError != nil }
+
+    /// Installs (or, with nil, removes) the handler on `channel`.
+    mutating func setHandler(_ installed: InstalledHandler?, on channel: String) {
+        handlers.set(installed, on: channel)
+        answerRules.changed()
+    }
+
+    /// The handler on `channel`, if any (the table remembers the last one looked up).
+    @inline(__always)
+    mutating func lookupHandler(_ channel: String) -> InstalledHandler? {
+        handlers.lookup(channel)
+    }
 
     /// For a call taken out of `pending` by another hand than its reply, in the same lock: when it
     /// is the driven call, records why it ended for its driver (`MessengerConnection.failWithdrawn`).

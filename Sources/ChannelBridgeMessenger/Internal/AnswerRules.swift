@@ -1,0 +1,26 @@
+import Synchronization
+
+/// What decides a REQUEST's fate, as the delivering thread can read it without the connection's
+/// state lock (`MessengerConnection+InPlaceRoute`, issue 18). `ConnectionState` keeps it current
+/// from the fields themselves (their `didSet`, and `setHandler`), so no change can forget it.
+final class AnswerRules: Sendable {
+    /// Goes up, in the state lock, at every change `handleRequest` decides by: a handler set or
+    /// removed, GOODBYE sent or received, new requests refused, the close.
+    let epoch = Atomic<UInt64>(0)
+    /// How many of the peer's requests are in flight (`ConnectionState.inbound.count`), stored
+    /// in the state lock. Read without it by the delivering thread, the only one that adds to
+    /// `inbound`: a read may miss a removal, never an addition, so it never reads fewer than there are.
+    let inboundCount = Atomic<Int>(0)
+
+    /// After `inbound` changed, to `count` entries.
+    @inline(__always)
+    func inboundCountChanged(to count: Int) {
+        inboundCount.store(count, ordering: .relaxed)
+    }
+
+    /// After a change to what `handleRequest` decides by.
+    @inline(__always)
+    func changed() {
+        epoch.add(1, ordering: .releasing)
+    }
+}
