@@ -49,8 +49,8 @@ final class SerialExecutor: Sendable {
 
 /// A non-Sendable value handed to another thread that alone uses it from then on: a handler a
 /// plugin installed, called only on its executor, or a reply callback called once.
+// @unchecked: whoever makes a Handoff stops using the value, so one thread at a time has it.
 struct Handoff<Value>: @unchecked Sendable {
-    // @unchecked: whoever makes a Handoff stops using the value, so one thread at a time has it.
     let value: Value
 
     init(_ value: Value) {

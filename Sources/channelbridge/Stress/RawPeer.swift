@@ -7,8 +7,8 @@ import Foundation
 /// to: the misbehaving peers of the stress scenarios (one that never reads, one that never says
 /// HELLO, one that vanishes). Blocking calls run on the caller's thread: call it from a thread
 /// of its own (`ChildProcess.onThread`), never from the concurrency pool.
+// Invariant: `fd` is set once; `input` is touched only by the one thread reading at a time.
 final class RawPeer: @unchecked Sendable {
-    // Invariant: `fd` is set once; `input` is touched only by the one thread reading at a time.
     let fd: Int32
     private var input: [UInt8] = []
 

@@ -86,8 +86,8 @@ struct StressSettings: Sendable {
 }
 
 /// The figures of a run, printed as they come (`scenario  figure  value`) and kept for `--json`.
+// Invariant: used by one task at a time (scenarios run one after another).
 final class StressReport: @unchecked Sendable {
-    // Invariant: used by one task at a time (scenarios run one after another).
     private var scenarios: [(name: String, figures: [(String, Double)])] = []
     private let printsLines: Bool
 
