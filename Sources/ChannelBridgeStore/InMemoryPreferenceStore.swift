@@ -93,17 +93,19 @@ public final class InMemoryPreferenceStore: PreferenceStore {
         })
     }
 
-    /// Applies a change and reports the keys it wrote. Changes are posted under the lock so that
-    /// every stream sees writes in the order they were made; `post` never calls back into the store.
+    /// Applies a change and reports the keys it wrote. Changes are queued under the lock, so that
+    /// every stream sees writes in the order they were made, and the consumers they wake are
+    /// resumed after it is released: a stream's end (which takes this lock) never waits for a
+    /// writer that is resuming a consumer.
     private func modify<T>(_ change: (inout OrderedValues) -> (written: [String], result: T)) -> T {
-        state.withLock { state in
+        let (result, wakeups) = state.withLock { state -> (T, [ChangeQueue<StoreChange>.Wakeup]) in
             let (written, result) = change(&state.values)
-            if !written.isEmpty {
-                let changes = written.map { StoreChange(key: $0, value: state.values[$0]) }
-                for queue in state.streams.values { queue.post(changes) }
-            }
-            return result
+            guard !written.isEmpty else { return (result, []) }
+            let changes = written.map { StoreChange(key: $0, value: state.values[$0]) }
+            return (result, state.streams.values.compactMap { $0.enqueue(changes) })
         }
+        for wakeup in wakeups { wakeup.resume() }
+        return result
     }
 }
 

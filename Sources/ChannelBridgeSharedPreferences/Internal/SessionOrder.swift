@@ -13,9 +13,13 @@ import Synchronization
 /// - a write starts once every earlier read has answered (so a get never sees a later set), and
 ///   writes run side by side: starting a write hands it to the store, which applies writes in the
 ///   order they were started, so a pipeline of writes is committed together, in order.
-/// An operation that must wait is queued; when it may start, the operation that finished last
-/// starts it (and any that follow it of the same kind) in queue order, on its own thread, before
-/// it returns. An operation whose task is cancelled while it waits never starts.
+/// An operation that must wait is queued, and the queue holds exactly the operations that have not
+/// started yet: one is taken off only once its synchronous part has run. So "nothing waits" is
+/// true only when every earlier operation has reached the store, and an operation that arrives
+/// while an earlier one is being started queues behind it instead of overtaking it. One thread at
+/// a time (the one that claimed `starting`) starts waiters, in queue order, each on its own task
+/// (`Task.immediate`, so its synchronous part runs before the next one starts). An operation
+/// whose task is cancelled while it waits never starts.
 ///
 /// With nothing to wait for (the common case: a read with no write pending), `perform` runs the
 /// operation at once, on the caller's thread, with no task and no suspension of its own.
@@ -40,6 +44,10 @@ final class SessionOrder: Sendable {
 
         mutating func started(_ kind: Kind) {
             if kind == .read { runningReads += 1 } else { runningWrites += 1 }
+        }
+
+        mutating func finished(_ kind: Kind) {
+            if kind == .read { runningReads -= 1 } else { runningWrites -= 1 }
         }
     }
 
@@ -102,7 +110,7 @@ final class SessionOrder: Sendable {
     /// Ends a running operation and starts the waiters that may now run.
     private func finished(_ kind: Kind) {
         let start = state.withLock { state -> Bool in
-            if kind == .read { state.runningReads -= 1 } else { state.runningWrites -= 1 }
+            state.finished(kind)
             return Self.claimStarting(&state)
         }
         if start { startWaiters() }
@@ -115,24 +123,35 @@ final class SessionOrder: Sendable {
         return true
     }
 
-    /// Starts waiters in queue order until none may start, in a loop rather than by recursion:
-    /// an operation that completes inside `start` only updates the counts, and this loop sees it.
+    /// Starts waiters in queue order until none may start. The head stays in the queue until its
+    /// synchronous part is done, so an arriving operation cannot pass it meanwhile; a loop rather
+    /// than recursion, so an operation that completes inside `start` only updates the counts.
     private func startWaiters() {
         while true {
-            let next = state.withLock { state -> [Waiter] in
-                let next = Self.release(&state)
-                if next.isEmpty { state.starting = false }
+            let next = state.withLock { state -> Waiter? in
+                guard let next = Self.claimHead(&state) else {
+                    state.starting = false
+                    return nil
+                }
                 return next
             }
-            if next.isEmpty { return }
-            for waiter in next { waiter.start() }
+            guard let next else { return }
+            // A waiter cancelled since it was claimed never starts: it gives back its count.
+            let started = next.start()
+            state.withLock { state in
+                if !started { state.finished(next.kind) }
+                state.head += 1
+                if state.head == state.waiting.count {
+                    state.waiting.removeAll(keepingCapacity: true)
+                    state.head = 0
+                }
+            }
         }
     }
 
-    /// Takes the waiters at the head of the queue that may start now (skipping cancelled ones),
-    /// counting them as running.
-    private static func release(_ state: inout State) -> [Waiter] {
-        var starting: [Waiter] = []
+    /// The waiter at the head of the queue if it may start now (skipping cancelled ones), counted
+    /// as running but left in the queue.
+    private static func claimHead(_ state: inout State) -> Waiter? {
         while state.hasWaiters {
             let next = state.waiting[state.head]
             if next.isCancelled {
@@ -140,15 +159,14 @@ final class SessionOrder: Sendable {
                 continue
             }
             guard state.mayStart(next.kind) else { break }
-            state.head += 1
             state.started(next.kind)
-            starting.append(next)
+            return next
         }
         if state.head == state.waiting.count {
             state.waiting.removeAll(keepingCapacity: true)
             state.head = 0
         }
-        return starting
+        return nil
     }
 
     /// One queued operation: waiting, then started (its task kept so cancellation reaches it), or
@@ -188,16 +206,18 @@ final class SessionOrder: Sendable {
             return proceed
         }
 
-        func start() {
+        /// Starts the operation; `false` when it was cancelled first and so never starts.
+        func start() -> Bool {
             let start = phase.withLock { phase -> (@Sendable () -> Task<Void, Never>)? in
                 guard case .waiting(let start, _) = phase else { return nil }
                 phase = .starting
                 return start
             }
-            guard let start else { return }
+            guard let start else { return false }
             let task = start()
             phase.withLock { $0 = .started(task) }
             if cancelRequested.load(ordering: .acquiring) { task.cancel() }
+            return true
         }
 
         func cancel() {

@@ -35,16 +35,34 @@ final class ChangeQueue<Item: Sendable>: Sendable {
         self.key = key
     }
 
-    /// Adds `items` in order. Ignored once finished or closed.
-    func post(_ items: some Sequence<Item>) {
-        let resume = state.withLock { state -> (CheckedContinuation<Item?, Never>, Item)? in
+    /// A consumer that `enqueue` found waiting, with the change it is to get: resumed by whoever
+    /// called `enqueue`, once that caller holds no lock.
+    struct Wakeup: Sendable {
+        fileprivate let continuation: CheckedContinuation<Item?, Never>
+        fileprivate let item: Item
+
+        func resume() {
+            continuation.resume(returning: item)
+        }
+    }
+
+    /// Adds `items` in order and returns the waiting consumer to wake, if any. Takes only this
+    /// queue's own lock and calls nothing, so a caller may hold its own lock around it to order
+    /// the posts of several producers, and wakes the consumer after releasing that lock.
+    func enqueue(_ items: some Sequence<Item>) -> Wakeup? {
+        state.withLock { state -> Wakeup? in
             guard !state.finished, !state.closed else { return nil }
             for item in items { add(item, to: &state) }
             guard let waiter = state.waiter, let item = pop(&state) else { return nil }
             state.waiter = nil
-            return (waiter, item)
+            return Wakeup(continuation: waiter, item: item)
         }
-        if let (waiter, item) = resume { waiter.resume(returning: item) }
+    }
+
+    /// Adds `items` in order, waking a waiting consumer. Ignored once finished or closed. Call it
+    /// holding no lock (it may resume a continuation); under a lock, use `enqueue`.
+    func post(_ items: some Sequence<Item>) {
+        enqueue(items)?.resume()
     }
 
     /// The next change; `nil` once finished (or when the waiting task is cancelled, which

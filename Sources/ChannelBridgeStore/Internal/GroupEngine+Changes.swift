@@ -10,51 +10,61 @@ extension GroupEngine {
     func subscribe() throws(StoreError) -> ChangeQueue<String> {
         try FileSystem.makeDirectories(files.directory)
         let queue = ChangeQueue<String>()
-        try loading.withLock { (watchers: inout Watchers) throws(StoreError) in
-            let startedWatching = !watchers.watching
-            if startedWatching {
-                try DirectoryWatcher.shared.add(self)
-                watchers.watching = true
+        var wakeups: Wakeups = []
+        defer { for wakeup in wakeups { wakeup.resume() } }
+        try loading.withLock { (_: inout Void) throws(StoreError) in
+            try streams.withLock { (watchers: inout Watchers) throws(StoreError) in
+                if !watchers.watching {
+                    try DirectoryWatcher.shared.add(self)
+                    watchers.watching = true
+                }
+                watchers.subscribing += 1
             }
             do throws(StoreError) {
-                try refreshLocked(&watchers)
+                try refreshLocked(&wakeups)
             } catch {
-                if startedWatching && watchers.queues.isEmpty {
-                    DirectoryWatcher.shared.remove(self)
-                    watchers.watching = false
+                streams.withLock { watchers in
+                    watchers.subscribing -= 1
+                    stopWatchingIfUnused(&watchers)
                 }
                 throw error
             }
-            watchers.queues[ObjectIdentifier(queue)] = queue
+            streams.withLock { watchers in
+                watchers.subscribing -= 1
+                watchers.queues[ObjectIdentifier(queue)] = queue
+            }
         }
         return queue
     }
 
-    /// Ends `queue` and stops watching the directory when it was the last one.
+    /// Ends `queue` and stops watching the directory when it was the last one. Takes no lock a
+    /// commit holds across I/O: this runs in a stream's termination and cancellation handlers.
     func unsubscribe(_ queue: ChangeQueue<String>) {
         queue.finish()
-        loading.withLock { watchers in
+        streams.withLock { watchers in
             watchers.queues[ObjectIdentifier(queue)] = nil
-            if watchers.queues.isEmpty && watchers.watching {
-                DirectoryWatcher.shared.remove(self)
-                watchers.watching = false
-            }
+            stopWatchingIfUnused(&watchers)
+        }
+    }
+
+    private func stopWatchingIfUnused(_ watchers: inout Watchers) {
+        if watchers.queues.isEmpty && watchers.subscribing == 0 && watchers.watching {
+            DirectoryWatcher.shared.remove(self)
+            watchers.watching = false
         }
     }
 
     /// The directory watcher saw `preferences.json` change. A file that cannot be read is skipped:
     /// the streams carry on from the last good document once it is readable again.
     func refreshAfterEvent() {
-        try? loading.withLock { (watchers: inout Watchers) throws(StoreError) in
-            guard !watchers.queues.isEmpty else { return }
-            try refreshLocked(&watchers)
-        }
+        guard streams.withLock({ !$0.queues.isEmpty }) else { return }
+        try? refresh()
     }
 
     /// The group directory went away (or the watcher failed): the streams can report nothing
     /// more and end.
     func watchEnded() {
-        let ended = loading.withLock { watchers -> [ChangeQueue<String>] in
+        let ended = streams.withLock { watchers -> [ChangeQueue<String>] in
             defer {
                 watchers.queues = [:]
                 watchers.watching = false

@@ -89,11 +89,12 @@ extension GroupEngine {
     /// replace was durable (or nothing needed writing), else with the replace's error.
     private func commit(_ batch: [any PendingWrite]) {
         var failure: StoreError?
+        var wakeups: Wakeups = []
         do throws(StoreError) {
             let lock = try FileSystem.lockExclusively(files.lock, creatingDirectory: files.directory)
             defer { FileSystem.unlock(lock) }
-            try loading.withLock { (watchers: inout Watchers) throws(StoreError) in
-                try refreshLocked(&watchers)
+            try loading.withLock { (_: inout Void) throws(StoreError) in
+                try refreshLocked(&wakeups)
                 var buffers = commits.withLock { commits in
                     defer { commits.spare = DocumentEdit.Buffers() }
                     return commits.spare
@@ -130,11 +131,13 @@ extension GroupEngine {
                     cache.trusted = true
                     cache.pin = descriptor
                 }
-                for queue in watchers.queues.values { queue.post(result.writtenKeys) }
+                queueChanges(result.writtenKeys, into: &wakeups)
+                if let hook = commitHook.withLock({ $0 }) { hook() }
             }
         } catch {
             failure = error
         }
+        for wakeup in wakeups { wakeup.resume() }
         for request in batch { request.finish(failure) }
     }
 

@@ -6,10 +6,16 @@ import Dispatch
 /// the group's lock (group commit), and the change streams. One per group per `AppGroupStore`.
 ///
 /// Locks, always taken in this order: the group's `flock` (committer only), `loading` (held while
-/// a document is read and installed, and while changes are posted, so streams see documents in
-/// the order they were installed), then `cache` (held only for lookups and swaps, never across
+/// a document is read and installed and its changes are queued on the streams, so streams see
+/// documents in the order they were installed), `streams` (the change streams' registry), a
+/// stream's own `ChangeQueue` lock, then `cache` (held only for lookups and swaps, never across
 /// I/O); `commits` (the write queue) and the process's `FreshnessWatch` are leaves. A read whose
 /// cached document is current takes the freshness watch's lock, then `cache`.
+///
+/// Nothing is called under these locks: a change is queued under `loading`, and the consumer it
+/// wakes is resumed once `loading` is released. A stream's end (its consumer's cancellation or
+/// termination handler, which runs while the Swift runtime holds that task's lock) takes only
+/// `streams` and the queue's lock, never `loading`, so it never waits for a commit's I/O.
 ///
 /// Bounds: one cached document (and one spare pair of arrays for the next commit); the write
 /// queue holds one entry per caller waiting for its write (the plugin's callers are bounded by the
@@ -58,9 +64,14 @@ final class GroupEngine: Sendable {
 
     struct Watchers {
         var queues: [ObjectIdentifier: ChangeQueue<String>] = [:]
-        /// Registered with `DirectoryWatcher` (while there are queues).
+        /// Registered with `DirectoryWatcher` (while there are queues or subscriptions starting).
         var watching = false
+        /// Subscriptions between starting the watch and adding their queue: the watch stays.
+        var subscribing = 0
     }
+
+    /// Consumers to wake once `loading` is released.
+    typealias Wakeups = [ChangeQueue<String>.Wakeup]
 
     struct Commits {
         /// Writes in arrival order; withdrawn ones are skipped when a batch is taken.
@@ -74,8 +85,12 @@ final class GroupEngine: Sendable {
     }
 
     let cache = LockedValue(Cache())
-    let loading = LockedValue(Watchers())
+    let loading = LockedValue(())
+    let streams = LockedValue(Watchers())
     let commits = LockedValue(Commits())
+    /// Called inside `loading` after a commit's changes are queued: lets a test hold a commit
+    /// there. `nil` outside tests.
+    let commitHook = LockedValue<(@Sendable () -> Void)?>(nil)
 
     /// At most this many writes go into one replace, so one commit's latency stays bounded however
     /// many writers queue up; the rest go into the next one at once.
@@ -140,14 +155,21 @@ final class GroupEngine: Sendable {
 
     /// The document as the file is now, reading the file only if it changed. Blocks.
     func currentDocument() throws(StoreError) -> StoredDocument {
-        try loading.withLock { (watchers: inout Watchers) throws(StoreError) in try refreshLocked(&watchers) }
+        try refresh()
         return cache.withLock { $0.document }
     }
 
     /// `key`'s value text as the file is now. Blocks.
     func currentValueText(forKey key: String) throws(StoreError) -> ArraySlice<UInt8>? {
-        try loading.withLock { (watchers: inout Watchers) throws(StoreError) in try refreshLocked(&watchers) }
+        try refresh()
         return cache.withLock { $0.document.valueText(forKey: key) }
+    }
+
+    /// Makes the cache match the file, then wakes the streams it told of a change. Blocks.
+    func refresh() throws(StoreError) {
+        var wakeups: Wakeups = []
+        defer { for wakeup in wakeups { wakeup.resume() } }
+        try loading.withLock { (_: inout Void) throws(StoreError) in try refreshLocked(&wakeups) }
     }
 
     /// `key`'s value in the document installed last, without looking at the file (for change
@@ -158,8 +180,9 @@ final class GroupEngine: Sendable {
     }
 
     /// Makes the cache match the file: nothing when it does, else reads and installs the file,
-    /// posting what changed to the change streams. Caller holds `loading`.
-    func refreshLocked(_ watchers: inout Watchers) throws(StoreError) {
+    /// queueing what changed on the change streams; the caller holds `loading` and wakes
+    /// `wakeups` after releasing it.
+    func refreshLocked(_ wakeups: inout Wakeups) throws(StoreError) {
         let identity = try FileSystem.identity(ofPath: files.preferences)
         if cache.withLock({ $0.isCurrent(identity) }) { return }
         let document: StoredDocument
@@ -188,9 +211,19 @@ final class GroupEngine: Sendable {
             return replaced
         }
         if oldPin >= 0 { FileCalls.close(oldPin) }
-        if wasLoaded && !watchers.queues.isEmpty {
-            let keys = document.changedKeys(since: old)
-            if !keys.isEmpty { for queue in watchers.queues.values { queue.post(keys) } }
+        if wasLoaded && streams.withLock({ !$0.queues.isEmpty }) {
+            queueChanges(document.changedKeys(since: old), into: &wakeups)
+        }
+    }
+
+    /// Queues `keys` on every change stream, collecting the consumers to wake. Caller holds
+    /// `loading`, so the streams get documents' changes in the order they were installed.
+    func queueChanges(_ keys: [String], into wakeups: inout Wakeups) {
+        guard !keys.isEmpty else { return }
+        streams.withLock { watchers in
+            for queue in watchers.queues.values {
+                if let wakeup = queue.enqueue(keys) { wakeups.append(wakeup) }
+            }
         }
     }
 }
