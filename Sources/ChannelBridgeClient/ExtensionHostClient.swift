@@ -80,7 +80,12 @@ public final class ExtensionHostClient: Sendable {
 
     /// The `shared_preference_app_group` plugin, with `appGroup` chosen first when given.
     public func sharedPreferences(appGroup: String? = nil) async throws -> SharedPreferencesClient {
-        let client = SharedPreferencesClient(messenger: connection.messenger)
+        let path = connection.path
+        let channel = extensionChannel.name
+        let client = SharedPreferencesClient(messenger: connection.messenger) {
+            let host = try await ExtensionHostClient.connect(to: path, extensionChannel: channel)
+            return (host.messenger, { host.close() })
+        }
         if let appGroup { try await client.setAppGroup(appGroup) }
         return client
     }

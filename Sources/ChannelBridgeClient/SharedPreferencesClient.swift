@@ -1,6 +1,7 @@
 public import ChannelBridgeChannels
 public import ChannelBridgeCodec
 public import ChannelBridgeMessenger
+import Foundation
 
 /// The `shared_preference_app_group` plugin from the caller's side, with typed getters and
 /// setters, and the host's change stream.
@@ -22,10 +23,25 @@ public struct SharedPreferencesClient: Sendable {
     let messenger: any BinaryMessenger
     /// The group chosen with `setAppGroup`, which the change stream listens to.
     private let group = GroupBox()
+    /// How `take` reaches the host again after its connection ended; `nil`: it does not retry.
+    let reconnector: Reconnector?
+
+    /// How long `take` keeps retrying after its connection ended (see `take`).
+    public var takeRetryPeriod: Duration = .seconds(30)
 
     public init(messenger: any BinaryMessenger) {
         self.messenger = messenger
         channel = MethodChannel(name: Self.channelName, messenger: messenger)
+        reconnector = nil
+    }
+
+    /// A client whose `take` reconnects with `reconnect` (which returns a new connection's
+    /// messenger and how to close it) when its connection ends before the reply.
+    public init(messenger: any BinaryMessenger,
+                reconnect: @escaping @Sendable () async throws -> (messenger: any BinaryMessenger, close: @Sendable () -> Void)) {
+        self.messenger = messenger
+        channel = MethodChannel(name: Self.channelName, messenger: messenger)
+        reconnector = Reconnector(reconnect)
     }
 
     public func setAppGroup(_ appGroup: String) async throws {
@@ -85,8 +101,19 @@ public struct SharedPreferencesClient: Sendable {
 
     /// Reads and removes `key` in one atomic step: an item appended meanwhile is either in the
     /// value returned or still stored. `.null` when the key was absent.
-    public func take(_ key: String) async throws -> StandardValue {
-        try await get("take", key)
+    ///
+    /// The take carries a request id of its own (`requestID`, a fresh UUID when `nil`), so it can
+    /// be retried: when the connection ends before the reply and the client was made with a way
+    /// to reconnect (`ExtensionHostClient.sharedPreferences` makes it so), it reconnects, chooses
+    /// the app group again and sends the same take, for up to `takeRetryPeriod`; the host answers
+    /// a take it made already with the value it took then. So each item is returned exactly once,
+    /// whatever happens to the connection or the host.
+    public func take(_ key: String, requestID: String? = nil) async throws -> StandardValue {
+        let arguments: StandardValue = ["key": .string(key), "requestId": .string(requestID ?? UUID().uuidString)]
+        return try await TakeRetry.run(retryFor: takeRetryPeriod, reconnector: reconnector, first: messenger,
+                                       appGroup: group.value) { channel in
+            try await channel.invokeMethod("take", arguments: arguments)
+        }
     }
 
     /// Every write to the group (`appGroup`, else the one chosen with `setAppGroup`), by this host

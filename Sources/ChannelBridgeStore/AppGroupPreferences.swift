@@ -102,6 +102,18 @@ public struct AppGroupPreferences: PreferenceStore {
         return try outcome.get()
     }
 
+    public func take(key: String, requestID: String) async throws(StoreError) -> StandardValue? {
+        try TakeReceipts.check(id: requestID)
+        let outcome = try await engine.perform("take of '\(key)'") { edit -> Result<StandardValue?, StoreError> in
+            do throws(StoreError) {
+                return .success(try edit.take(key, requestID: requestID))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
+    }
+
     /// A stream of every change to the group after this call returns. Changes the consumer has not
     /// taken yet are kept per key (each key once, with its latest value when taken), so a slow
     /// consumer costs memory for the keys changed, not for the writes.

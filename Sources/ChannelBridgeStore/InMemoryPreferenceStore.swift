@@ -18,6 +18,8 @@ public final class InMemoryPreferenceStore: PreferenceStore {
     private struct State {
         var values = OrderedValues()
         var streams: [ObjectIdentifier: ChangeQueue<StoreChange>] = [:]
+        /// The latest takes made with a request id, oldest first (as the file store keeps them).
+        var receipts: [(id: String, value: StandardValue)] = []
     }
 
     private let state: LockedValue<State>
@@ -73,6 +75,23 @@ public final class InMemoryPreferenceStore: PreferenceStore {
             values[key] = nil
             return ([key], old)
         }
+    }
+
+    public func take(key: String, requestID: String) async throws(StoreError) -> StandardValue? {
+        try TakeReceipts.check(id: requestID)
+        let (taken, wakeups) = state.withLock { state -> (StandardValue?, [ChangeQueue<StoreChange>.Wakeup]) in
+            if let receipt = state.receipts.last(where: { $0.id.utf8.elementsEqual(requestID.utf8) }) {
+                return (receipt.value, [])
+            }
+            guard let old = state.values[key] else { return (nil, []) }
+            state.values[key] = nil
+            state.receipts.append((requestID, old))
+            if state.receipts.count > TakeReceipts.maximumCount { state.receipts.removeFirst() }
+            let change = [StoreChange(key: key, value: nil)]
+            return (old, state.streams.values.compactMap { $0.enqueue(change) })
+        }
+        for wakeup in wakeups { wakeup.resume() }
+        return taken
     }
 
     public func changes() async throws(StoreError) -> AsyncStream<StoreChange> {

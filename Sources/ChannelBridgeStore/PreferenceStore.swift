@@ -49,6 +49,14 @@ public protocol PreferenceStore: Sendable {
     /// here or still stored afterwards, never lost in between.
     func take(key: String) async throws(StoreError) -> StandardValue?
 
+    /// `take(key:)` that can be retried: the value taken is recorded under `requestID` in the same
+    /// atomic write that removes it, and a take with the same `requestID` while the record is kept
+    /// (the group's last 32 such takes) returns that value again and removes nothing. A caller
+    /// whose reply was lost retries with the same id and gets each item exactly once. An absent
+    /// key records nothing (a retry takes afresh). `requestID` is 1 to 128 bytes of UTF-8
+    /// (`invalidValue` otherwise), unique per take, e.g. a UUID.
+    func take(key: String, requestID: String) async throws(StoreError) -> StandardValue?
+
     /// Appends each of `values` to the list under `key` in one atomic step, creating the list when
     /// the key is absent: appenders in any number of processes lose no item. Throws `.wrongType`
     /// (and writes nothing) when the key holds something other than a list.
@@ -63,6 +71,12 @@ public protocol PreferenceStore: Sendable {
 }
 
 extension PreferenceStore {
+    /// A store that keeps no receipts takes afresh: at most once, so a retry after a lost reply
+    /// returns nothing of what the first take removed. Both stores of this module keep receipts.
+    public func take(key: String, requestID: String) async throws(StoreError) -> StandardValue? {
+        try await take(key: key)
+    }
+
     /// `appendToList` as an `update` of the key: what every store does unless it has a faster way.
     public func appendToList(key: String, values: [StandardValue]) async throws(StoreError) {
         do {

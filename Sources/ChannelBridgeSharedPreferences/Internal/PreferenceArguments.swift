@@ -21,6 +21,12 @@ struct PreferenceArguments {
         return string
     }
 
+    /// The optional string argument `name`: `nil` when absent or null.
+    func optionalString(_ name: String) throws(MethodError) -> String? {
+        guard let value = arguments[name], value != .null else { return nil }
+        return try string(name)
+    }
+
     /// The list argument `name` (a Dart `List`, any elements).
     func list(_ name: String) throws(MethodError) -> [StandardValue] {
         let value = try member(name)

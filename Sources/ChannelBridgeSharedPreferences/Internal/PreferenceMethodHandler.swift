@@ -195,9 +195,18 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
             })
         case .take:
             let key = try arguments.string("key")
+            let requestID = try arguments.optionalString("requestId")
+            if let requestID, requestID.isEmpty || requestID.utf8.count > 128 {
+                throw PreferenceErrors.invalidArguments(
+                    method: name, argument: "requestId",
+                    "the argument 'requestId' must be 1 to 128 bytes of UTF-8, got \(requestID.utf8.count)")
+            }
             let store = try self.store(for: group)
             return (.write, {
-                try await storeCall { () async throws(StoreError) in try await store.take(key: key) } ?? .null
+                try await storeCall { () async throws(StoreError) in
+                    if let requestID { return try await store.take(key: key, requestID: requestID) }
+                    return try await store.take(key: key)
+                } ?? .null
             })
         default:
             // Every other method is a getter or setter, answered above.

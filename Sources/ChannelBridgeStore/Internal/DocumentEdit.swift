@@ -18,10 +18,13 @@ struct DocumentEdit {
     /// Every key written, in the order first written (the change log's commit and the change events).
     private(set) var writtenKeys: [String] = []
     private var written = Set<String>()
+    /// The receipts of takes made with a request id, as the new file will hold them.
+    private(set) var takeReceipts: TakeReceipts
 
     init(base: StoredDocument, path: String) {
         self.base = base
         self.path = path
+        takeReceipts = base.takeReceipts
     }
 
     var hasWrites: Bool { !writtenKeys.isEmpty }
@@ -64,6 +67,21 @@ struct DocumentEdit {
         return true
     }
 
+    /// Takes `key` for the take with request id `id`: the value its receipt recorded when that
+    /// take was made already (nothing is written again), else the key's value, removed and
+    /// recorded under `id` in the same write. An absent key is recorded nowhere: a retry of that
+    /// take takes afresh, and so loses nothing.
+    mutating func take(_ key: String, requestID id: String) throws(StoreError) -> StandardValue? {
+        if let receipt = takeReceipts.receipt(forID: id) {
+            return try StoredDocument.decode(receipt.valueText[...], key: receipt.key, path: path)
+        }
+        guard let text = valueText(forKey: key) else { return nil }
+        let value = try StoredDocument.decode(text, key: key, path: path)
+        takeReceipts.record(.init(id: id, key: key, valueText: Array(text)))
+        set(key, text: nil)
+        return value
+    }
+
     /// Removes every key; returns whether there was any.
     @discardableResult
     mutating func removeAll() -> Bool {
@@ -87,6 +105,7 @@ struct DocumentEdit {
         var removedKeys: [String]
         var addedKeys: [(key: String, position: Int)]
         var writtenKeys: [String]
+        var takeReceipts: TakeReceipts
     }
 
     /// The new file, built in `buffers`: the layout of Protocol/store.md's example (one member per
@@ -104,8 +123,10 @@ struct DocumentEdit {
         entries.removeAll(keepingCapacity: true)
         var logText: [UInt8] = []
         log.write(into: &logText)
+        var receiptsText: [UInt8] = []
+        if !takeReceipts.isEmpty { takeReceipts.write(into: &receiptsText) }
         // The base's bytes hold its log and every value this edit replaces: an upper bound.
-        let estimate = base.bytes.count + logText.count
+        let estimate = base.bytes.count + logText.count + receiptsText.count
             + added.reduce(64) { $0 + $1.key.utf8.count + ($1.value?.count ?? 0) + 16 }
             + replaced.values.reduce(0) { $0 + ($1?.count ?? 0) }
         guard estimate <= StoredDocument.maximumSize else {
@@ -190,6 +211,10 @@ struct DocumentEdit {
         out.append(contentsOf: (first ? "}" : "\n  }").utf8)
         out.append(contentsOf: ",\n  \"changeLog\": ".utf8)
         out.append(contentsOf: logText)
+        if !receiptsText.isEmpty {
+            out.append(contentsOf: ",\n  \"takeReceipts\": ".utf8)
+            out.append(contentsOf: receiptsText)
+        }
         for member in base.otherMembers {
             out.append(contentsOf: ",\n  ".utf8)
             out.append(contentsOf: JSONValue.string(member.key).text.utf8)
@@ -199,6 +224,6 @@ struct DocumentEdit {
         out.append(contentsOf: "\n}\n".utf8)
         buffers = Buffers(bytes: out, entries: entries)
         return Result(tombstones: tombstones, changeLog: log, removedKeys: removedKeys, addedKeys: addedKeys,
-                      writtenKeys: writtenKeys)
+                      writtenKeys: writtenKeys, takeReceipts: takeReceipts)
     }
 }

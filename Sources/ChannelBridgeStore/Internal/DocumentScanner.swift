@@ -174,6 +174,7 @@ struct DocumentScanner {
                     switch name {
                     case "version": version = version ?? json
                     case "changeLog": document.changeLog = ChangeLog(json: json)
+                    case "takeReceipts": document.takeReceipts = TakeReceipts(json: json) ?? TakeReceipts()
                     case "values": break
                     default: document.otherMembers.append((name, Array(bytes[start..<offset])))
                     }

@@ -50,6 +50,8 @@ struct StoredDocument: Sendable {
     /// How many of `entries` are tombstones.
     var tombstones = 0
     var changeLog: ChangeLog?
+    /// What the latest takes made with a request id returned.
+    var takeReceipts = TakeReceipts()
     /// Top-level members this version does not know, as their exact text, kept by a rewrite.
     var otherMembers: [(key: String, text: [UInt8])] = []
 
@@ -164,6 +166,7 @@ extension StoredDocument {
         swap(&entries, &buffers.entries)
         tombstones = commit.tombstones
         changeLog = commit.changeLog
+        takeReceipts = commit.takeReceipts
         for key in commit.removedKeys { index.removeValue(forKey: key) }
         for (key, position) in commit.addedKeys { index[key] = position }
         if tombstones > max(1_024, index.count) { compact() }
