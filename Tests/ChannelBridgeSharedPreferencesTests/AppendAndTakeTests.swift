@@ -23,6 +23,23 @@ import Testing
         }
     }
 
+    @Test func aTakeWithARequestIDIsAnsweredAgainByItsRetryAndRefusesABadID() async throws {
+        let session = try await PreferencesSession.start(provider: InMemoryAppGroupStore(), entitled: ["group.local"])
+        defer { session.close() }
+        try await withHangGuard { () async throws in
+            try await session.call("appendToList", ["key": "itemList", "values": ["a"]])
+            #expect(try await session.call("take", ["key": "itemList", "requestId": "r1"]) == ["a"])
+            try await session.call("appendToList", ["key": "itemList", "values": ["b"]])
+            #expect(try await session.call("take", ["key": "itemList", "requestId": "r1"]) == ["a"])
+            #expect(try await session.call("take", ["key": "itemList", "requestId": .null]) == ["b"])
+            let error = await #expect(throws: MethodError.self) {
+                try await session.call("take", ["key": "itemList", "requestId": ""])
+            }
+            #expect(error == invalidArguments("take", "requestId", "the argument 'requestId' must be 1 to 128 bytes of UTF-8, got 0"))
+            await #expect(throws: MethodError.self) { try await session.call("take", ["key": "itemList", "requestId": 5]) }
+        }
+    }
+
     @Test func takeAnswersAnyValueAsStored() async throws {
         let store = InMemoryAppGroupStore()
         let session = try await PreferencesSession.start(provider: store)
