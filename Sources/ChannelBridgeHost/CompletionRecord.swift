@@ -8,19 +8,24 @@ public import ChannelBridgeCodec
 /// ```
 ///
 /// `returnedItems` is the canonical TVN of what `exit` was given (`null` when nothing); `error` is
-/// `null` when completed, else `{"code","message","details"}` (details in TVN).
+/// `null` when completed, else `{"code","message","details"}` (details in TVN). A last member,
+/// `shutdownDeadlinePassed`, is present only when the shutdown ran out of time.
 public struct CompletionRecord: Sendable, Hashable {
     public var outcome: HostOutcome
     public var returnedItems: StandardValue?
     public var error: MethodError?
     public var openedURLs: [OpenedURL]
+    /// Set when the shutdown deadline passed with work unfinished; the outcome (and so the exit
+    /// status) is still how the request ended.
+    public var shutdownDeadlinePassed: ShutdownDeadlinePassed?
 
     public init(outcome: HostOutcome, returnedItems: StandardValue? = nil, error: MethodError? = nil,
-                openedURLs: [OpenedURL] = []) {
+                openedURLs: [OpenedURL] = [], shutdownDeadlinePassed: ShutdownDeadlinePassed? = nil) {
         self.outcome = outcome
         self.returnedItems = returnedItems
         self.error = error
         self.openedURLs = openedURLs
+        self.shutdownDeadlinePassed = shutdownDeadlinePassed
     }
 
     public var json: JSONValue {
@@ -31,14 +36,16 @@ public struct CompletionRecord: Sendable, Hashable {
                 .init("details", TypedValueNotation.json(for: error.details)),
             ])
         } ?? .null
-        return .object([
+        var members: [JSONValue.Member] = [
             .init("outcome", .string(outcome.name)),
             .init("returnedItems", returnedItems.map(TypedValueNotation.json(for:)) ?? .null),
             .init("error", errorJSON),
             .init("openedURLs", .array(openedURLs.map { url in
                 .object([.init("url", .string(url.url)), .init("opened", .bool(url.opened))])
             })),
-        ])
+        ]
+        if let shutdownDeadlinePassed { members.append(.init("shutdownDeadlinePassed", shutdownDeadlinePassed.json)) }
+        return .object(members)
     }
 
     /// The record as one line of compact JSON, without the line break.

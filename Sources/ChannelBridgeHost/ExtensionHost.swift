@@ -26,6 +26,9 @@ import FoundationEssentials
 /// call that ended the request is queued, the host stops accepting and removes its socket file,
 /// sends GOODBYE `shuttingDown` to every session, waits for the replies still owed (every store
 /// write they made is durable by then), tears the plugins down and prints the completion record.
+/// The waiting is bounded by `HostOptions.shutdownTimeout`, counted from the request's end: when
+/// it passes first (a store write stuck in `flock` or `fsync` holds a reply back), the record
+/// says so in `shutdownDeadlinePassed` and `run()` returns without waiting any longer.
 public final class ExtensionHost: Sendable {
     public let options: HostOptions
     /// The socket path as given (or the default), as the ready line shows it.
@@ -153,7 +156,10 @@ public final class ExtensionHost: Sendable {
     /// `cancellationSignal` names at that moment (SIGTERM by default: what a supervisor's stop
     /// means), unless it had already ended; the shutdown then runs in full (owed replies sent,
     /// sessions closed with GOODBYE `shuttingDown`, socket file removed, plugins torn down) and
-    /// this returns the record. Call it once; a further call waits for the first one's record.
+    /// this returns the record. Once the shutdown timeout has passed, this returns without the
+    /// part still waiting (sessions whose replies are owed), which goes on unattended: the one
+    /// exception to the structure, so that a stuck store write cannot hold the caller. Call it
+    /// once; a further call waits for the first one's record.
     public func run(cancellationSignal: @escaping @Sendable () -> HostSignal = { .sigterm }) async -> CompletionRecord {
         let first = running.withLock { state -> Bool in
             guard case .idle = state else { return false }
@@ -215,14 +221,42 @@ public final class ExtensionHost: Sendable {
             group.cancelAll()
             return ending
         }
-        // From here on nothing waits for cancellation: a cancelled run still shuts down in full.
-        if let reply = ending.endingReply { await reply.wait() }
-        await shutDown(reason: "\(Self.shuttingDownReason) (\(ending.outcome))")
-        // Every owed reply is out, so every write a session made has been acknowledged and is
-        // durable: the store has nothing left to flush.
-        let record = request.completionRecord ?? CompletionRecord(outcome: ending.outcome)
+        // From here on nothing waits for cancellation: a cancelled run still shuts down in full,
+        // or as far as it gets within the shutdown timeout.
+        let reason = "\(Self.shuttingDownReason) (\(ending.outcome))"
+        let finished = await ShutdownDeadline.run(within: options.shutdownTimeout) { [self] in
+            if let reply = ending.endingReply { await reply.wait() }
+            await shutDown(reason: reason)
+        }
+        // Finished: every owed reply is out, so every write a session made has been acknowledged
+        // and is durable, and the store has nothing left to flush. Not finished: a reply still
+        // owed (a store write stuck in `flock` or `fsync`) is not waited for; its write was never
+        // acknowledged, and every acknowledged one is durable, as after a kill.
+        var record = request.completionRecord ?? CompletionRecord(outcome: ending.outcome)
+        if !finished {
+            let passed = await abandonShutdown(reason: reason)
+            output.standardError(passed.diagnostic)
+            record.shutdownDeadlinePassed = passed
+        }
         output.standardOutput(record.jsonLine)
         return record
+    }
+
+    /// After the shutdown timeout: does what the orderly shutdown may not have reached and waits
+    /// for nothing a store write can hold up (the accepting thread ends as soon as the listening
+    /// socket is shut down). Sessions still open stay open, already told GOODBYE, until their
+    /// replies are sent (or the process ends).
+    private func abandonShutdown(reason: String) async -> ShutdownDeadlinePassed {
+        listener.close()
+        await listener.waitUntilClosed()
+        let live = sessions.all
+        var unfinished = 0
+        for session in live {
+            session.connection.close(code: .shuttingDown, reason: reason)
+            unfinished += session.connection.messenger.owedReplyCount
+        }
+        return ShutdownDeadlinePassed(timeout: options.shutdownTimeout, unfinishedCalls: unfinished,
+                                      openSessions: live.count)
     }
 
     /// Ends the request as interrupted by `signal`, unless it has already ended.

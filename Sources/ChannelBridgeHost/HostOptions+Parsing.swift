@@ -133,6 +133,12 @@ extension HostOptions {
                     throw usage("--hello-timeout needs a number of seconds from 0 to 3600 (0: wait for ever), not \(text.debugDescription)")
                 }
                 options.helloTimeout = seconds == 0 ? nil : .milliseconds(Int64((seconds * 1000).rounded(.up)))
+            case "--shutdown-timeout":
+                let text = try value()
+                guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 3600 else {
+                    throw usage("--shutdown-timeout needs a number of seconds from 0 to 3600, not \(text.debugDescription)")
+                }
+                options.shutdownTimeout = .milliseconds(Int64((seconds * 1000).rounded(.up)))
             case "--plugin":
                 let plugin = try nonEmpty()
                 if !plugins.contains(plugin) { plugins.append(plugin) }
@@ -173,7 +179,8 @@ extension HostOptions {
         connections and, when the request ends, one JSON line (the completion record).
 
         Exit status: 0 completed (exit), 2 cancelled, 3 expired (--deadline), 130 SIGINT,
-        143 SIGTERM, 1 failed to start, 64 usage error.
+        143 SIGTERM, 1 failed to start, 64 usage error. The status is the same when the shutdown
+        runs past --shutdown-timeout; the record then says so (shutdownDeadlinePassed).
 
         options:
           --socket PATH            socket to bind (default $XDG_RUNTIME_DIR/channelbridge/extension-host.sock,
@@ -204,6 +211,11 @@ extension HostOptions {
           --outbound-low-water B   unsent bytes at or below which that ends (default 1048576, or a
                                    quarter of --outbound-high-water)
           --hello-timeout SECONDS  close a client that has not sent HELLO in time (default 5; 0: never)
+          --shutdown-timeout SECONDS
+                                   once the request has ended, wait at most this long (0 to 3600,
+                                   default 5) for replies still owed, e.g. a store write stuck on
+                                   the group's lock; then exit without them (nothing acknowledged
+                                   is lost). A second SIGINT/SIGTERM exits at once
           --echo                   also serve channelbridge/echo (binary; replies with the bytes it got)
           --trace                  log every call, decoded, to standard error
           --help                   print this text

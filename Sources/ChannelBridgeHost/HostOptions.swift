@@ -62,10 +62,16 @@ public struct HostOptions: Sendable, Equatable {
     /// `--hello-timeout SECONDS`: a client that has not sent HELLO this long after connecting is
     /// closed with GOODBYE; `nil` (`--hello-timeout 0`) waits for ever.
     public var helloTimeout: Duration?
+    /// `--shutdown-timeout SECONDS`: how long the shutdown waits, from the end of the request, for
+    /// the replies still owed (a store write that cannot finish holds one back for as long as it
+    /// is stuck); once it has passed, `run()` returns without them (`CompletionRecord.shutdownDeadlinePassed`).
+    /// `.zero` waits for nothing.
+    public var shutdownTimeout: Duration
 
     public static let defaultAppGroup = "group.local"
     public static let defaultChannel = "channelbridge/extension"
     public static let echoChannel = "channelbridge/echo"
+    public static let defaultShutdownTimeout: Duration = .seconds(5)
 
     public init(
         socketPath: String = SocketPath.defaultPath(),
@@ -88,7 +94,8 @@ public struct HostOptions: Sendable, Equatable {
         maxHandlersInFlight: Int = MessengerConnection.Options.defaultMaxHandlersInFlight,
         outboundHighWater: Int = SocketConnection.Options.defaultOutboundHighWater,
         outboundLowWater: Int = SocketConnection.Options.defaultOutboundLowWater,
-        helloTimeout: Duration? = SocketConnection.Options.defaultHelloTimeout
+        helloTimeout: Duration? = SocketConnection.Options.defaultHelloTimeout,
+        shutdownTimeout: Duration = HostOptions.defaultShutdownTimeout
     ) {
         self.socketPath = socketPath
         self.maxFrameBytes = maxFrameBytes
@@ -111,6 +118,7 @@ public struct HostOptions: Sendable, Equatable {
         self.outboundHighWater = outboundHighWater
         self.outboundLowWater = outboundLowWater
         self.helloTimeout = helloTimeout
+        self.shutdownTimeout = shutdownTimeout
     }
 
     /// The group that `--share-key` writes into and `--file` copies go to: the first entitled one.

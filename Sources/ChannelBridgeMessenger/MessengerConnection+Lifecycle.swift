@@ -30,6 +30,10 @@ extension MessengerConnection {
         }
     }
 
+    /// The peer's requests taken in whose replies are still owed (requests held back unread are
+    /// not counted). A host that stops waiting for them at its shutdown deadline reports this.
+    package var owedReplyCount: Int { state.withLock { $0.inbound.count } }
+
     /// From now on, answer every new request with REPLY status 2 carrying `reason` (a host that is
     /// ending does this before its GOODBYE `shuttingDown`). Handlers already running still reply.
     public func refuseNewRequests(reason: String) {
