@@ -16,6 +16,14 @@ import Testing
                 == #"{"outcome":"interrupted","returnedItems":null,"error":{"code":"SIGINT","message":null,"details":null},"openedURLs":[]}"#)
     }
 
+    @Test func aShutdownThatRanOutOfTimeAddsItsLastMember() {
+        var record = CompletionRecord(outcome: .interrupted(.sigterm), error: MethodError(code: "SIGTERM"))
+        record.shutdownDeadlinePassed = ShutdownDeadlinePassed(timeout: .milliseconds(2500), unfinishedCalls: 3,
+                                                               openSessions: 2)
+        #expect(record.jsonLine == #"{"outcome":"interrupted","returnedItems":null,"error":{"code":"SIGTERM","message":null,"details":null},"openedURLs":[],"shutdownDeadlinePassed":{"seconds":2.5,"unfinishedCalls":3,"openSessions":2}}"#)
+        #expect(record.outcome.exitStatus == 143)
+    }
+
     @Test func outcomesHaveTheirExitStatuses() {
         #expect([HostOutcome.completed, .cancelled, .expired, .interrupted(.sigint), .interrupted(.sigterm)].map(\.exitStatus)
                 == [0, 2, 3, 130, 143])

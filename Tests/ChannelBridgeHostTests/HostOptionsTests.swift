@@ -18,6 +18,18 @@ import Testing
         #expect(options.maxConnections == 128 && options.maxHandlersInFlight == 64)
         #expect(options.outboundHighWater == 4 << 20 && options.outboundLowWater == 1 << 20)
         #expect(options.helloTimeout == .seconds(5))
+        #expect(options.shutdownTimeout == .seconds(5))
+    }
+
+    @Test func theShutdownTimeoutIsReadInSecondsFromZeroTo3600() throws {
+        for (text, expected) in [("0", Duration.zero), ("0.25", .milliseconds(250)), ("3600", .seconds(3600))] {
+            guard case .run(let options) = try HostOptions.parse(["--shutdown-timeout", text]) else {
+                Issue.record("not a run")
+                return
+            }
+            #expect(options.shutdownTimeout == expected, "--shutdown-timeout \(text)")
+        }
+        #expect(HostOptions.usageText.contains("--shutdown-timeout SECONDS"))
     }
 
     @Test func flowControlLimitsAreRead() throws {
@@ -67,6 +79,8 @@ import Testing
         ["--deadline", "nan"], ["--deadline", "-1"], ["--app-group", ".."], ["--plugin", ""], ["-x"],
         ["--max-connections", "0"], ["--max-handlers", "x"], ["--outbound-high-water", "0"],
         ["--outbound-high-water", "100", "--outbound-low-water", "200"], ["--hello-timeout", "-1"], ["--hello-timeout", "nan"],
+        ["--shutdown-timeout", "-0.5"], ["--shutdown-timeout", "3600.5"], ["--shutdown-timeout", "inf"],
+        ["--shutdown-timeout"],
     ])
     func malformedCommandLinesAreUsageErrors(arguments: [String]) {
         #expect(throws: HostError.self) { try HostOptions.parse(arguments) }
