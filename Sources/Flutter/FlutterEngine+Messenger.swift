@@ -102,11 +102,10 @@ extension FlutterEngine: FlutterBinaryMessenger {
         }
         let executor = executor(for: taskQueue)
         let messenger = sessionMessenger
-        return state.withLock { state -> FlutterBinaryMessengerConnection in
-            guard !state.destroyed else {
-                FlutterLog.warning("A handler for channel '\(channel)' was set after the engine was torn down; it is not installed")
-                return 0
-            }
+        // Nil when the engine is torn down: the warning goes to the log handler after unlocking,
+        // as that handler is the app's code and may call the engine.
+        let installed = state.withLock { state -> FlutterBinaryMessengerConnection? in
+            guard !state.destroyed else { return nil }
             state.nextConnection += 1
             let connection = state.nextConnection
             // Under the lock, so that the token kept is the one the messenger kept.
@@ -118,6 +117,11 @@ extension FlutterEngine: FlutterBinaryMessenger {
             state.connections[connection] = Installed(channel: channel, token: token)
             return connection
         }
+        guard let installed else {
+            FlutterLog.warning("A handler for channel '\(channel)' was set after the engine was torn down; it is not installed")
+            return 0
+        }
+        return installed
     }
 
     /// Hands one message to `handler` on `executor` and waits for its reply.

@@ -28,9 +28,20 @@ struct EngineSession {
 /// channel names, so parallel tests do not see each other's lines.
 enum LogCapture {
     private static let lines = LockedValue<[String]>([])
+    /// What a test runs when a line mentions its text, on the logging thread, after recording it.
+    private static let reactions = LockedValue<[String: @Sendable () -> Void]>([:])
     private static let installed: Void = {
-        FlutterLog.setHandler { level, message in lines.withLock { $0.append("\(level.rawValue): \(message)") } }
+        FlutterLog.setHandler { level, message in
+            lines.withLock { $0.append("\(level.rawValue): \(message)") }
+            let matching = reactions.withLock { $0.filter { message.contains($0.key) }.map(\.value) }
+            for reaction in matching { reaction() }
+        }
     }()
+
+    /// Runs `reaction` inside the log handler for every line that mentions `text`.
+    static func onLine(mentioning text: String, _ reaction: @escaping @Sendable () -> Void) {
+        reactions.withLock { $0[text] = reaction }
+    }
 
     static func start() {
         _ = installed
