@@ -53,11 +53,15 @@ protocol CheckedMethodCodec: AnyObject {
 enum SharedCodecs {
     private static let instances = LockedValue<[ObjectIdentifier: AnyObject]>([:])
 
-    static func instance<T: AnyObject>(of type: T.Type, make: () -> T) -> T {
-        instances.withLock { instances in
-            if let existing = instances[ObjectIdentifier(type)] as? T { return existing }
-            let created = make()
-            instances[ObjectIdentifier(type)] = created
+    /// `make` runs outside the lock: it may be a subclass's initializer, which can ask for another
+    /// shared codec. Two first callers may both make one; the first filed is the shared one.
+    static func instance<T: AnyObject & Sendable>(of type: T.Type, make: () -> T) -> T {
+        let key = ObjectIdentifier(type)
+        if let existing = instances.withLock({ $0[key] as? T }) { return existing }
+        let created = make()
+        return instances.withLock { instances in
+            if let existing = instances[key] as? T { return existing }
+            instances[key] = created
             return created
         }
     }
