@@ -23,6 +23,11 @@ final class EventProducer: StreamHandler {
     }
 
     func onCancel(arguments: StandardValue) async throws {
-        producer.withLock { $0?.cancel() }
+        // Cancelled after unlocking: cancelling runs the task's cancellation handlers on this thread.
+        let task = producer.withLock { producer in
+            defer { producer = nil }
+            return producer
+        }
+        task?.cancel()
     }
 }

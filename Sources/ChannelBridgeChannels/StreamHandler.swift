@@ -20,7 +20,12 @@ public import ChannelBridgeCodec
 ///     }
 ///
 ///     func onCancel(arguments: StandardValue) async throws {
-///         producer.withLock { $0?.cancel() }
+///         // Cancelled after unlocking: cancelling runs the task's cancellation handlers here.
+///         let task = producer.withLock { producer in
+///             defer { producer = nil }
+///             return producer
+///         }
+///         task?.cancel()
 ///     }
 /// }
 /// ```
