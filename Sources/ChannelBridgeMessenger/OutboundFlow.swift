@@ -83,7 +83,8 @@ package final class OutboundFlow: Sendable {
     }
 
     /// Suspends until `condition` holds for the flow's state; it is looked at now and after every
-    /// change. For tests: an event to wait on instead of polling.
+    /// change, under the flow's lock, so it must only read the snapshot. For tests: an event to
+    /// wait on instead of polling.
     package func waitUntil(_ condition: @escaping @Sendable (Snapshot) -> Bool) async {
         // Safe: resumed exactly once, here or by the change that satisfies `condition`.
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in

@@ -83,6 +83,7 @@ public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
     }
 
     /// Suspends until `predicate` holds for the recorded entries (or the task is cancelled).
+    /// `predicate` runs under the messenger's lock: it must only read the entries.
     public func waitUntil(_ predicate: @escaping @Sendable ([Entry]) -> Bool) async {
         await state.wait { predicate($0.entries) }
     }
