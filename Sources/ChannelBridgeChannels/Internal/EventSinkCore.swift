@@ -268,15 +268,23 @@ final class EventSinkCore: Sendable {
         overflowed(self)
     }
 
-    /// Stops the sink; with `endingStream`, first tells the listener the stream is over.
+    /// Stops the sink; with `endingStream`, first tells the listener the stream is over. What
+    /// waits is dropped; the end goes out after the events a drainer already took, and after the
+    /// `listen` reply when that is not out yet.
     func close(endingStream: Bool = false) {
         let (postEnd, waiters) = state.withLock { state -> (Bool, [UnsafeContinuation<Void, Never>]) in
             // An end of stream still held back would follow the reply; one sent already is enough.
             let needsEnd = endingStream && !state.ended && state.phase != .closed
-            state.phase = .closed
             _ = state.takeAll()
             state.ended = true
             defer { state.roomWaiters = [] }
+            if needsEnd, state.phase == .holding || state.phase == .draining {
+                // Whoever opens or drains the stream sends the end, after what went before: a
+                // drainer posts outside the lock, so an end posted here could overtake its batch.
+                state.queue.append(Waiting(key: nil, payload: nil))
+                return (false, state.roomWaiters)
+            }
+            state.phase = .closed
             return (needsEnd, state.roomWaiters)
         }
         for waiter in waiters { waiter.resume() }
