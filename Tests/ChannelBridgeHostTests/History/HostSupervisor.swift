@@ -1,0 +1,84 @@
+import ChannelBridgeChannels
+import ChannelBridgeMessenger
+import ChannelBridgePlatform
+import ChannelBridgeSocket
+import ChannelBridgeTestSupport
+import Glibc
+
+/// The host of a history run: started, SIGKILLed and started again on the same socket and data
+/// directory. Each start is a new generation; a client whose connection ended waits for a
+/// generation newer than the one it was connected to (an event, not a poll).
+final class HostSupervisor: Sendable {
+    private struct State {
+        var host: HostProcess?
+        var generation = 0
+        var waiters: [(after: Int, continuation: CheckedContinuation<Int, Never>)] = []
+        var kills = 0
+    }
+
+    let directory: TestDirectory
+    let arguments: [String]
+    private let state = LockedValue(State())
+
+    init(_ directory: TestDirectory, arguments: [String]) {
+        self.directory = directory
+        self.arguments = arguments
+    }
+
+    var kills: Int { state.withLock { $0.kills } }
+
+    func start() async throws {
+        let host = try await HostTesting.start(directory, arguments)
+        let ready = state.withLock { state -> [CheckedContinuation<Int, Never>] in
+            state.host = host
+            state.generation += 1
+            let generation = state.generation
+            let ready = state.waiters.filter { $0.after < generation }.map(\.continuation)
+            state.waiters.removeAll { $0.after < generation }
+            return ready
+        }
+        let generation = state.withLock { $0.generation }
+        for continuation in ready { continuation.resume(returning: generation) }
+    }
+
+    /// SIGKILLs the host and starts the next one.
+    func killAndRestart() async throws {
+        guard let host = state.withLock({ state -> HostProcess? in
+            state.kills += 1
+            return state.host
+        }) else { return }
+        host.send(signal: SIGKILL)
+        _ = await host.waitForExit()
+        try await start()
+    }
+
+    /// Ends the host with SIGTERM.
+    func stop() async {
+        guard let host = state.withLock({ $0.host }) else { return }
+        host.send(signal: SIGTERM)
+        _ = await host.waitForExit()
+    }
+
+    /// A connection to a host of a generation after `generation`, waiting for one to be started.
+    func connect(after generation: Int) async -> (SocketConnection, Int) {
+        var after = generation
+        while true {
+            let current = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+                let now = state.withLock { state -> Int? in
+                    if state.generation > after { return state.generation }
+                    state.waiters.append((after, continuation))
+                    return nil
+                }
+                if let now { continuation.resume(returning: now) }
+            }
+            do {
+                let connection = try await SocketConnection.connect(to: directory.socket)
+                _ = try await connection.messenger.waitForPeerHello()
+                return (connection, current)
+            } catch {
+                // That host died between its start and this connect: wait for the next one.
+                after = current
+            }
+        }
+    }
+}

@@ -1,0 +1,309 @@
+import ChannelBridgeChannels
+import ChannelBridgeCodec
+import ChannelBridgeMessenger
+import ChannelBridgePlatform
+import ChannelBridgeSocket
+import ChannelBridgeTestSupport
+
+/// Runs concurrent sessions against a supervised host and records their history: workers that
+/// pipeline windows of 1–16 calls (sets, removes, reads, appends, takes with request ids),
+/// listeners that listen and then cancel or drop their connection, and a killer that SIGKILLs
+/// and restarts the host as the run progresses. Choices come from `seed`; thread timing does not.
+struct StoreHistoryWorkload: Sendable {
+    var seed: UInt64
+    var workers = 4
+    var keysPerWorker = 6
+    /// Rounds (windows) per worker; `seconds`, when set, runs by time instead.
+    var rounds = 40
+    var seconds: Double?
+    var listeners = 2
+    var kills = 2
+
+    static let listKey = "itemList"
+    static let appGroup = "group.history"
+
+    struct Result: Sendable {
+        var history: StoreHistory
+        var finalList: [String]
+        var kills: Int
+        var listens: Int
+    }
+
+    func run(_ directory: TestDirectory) async throws -> Result {
+        let supervisor = HostSupervisor(directory, arguments: ["--app-group", Self.appGroup])
+        try await supervisor.start()
+        let history = StoreHistory()
+        let progress = Progress()
+        let stop = Flag()
+        let started = ContinuousClock.now
+        let listens = Counter()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<workers {
+                group.addTask {
+                    try await runWorker(worker, supervisor, history, progress, started: started)
+                }
+            }
+            for listener in 0..<listeners {
+                group.addTask { await runListener(listener, supervisor, stop, listens) }
+            }
+            group.addTask {
+                // Kills spread over the run: after each share of the workers' expected operations.
+                let expected = workers * rounds * 8
+                for kill in 0..<kills {
+                    await progress.waitFor(expected * (kill + 1) / (kills + 1))
+                    if stop.isRaised { return }
+                    try await supervisor.killAndRestart()
+                }
+            }
+            // Workers end first; then the listeners and killer are told to stop.
+            var finishedWorkers = 0
+            while finishedWorkers < workers {
+                try await group.next()
+                finishedWorkers += 1
+                if finishedWorkers == workers {
+                    stop.raise()
+                    progress.finish()
+                }
+            }
+            try await group.waitForAll()
+        }
+        let (connection, _) = await supervisor.connect(after: 0)
+        let list = try await MethodChannel(name: HostTesting.prefsChannel, messenger: connection.messenger)
+            .invokeMethod("get", arguments: ["key": .string(Self.listKey)])
+        connection.close()
+        await supervisor.stop()
+        let finalList = list.listValue?.compactMap(\.stringValue) ?? []
+        return Result(history: history, finalList: finalList, kills: supervisor.kills, listens: listens.value)
+    }
+
+    private func runWorker(_ worker: Int, _ supervisor: HostSupervisor, _ history: StoreHistory, _ progress: Progress,
+                           started: ContinuousClock.Instant) async throws {
+        var random = SeededGenerator(seed: seed &+ UInt64(worker) &* 0x9E37_79B9)
+        var (connection, generation) = await supervisor.connect(after: 0)
+        var session = 0
+        var position = 0
+        var round = 0
+        func more() -> Bool {
+            if let seconds { return ContinuousClock.now - started < .seconds(seconds) }
+            return round < rounds
+        }
+        while more() {
+            round += 1
+            let channel = MethodChannel(name: HostTesting.prefsChannel, messenger: connection.messenger)
+            let window = Int.random(in: 1...16, using: &random)
+            var calls: [(index: Int, kind: StoreHistory.Kind, task: Task<StandardValue, any Error>)] = []
+            for _ in 0..<window {
+                let kind = nextKind(worker, position, &random)
+                let (method, arguments) = Self.call(for: kind)
+                let index = history.invoke(worker: worker, session: session, position: position, kind)
+                position += 1
+                // Started in program order: each request is sent before the next call starts.
+                let task = Task.immediate { try await channel.invokeMethod(method, arguments: arguments) }
+                calls.append((index, kind, task))
+            }
+            var connectionEnded = false
+            var retakes: [(index: Int, kind: StoreHistory.Kind)] = []
+            for call in calls {
+                do {
+                    let value = try await call.task.value
+                    history.complete(call.index, Self.outcome(of: value, for: call.kind))
+                } catch let error as ChannelError where error.code == .connectionClosed {
+                    connectionEnded = true
+                    if case .take = call.kind { retakes.append((call.index, call.kind)) } else { history.complete(call.index, .unknown) }
+                } catch {
+                    history.complete(call.index, .failed("\(error)"))
+                }
+            }
+            progress.add(calls.count)
+            guard connectionEnded else { continue }
+            connection.close()
+            // A take whose reply was lost is sent again with its request id, as clients do.
+            var pending = retakes
+            while true {
+                (connection, generation) = await supervisor.connect(after: generation)
+                session += 1
+                let channel = MethodChannel(name: HostTesting.prefsChannel, messenger: connection.messenger)
+                var stillPending: [(index: Int, kind: StoreHistory.Kind)] = []
+                for retake in pending {
+                    let (method, arguments) = Self.call(for: retake.kind)
+                    do {
+                        let value = try await channel.invokeMethod(method, arguments: arguments)
+                        history.complete(retake.index, Self.outcome(of: value, for: retake.kind))
+                    } catch let error as ChannelError where error.code == .connectionClosed {
+                        stillPending.append(retake)
+                    } catch {
+                        history.complete(retake.index, .failed("\(error)"))
+                    }
+                }
+                if stillPending.isEmpty { break }
+                pending = stillPending
+            }
+        }
+        // Final reads of every key of the worker, in a session of their own.
+        while true {
+            let channel = MethodChannel(name: HostTesting.prefsChannel, messenger: connection.messenger)
+            var ended = false
+            for key in 0..<keysPerWorker {
+                let kind = StoreHistory.Kind.read(key: "w\(worker)-k\(key)")
+                let index = history.invoke(worker: worker, session: session, position: position, kind)
+                position += 1
+                do {
+                    history.complete(index, Self.outcome(of: try await channel.invokeMethod("getString", arguments: ["key": .string("w\(worker)-k\(key)")]), for: kind))
+                } catch {
+                    history.complete(index, .unknown)
+                    ended = true
+                }
+            }
+            if !ended { break }
+            (connection, generation) = await supervisor.connect(after: generation)
+            session += 1
+        }
+        connection.close()
+    }
+
+    private func nextKind(_ worker: Int, _ position: Int, _ random: inout SeededGenerator) -> StoreHistory.Kind {
+        let key = "w\(worker)-k\(Int.random(in: 0..<keysPerWorker, using: &random))"
+        switch Int.random(in: 0..<100, using: &random) {
+        case 0..<35: return .write(key: key, value: "w\(worker)#\(position)")
+        case 35..<45: return .write(key: key, value: nil)
+        case 45..<70: return .read(key: key)
+        case 70..<90: return .append(item: "w\(worker):\(position)")
+        default: return .take(requestID: "w\(worker)-take-\(position)-\(seed)")
+        }
+    }
+
+    private static func call(for kind: StoreHistory.Kind) -> (String, StandardValue) {
+        switch kind {
+        case .write(let key, let value?): ("setString", ["key": .string(key), "value": .string(value)])
+        case .write(let key, nil): ("remove", ["key": .string(key)])
+        case .read(let key): ("getString", ["key": .string(key)])
+        case .append(let item): ("appendToList", ["key": .string(listKey), "values": [.string(item)]])
+        case .take(let id): ("take", ["key": .string(listKey), "requestId": .string(id)])
+        }
+    }
+
+    private static func outcome(of value: StandardValue, for kind: StoreHistory.Kind) -> StoreHistory.Outcome {
+        switch kind {
+        case .read: .ok(read: value.stringValue, items: [])
+        case .take: .ok(read: nil, items: value.listValue?.compactMap(\.stringValue) ?? [])
+        default: .ok(read: nil, items: [])
+        }
+    }
+
+    /// Listens, takes a few events, then cancels the stream or drops the whole connection, again
+    /// and again until the workers are done.
+    private func runListener(_ listener: Int, _ supervisor: HostSupervisor, _ stop: Flag,
+                             _ listens: Counter) async {
+        var random = SeededGenerator(seed: seed &+ 0xABCD &+ UInt64(listener))
+        var generation = 0
+        while !stop.isRaised {
+            let (connection, current) = await supervisor.connect(after: generation)
+            generation = current - 1
+            let events = EventChannel(name: "shared_preference_app_group/changes", messenger: connection.messenger)
+            let wanted = Int.random(in: 0...3, using: &random)
+            let drop = Bool.random(using: &random)
+            // Once the workers are done no event may come: the stop ends the listen.
+            let token = stop.onRaise { connection.close() }
+            defer { stop.remove(token) }
+            do {
+                var taken = 0
+                for try await _ in events.receiveBroadcastStream(arguments: .null) {
+                    taken += 1
+                    if taken >= wanted || stop.isRaised { break }
+                }
+                listens.add(1)
+            } catch {
+                // The host died under the listener: connect to the next one.
+                generation = current
+            }
+            if drop { connection.close() } else { connection.close(reason: "listener done") }
+        }
+    }
+}
+
+/// Completed operations, counted for the killer to wait on.
+final class Progress: Sendable {
+    private struct State {
+        var count = 0
+        var finished = false
+        var waiters: [(target: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state = LockedValue(State())
+
+    func add(_ count: Int) {
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.count += count
+            let ready = state.waiters.filter { $0.target <= state.count }.map(\.continuation)
+            state.waiters.removeAll { $0.target <= state.count }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    func finish() {
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.finished = true
+            defer { state.waiters = [] }
+            return state.waiters.map(\.continuation)
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    func waitFor(_ target: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.finished || state.count >= target { return true }
+                state.waiters.append((target, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+}
+
+/// A flag raised once, read by any task; what was registered with `onRaise` runs when it is
+/// raised (at once, if it is already).
+final class Flag: Sendable {
+    private struct State {
+        var raised = false
+        var actions: [Int: @Sendable () -> Void] = [:]
+        var next = 0
+    }
+
+    private let state = LockedValue(State())
+    var isRaised: Bool { state.withLock { $0.raised } }
+
+    func raise() {
+        let actions = state.withLock { state in
+            state.raised = true
+            defer { state.actions = [:] }
+            return Array(state.actions.values)
+        }
+        for action in actions { action() }
+    }
+
+    /// Registers `action`; returns its token for `remove`.
+    func onRaise(_ action: @escaping @Sendable () -> Void) -> Int? {
+        let token = state.withLock { state -> Int? in
+            guard !state.raised else { return nil }
+            state.next += 1
+            state.actions[state.next] = action
+            return state.next
+        }
+        if token == nil { action() }
+        return token
+    }
+
+    func remove(_ token: Int?) {
+        guard let token else { return }
+        _ = state.withLock { $0.actions.removeValue(forKey: token) }
+    }
+}
+
+/// A count shared by tasks.
+final class Counter: Sendable {
+    private let count = LockedValue(0)
+    var value: Int { count.withLock { $0 } }
+    func add(_ amount: Int) { count.withLock { $0 += amount } }
+}
