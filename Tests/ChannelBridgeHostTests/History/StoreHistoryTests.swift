@@ -23,7 +23,16 @@ import Testing
             guardSeconds = Int(seconds) + 120
         }
         let run = workload
-        let result = try await withHangGuard(seconds: guardSeconds) { try await run.run(directory) }
+        let history = StoreHistory()
+        let result: StoreHistoryWorkload.Result
+        do {
+            result = try await withHangGuard(seconds: guardSeconds) { try await run.run(directory, into: history) }
+        } catch {
+            let pending = history.recorded.filter { $0.outcome == .pending }
+            let listed = pending.prefix(20).map { "worker \($0.worker) session \($0.session) #\($0.position) \($0.kind)" }
+            Issue.record(Comment(rawValue: "seed \(Self.seed): \(error); \(pending.count) operations pending: \(listed.joined(separator: ", "))"))
+            throw error
+        }
         let operations = result.history.recorded
         let violations = StoreHistoryChecker(operations: operations, finalList: result.finalList).violations()
         let unknown = operations.filter { $0.outcome == .unknown }.count

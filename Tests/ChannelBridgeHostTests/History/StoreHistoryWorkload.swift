@@ -14,7 +14,7 @@ struct StoreHistoryWorkload: Sendable {
     var workers = 4
     var keysPerWorker = 6
     /// Rounds (windows) per worker; `seconds`, when set, runs by time instead.
-    var rounds = 40
+    var rounds = 150
     var seconds: Double?
     var listeners = 2
     var kills = 2
@@ -29,10 +29,11 @@ struct StoreHistoryWorkload: Sendable {
         var listens: Int
     }
 
-    func run(_ directory: TestDirectory) async throws -> Result {
+    /// Runs the workload, recording into `history` (the caller's, so that it can tell what was
+    /// still pending if the run hangs).
+    func run(_ directory: TestDirectory, into history: StoreHistory) async throws -> Result {
         let supervisor = HostSupervisor(directory, arguments: ["--app-group", Self.appGroup])
         try await supervisor.start()
-        let history = StoreHistory()
         let progress = Progress()
         let stop = Flag()
         let started = ContinuousClock.now
@@ -90,20 +91,14 @@ struct StoreHistoryWorkload: Sendable {
         while more() {
             round += 1
             let channel = MethodChannel(name: HostTesting.prefsChannel, messenger: connection.messenger)
+            // A sliding window: the next call is sent as soon as the oldest in flight is answered,
+            // so requests keep arriving while earlier ones are being acknowledged.
             let window = Int.random(in: 1...16, using: &random)
-            var calls: [(index: Int, kind: StoreHistory.Kind, task: Task<StandardValue, any Error>)] = []
-            for _ in 0..<window {
-                let kind = nextKind(worker, position, &random)
-                let (method, arguments) = Self.call(for: kind)
-                let index = history.invoke(worker: worker, session: session, position: position, kind)
-                position += 1
-                // Started in program order: each request is sent before the next call starts.
-                let task = Task.immediate { try await channel.invokeMethod(method, arguments: arguments) }
-                calls.append((index, kind, task))
-            }
+            let count = window * Int.random(in: 1...4, using: &random)
+            var inFlight: [(index: Int, kind: StoreHistory.Kind, task: Task<StandardValue, any Error>)] = []
             var connectionEnded = false
             var retakes: [(index: Int, kind: StoreHistory.Kind)] = []
-            for call in calls {
+            func settle(_ call: (index: Int, kind: StoreHistory.Kind, task: Task<StandardValue, any Error>)) async {
                 do {
                     let value = try await call.task.value
                     history.complete(call.index, Self.outcome(of: value, for: call.kind))
@@ -114,7 +109,21 @@ struct StoreHistoryWorkload: Sendable {
                     history.complete(call.index, .failed("\(error)"))
                 }
             }
-            progress.add(calls.count)
+            var sent = 0
+            while sent < count && !connectionEnded {
+                if inFlight.count == window { await settle(inFlight.removeFirst()) }
+                if connectionEnded { break }
+                let kind = nextKind(worker, position, &random)
+                let (method, arguments) = Self.call(for: kind)
+                let index = history.invoke(worker: worker, session: session, position: position, kind)
+                position += 1
+                sent += 1
+                // Started in program order: each request is sent before the next call starts.
+                let task = Task.immediate { try await channel.invokeMethod(method, arguments: arguments) }
+                inFlight.append((index, kind, task))
+            }
+            for call in inFlight { await settle(call) }
+            progress.add(sent)
             guard connectionEnded else { continue }
             connection.close()
             // A take whose reply was lost is sent again with its request id, as clients do.
