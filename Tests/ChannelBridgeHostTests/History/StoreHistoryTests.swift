@@ -4,8 +4,9 @@ import Testing
 
 /// Histories of concurrent sessions against a real host, killed and restarted as they run,
 /// checked against the store's model (`StoreHistoryChecker`). The suite runs a short seeded
-/// history; `CHANNELBRIDGE_HISTORY_SECONDS=600` runs one by time instead (and
-/// `CHANNELBRIDGE_HISTORY_SEED` picks the seed). A failure prints its seed.
+/// history; `CHANNELBRIDGE_HISTORY_SECONDS=600` runs one by time instead, with a host kill every
+/// 15 s; `CHANNELBRIDGE_HISTORY_SEED`, `…_WORKERS` and `…_KILLS` set the seed, the number of
+/// workers and of kills. A failure prints its seed.
 @Suite struct StoreHistoryTests {
     static var seed: UInt64 {
         ProcessInfo.processInfo.environment["CHANNELBRIDGE_HISTORY_SEED"].flatMap(UInt64.init) ?? 20_261_204
@@ -22,6 +23,9 @@ import Testing
             workload.rounds = Int(seconds * 20)
             guardSeconds = Int(seconds) + 120
         }
+        let environment = ProcessInfo.processInfo.environment
+        if let workers = environment["CHANNELBRIDGE_HISTORY_WORKERS"].flatMap(Int.init) { workload.workers = workers }
+        if let kills = environment["CHANNELBRIDGE_HISTORY_KILLS"].flatMap(Int.init) { workload.kills = kills }
         let run = workload
         let history = StoreHistory()
         let result: StoreHistoryWorkload.Result
