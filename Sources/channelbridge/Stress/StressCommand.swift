@@ -12,6 +12,8 @@ enum StressCommand: CLICommand {
         var name: String
         var summary: String
         var run: @Sendable (StressSettings, StressReport) async throws -> Void
+        /// Whether it runs when no scenario is named.
+        var runsByDefault = true
     }
 
     static let scenarios: [Scenario] = [
@@ -25,28 +27,41 @@ enum StressCommand: CLICommand {
                     + "              refused, memory, threads, HELLO timeout", run: IdleConnectionsScenario.run),
         Scenario(name: "many-clients", summary: "100 clients × 1,000 echo calls, every reply checked",
                  run: ManyClientsScenario.run),
+        Scenario(name: "soak", summary: "--seconds of everything at once: pipelined writers, readers,\n"
+                    + "              listeners that cancel or drop their connection, a take racing\n"
+                    + "              appenders, prefs processes on the data dir; fails on any error,\n"
+                    + "              stall (a write unanswered for 2 s), lost or duplicated item,\n"
+                    + "              or growth of the host's descriptors, threads or memory.\n"
+                    + "              Only when named", run: SoakScenario.run, runsByDefault: false),
     ]
 
     static let help = """
-        usage: channelbridge stress [scenario ...] [--scale F] [--json]
+        usage: channelbridge stress [scenario ...] [--scale F] [--seconds N] [--json]
 
         Runs each scenario against a fresh extension-host child process (built beside channelbridge)
         and prints its figures. The host keeps its default limits (Protocol/wire-protocol.md §4.10).
 
-        Scenarios (all of them when none is named):
+        Scenarios (all of them but soak when none is named):
         \(scenarios.map { "  " + $0.name.padded(18) + $0.summary }.joined(separator: "\n"))
 
         Options:
           --scale F   multiply every duration and count by F (default 1); below 1 the host's HELLO
                       timeout is scaled too. e.g. --scale 0.01 runs everything in a few seconds
-          --json      print {"<scenario>": {"<figure>": value, ...}, ...} at the end
+          --seconds N how long soak runs (default 60; soak ignores --scale). Only with soak named.
+                      soak samples the host's RSS, descriptors and threads every second and prints
+                      their least-squares slopes per minute after the first minute (the first sixth
+                      of a run under 360 s); descriptors or threads growing fails a run of 60 s or
+                      more, memory growing 0.1 MB/min or more fails a run of 600 s or more
+          --json      print {"<scenario>": {"<figure>": value, ...}, ...} at the end (also when a
+                      scenario fails)
 
         Build in release mode for meaningful figures:
           swift run -c release channelbridge stress
+          swift run -c release channelbridge stress soak --seconds 600
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try Arguments(arguments, valued: ["scale"], flags: ["json"])
+        let args = try Arguments(arguments, valued: ["scale", "seconds"], flags: ["json"])
         if args.wantsHelp {
             Output.line(help)
             return ExitCode.success
@@ -61,12 +76,26 @@ enum StressCommand: CLICommand {
             }
             if !chosen.contains(where: { $0.name == name }) { chosen.append(scenario) }
         }
-        if chosen.isEmpty { chosen = scenarios }
+        if chosen.isEmpty { chosen = scenarios.filter(\.runsByDefault) }
+        var settings = StressSettings(scale: scale)
+        if let seconds = args.value("seconds") {
+            guard chosen.contains(where: { $0.name == "soak" }) else { throw UsageError("--seconds goes with soak") }
+            guard let value = Double(seconds), value > 0, value.isFinite else {
+                throw UsageError("--seconds takes a positive number")
+            }
+            settings.soakSeconds = value
+        }
         let json = args.flag("json")
         let report = StressReport(printsLines: !json)
-        for scenario in chosen {
-            report.begin(scenario.name)
-            try await scenario.run(StressSettings(scale: scale), report)
+        do {
+            for scenario in chosen {
+                report.begin(scenario.name)
+                try await scenario.run(settings, report)
+            }
+        } catch {
+            // The figures measured until the failure are what tells it apart.
+            if json { Output.line(report.json()) }
+            throw error
         }
         if json { Output.line(report.json()) }
         return ExitCode.success
@@ -76,6 +105,8 @@ enum StressCommand: CLICommand {
 /// How big a stress run is.
 struct StressSettings: Sendable {
     var scale: Double
+    /// How long `soak` runs.
+    var soakSeconds: Double = 60
 
     func seconds(_ base: Double) -> Double { max(0.2, base * scale) }
 
