@@ -63,6 +63,47 @@ import Testing
         let outcome = try await BenchProcess.run("channelbridge", ["stress", "nope"])
         #expect(outcome.status == 64)
         #expect(outcome.stderr.hasPrefix(
-            "channelbridge stress: unknown scenario 'nope'; known: unread-replies, unread-events, vanish, idle-connections, many-clients"))
+            "channelbridge stress: unknown scenario 'nope'; known: unread-replies, unread-events, vanish, idle-connections, many-clients, soak"))
+    }
+
+    static let soakFigures: Set<String> = [
+        "seconds", "ops_setString", "ops_setInt", "ops_remove", "ops_appendToList", "ops_take", "ops_getString", "ops_getAll",
+        "ops_listen_then_cancel", "ops_listen_then_goodbye", "ops_listen_then_reset", "ops_events_received",
+        "ops_cli_prefs_set", "ops_cli_prefs_get", "ops_cli_prefs_append", "longest_write_ack_ms", "errors", "stalls",
+        "inbox_items_appended", "inbox_items_taken", "inbox_items_left", "inbox_items_lost", "inbox_items_duplicated",
+        "slope_from_s", "host_rss_start_mb", "host_rss_end_mb", "host_rss_slope_mb_per_min", "host_fds_start",
+        "host_fds_end", "host_fds_slope_per_min", "host_threads_start", "host_threads_end", "host_threads_slope_per_min",
+    ]
+
+    /// A 4 s soak: every kind of work was done, with no error, no stall (a write unanswered for 2 s)
+    /// and no appended item lost or taken twice. Slopes over 4 s are not judged (the soak judges
+    /// them from 60 s), and no figure of time or memory is asserted here.
+    @Test(.disabled(if: Sanitizer.current != nil, "a 2 s stall limit a sanitized build misses"))
+    func soakForAFewSecondsIsClean() async throws {
+        let outcome = try await BenchProcess.run("channelbridge", ["stress", "soak", "--seconds", "4", "--json"], limit: 60)
+        #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: [String: Any]])
+        #expect(Set(object.keys) == ["soak"])
+        let figures = try #require(object["soak"])
+        #expect(Set(figures.keys) == Self.soakFigures)
+        func count(_ name: String) -> Int? { (figures[name] as? NSNumber)?.intValue }
+        for name in ["errors", "stalls", "inbox_items_lost", "inbox_items_duplicated", "inbox_items_left"] {
+            #expect(count(name) == 0, "\(name)")
+        }
+        for name in Self.soakFigures where name.hasPrefix("ops_") || name == "inbox_items_taken" {
+            #expect((count(name) ?? 0) > 0, "\(name)")
+        }
+        #expect(count("inbox_items_taken") == count("inbox_items_appended"))
+        #expect((count("host_fds_start") ?? 0) > 0)
+        #expect((count("host_threads_start") ?? 0) > 0)
+    }
+
+    @Test func secondsGoesWithSoakOnly() async throws {
+        let alone = try await BenchProcess.run("channelbridge", ["stress", "vanish", "--seconds", "5"])
+        #expect(alone.status == 64)
+        #expect(alone.stderr.hasPrefix("channelbridge stress: --seconds goes with soak"))
+        let zero = try await BenchProcess.run("channelbridge", ["stress", "soak", "--seconds", "0"])
+        #expect(zero.status == 64)
+        #expect(zero.stderr.hasPrefix("channelbridge stress: --seconds takes a positive number"))
     }
 }

@@ -52,6 +52,7 @@ import Testing
         "swift run -c release channelbridge bench rtt --json": "a benchmark; BenchTests runs its JSON output at a small scale",
         "swift run -c release channelbridge stress": "minutes of stress; StressCommandTests runs every scenario at a tiny scale",
         "swift run -c release channelbridge stress vanish --json": "a stress scenario; StressCommandTests runs its JSON output at a tiny scale",
+        "swift run -c release channelbridge stress soak --seconds 600": "ten minutes of soak; StressCommandTests runs it for 4 s",
     ]
 
     static func shellLines() throws -> [ShellLine] {

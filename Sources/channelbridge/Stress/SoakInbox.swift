@@ -81,16 +81,16 @@ final class SoakInbox: Sendable {
     func append(as name: String, socket: String, ledger: SoakLedger, until deadline: ContinuousClock.Instant) async {
         do {
             try await SoakWorkers.withPreferences(socket) { prefs, _ in
-            var number = 0
-            while ContinuousClock.now < deadline {
-                let items = (0..<Int.random(in: 1...3)).map { _ in
-                    number += 1
-                    return "\(name)-\(number)"
+                var number = 0
+                while ContinuousClock.now < deadline {
+                    let items = (0..<Int.random(in: 1...3)).map { _ in
+                        number += 1
+                        return "\(name)-\(number)"
+                    }
+                    if await ledger.write("appendToList", { try await prefs.appendToList(Self.key, items.map(StandardValue.string)) }) {
+                        acknowledged(items)
+                    }
                 }
-                if await ledger.write("appendToList", { try await prefs.appendToList(Self.key, items.map(StandardValue.string)) }) {
-                    acknowledged(items)
-                }
-            }
             }
         } catch {
             ledger.error("appender \(name)", error)
@@ -101,11 +101,11 @@ final class SoakInbox: Sendable {
     func importItems(socket: String, ledger: SoakLedger, until deadline: ContinuousClock.Instant) async {
         do {
             try await SoakWorkers.withPreferences(socket) { prefs, _ in
-            while ContinuousClock.now < deadline {
-                var value: StandardValue = .null
-                if await ledger.write("take", { value = try await prefs.take(Self.key) }) { taken(value) }
-                try await Task.sleep(for: .milliseconds(Int.random(in: 5...50)))
-            }
+                while ContinuousClock.now < deadline {
+                    var value: StandardValue = .null
+                    if await ledger.write("take", { value = try await prefs.take(Self.key) }) { taken(value) }
+                    try await Task.sleep(for: .milliseconds(Int.random(in: 5...50)))
+                }
             }
         } catch {
             ledger.error("importer", error)

@@ -137,7 +137,15 @@ enum SoakWorkers {
             }
             do {
                 let client = try await ExtensionHostClient.connect(to: socket)
-                let listening = listen(try await client.sharedPreferences(appGroup: StressHost.appGroup))
+                let prefs: SharedPreferencesClient
+                do {
+                    prefs = try await client.sharedPreferences(appGroup: StressHost.appGroup)
+                } catch {
+                    client.close()
+                    await client.connection.waitUntilClosed()
+                    throw error
+                }
+                let listening = listen(prefs)
                 try await Task.sleep(for: .milliseconds(pause))
                 client.close()
                 // The stream ends with the connection (its error then is the close, expected here);
