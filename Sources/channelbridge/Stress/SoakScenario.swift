@@ -27,7 +27,8 @@ enum SoakScenario {
 
     static func run(_ settings: StressSettings, _ report: StressReport) async throws {
         let seconds = settings.soakSeconds
-        try await StressHost.with("soak", settings: settings) { host in
+        // The host keeps every default, its HELLO timeout included, whatever --scale says.
+        try await StressHost.with("soak", settings: StressSettings(scale: 1)) { host in
             let sampler = HostSampler(host)
             let ledger = SoakLedger()
             let inbox = SoakInbox()
