@@ -61,4 +61,13 @@ final class StoreHistory: Sendable {
     }
 
     var recorded: [Operation] { operations.withLock { $0 } }
+
+    private let phases = LockedValue<[String: String]>([:])
+
+    /// What each task of the run is doing now, for the report of a run that hangs.
+    func phase(_ task: String, _ phase: String) {
+        phases.withLock { $0[task] = phase }
+    }
+
+    var currentPhases: [String] { phases.withLock { $0.map { "\($0.key): \($0.value)" }.sorted() } }
 }

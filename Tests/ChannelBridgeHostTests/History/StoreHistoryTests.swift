@@ -34,7 +34,8 @@ import Testing
         } catch {
             let pending = history.recorded.filter { $0.outcome == .pending }
             let listed = pending.prefix(20).map { "worker \($0.worker) session \($0.session) #\($0.position) \($0.kind)" }
-            Issue.record(Comment(rawValue: "seed \(Self.seed): \(error); \(pending.count) operations pending: \(listed.joined(separator: ", "))"))
+            Issue.record(Comment(rawValue: "seed \(Self.seed): \(error); \(pending.count) operations pending: \(listed.joined(separator: ", ")); "
+                + history.currentPhases.joined(separator: "; ")))
             throw error
         }
         let operations = result.history.recorded

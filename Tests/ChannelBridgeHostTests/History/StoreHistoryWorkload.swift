@@ -33,6 +33,7 @@ struct StoreHistoryWorkload: Sendable {
     /// still pending if the run hangs).
     func run(_ directory: TestDirectory, into history: StoreHistory) async throws -> Result {
         let supervisor = HostSupervisor(directory, arguments: ["--app-group", Self.appGroup])
+        history.phase("main", "starting the host")
         try await supervisor.start()
         let progress = Progress()
         let stop = Flag()
@@ -45,16 +46,22 @@ struct StoreHistoryWorkload: Sendable {
                 }
             }
             for listener in 0..<listeners {
-                group.addTask { await runListener(listener, supervisor, stop, listens) }
+                group.addTask {
+                    await runListener(listener, supervisor, stop, listens, history)
+                    history.phase("listener \(listener)", "done")
+                }
             }
             group.addTask {
                 // Kills spread over the run: after each share of the workers' expected operations.
                 let expected = workers * rounds * 8
                 for kill in 0..<kills {
+                    history.phase("killer", "waiting to kill #\(kill)")
                     await progress.waitFor(expected * (kill + 1) / (kills + 1))
-                    if stop.isRaised { return }
+                    if stop.isRaised { break }
+                    history.phase("killer", "killing #\(kill)")
                     try await supervisor.killAndRestart()
                 }
+                history.phase("killer", "done")
             }
             // Workers end first; then the listeners and killer are told to stop.
             var finishedWorkers = 0
@@ -68,10 +75,12 @@ struct StoreHistoryWorkload: Sendable {
             }
             try await group.waitForAll()
         }
+        history.phase("main", "reading the final list")
         let (connection, _) = await supervisor.connect(after: 0)
         let list = try await MethodChannel(name: HostTesting.prefsChannel, messenger: connection.messenger)
             .invokeMethod("get", arguments: ["key": .string(Self.listKey)])
         connection.close()
+        history.phase("main", "stopping the host")
         await supervisor.stop()
         let finalList = list.listValue?.compactMap(\.stringValue) ?? []
         return Result(history: history, finalList: finalList, kills: supervisor.kills, listens: listens.value)
@@ -80,6 +89,7 @@ struct StoreHistoryWorkload: Sendable {
     private func runWorker(_ worker: Int, _ supervisor: HostSupervisor, _ history: StoreHistory, _ progress: Progress,
                            started: ContinuousClock.Instant) async throws {
         var random = SeededGenerator(seed: seed &+ UInt64(worker) &* 0x9E37_79B9)
+        history.phase("worker \(worker)", "connecting")
         var (connection, generation) = await supervisor.connect(after: 0)
         var session = 0
         var position = 0
@@ -90,6 +100,7 @@ struct StoreHistoryWorkload: Sendable {
         }
         while more() {
             round += 1
+            history.phase("worker \(worker)", "round \(round) on host \(generation)")
             let channel = MethodChannel(name: HostTesting.prefsChannel, messenger: connection.messenger)
             // A sliding window: the next call is sent as soon as the oldest in flight is answered,
             // so requests keep arriving while earlier ones are being acknowledged.
@@ -129,6 +140,7 @@ struct StoreHistoryWorkload: Sendable {
             // A take whose reply was lost is sent again with its request id, as clients do.
             var pending = retakes
             while true {
+                history.phase("worker \(worker)", "reconnecting after host \(generation)")
                 (connection, generation) = await supervisor.connect(after: generation)
                 session += 1
                 let channel = MethodChannel(name: HostTesting.prefsChannel, messenger: connection.messenger)
@@ -148,6 +160,7 @@ struct StoreHistoryWorkload: Sendable {
                 pending = stillPending
             }
         }
+        history.phase("worker \(worker)", "final reads")
         // Final reads of every key of the worker, in a session of their own.
         while true {
             let channel = MethodChannel(name: HostTesting.prefsChannel, messenger: connection.messenger)
@@ -168,6 +181,7 @@ struct StoreHistoryWorkload: Sendable {
             session += 1
         }
         connection.close()
+        history.phase("worker \(worker)", "done")
     }
 
     private func nextKind(_ worker: Int, _ position: Int, _ random: inout SeededGenerator) -> StoreHistory.Kind {
@@ -202,11 +216,13 @@ struct StoreHistoryWorkload: Sendable {
     /// Listens, takes a few events, then cancels the stream or drops the whole connection, again
     /// and again until the workers are done.
     private func runListener(_ listener: Int, _ supervisor: HostSupervisor, _ stop: Flag,
-                             _ listens: Counter) async {
+                             _ listens: Counter, _ history: StoreHistory) async {
         var random = SeededGenerator(seed: seed &+ 0xABCD &+ UInt64(listener))
         var generation = 0
         while !stop.isRaised {
+            history.phase("listener \(listener)", "connecting after host \(generation)")
             let (connection, current) = await supervisor.connect(after: generation)
+            history.phase("listener \(listener)", "listening on host \(current)")
             generation = current - 1
             let events = EventChannel(name: "shared_preference_app_group/changes", messenger: connection.messenger)
             let wanted = Int.random(in: 0...3, using: &random)
