@@ -1,11 +1,9 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
-import ChannelBridgePlatform
 import ChannelBridgeSharedPreferences
 import ChannelBridgeStore
 import ChannelBridgeTestSupport
-import Dispatch
 import Synchronization
 import Testing
 
@@ -44,35 +42,6 @@ import Testing
             #expect(try await get.value == "new")
             #expect(try await set.value == .null)
             #expect(store.entries == ["set k", "set k done", "get k", "get k done"])
-        }
-    }
-
-    /// A write that arrives while an earlier one is being started (taken from the queue, its
-    /// synchronous part not yet done) queues behind it instead of overtaking it. The earlier set
-    /// is held inside that synchronous part, on the thread that started it.
-    @Test func aSetArrivingWhileAnEarlierOneIsStartingDoesNotOvertakeIt() async throws {
-        let store = GatedStore(holding: ["r"])
-        let session = try await PreferencesSession.start(provider: store)
-        defer { session.close() }
-        store.blockNextSetOf.withLock { $0 = "k" }
-        defer { store.blockedSetRelease.signal() }
-        try await withHangGuard { () async throws in
-            let read = send(session, "getString", ["key": "r"])
-            let first = send(session, "setString", ["key": "k", "value": "first"])
-            #expect(await store.started.next() == "get r")
-            try await barrier(session)
-            // The read ends; its thread starts the waiting set, which blocks mid-start.
-            store.gate.open()
-            #expect(await store.started.next() == "set k")
-            let second = send(session, "setString", ["key": "k", "value": "second"])
-            try await barrier(session)
-            #expect(store.entries.filter { $0 == "set k" }.count == 1)
-            store.blockedSetRelease.signal()
-            _ = try await read.value
-            _ = try await first.value
-            _ = try await second.value
-            #expect(try await store.base.value(forKey: "k") == "second")
-            #expect(store.entries.filter { $0.hasPrefix("set k") } == ["set k", "set k done", "set k", "set k done"])
         }
     }
 

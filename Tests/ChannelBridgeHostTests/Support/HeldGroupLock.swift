@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 /// An app group's `.lock` held with `flock(LOCK_EX)` by the test process, through an open file
@@ -41,8 +42,17 @@ final class HeldGroupLock: Sendable {
         }
     }
 
-    /// Releases the lock (closing its descriptor) and stops watching.
+    private let released = Mutex(false)
+
+    /// Releases the lock (closing its descriptor) and stops watching; once. A second close of
+    /// the same numbers would close whatever descriptors other tests of the process were given
+    /// since.
     func release() {
+        let first = released.withLock { released in
+            defer { released = true }
+            return !released
+        }
+        guard first else { return }
         close(lockFD)
         close(watchFD)
     }

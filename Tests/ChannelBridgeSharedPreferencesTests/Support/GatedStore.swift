@@ -2,7 +2,6 @@ import ChannelBridgeCodec
 import ChannelBridgePlatform
 import ChannelBridgeStore
 import ChannelBridgeTestSupport
-import Dispatch
 
 /// An in-memory group whose operations on chosen keys wait for a gate, and which logs when each
 /// operation starts and ends: for tests of the order in which the plugin calls the store. Reads of
@@ -17,11 +16,6 @@ final class GatedStore: PreferenceStore, PreferenceStoreProvider, CachedPreferen
     /// The same starts, for a test that waits for one.
     let started = Inbox<String>()
 
-    /// A key whose next set blocks its thread, in the set's synchronous part (after logging its
-    /// start), until `blockedSetRelease` is signalled: holds whoever started the set mid-start.
-    let blockNextSetOf = LockedValue<String?>(nil)
-    let blockedSetRelease = DispatchSemaphore(value: 0)
-
     init(holding heldKeys: Set<String>) {
         self.heldKeys = heldKeys
     }
@@ -34,12 +28,6 @@ final class GatedStore: PreferenceStore, PreferenceStoreProvider, CachedPreferen
         let entry = key.map { "\(name) \($0)" } ?? name
         log.withLock { $0.append(entry) }
         started.put(entry)
-        if name == "set", let key, blockNextSetOf.withLock({ blocked in
-            defer { if blocked == key { blocked = nil } }
-            return blocked == key
-        }) {
-            blockedSetRelease.wait()
-        }
         if let key, heldKeys.contains(key) { await gate.wait() }
         defer { log.withLock { $0.append(entry + " done") } }
         return try await body()
