@@ -26,7 +26,9 @@ import Testing
 
             let writer = try await HostTesting.connect(directory)
             let prefs = HostTesting.methods(writer, HostTesting.prefsChannel)
-            let writes = 40, keys = 4, size = 32 << 10
+            // 5 MiB of changes: far more than the host's socket send buffer (512 KiB asked, which
+            // the kernel doubles) and its high-water mark can hold, however fast the host sends.
+            let writes = 160, keys = 4, size = 32 << 10
             for index in 0..<writes {
                 var value = [UInt8](repeating: 0, count: size)
                 value[0] = UInt8(index)
@@ -36,7 +38,7 @@ import Testing
             }
             // Now the listener reads, until it has seen the last value written to every key (the
             // store reports a write to its watchers a moment after acknowledging it).
-            let expected = ["k0": 36, "k1": 37, "k2": 38, "k3": 39]
+            let expected = ["k0": 156, "k1": 157, "k2": 158, "k3": 159]
             let (frames, _) = await Self.readFrames(from: listener.fd, leftover: leftover) { frames in
                 var latest: [String: Int] = [:]
                 for case .other(0x04, let body) in frames { if let change = try? Self.change(body) { latest[change.key] = change.number } }
