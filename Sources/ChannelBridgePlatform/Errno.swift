@@ -7,6 +7,7 @@ package enum Errno {
     package static let EINTR = Glibc.EINTR
     package static let ENOENT = Glibc.ENOENT
     package static let EEXIST = Glibc.EEXIST
+    package static let ELOOP = Glibc.ELOOP
     package static let EADDRINUSE = Glibc.EADDRINUSE
     package static let ECONNREFUSED = Glibc.ECONNREFUSED
     package static let ECONNABORTED = Glibc.ECONNABORTED

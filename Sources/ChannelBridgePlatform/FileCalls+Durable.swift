@@ -13,6 +13,14 @@ extension FileCalls {
         return .success(Status(info))
     }
 
+    /// `lstat(path)`: the status of `path` itself (a symbolic link's own, not its target's), or the
+    /// error number (`ENOENT` when there is no such file).
+    package static func linkStatus(ofPath path: String) -> Result<Status, ErrorNumber> {
+        var info = stat()
+        if lstat(path, &info) != 0 { return .failure(ErrorNumber(errno)) }
+        return .success(Status(info))
+    }
+
     /// `fstat(fd)`: the status, or the error number.
     package static func status(ofDescriptor fd: Int32) -> Result<Status, ErrorNumber> {
         var info = stat()
@@ -20,9 +28,18 @@ extension FileCalls {
         return .success(Status(info))
     }
 
-    /// Opens `path` read-only (close-on-exec): the descriptor, or minus the error number.
+    /// Opens `path` read-only (close-on-exec) without following a symbolic link (`ELOOP` when
+    /// `path` is one) and without blocking (a FIFO opens at once instead of waiting for a writer):
+    /// the descriptor, or minus the error number. The caller checks with `fstat` what it opened.
     package static func openForReading(_ path: String) -> Int32 {
-        descriptorOrError { open(path, O_RDONLY | O_CLOEXEC) }
+        descriptorOrError { open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC) }
+    }
+
+    /// Opens (creating, mode 0600) `path` for reading and writing, close-on-exec, without
+    /// following a symbolic link (`ELOOP`) and without blocking on a FIFO: the descriptor, or minus
+    /// the error number. The caller checks with `fstat` what it opened before it `flock`s it.
+    package static func openLockFileNoFollow(_ path: String) -> Int32 {
+        descriptorOrError { open(path, O_RDWR | O_CREAT | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0o600) }
     }
 
     /// Opens the directory `path` for `fsync`: the descriptor, or minus the error number.
@@ -30,19 +47,32 @@ extension FileCalls {
         descriptorOrError { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
     }
 
-    /// Creates `path` (mode 0600) or truncates it, for writing: the descriptor, or minus the error
-    /// number.
-    package static func createTruncated(_ path: String) -> Int32 {
-        descriptorOrError { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
+    /// Creates `path` (mode 0600) for writing, close-on-exec; fails with `EEXIST` when anything
+    /// is there already, a symbolic link included (`O_EXCL` never follows one, so nothing outside
+    /// is ever opened): the descriptor, or minus the error number.
+    package static func createExclusive(_ path: String) -> Int32 {
+        descriptorOrError { open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+    }
+
+    /// What `readWhole` found.
+    package enum WholeRead: Sendable, Equatable {
+        case bytes([UInt8])
+        /// The file holds more than the maximum (it may have grown since its size was taken).
+        case tooLarge
     }
 
     /// Reads the whole file open as `fd` from offset 0, starting with room for `expectedSize`
-    /// bytes and growing if the file is longer: the bytes, or the error number.
-    package static func readWhole(_ fd: Int32, expectedSize: Int) -> Result<[UInt8], ErrorNumber> {
-        var bytes = [UInt8](repeating: 0, count: max(expectedSize, 0) + 1)
+    /// bytes and growing if the file is longer, but never holding more than `maximumSize + 1`
+    /// bytes: the bytes, `.tooLarge` once more than `maximumSize` were read, or the error number.
+    package static func readWhole(_ fd: Int32, expectedSize: Int, maximumSize: Int) -> Result<WholeRead, ErrorNumber> {
+        let limit = max(maximumSize, 0) + 1
+        var bytes = [UInt8](repeating: 0, count: min(max(expectedSize, 0) + 1, limit))
         var count = 0
         while true {
-            if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(4096, count))) }
+            if count == bytes.count {
+                if count == limit { return .success(.tooLarge) }
+                bytes.append(contentsOf: repeatElement(0, count: min(max(4096, count), limit - count)))
+            }
             let got = bytes.withUnsafeMutableBytes { buffer in
                 retryingOnInterrupt { pread(fd, buffer.baseAddress! + count, buffer.count - count, off_t(count)) }
             }
@@ -50,8 +80,9 @@ extension FileCalls {
             if got == 0 { break }
             count += got
         }
+        if count > maximumSize { return .success(.tooLarge) }
         bytes.removeLast(bytes.count - count)
-        return .success(bytes)
+        return .success(.bytes(bytes))
     }
 
     /// Writes all of `bytes` to `fd`: 0, or the error number.

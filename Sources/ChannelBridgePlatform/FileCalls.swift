@@ -14,6 +14,21 @@ package enum FileCalls {
         fileprivate let mode: UInt32
         package var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
         package var isSocket: Bool { mode & S_IFMT == S_IFSOCK }
+        package var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
+        /// The file's type in words, for error messages: "a regular file", "a FIFO", "a symbolic
+        /// link", "a character device", …
+        package var typeDescription: String {
+            switch mode & S_IFMT {
+            case S_IFREG: "a regular file"
+            case S_IFDIR: "a directory"
+            case S_IFLNK: "a symbolic link"
+            case S_IFIFO: "a FIFO"
+            case S_IFSOCK: "a socket"
+            case S_IFCHR: "a character device"
+            case S_IFBLK: "a block device"
+            default: "a file of unknown type"
+            }
+        }
 
         init(_ info: stat) {
             device = UInt64(info.st_dev)

@@ -17,8 +17,17 @@ public final class AppGroupStore: PreferenceStoreProvider {
     /// of the store: one entry per group name used, each holding at most one document.
     private let engines = LockedValue<[String: GroupEngine]>([:])
 
-    public init(dataDirectory: String) {
+    /// The largest `preferences.json` this store reads or writes, in bytes; a larger file is
+    /// `fileTooLarge` (never read into memory), and so is a write that would make it larger.
+    public let maximumFileSize: Int
+
+    /// `maximumFileSize`'s default: 256 MiB.
+    public static let defaultMaximumFileSize = 256 << 20
+
+    /// `maximumFileSize` is clamped to 0 ... 2 GiB - 1, the largest file the store can address.
+    public init(dataDirectory: String, maximumFileSize: Int = AppGroupStore.defaultMaximumFileSize) {
         self.dataDirectory = dataDirectory
+        self.maximumFileSize = min(max(maximumFileSize, 0), StoredDocument.maximumSize)
     }
 
     /// `$XDG_DATA_HOME/channelbridge`, else `$HOME/.local/share/channelbridge`.
@@ -41,7 +50,7 @@ public final class AppGroupStore: PreferenceStoreProvider {
         let engine = engines.withLock { engines in
             if let engine = engines[appGroup] { return engine }
             let engine = GroupEngine(files: GroupFiles(directory: directory),
-                                     threadName: "store commit")
+                                     threadName: "store commit", maximumFileSize: maximumFileSize)
             engines[appGroup] = engine
             return engine
         }

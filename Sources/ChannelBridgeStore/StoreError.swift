@@ -19,6 +19,13 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidValue = Code("invalidValue")
         /// A system call on a store file or directory failed (permissions, disk full, …).
         public static let io = Code("io")
+        /// A file in the group directory (`preferences.json`, `.lock`) is not a regular file: a
+        /// symbolic link, FIFO, device, socket or directory. The store never follows, reads or
+        /// replaces it; it is left untouched.
+        public static let notRegularFile = Code("notRegularFile")
+        /// `preferences.json` is larger than the store's maximum file size
+        /// (`AppGroupStore.maximumFileSize`), or a write would make it so. It is left untouched.
+        public static let fileTooLarge = Code("fileTooLarge")
         /// A write's task was cancelled while the write was still waiting for the group's lock: it
         /// was withdrawn and nothing was written. (A write already being committed is finished.)
         public static let cancelled = Code("cancelled")

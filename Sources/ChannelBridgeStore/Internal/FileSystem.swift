@@ -11,10 +11,12 @@ enum FileSystem {
         var bytes: [UInt8]
     }
 
-    /// The identity of the file `path` names now, or `nil` when there is none. One `stat(2)`: a
-    /// metadata lookup that does not wait on other processes (no lock, no file content).
+    /// The identity of the file `path` names now (a symbolic link's own: it is not followed), or
+    /// `nil` when there is none. One `lstat(2)`: a metadata lookup that does not wait on other
+    /// processes (no lock, no file content). Whether it is a regular file is checked when it is
+    /// opened (`openAndRead`): a path whose identity is not the cached one is always opened.
     static func identity(ofPath path: String) throws(StoreError) -> FileIdentity? {
-        switch FileCalls.status(ofPath: path) {
+        switch FileCalls.linkStatus(ofPath: path) {
         case .success(let status): return FileIdentity(status)
         case .failure(let error) where error.code == Errno.ENOENT: return nil
         case .failure(let error): throw failure("cannot stat preferences file '\(path)'", path: path, errno: error.code)
@@ -24,21 +26,27 @@ enum FileSystem {
     /// Opens `path` and reads all of it; `nil` when it does not exist. A reader needs no lock:
     /// writers replace the file by `rename`, so an open descriptor sees either the old or the new
     /// file, both complete. The descriptor stays open; the caller closes it.
-    static func openAndRead(_ path: String, what: String) throws(StoreError) -> OpenedFile? {
+    ///
+    /// Only a regular file of at most `maximumSize` bytes is read: the file is opened without
+    /// following a symbolic link and without blocking (a FIFO would wait for a writer for ever),
+    /// and `fstat` on the open descriptor says what it is; anything else is `notRegularFile`, and
+    /// a larger file (checked before reading, and again while reading, as it may grow) is
+    /// `fileTooLarge`. So no file of another process's making costs more than `maximumSize + 1`
+    /// bytes of memory or a wait.
+    static func openAndRead(_ path: String, what: String, maximumSize: Int) throws(StoreError) -> OpenedFile? {
         let fd = FileCalls.openForReading(path)
         if fd < 0 {
             if -fd == Errno.ENOENT { return nil }
-            throw failure("cannot open \(what) '\(path)'", path: path, errno: -fd)
+            throw openFailure(what, path: path, errno: -fd)
         }
         do throws(StoreError) {
-            let status: FileCalls.Status
-            switch FileCalls.status(ofDescriptor: fd) {
-            case .success(let found): status = found
-            case .failure(let error): throw failure("cannot stat \(what) '\(path)'", path: path, errno: error.code)
-            }
-            // Sized once from fstat; a file that grows meanwhile (a tool writing in place) is read on.
-            switch FileCalls.readWhole(fd, expectedSize: status.size) {
-            case .success(let bytes): return OpenedFile(descriptor: fd, identity: FileIdentity(status), bytes: bytes)
+            let status = try regularStatus(fd, what: what, path: path)
+            if status.size > maximumSize { throw tooLarge(what, path: path, size: "\(status.size) bytes", maximumSize: maximumSize) }
+            // Sized once from fstat; a file that grows meanwhile (a tool writing in place) is read
+            // on, up to the bound.
+            switch FileCalls.readWhole(fd, expectedSize: status.size, maximumSize: maximumSize) {
+            case .success(.bytes(let bytes)): return OpenedFile(descriptor: fd, identity: FileIdentity(status), bytes: bytes)
+            case .success(.tooLarge): throw tooLarge(what, path: path, size: "more bytes", maximumSize: maximumSize)
             case .failure(let error): throw failure("cannot read \(what) '\(path)'", path: path, errno: error.code)
             }
         } catch {
@@ -48,10 +56,41 @@ enum FileSystem {
     }
 
     /// The whole file, or `nil` when it does not exist.
-    static func readFile(at path: String, what: String) throws(StoreError) -> [UInt8]? {
-        guard let opened = try openAndRead(path, what: what) else { return nil }
+    static func readFile(at path: String, what: String, maximumSize: Int) throws(StoreError) -> [UInt8]? {
+        guard let opened = try openAndRead(path, what: what, maximumSize: maximumSize) else { return nil }
         FileCalls.close(opened.descriptor)
         return opened.bytes
+    }
+
+    /// `fstat(fd)`, required to be a regular file.
+    private static func regularStatus(_ fd: Int32, what: String, path: String) throws(StoreError) -> FileCalls.Status {
+        switch FileCalls.status(ofDescriptor: fd) {
+        case .success(let status):
+            if status.isRegularFile { return status }
+            throw notRegular(what, path: path, type: status.typeDescription)
+        case .failure(let error):
+            throw failure("cannot stat \(what) '\(path)'", path: path, errno: error.code)
+        }
+    }
+
+    /// A failed `open` without following links: `ELOOP` because `path` is a symbolic link is
+    /// `notRegularFile`; anything else is `io`.
+    private static func openFailure(_ what: String, path: String, errno code: Int32) -> StoreError {
+        if code == Errno.ELOOP, case .success(let status) = FileCalls.linkStatus(ofPath: path) {
+            return notRegular(what, path: path, type: status.typeDescription)
+        }
+        return failure("cannot open \(what) '\(path)'", path: path, errno: code)
+    }
+
+    private static func notRegular(_ what: String, path: String, type: String) -> StoreError {
+        StoreError(.notRegularFile,
+                   "\(what) '\(path)' is \(type), not a regular file; the store neither follows nor replaces it",
+                   path: path)
+    }
+
+    private static func tooLarge(_ what: String, path: String, size: String, maximumSize: Int) -> StoreError {
+        StoreError(.fileTooLarge, "\(what) '\(path)' holds \(size), more than the maximum of \(maximumSize) bytes",
+                   path: path)
     }
 
     /// Creates `path` and any missing parents (mode 0700: app-group data is the user's own).
@@ -70,14 +109,22 @@ enum FileSystem {
     /// Opens (creating if needed) the lock file and blocks until this process holds `LOCK_EX` on
     /// it. The lock belongs to the returned descriptor; closing it releases the lock. The group
     /// directory (and its parents) is created only when the lock file's directory is missing, so
-    /// a write to an existing group costs no `mkdir` per path component.
+    /// a write to an existing group costs no `mkdir` per path component. A `.lock` that is not a
+    /// regular file (a symbolic link is not followed; `flock` on a FIFO never returns) is
+    /// `notRegularFile`, and is left alone: other processes may be using it.
     static func lockExclusively(_ path: String, creatingDirectory directory: String) throws(StoreError) -> Int32 {
-        var fd = FileCalls.openLockFile(path)
+        var fd = FileCalls.openLockFileNoFollow(path)
         if -fd == Errno.ENOENT {
             try makeDirectories(directory)
-            fd = FileCalls.openLockFile(path)
+            fd = FileCalls.openLockFileNoFollow(path)
         }
-        if fd < 0 { throw failure("cannot open lock file '\(path)'", path: path, errno: -fd) }
+        if fd < 0 { throw openFailure("lock file", path: path, errno: -fd) }
+        do throws(StoreError) {
+            _ = try regularStatus(fd, what: "lock file", path: path)
+        } catch {
+            FileCalls.close(fd)
+            throw error
+        }
         let code = FileCalls.lockExclusive(fd)
         if code != 0 {
             FileCalls.close(fd)
@@ -90,12 +137,22 @@ enum FileSystem {
         FileCalls.close(fd)
     }
 
-    /// The first half of a durable replace (Protocol/store.md, step 6): writes `bytes` to the
-    /// temporary file (created or truncated) and `fsync`s it. Returns it, still open, for
-    /// `install`. The caller holds the group's lock, so one fixed temporary name is enough, and a
-    /// temporary file left by a killed writer is simply overwritten.
+    /// The first half of a durable replace (Protocol/store.md, step 6): creates the temporary
+    /// file, writes `bytes` to it and `fsync`s it. Returns it, still open, for `install`. The
+    /// caller holds the group's lock, so one fixed temporary name is enough and anything already
+    /// at that name is stale (left by a killed writer, or planted): it is removed with `unlink`,
+    /// which removes a symbolic link itself, never its target, and the exclusive create is tried
+    /// once more. The create never follows a link and never opens an existing file, so no file
+    /// but the one it creates is ever written.
     static func writeTemporary(_ bytes: [UInt8], at temporaryPath: String) throws(StoreError) -> Int32 {
-        let fd = FileCalls.createTruncated(temporaryPath)
+        var fd = FileCalls.createExclusive(temporaryPath)
+        if -fd == Errno.EEXIST {
+            let removed = FileCalls.unlink(temporaryPath)
+            if removed != 0 && removed != Errno.ENOENT {
+                throw failure("cannot remove the stale temporary file '\(temporaryPath)'", path: temporaryPath, errno: removed)
+            }
+            fd = FileCalls.createExclusive(temporaryPath)
+        }
         if fd < 0 { throw failure("cannot create '\(temporaryPath)'", path: temporaryPath, errno: -fd) }
         let written = FileCalls.writeAll(fd, bytes)
         if written != 0 { throw abandon(fd, temporaryPath, failure("cannot write '\(temporaryPath)'", path: temporaryPath, errno: written)) }

@@ -101,6 +101,12 @@ extension GroupEngine {
                 }
                 defer { commits.withLock { $0.spare = buffers } }
                 guard let result = try edit(batch, into: &buffers) else { return }
+                // A file this store would refuse to read is never written.
+                if buffers.bytes.count > maximumFileSize {
+                    throw StoreError(.fileTooLarge,
+                                     "the write would make preferences file '\(files.preferences)' \(buffers.bytes.count) bytes, more than the maximum of \(maximumFileSize) bytes",
+                                     path: files.preferences)
+                }
                 let descriptor = try FileSystem.writeTemporary(buffers.bytes, at: files.temporary)
                 // The file being replaced is let go before the rename, so the rename frees it at
                 // once, as the C floor's replace does. Held open across the rename, it would become

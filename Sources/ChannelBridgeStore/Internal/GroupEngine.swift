@@ -99,9 +99,14 @@ final class GroupEngine: Sendable {
     /// Tells a cached read whether the file changed, without a `stat` (issue 18).
     let freshness: FreshnessWatch
 
-    init(files: GroupFiles, threadName: String, freshness: FreshnessWatch = .shared) {
+    /// The largest `preferences.json` read or written (`AppGroupStore.maximumFileSize`).
+    let maximumFileSize: Int
+
+    init(files: GroupFiles, threadName: String, freshness: FreshnessWatch = .shared,
+         maximumFileSize: Int = AppGroupStore.defaultMaximumFileSize) {
         self.files = files
         self.threadName = threadName
+        self.maximumFileSize = maximumFileSize
         self.freshness = freshness
     }
 
@@ -188,7 +193,8 @@ final class GroupEngine: Sendable {
         let document: StoredDocument
         var pin: Int32 = -1
         var openedIdentity: FileIdentity?
-        if let opened = try FileSystem.openAndRead(files.preferences, what: "preferences file") {
+        if let opened = try FileSystem.openAndRead(files.preferences, what: "preferences file",
+                                                       maximumSize: maximumFileSize) {
             do {
                 document = try DocumentScanner.document(from: opened.bytes, path: files.preferences)
             } catch {
