@@ -156,12 +156,13 @@ import Testing
         }
     }
 
-    @Test func aPreferencesPathThatIsNotAFileIsAnIOErrorNamingIt() async throws {
+    @Test func aPreferencesPathThatIsNotAFileIsAnErrorNamingIt() async throws {
         try await TestDirectory.withPath { dataDirectory in
             let prefs = try AppGroupStore(dataDirectory: dataDirectory).group(Self.group)
             try FileManager.default.createDirectory(atPath: prefs.preferencesFile, withIntermediateDirectories: true)
             let error = await #expect(throws: StoreError.self) { try await prefs.set(.int32(1), forKey: "k") }
-            #expect(error?.code == .io)
+            #expect(error?.code == .notRegularFile)
+            #expect(error?.message.contains("is a directory, not a regular file") == true)
             #expect(error?.path == prefs.preferencesFile)
             #expect(error?.message.contains(prefs.preferencesFile) == true)
         }
