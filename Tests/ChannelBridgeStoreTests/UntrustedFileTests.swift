@@ -215,11 +215,11 @@ import Glibc
             // One byte more.
             try Data((atMaximum + " ").utf8).write(to: URL(fileURLWithPath: prefs.preferencesFile))
             for (name, store) in [("same store", prefs), ("fresh store", try fresh(dataDirectory, maximumFileSize: maximum))] {
-                await expectFailure(.fileTooLarge, path: prefs.preferencesFile, mentions: "more than the maximum of \(maximum) bytes",
+                await expectFailure(.fileTooLarge, path: prefs.preferencesFile, mentions: "larger than the maximum file size of \(maximum) bytes",
                                     "get, \(name)") {
                     _ = try await store.value(forKey: "k")
                 }
-                await expectFailure(.fileTooLarge, path: prefs.preferencesFile, mentions: "more than the maximum of \(maximum) bytes",
+                await expectFailure(.fileTooLarge, path: prefs.preferencesFile, mentions: "larger than the maximum file size of \(maximum) bytes",
                                     "set, \(name)") {
                     try await store.set("w", forKey: "k")
                 }
@@ -232,7 +232,7 @@ import Glibc
             let prefs = try await makeGroup(dataDirectory, seeded: false, maximumFileSize: 1_024)
             try await prefs.set("small", forKey: "k")
             let before = try Data(contentsOf: URL(fileURLWithPath: prefs.preferencesFile))
-            await expectFailure(.fileTooLarge, path: prefs.preferencesFile, mentions: "more than the maximum of 1024 bytes",
+            await expectFailure(.fileTooLarge, path: prefs.preferencesFile, mentions: "larger than the maximum file size of 1024 bytes",
                                 "set") {
                 try await prefs.set(.string(String(repeating: "x", count: 2_000)), forKey: "big")
             }

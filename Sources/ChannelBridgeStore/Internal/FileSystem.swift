@@ -41,12 +41,12 @@ enum FileSystem {
         }
         do throws(StoreError) {
             let status = try regularStatus(fd, what: what, path: path)
-            if status.size > maximumSize { throw tooLarge(what, path: path, size: "\(status.size) bytes", maximumSize: maximumSize) }
+            if status.size > maximumSize { throw tooLarge(what, path: path, detail: "\(status.size) bytes", maximumSize: maximumSize) }
             // Sized once from fstat; a file that grows meanwhile (a tool writing in place) is read
             // on, up to the bound.
             switch FileCalls.readWhole(fd, expectedSize: status.size, maximumSize: maximumSize) {
             case .success(.bytes(let bytes)): return OpenedFile(descriptor: fd, identity: FileIdentity(status), bytes: bytes)
-            case .success(.tooLarge): throw tooLarge(what, path: path, size: "more bytes", maximumSize: maximumSize)
+            case .success(.tooLarge): throw tooLarge(what, path: path, detail: "it grew while being read", maximumSize: maximumSize)
             case .failure(let error): throw failure("cannot read \(what) '\(path)'", path: path, errno: error.code)
             }
         } catch {
@@ -88,8 +88,8 @@ enum FileSystem {
                    path: path)
     }
 
-    private static func tooLarge(_ what: String, path: String, size: String, maximumSize: Int) -> StoreError {
-        StoreError(.fileTooLarge, "\(what) '\(path)' holds \(size), more than the maximum of \(maximumSize) bytes",
+    private static func tooLarge(_ what: String, path: String, detail: String, maximumSize: Int) -> StoreError {
+        StoreError(.fileTooLarge, "\(what) '\(path)' is larger than the maximum file size of \(maximumSize) bytes (\(detail))",
                    path: path)
     }
 

@@ -104,7 +104,7 @@ extension GroupEngine {
                 // A file this store would refuse to read is never written.
                 if buffers.bytes.count > maximumFileSize {
                     throw StoreError(.fileTooLarge,
-                                     "the write would make preferences file '\(files.preferences)' \(buffers.bytes.count) bytes, more than the maximum of \(maximumFileSize) bytes",
+                                     "preferences file '\(files.preferences)' would be larger than the maximum file size of \(maximumFileSize) bytes (\(buffers.bytes.count) bytes); nothing was written",
                                      path: files.preferences)
                 }
                 let descriptor = try FileSystem.writeTemporary(buffers.bytes, at: files.temporary)
