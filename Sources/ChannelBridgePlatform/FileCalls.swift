@@ -15,6 +15,7 @@ package enum FileCalls {
         package var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
         package var isSocket: Bool { mode & S_IFMT == S_IFSOCK }
         package var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
+        package var isSymbolicLink: Bool { mode & S_IFMT == S_IFLNK }
         /// The file's type in words, for error messages: "a regular file", "a FIFO", "a symbolic
         /// link", "a character device", …
         package var typeDescription: String {

@@ -76,7 +76,7 @@ enum FileSystem {
     /// A failed `open` without following links: `ELOOP` because `path` is a symbolic link is
     /// `notRegularFile`; anything else is `io`.
     private static func openFailure(_ what: String, path: String, errno code: Int32) -> StoreError {
-        if code == Errno.ELOOP, case .success(let status) = FileCalls.linkStatus(ofPath: path) {
+        if code == Errno.ELOOP, case .success(let status) = FileCalls.linkStatus(ofPath: path), status.isSymbolicLink {
             return notRegular(what, path: path, type: status.typeDescription)
         }
         return failure("cannot open \(what) '\(path)'", path: path, errno: code)
