@@ -14,6 +14,8 @@ final class HostSupervisor: Sendable {
         var generation = 0
         var waiters: [(after: Int, continuation: CheckedContinuation<Int, Never>)] = []
         var kills = 0
+        /// No host will be started again: a client that would wait for one gets `nil`.
+        var finished = false
     }
 
     let directory: TestDirectory
@@ -59,18 +61,32 @@ final class HostSupervisor: Sendable {
         _ = await host.waitForExit()
     }
 
-    /// A connection to a host of a generation after `generation`, waiting for one to be started.
-    func connect(after generation: Int) async -> (SocketConnection, Int) {
+    /// No host will be started again: clients waiting for one, and any that would wait later,
+    /// get `nil` from `connect`.
+    func finish() {
+        let waiting = state.withLock { state -> [CheckedContinuation<Int, Never>] in
+            state.finished = true
+            defer { state.waiters = [] }
+            return state.waiters.map(\.continuation)
+        }
+        for continuation in waiting { continuation.resume(returning: -1) }
+    }
+
+    /// A connection to a host of a generation after `generation`, waiting for one to be started;
+    /// `nil` once `finish` was called and none is left to wait for.
+    func connect(after generation: Int) async -> (SocketConnection, Int)? {
         var after = generation
         while true {
             let current = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
                 let now = state.withLock { state -> Int? in
                     if state.generation > after { return state.generation }
+                    if state.finished { return -1 }
                     state.waiters.append((after, continuation))
                     return nil
                 }
                 if let now { continuation.resume(returning: now) }
             }
+            if current < 0 { return nil }
             do {
                 let connection = try await SocketConnection.connect(to: directory.socket)
                 _ = try await connection.messenger.waitForPeerHello()

@@ -27,6 +27,8 @@ struct StoreHistoryWorkload: Sendable {
         var finalList: [String]
         var kills: Int
         var listens: Int
+        /// Listens that failed other than by their connection ending.
+        var listenerFailures: Int
     }
 
     /// Runs the workload, recording into `history` (the caller's, so that it can tell what was
@@ -39,15 +41,24 @@ struct StoreHistoryWorkload: Sendable {
         let stop = Flag()
         let started = ContinuousClock.now
         let listens = Counter()
+        let listenerFailures = Counter()
+        let finishedWorkers = Counter()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<workers {
                 group.addTask {
                     try await runWorker(worker, supervisor, history, progress, started: started)
+                    // The last worker to end stops the rest: the listeners, the killer, and any
+                    // wait for another host (the killer kills only while workers run).
+                    if finishedWorkers.add(1) == workers {
+                        stop.raise()
+                        progress.finish()
+                        supervisor.finish()
+                    }
                 }
             }
             for listener in 0..<listeners {
                 group.addTask {
-                    await runListener(listener, supervisor, stop, listens, history)
+                    await runListener(listener, supervisor, stop, listens, listenerFailures, history)
                     history.phase("listener \(listener)", "done")
                 }
             }
@@ -63,34 +74,26 @@ struct StoreHistoryWorkload: Sendable {
                 }
                 history.phase("killer", "done")
             }
-            // Workers end first; then the listeners and killer are told to stop.
-            var finishedWorkers = 0
-            while finishedWorkers < workers {
-                try await group.next()
-                finishedWorkers += 1
-                if finishedWorkers == workers {
-                    stop.raise()
-                    progress.finish()
-                }
-            }
             try await group.waitForAll()
         }
         history.phase("main", "reading the final list")
-        let (connection, _) = await supervisor.connect(after: 0)
+        // A host is up (the killer restarts the one it kills before it ends).
+        guard let (connection, _) = await supervisor.connect(after: 0) else { throw SupervisorFinished() }
         let list = try await MethodChannel(name: HostTesting.prefsChannel, messenger: connection.messenger)
             .invokeMethod("get", arguments: ["key": .string(Self.listKey)])
         connection.close()
         history.phase("main", "stopping the host")
         await supervisor.stop()
         let finalList = list.listValue?.compactMap(\.stringValue) ?? []
-        return Result(history: history, finalList: finalList, kills: supervisor.kills, listens: listens.value)
+        return Result(history: history, finalList: finalList, kills: supervisor.kills, listens: listens.value,
+                      listenerFailures: listenerFailures.value)
     }
 
     private func runWorker(_ worker: Int, _ supervisor: HostSupervisor, _ history: StoreHistory, _ progress: Progress,
                            started: ContinuousClock.Instant) async throws {
         var random = SeededGenerator(seed: seed &+ UInt64(worker) &* 0x9E37_79B9)
         history.phase("worker \(worker)", "connecting")
-        var (connection, generation) = await supervisor.connect(after: 0)
+        guard var (connection, generation) = await supervisor.connect(after: 0) else { throw SupervisorFinished() }
         var session = 0
         var position = 0
         var round = 0
@@ -141,7 +144,8 @@ struct StoreHistoryWorkload: Sendable {
             var pending = retakes
             while true {
                 history.phase("worker \(worker)", "reconnecting after host \(generation)")
-                (connection, generation) = await supervisor.connect(after: generation)
+                guard let next = await supervisor.connect(after: generation) else { throw SupervisorFinished() }
+                (connection, generation) = next
                 session += 1
                 let channel = MethodChannel(name: HostTesting.prefsChannel, messenger: connection.messenger)
                 var stillPending: [(index: Int, kind: StoreHistory.Kind)] = []
@@ -177,7 +181,8 @@ struct StoreHistoryWorkload: Sendable {
                 }
             }
             if !ended { break }
-            (connection, generation) = await supervisor.connect(after: generation)
+            guard let next = await supervisor.connect(after: generation) else { throw SupervisorFinished() }
+            (connection, generation) = next
             session += 1
         }
         connection.close()
@@ -216,12 +221,12 @@ struct StoreHistoryWorkload: Sendable {
     /// Listens, takes a few events, then cancels the stream or drops the whole connection, again
     /// and again until the workers are done.
     private func runListener(_ listener: Int, _ supervisor: HostSupervisor, _ stop: Flag,
-                             _ listens: Counter, _ history: StoreHistory) async {
+                             _ listens: Counter, _ listenerFailures: Counter, _ history: StoreHistory) async {
         var random = SeededGenerator(seed: seed &+ 0xABCD &+ UInt64(listener))
         var generation = 0
         while !stop.isRaised {
             history.phase("listener \(listener)", "connecting after host \(generation)")
-            let (connection, current) = await supervisor.connect(after: generation)
+            guard let (connection, current) = await supervisor.connect(after: generation) else { return }
             history.phase("listener \(listener)", "listening on host \(current)")
             generation = current - 1
             let events = EventChannel(name: "shared_preference_app_group/changes", messenger: connection.messenger)
@@ -237,9 +242,12 @@ struct StoreHistoryWorkload: Sendable {
                     if taken >= wanted || stop.isRaised { break }
                 }
                 listens.add(1)
-            } catch {
-                // The host died under the listener: connect to the next one.
+            } catch let error as ChannelError where error.code == .connectionClosed {
+                // The host died under the listener (or the stop closed it): connect to the next one.
                 generation = current
+            } catch {
+                history.phase("listener \(listener)", "failed: \(error)")
+                listenerFailures.add(1)
             }
             if drop { connection.close() } else { connection.close(reason: "listener done") }
         }
@@ -330,5 +338,11 @@ final class Flag: Sendable {
 final class Counter: Sendable {
     private let count = LockedValue(0)
     var value: Int { count.withLock { $0 } }
-    func add(_ amount: Int) { count.withLock { $0 += amount } }
+
+    /// Adds `amount`; returns the new count.
+    @discardableResult
+    func add(_ amount: Int) -> Int { count.withLock { $0 += amount; return $0 } }
 }
+
+/// A worker needed a host after the run was finished: the run's own bookkeeping went wrong.
+struct SupervisorFinished: Error {}
