@@ -69,5 +69,14 @@ final class StoreHistory: Sendable {
         phases.withLock { $0[task] = phase }
     }
 
+    private let notes = LockedValue<[String]>([])
+
+    /// Something the run saw that the report should show.
+    func note(_ text: String) {
+        notes.withLock { $0.append(text) }
+    }
+
+    var recordedNotes: [String] { notes.withLock { $0 } }
+
     var currentPhases: [String] { phases.withLock { $0.map { "\($0.key): \($0.value)" }.sorted() } }
 }

@@ -47,7 +47,7 @@ import Testing
               + "\(result.kills) host kills, \(result.listens) listens, \(violations.count) violations")
         #expect(violations.isEmpty, "seed \(Self.seed): \(violations.prefix(20).map(\.description).joined(separator: "\n"))")
         #expect(result.kills == workload.kills)
-        #expect(result.listenerFailures == 0)
+        #expect(result.listenerFailures == 0, "\(history.recordedNotes)")
         #expect(operations.allSatisfy { $0.outcome != .pending })
         #expect(operations.filter { if case .failed = $0.outcome { true } else { false } }.isEmpty)
     }

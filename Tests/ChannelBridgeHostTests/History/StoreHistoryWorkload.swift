@@ -116,7 +116,7 @@ struct StoreHistoryWorkload: Sendable {
                 do {
                     let value = try await call.task.value
                     history.complete(call.index, Self.outcome(of: value, for: call.kind))
-                } catch let error as ChannelError where error.code == .connectionClosed {
+                } catch let error as ChannelError where Self.endsTheConnection(error) {
                     connectionEnded = true
                     if case .take = call.kind { retakes.append((call.index, call.kind)) } else { history.complete(call.index, .unknown) }
                 } catch {
@@ -154,7 +154,7 @@ struct StoreHistoryWorkload: Sendable {
                     do {
                         let value = try await channel.invokeMethod(method, arguments: arguments)
                         history.complete(retake.index, Self.outcome(of: value, for: retake.kind))
-                    } catch let error as ChannelError where error.code == .connectionClosed {
+                    } catch let error as ChannelError where Self.endsTheConnection(error) {
                         stillPending.append(retake)
                     } catch {
                         history.complete(retake.index, .failed("\(error)"))
@@ -200,6 +200,12 @@ struct StoreHistoryWorkload: Sendable {
         }
     }
 
+    /// Whether a call or listen failed because its connection ended: closed, or reset under it
+    /// when the host was killed (a socket error rather than an end of file).
+    static func endsTheConnection(_ error: ChannelError) -> Bool {
+        error.code == .connectionClosed || error.messengerError?.code == .transport
+    }
+
     private static func call(for kind: StoreHistory.Kind) -> (String, StandardValue) {
         switch kind {
         case .write(let key, let value?): ("setString", ["key": .string(key), "value": .string(value)])
@@ -242,12 +248,12 @@ struct StoreHistoryWorkload: Sendable {
                     if taken >= wanted || stop.isRaised { break }
                 }
                 listens.add(1)
-            } catch let error as ChannelError where error.code == .connectionClosed {
+            } catch let error as ChannelError where Self.endsTheConnection(error) {
                 // The host died under the listener (or the stop closed it): connect to the next one.
                 generation = current
             } catch {
                 history.phase("listener \(listener)", "failed: \(error)")
-                listenerFailures.add(1)
+                if listenerFailures.add(1) <= 5 { history.note("listener \(listener) on host \(current): \(error)") }
             }
             if drop { connection.close() } else { connection.close(reason: "listener done") }
         }
