@@ -12,6 +12,10 @@ package enum FileCalls {
         /// The status change time (a rename changes it), as seconds and nanoseconds.
         package let changed: (seconds: Int, nanoseconds: Int)
         fileprivate let mode: UInt32
+        /// The owner's uid.
+        package let owner: UInt32
+        /// The permission bits, set-id and sticky bits included (`st_mode & 07777`).
+        package var permissions: UInt32 { mode & 0o7777 }
         package var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
         package var isSocket: Bool { mode & S_IFMT == S_IFSOCK }
         package var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
@@ -38,6 +42,7 @@ package enum FileCalls {
             modified = (Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec))
             changed = (Int(info.st_ctim.tv_sec), Int(info.st_ctim.tv_nsec))
             mode = UInt32(info.st_mode)
+            owner = UInt32(info.st_uid)
         }
     }
 

@@ -51,6 +51,7 @@ public final class SocketConnection: Sendable {
         options: Options = Options(),
         configure: @escaping @Sendable (SocketConnection) -> Void = { _ in }
     ) async throws -> SocketConnection {
+        try SocketPath.checkDirectory(of: path)
         guard let address = Syscalls.address(for: path) else {
             throw SocketError(.invalidPath, "a Unix socket path must have 1 to 107 bytes and no NUL", path: path)
         }

@@ -15,6 +15,9 @@ public struct SocketError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let notFound = Code("notFound")
         /// A socket file exists but nothing accepts on it (a stale file).
         public static let connectionRefused = Code("connectionRefused")
+        /// The directory holding the socket is not safe to use: a symbolic link or not a
+        /// directory, owned by another user, or writable by others (`SocketPath.checkDirectory`).
+        public static let unsafeDirectory = Code("unsafeDirectory")
         /// The peer's credentials could not be read.
         public static let credentials = Code("credentials")
         /// The process at the other end is not accepted by this side's peer policy.

@@ -15,7 +15,8 @@ import FoundationEssentials
 /// ```
 ///
 /// The socket file is created with mode 0600 (a parent directory the listener creates gets
-/// 0700); a stale file is replaced, a live socket is never taken over (`SocketError.addressInUse`).
+/// 0700); its directory must pass `SocketPath.checkDirectory` (`SocketError.unsafeDirectory`:
+/// owned by this user or root, not writable by others); a stale file is replaced, a live socket is never taken over (`SocketError.addressInUse`).
 /// Each accepted peer's credentials are checked against `acceptPeer` before anything is read; a
 /// refused peer gets GOODBYE `forbidden` as its first and only frame. At most
 /// `Options.maxConnections` sessions are open at once: a further peer, or one for which no reader

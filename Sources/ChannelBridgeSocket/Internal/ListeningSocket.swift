@@ -17,6 +17,9 @@ struct ListeningSocket: Sendable {
             throw SocketError(.invalidPath, "a Unix socket path must have 1 to 107 bytes and no NUL", path: path)
         }
         try createParentDirectories(of: path)
+        // Before anything is created in the directory: a directory someone else controls (made
+        // by them before us, even after our mkdir failed with EEXIST) lets them replace our files.
+        try SocketPath.checkDirectory(of: path)
         let lockFD = try acquireLock(path: path)
         do throws(SocketError) {
             let fd = try Syscalls.streamSocket()
@@ -46,7 +49,8 @@ struct ListeningSocket: Sendable {
         Syscalls.closeDescriptor(lockFD)
     }
 
-    /// Creates missing parent directories with mode 0700; existing ones are left as they are.
+    /// Creates missing parent directories with mode 0700; existing ones are left as they are
+    /// (the directory holding the socket is then checked by `SocketPath.checkDirectory`).
     private static func createParentDirectories(of path: String) throws(SocketError) {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
         let parent = String(path[..<slash])

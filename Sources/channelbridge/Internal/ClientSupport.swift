@@ -34,6 +34,9 @@ struct ClientContext {
             let file = error.code == .notFound ? "no socket file" : "a stale socket file"
             throw CommandFailure(ExitCode.unavailable,
                                  "cannot reach a host at \(socketPath): no host is listening there (\(file); it may have finished)")
+        } catch let error as SocketError where error.code == .unsafeDirectory {
+            // The message names the directory, its owner and mode, and what to do.
+            throw CommandFailure(ExitCode.unavailable, "cannot reach a host at \(socketPath): \(error.message)")
         } catch {
             throw CommandFailure(ExitCode.unavailable, "cannot reach a host at \(socketPath): \(Self.describe(error))")
         }
