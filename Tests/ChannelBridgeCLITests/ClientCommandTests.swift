@@ -68,6 +68,24 @@ import Testing
                 + "no host is listening there (no socket file; it may have finished)\n")
     }
 
+    /// A socket directory another user controls is not used, whatever is in it.
+    @Test(.enabled(if: geteuid() == 0)) func aSocketDirectoryOfAnotherUserIsRefused() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let socketDirectory = directory.path + "/run"
+        #expect(mkdir(socketDirectory, 0o777) == 0)
+        #expect(chmod(socketDirectory, 0o777) == 0)
+        #expect(chown(socketDirectory, 12345, 12345) == 0)
+        let socket = socketDirectory + "/h.sock"
+        let outcome = try await ProcessRunner.runOnThread("channelbridge", ["items", "--socket", socket])
+        #expect(outcome.status == 69)
+        #expect(outcome.stdout == "")
+        #expect(outcome.stderr == "channelbridge items: cannot reach a host at \(socket): the socket directory "
+                + "\(socketDirectory) (owner uid 12345, mode 0777) is owned by neither this user (uid 0) nor root, and "
+                + "is writable by others without the sticky bit; remove it or use a socket path in a directory only "
+                + "this user can write to\n")
+    }
+
     /// A socket file whose host died without removing it (killed) refuses connections.
     @Test func aStaleSocketFileSaysNoHostIsListening() async throws {
         try await withHangGuard {

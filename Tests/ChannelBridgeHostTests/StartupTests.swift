@@ -77,6 +77,53 @@ import Testing
         }
     }
 
+    /// A `--socket` directory another user controls (here uid 12345, mode 0777): the host refuses
+    /// it before creating anything there, exit status 1 as for any failure to bind.
+    @Test(.enabled(if: geteuid() == 0)) func aSocketDirectoryOfAnotherUserStopsTheStart() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let socketDirectory = directory.path + "/run"
+        #expect(mkdir(socketDirectory, 0o700) == 0)
+        #expect(chmod(socketDirectory, 0o777) == 0)
+        #expect(chown(socketDirectory, 12345, 12345) == 0)
+        let socket = socketDirectory + "/h.sock"
+        try await withHangGuard {
+            let exit = await (try HostProcess(["--socket", socket, "--data-dir", directory.data,
+                                               "--share-key", "ShareKey", "--text", "must not be written"])).waitForExit()
+            #expect(exit.status == 1)
+            #expect(exit.stdoutLines.isEmpty)
+            #expect(exit.stderr == "extension-host: cannot listen on \(socket): the socket directory \(socketDirectory) "
+                    + "(owner uid 12345, mode 0777) is owned by neither this user (uid 0) nor root, and is writable by "
+                    + "others without the sticky bit; remove it or use a socket path in a directory only this user "
+                    + "can write to (unsafeDirectory)\n")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: socketDirectory).isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: directory.preferencesFile("group.local")))
+        }
+    }
+
+    /// The default directory made beforehand by another user, open to everyone.
+    @Test(.enabled(if: geteuid() == 0)) func aDefaultSocketDirectoryOfAnotherUserStopsTheStart() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let socketDirectory = directory.path + "/run/channelbridge"
+        #expect(mkdir(directory.path + "/run", 0o700) == 0)
+        #expect(mkdir(socketDirectory, 0o700) == 0)
+        #expect(chmod(socketDirectory, 0o777) == 0)
+        #expect(chown(socketDirectory, 12345, 12345) == 0)
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = directory.path + "/run"
+        let hostEnvironment = environment
+        try await withHangGuard {
+            let exit = await (try HostProcess(["--data-dir", directory.data], environment: hostEnvironment)).waitForExit()
+            #expect(exit.status == 1)
+            #expect(exit.stdoutLines.isEmpty)
+            #expect(exit.stderr == "extension-host: cannot listen on \(socketDirectory)/extension-host.sock: the socket "
+                    + "directory \(socketDirectory) (owner uid 12345, mode 0777) is not owned by this user (uid 0), and "
+                    + "is writable by others; remove it or set XDG_RUNTIME_DIR (unsafeDirectory)\n")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: socketDirectory).isEmpty)
+        }
+    }
+
     @Test func withNoOptionsTheReadyLineShowsTheDefaultSocketPath() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
