@@ -16,4 +16,5 @@ package enum Errno {
     package static let ENFILE = Glibc.ENFILE
     package static let ENOBUFS = Glibc.ENOBUFS
     package static let ENOMEM = Glibc.ENOMEM
+    package static let ETIMEDOUT = Glibc.ETIMEDOUT
 }

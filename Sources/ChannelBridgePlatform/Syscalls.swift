@@ -87,6 +87,60 @@ package enum Syscalls {
         return pending
     }
 
+    /// Connects `fd` (a blocking Unix stream socket), waiting at most `milliseconds` (> 0): 0, the
+    /// errno, or ETIMEDOUT when the wait ran out. A Unix socket connects at once or, when the
+    /// listener's backlog is full, waits in the kernel for room; `poll` cannot wait for that (an
+    /// unconnected Unix stream socket polls writable and hung up at once), so the kernel's own
+    /// wait is bounded with `SO_SNDTIMEO`, which it ends with EAGAIN. EINTR there leaves the socket
+    /// unconnected and is retried with the time left; EINPROGRESS (another family) is waited for
+    /// with `poll` and read with `SO_ERROR`. `SO_SNDTIMEO` is cleared again before returning.
+    package static func connect(_ fd: Int32, to address: SocketAddress, milliseconds: Int64) -> Int32 {
+        let deadline = monotonicSeconds() + Double(milliseconds) / 1000
+        func remaining() -> Double { deadline - monotonicSeconds() }
+        defer { setSendTimeout(fd, seconds: 0) }
+        while true {
+            let left = remaining()
+            guard left > 0 else { return ETIMEDOUT }
+            guard setSendTimeout(fd, seconds: left) == 0 else { return errno }
+            if withSocketAddress(address, { Glibc.connect(fd, $0, $1) }) == 0 { return 0 }
+            switch errno {
+            case EINTR:
+                continue
+            case EISCONN:
+                return 0
+            case EAGAIN:
+                // Still no room once SO_SNDTIMEO passed (or at once, when it was rounded to 0).
+                if remaining() <= 0 { return ETIMEDOUT }
+                continue
+            case EINPROGRESS, EALREADY:
+                var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                while true {
+                    let left = remaining()
+                    guard left > 0 else { return ETIMEDOUT }
+                    let ready = Glibc.poll(&poller, 1, Int32(min(left * 1000 + 1, Double(Int32.max))))
+                    if ready > 0 { break }
+                    if ready < 0, errno != EINTR { return errno }
+                }
+                var pending: Int32 = 0
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &pending, &length) == 0 else { return errno }
+                return pending
+            case let code:
+                return code
+            }
+        }
+    }
+
+    /// Sets `SO_SNDTIMEO` (0: no limit): 0, or the errno.
+    @discardableResult
+    private static func setSendTimeout(_ fd: Int32, seconds: Double) -> Int32 {
+        let whole = seconds.rounded(.down)
+        // Rounded up to a microsecond, so a positive wait never becomes 0 ("no limit").
+        var value = timeval(tv_sec: Int(whole), tv_usec: Int(((seconds - whole) * 1e6).rounded(.up)))
+        if value.tv_usec >= 1_000_000 { value.tv_sec += 1; value.tv_usec -= 1_000_000 }
+        return setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size)) == 0 ? 0 : errno
+    }
+
     /// One non-blocking connect attempt: 0, or the errno (a probe of whether anything listens).
     package static func tryConnect(_ fd: Int32, to address: SocketAddress) -> Int32 {
         withSocketAddress(address) { Glibc.connect(fd, $0, $1) } == 0 ? 0 : errno

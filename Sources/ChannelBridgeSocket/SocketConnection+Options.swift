@@ -33,6 +33,11 @@ extension SocketConnection {
         /// A peer that has not sent its HELLO this long after the connection was set up gets
         /// GOODBYE `protocolError` and is closed. Default 5 s; `nil` waits for ever.
         public var helloTimeout: Duration?
+        /// How long `SocketConnection.connect` may wait for the host to accept the connection (a
+        /// host that is stopped or overloaded leaves it queued in a full backlog), and how long
+        /// `ExtensionHostClient.connect` may take in all, the host's HELLO included; then
+        /// `SocketError.timedOut`. Default 5 s. The wait runs on the connection's own thread.
+        public var connectTimeout: Duration
         /// The send buffer this side asks the kernel for (`SO_SNDBUF`; Linux accounts twice this,
         /// for its bookkeeping): what the socket holds on its way to the peer, on top of
         /// `outboundHighWater`. Larger than the system's default (208 KiB on Linux) so that a
@@ -46,6 +51,7 @@ extension SocketConnection {
         public static let defaultOutboundLowWater = 1 << 20
         public static let defaultHelloTimeout: Duration = .seconds(5)
         public static let defaultSocketSendBufferSize = 512 << 10
+        public static let defaultConnectTimeout: Duration = .seconds(5)
 
         /// This process's id, for the default name (visible to inlined callers).
         @usableFromInline static var processID: Int32 { Syscalls.processID }
@@ -58,7 +64,8 @@ extension SocketConnection {
                     outboundLowWater: Int = Options.defaultOutboundLowWater,
                     maxHandlersInFlight: Int = MessengerConnection.Options.defaultMaxHandlersInFlight,
                     helloTimeout: Duration? = Options.defaultHelloTimeout,
-                    socketSendBufferSize: Int? = Options.defaultSocketSendBufferSize) {
+                    socketSendBufferSize: Int? = Options.defaultSocketSendBufferSize,
+                    connectTimeout: Duration = Options.defaultConnectTimeout) {
             self.name = name
             self.maxFrameLength = maxFrameLength
             self.acceptPeer = acceptPeer
@@ -69,6 +76,7 @@ extension SocketConnection {
             self.maxHandlersInFlight = maxHandlersInFlight
             self.helloTimeout = helloTimeout
             self.socketSendBufferSize = socketSendBufferSize
+            self.connectTimeout = connectTimeout
         }
 
         /// The defaults, with tasks that prefer `SocketConnection.executor` run on the reader thread

@@ -42,8 +42,10 @@ public final class SocketConnection: Sendable {
     /// handlers installed there see the host's first frames.
     ///
     /// The connect itself runs on the connection's own reader thread, never on the Swift
-    /// concurrency pool. Throws `SocketError`: `notFound` (no socket file), `connectionRefused`
-    /// (a stale file), `peerNotAccepted` (the host's uid fails `options.acceptPeer`), ... A host
+    /// concurrency pool, and waits at most `options.connectTimeout` for the host to accept.
+    /// Throws `SocketError`: `notFound` (no socket file), `connectionRefused` (a stale file),
+    /// `timedOut` (the host did not accept in time: stopped, or its backlog full),
+    /// `peerNotAccepted` (the host's uid fails `options.acceptPeer`), ... A host
     /// that refuses this process shows up as `MessengerError.forbidden` from
     /// `messenger.waitForPeerHello()` and from `onClose`.
     public static func connect(
@@ -88,10 +90,12 @@ public final class SocketConnection: Sendable {
 
     private static func establish(fd: Int32, address: SocketAddress, path: String,
                                   options: Options) throws(SocketError) -> SocketConnection {
-        let result = Syscalls.connect(fd, to: address)
+        let result = Syscalls.connect(fd, to: address, milliseconds: milliseconds(options.connectTimeout))
         switch result {
         case 0:
             break
+        case Errno.ETIMEDOUT:
+            throw SocketError.timedOut(path: path, after: options.connectTimeout)
         case Errno.ENOENT:
             throw SocketError(.notFound, "no socket file: no host has started there", path: path, errno: result)
         case Errno.ECONNREFUSED:
@@ -151,6 +155,15 @@ public final class SocketConnection: Sendable {
             messenger.onClose { _ in timer.cancel() }
         }
         transport.runReader(for: messenger)
+    }
+
+    /// `duration` in whole milliseconds, rounded up so that a positive wait stays positive.
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0, attoseconds >= 0 else { return 0 }
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        if overflow { return Int64.max / 2 }
+        return whole + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
     }
 
     static func seconds(_ duration: Duration) -> String {

@@ -22,6 +22,10 @@ public struct SocketError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let credentials = Code("credentials")
         /// The process at the other end is not accepted by this side's peer policy.
         public static let peerNotAccepted = Code("peerNotAccepted")
+        /// The host did not accept the connection, or did not answer, within the deadline
+        /// (`SocketConnection.Options.connectTimeout`, or a call's timeout): it may be stopped or
+        /// overloaded. See `SocketError.timedOut(path:after:)`.
+        public static let timedOut = Code("timedOut")
         /// Another system call failed; `errno` says why.
         public static let systemCall = Code("systemCall")
     }
@@ -44,5 +48,15 @@ public struct SocketError: Error, Sendable, Hashable, CustomStringConvertible {
         var text = "\(code): \(message)"
         if let path { text += " (\(path))" }
         return text
+    }
+}
+
+extension SocketError {
+    /// `timedOut` for the host at `path`, which gave no answer within `timeout`; the message is
+    /// meant for the user as it stands ("no answer from the host at PATH within 5 s: it may be
+    /// stopped or overloaded").
+    public static func timedOut(path: String, after timeout: Duration) -> SocketError {
+        SocketError(.timedOut, "no answer from the host at \(path) within \(SocketConnection.seconds(timeout)) s:"
+                        + " it may be stopped or overloaded", path: path)
     }
 }
