@@ -29,6 +29,13 @@ public struct SharedPreferencesClient: Sendable {
     /// How long `take` keeps retrying after its connection ended (see `take`).
     public var takeRetryPeriod: Duration = .seconds(30)
 
+    /// The longest each method waits for the host's reply; then the request is withdrawn and the
+    /// method throws `ChannelError` `timedOut`. `nil` waits for ever. Default 30 s
+    /// (`ExtensionHostClient.defaultCallTimeout`; `ExtensionHostClient.sharedPreferences` gives the
+    /// client its own `callTimeout`). Each attempt of a retried `take` has this timeout; the change
+    /// stream (`changes`) waits for events for as long as it is listened to.
+    public var callTimeout: Duration? = ExtensionHostClient.defaultCallTimeout
+
     public init(messenger: any BinaryMessenger) {
         self.messenger = messenger
         channel = MethodChannel(name: Self.channelName, messenger: messenger)
@@ -45,13 +52,13 @@ public struct SharedPreferencesClient: Sendable {
     }
 
     public func setAppGroup(_ appGroup: String) async throws {
-        try await channel.invokeMethod("setAppGroup", arguments: ["appGroup": appGroup], as: Void.self)
+        try await channel.invokeMethod("setAppGroup", arguments: ["appGroup": appGroup], as: Void.self, timeout: callTimeout)
         group.set(appGroup)
     }
 
     /// `method` for `key`, its result decoded as `T` (`nil` for a missing key when `T` is optional).
     private func get<T: Decodable>(_ method: String, _ key: String) async throws -> T {
-        try await channel.invokeMethod(method, arguments: KeyArgument(key: key), as: T.self)
+        try await channel.invokeMethod(method, arguments: KeyArgument(key: key), as: T.self, timeout: callTimeout)
     }
 
     /// The stored value of any type, `.null` when missing.
@@ -65,7 +72,7 @@ public struct SharedPreferencesClient: Sendable {
 
     /// Every key and value of the group, in the store's order.
     public func getAll() async throws -> [StandardValue.MapEntry] {
-        let value = try await channel.invokeMethod("getAll")
+        let value = try await channel.invokeMethod("getAll", timeout: callTimeout)
         guard let entries = value.mapEntries else {
             throw ChannelError(.malformedReply, "getAll answered \(value), not a map", channel: channel.name, method: "getAll")
         }
@@ -74,7 +81,8 @@ public struct SharedPreferencesClient: Sendable {
 
     /// `method` with `{"key": key, "value": value}`; a `nil` value is sent as null, which removes the key.
     private func set(_ method: String, _ key: String, _ value: (some Encodable)?) async throws {
-        try await channel.invokeMethod(method, arguments: Assignment(key: key, value: value), as: Void.self)
+        try await channel.invokeMethod(method, arguments: Assignment(key: key, value: value), as: Void.self,
+                                       timeout: callTimeout)
     }
 
     public func setString(_ key: String, _ value: String?) async throws { try await set("setString", key, value) }
@@ -85,18 +93,19 @@ public struct SharedPreferencesClient: Sendable {
     public func setBytes(_ key: String, _ value: [UInt8]?) async throws { try await set("setBytes", key, value) }
 
     public func remove(_ key: String) async throws {
-        try await channel.invokeMethod("remove", arguments: KeyArgument(key: key), as: Void.self)
+        try await channel.invokeMethod("remove", arguments: KeyArgument(key: key), as: Void.self, timeout: callTimeout)
     }
 
     public func removeAll() async throws {
-        try await channel.invokeMethod("removeAll", as: Void.self)
+        try await channel.invokeMethod("removeAll", as: Void.self, timeout: callTimeout)
     }
 
     /// Appends each of `values` to the list under `key` in one atomic step on the host, creating
     /// the list when the key is absent; appenders in any number of processes lose no item.
     /// Throws `MethodError` `WRONG_TYPE` (nothing written) when the key holds something else.
     public func appendToList(_ key: String, _ values: [StandardValue]) async throws {
-        _ = try await channel.invokeMethod("appendToList", arguments: ["key": .string(key), "values": .list(values)])
+        _ = try await channel.invokeMethod("appendToList", arguments: ["key": .string(key), "values": .list(values)],
+                                       timeout: callTimeout)
     }
 
     /// Reads and removes `key` in one atomic step: an item appended meanwhile is either in the
@@ -110,9 +119,10 @@ public struct SharedPreferencesClient: Sendable {
     /// whatever happens to the connection or the host.
     public func take(_ key: String, requestID: String? = nil) async throws -> StandardValue {
         let arguments: StandardValue = ["key": .string(key), "requestId": .string(requestID ?? UUID().uuidString)]
+        let callTimeout = callTimeout
         return try await TakeRetry.run(retryFor: takeRetryPeriod, reconnector: reconnector, first: messenger,
-                                       appGroup: group.value) { channel in
-            try await channel.invokeMethod("take", arguments: arguments)
+                                       appGroup: group.value, callTimeout: callTimeout) { channel in
+            try await channel.invokeMethod("take", arguments: arguments, timeout: callTimeout)
         }
     }
 

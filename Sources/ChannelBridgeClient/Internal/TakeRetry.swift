@@ -35,7 +35,7 @@ final class Reconnector: Sendable {
 /// most `retryFor`.
 enum TakeRetry {
     static func run(retryFor: Duration, reconnector: Reconnector?, first: any BinaryMessenger,
-                    appGroup: String?, _ attempt: @Sendable (MethodChannel) async throws -> StandardValue)
+                    appGroup: String?, callTimeout: Duration?, _ attempt: @Sendable (MethodChannel) async throws -> StandardValue)
         async throws -> StandardValue {
         let clock = ContinuousClock()
         let deadline = clock.now + retryFor
@@ -46,14 +46,14 @@ enum TakeRetry {
                 return try await attempt(channel)
             } catch let error as ChannelError where error.code == .connectionClosed {
                 guard let reconnector else { throw error }
-                channel = try await reconnected(reconnector, appGroup: appGroup, deadline: deadline, pause: &pause,
-                                                lastError: error)
+                channel = try await reconnected(reconnector, appGroup: appGroup, callTimeout: callTimeout,
+                                                deadline: deadline, pause: &pause, lastError: error)
             }
         }
     }
 
     /// A channel on a new connection (with `appGroup` chosen again), trying until `deadline`.
-    private static func reconnected(_ reconnector: Reconnector, appGroup: String?, deadline: ContinuousClock.Instant,
+    private static func reconnected(_ reconnector: Reconnector, appGroup: String?, callTimeout: Duration?, deadline: ContinuousClock.Instant,
                                     pause: inout Duration, lastError: any Error) async throws -> MethodChannel {
         var lastError = lastError
         while ContinuousClock().now < deadline {
@@ -62,7 +62,8 @@ enum TakeRetry {
             do {
                 let channel = MethodChannel(name: SharedPreferencesClient.channelName, messenger: try await reconnector.reconnect())
                 if let appGroup {
-                    _ = try await channel.invokeMethod("setAppGroup", arguments: ["appGroup": .string(appGroup)])
+                    _ = try await channel.invokeMethod("setAppGroup", arguments: ["appGroup": .string(appGroup)],
+                                                     timeout: callTimeout)
                 }
                 return channel
             } catch {
