@@ -13,6 +13,8 @@ enum ExitCode {
     static let usage: Int32 = 64
     static let dataError: Int32 = 65
     static let unavailable: Int32 = 69
+    /// EX_TEMPFAIL: the host did not answer in time (stopped or overloaded); trying later may work.
+    static let temporaryFailure: Int32 = 75
 }
 
 /// The command line was wrong: reported with the command's name and exit status 64.

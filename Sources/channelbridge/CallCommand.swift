@@ -7,14 +7,15 @@ enum CallCommand: CLICommand {
     static let summary = "invoke a method on a host channel and print the result"
 
     static let help = """
-        usage: channelbridge call CHANNEL METHOD [ARGS] [--codec standard|json] [--socket PATH] [--json]
+        usage: channelbridge call CHANNEL METHOD [ARGS] [--codec standard|json] [--socket PATH] [--timeout SECONDS] [--json]
 
         Invokes METHOD on the MethodChannel CHANNEL of a running host and prints the result as
         canonical typed value notation. ARGS is lenient TVN: bare integers are int32 (int64 when
         too big), numbers with a fraction are float64, plain objects are maps with string keys.
 
         Exit status: 0 success; 1 the host answered with an error or "not implemented";
-        64 usage; 65 ARGS is not valid TVN; 69 host unreachable or connection lost.
+        64 usage; 65 ARGS is not valid TVN; 69 host unreachable or connection lost; 75 the host
+        did not answer within the timeout (it may be stopped or overloaded).
 
         Each command is a session of its own: what a call chooses for its session (setAppGroup)
         is gone for the next command. Run calls that belong together with 'channelbridge session'.
@@ -43,14 +44,14 @@ enum CallCommand: CLICommand {
         }
         let channel = args.positionals[0], method = args.positionals[1]
         let arguments = try args.positionals.count == 3 ? ClientContext.value(args.positionals[2], what: "ARGS") : .null
-        let context = ClientContext(args)
+        let context = try ClientContext(args)
         let result = try await context.withClient { client in
             do {
                 return codecName == "json"
                     ? try await client.invokeMethod(method, onChannel: channel, arguments: arguments, codec: JSONMethodCodec())
                     : try await client.invokeMethod(method, onChannel: channel, arguments: arguments)
             } catch {
-                var failure = ClientContext.failure(error)
+                var failure = context.failure(error)
                 if let hint = hint(for: error, method: method, arguments: arguments) { failure.message += "\nhint: " + hint }
                 throw failure
             }

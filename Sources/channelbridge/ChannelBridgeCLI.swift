@@ -19,7 +19,24 @@ struct ChannelBridgeCLI {
         \(commands.map { "  " + $0.name.padding(toLength: 12, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
 
         Run 'channelbridge <command> --help' for a command's options and examples.
+
+        Commands that talk to a host take --socket PATH and --timeout SECONDS (a decimal > 0, also
+        accepted before the command; default $CHANNELBRIDGE_TIMEOUT, else 5 s to connect and 30 s
+        per call), and exit 0 on success, 1 on an error from the host, 64 on a usage error, 65 on
+        bad input, 69 when no host is listening and 75 when the host did not answer in time (it
+        may be stopped or overloaded).
         """
+
+    /// `arguments` with a leading `--timeout SECONDS` (or `--timeout=SECONDS`), which may come
+    /// before the command name, moved after it, where the command parses it.
+    static func commandFirst(_ arguments: [String]) -> [String] {
+        guard let first = arguments.first else { return arguments }
+        if first.hasPrefix("--timeout=") { return commandFirst(Array(arguments.dropFirst())) + [first] }
+        if first == "--timeout", arguments.count >= 3 {
+            return commandFirst(Array(arguments.dropFirst(2))) + Array(arguments.prefix(2))
+        }
+        return arguments
+    }
 
     static func main() async {
         // A peer or host that goes away must surface as an error on write, not kill this process.
@@ -33,6 +50,7 @@ struct ChannelBridgeCLI {
     }
 
     static func run(_ arguments: [String]) async -> Int32 {
+        let arguments = commandFirst(arguments)
         guard let first = arguments.first else {
             Output.error(help)
             return ExitCode.usage

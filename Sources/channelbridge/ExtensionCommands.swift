@@ -6,7 +6,7 @@ enum ItemsCommand: CLICommand {
     static let name = "items"
     static let summary = "print the host's input items"
     static let help = """
-        usage: channelbridge items [--socket PATH] [--json]
+        usage: channelbridge items [--socket PATH] [--timeout SECONDS] [--json]
 
         Prints the extension's input items (channelbridge/extension getInputItems) as canonical TVN.
         \(ClientContext.optionsHelp)
@@ -22,7 +22,7 @@ enum ItemsCommand: CLICommand {
             return ExitCode.success
         }
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
-        let context = ClientContext(args)
+        let context = try ClientContext(args)
         Output.line(context.text(try await context.withClient { try await $0.rawItems() }))
         return ExitCode.success
     }
@@ -33,7 +33,7 @@ enum ExitCommand: CLICommand {
     static let name = "exit"
     static let summary = "complete the extension request (the host exits 0)"
     static let help = """
-        usage: channelbridge exit [ITEMS] [--socket PATH]
+        usage: channelbridge exit [ITEMS] [--socket PATH] [--timeout SECONDS]
 
         Calls exit on the extension channel, returning ITEMS (lenient TVN, optional) to the host,
         which then completes the request and exits 0. Prints nothing.
@@ -62,7 +62,7 @@ enum CancelCommand: CLICommand {
     static let name = "cancel"
     static let summary = "cancel the extension request (the host exits 2)"
     static let help = """
-        usage: channelbridge cancel CODE [MESSAGE] [DETAILS] [--socket PATH]
+        usage: channelbridge cancel CODE [MESSAGE] [DETAILS] [--socket PATH] [--timeout SECONDS]
 
         Calls cancel on the extension channel with an error CODE, an optional MESSAGE and optional
         DETAILS (lenient TVN); the host then exits 2 and reports them in its completion record.

@@ -11,7 +11,7 @@ enum ListenCommand: CLICommand {
     static let summary = "print an event channel's events, one per line"
 
     static let help = """
-        usage: channelbridge listen CHANNEL [ARGS] [--count N] [--socket PATH] [--json]
+        usage: channelbridge listen CHANNEL [ARGS] [--count N] [--socket PATH] [--timeout SECONDS] [--json]
 
         Listens on the EventChannel CHANNEL (with ARGS, lenient TVN) and prints each event as
         canonical TVN on its own line until the stream ends (exit 0) or Ctrl-C (the stream is
@@ -35,7 +35,7 @@ enum ListenCommand: CLICommand {
         guard (1...2).contains(args.positionals.count) else { throw UsageError("needs CHANNEL and optionally ARGS") }
         let limit = try args.value("count").map { try BenchCommand.positiveInt($0, "--count") }
         let listenArguments = try args.positionals.count == 2 ? ClientContext.value(args.positionals[1], what: "ARGS") : .null
-        let context = ClientContext(args)
+        let context = try ClientContext(args)
         let client = try await context.connect()
         defer { client.close() }
 
@@ -73,7 +73,7 @@ enum ListenCommand: CLICommand {
             try await listening.value
         } catch is CancellationError {
         } catch {
-            if !interrupted.withLock({ $0 }) { throw ClientContext.failure(error) }
+            if !interrupted.withLock({ $0 }) { throw context.failure(error) }
         }
         // Leaving the loop released the stream, which sends `cancel`; give it a moment to go out.
         try? await client.connection.messenger.ping()

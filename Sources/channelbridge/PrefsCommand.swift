@@ -19,7 +19,7 @@ enum PrefsCommand: CLICommand {
                channelbridge prefs all
                channelbridge prefs clear
                channelbridge prefs watch [KEY ...]
-        options: --app-group G  [--data-dir DIR | --socket PATH]  [--json]
+        options: --app-group G  [--data-dir DIR | --socket PATH [--timeout SECONDS]]  [--json]
 
         Without --data-dir the commands go through a running host's shared_preference_app_group
         plugin (--app-group selects the group with setAppGroup; without it the host's default).
@@ -79,7 +79,7 @@ enum PrefsCommand: CLICommand {
         if args.flag("json"), ["set", "remove", "append", "clear"].contains(verb) {
             throw UsageError("--json goes with get, take, all and watch (\(verb) prints nothing)")
         }
-        let context = ClientContext(args)
+        let context = try ClientContext(args)
         if let dataDirectory = args.value("data-dir") {
             guard args.value("socket") == nil else { throw UsageError("--data-dir and --socket exclude each other") }
             try await PrefsOnStore(context: context, dataDirectory: dataDirectory,
@@ -158,7 +158,8 @@ struct PrefsOnHost {
                 case .uint8List: method = "setBytes"
                 default: method = "setString"
                 }
-                _ = try await prefs.channel.invokeMethod(method, arguments: ["key": .string(key), "value": value])
+                _ = try await prefs.channel.invokeMethod(method, arguments: ["key": .string(key), "value": value],
+                                                        timeout: prefs.callTimeout)
             case .remove(let key):
                 try await prefs.remove(key)
             case .append(let key, let values):

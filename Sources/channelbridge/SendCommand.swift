@@ -8,7 +8,8 @@ enum SendCommand: CLICommand {
     static let summary = "send a message on a BasicMessageChannel and print the reply"
 
     static let help = """
-        usage: channelbridge send CHANNEL MESSAGE [--codec standard|json|string|binary] [--socket PATH] [--json]
+        usage: channelbridge send CHANNEL MESSAGE [--codec standard|json|string|binary] [--socket PATH]
+               [--timeout SECONDS] [--json]
 
         Sends MESSAGE on the BasicMessageChannel CHANNEL and prints the reply. MESSAGE is lenient
         TVN for standard and json, the text itself for string, and hex for binary; the reply is
@@ -18,7 +19,7 @@ enum SendCommand: CLICommand {
         Flutter handler returning null does): it is reported like call's "not implemented".
 
         Exit status: 0 a reply; 1 a null reply or a failed handler; 64 usage; 65 MESSAGE is not
-        valid; 69 host unreachable or connection lost.
+        valid; 69 host unreachable or connection lost; 75 no answer within the timeout.
 
         Options:
           --codec NAME    standard (default), json, string or binary
@@ -37,7 +38,7 @@ enum SendCommand: CLICommand {
         }
         guard args.positionals.count == 2 else { throw UsageError("needs CHANNEL and MESSAGE") }
         let channel = args.positionals[0], text = args.positionals[1]
-        let context = ClientContext(args)
+        let context = try ClientContext(args)
         let codec = args.value("codec") ?? "standard"
         if context.json, codec == "string" || codec == "binary" {
             throw UsageError("--json goes with --codec standard or json (a \(codec) reply is printed as it is)")
@@ -69,7 +70,7 @@ enum SendCommand: CLICommand {
     static func send<Codec: MessageCodec>(_ codec: Codec, _ channel: String, _ message: Codec.Message,
                                           _ context: ClientContext) async throws -> Codec.Message {
         let reply = try await context.withClient { client in
-            try await BasicMessageChannel(name: channel, messenger: client.messenger, codec: codec).send(message)
+            try await BasicMessageChannel(name: channel, messenger: client.messenger, codec: codec).send(message, timeout: context.callTimeout)
         }
         guard let reply else {
             throw CommandFailure(ExitCode.failure, "not implemented: no handler answered the message on channel \(channel) (null reply)")

@@ -22,7 +22,7 @@ enum SessionCommand: CLICommand {
         """
 
     static let help = """
-        usage: channelbridge session [--codec standard|json] [--socket PATH] [--json]
+        usage: channelbridge session [--codec standard|json] [--socket PATH] [--timeout SECONDS] [--json]
 
         Connects once and runs one MethodChannel call per line of standard input, in order, each
         after the previous one has answered, all in the same session: a group chosen with
@@ -33,7 +33,9 @@ enum SessionCommand: CLICommand {
         \(lineHelp)
 
         Exit status: 0 every call succeeded; 1 a call failed or a line was not a call; 64 usage;
-        69 host unreachable, or the connection was lost (the lines after it are not run).
+        69 host unreachable, or the connection was lost (the lines after it are not run); 75 the
+        host did not answer within the timeout, connecting or to a call (the lines after it are
+        not run).
 
         Options:
           --codec NAME    the channels' method codec: standard (default) or json
@@ -55,7 +57,7 @@ enum SessionCommand: CLICommand {
         guard codecName == "standard" || codecName == "json" else {
             throw UsageError("unknown codec '\(codecName)'; use standard or json")
         }
-        let context = ClientContext(args)
+        let context = try ClientContext(args)
         let interactive = Syscalls.standardInputIsTerminal
         let client = try await context.connect()
         defer { client.close() }
@@ -79,12 +81,13 @@ enum SessionCommand: CLICommand {
                 Output.line(context.text(result))
             } catch {
                 failed = true
-                let failure = ClientContext.failure(error, oneShot: false)
+                let failure = context.failure(error, oneShot: false)
                 // One line per call, so details go on the same line.
                 Output.line("error: " + failure.message.split(separator: "\n").joined(separator: " "))
-                if failure.status == ExitCode.unavailable {
+                // A host that is gone, or that did not answer (stopped or overloaded), fails every later line too.
+                if failure.status == ExitCode.unavailable || failure.status == ExitCode.temporaryFailure {
                     Output.flush()
-                    return ExitCode.unavailable
+                    return failure.status
                 }
             }
             // Each result as soon as it is known: a terminal, or a program reading the other end of a pipe, sees it.

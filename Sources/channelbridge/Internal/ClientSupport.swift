@@ -2,16 +2,23 @@ import ChannelBridgeChannels
 import ChannelBridgeClient
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
+import ChannelBridgePlatform
 import ChannelBridgeSocket
 
 /// What every command that talks to a host shares: `--socket`, `--json`, connecting, printing
 /// values, and turning errors into the documented exit statuses.
 struct ClientContext {
-    static let valuedOptions: Set<String> = ["socket"]
+    static let valuedOptions: Set<String> = ["socket", "timeout"]
     /// For commands that print values; a command that prints none takes no `--json`.
     static let flagOptions: Set<String> = ["json"]
+    static let timeoutVariable = "CHANNELBRIDGE_TIMEOUT"
     static let socketHelp = """
           --socket PATH   the host's socket (default: \(SocketPath.defaultPath()))
+          --timeout SECONDS
+                          give up when the host has not answered within SECONDS (a decimal > 0):
+                          connecting and the host's HELLO together, and each call, may take that
+                          long; waiting for events or input is not limited. Default: $\(timeoutVariable),
+                          else 5 s to connect and 30 s per call. On timeout: exit status 75
         """
     static let optionsHelp = socketHelp + """
 
@@ -20,15 +27,40 @@ struct ClientContext {
 
     let socketPath: String
     let json: Bool
+    /// Connecting plus the host's HELLO may take this long.
+    let connectTimeout: Duration
+    /// Each call may take this long.
+    let callTimeout: Duration
 
-    init(_ args: Arguments) {
+    init(_ args: Arguments) throws {
         socketPath = args.value("socket") ?? SocketPath.defaultPath()
         json = args.flag("json")
+        let timeout: Duration?
+        if let text = args.value("timeout") {
+            timeout = try Self.seconds(text, what: "--timeout")
+        } else if let text = Syscalls.environment(Self.timeoutVariable) {
+            timeout = try Self.seconds(text, what: Self.timeoutVariable)
+        } else {
+            timeout = nil
+        }
+        connectTimeout = timeout ?? SocketConnection.Options.defaultConnectTimeout
+        callTimeout = timeout ?? ExtensionHostClient.defaultCallTimeout
+    }
+
+    /// A timeout in seconds: a finite decimal greater than 0, else a usage error naming `what`.
+    static func seconds(_ text: String, what: String) throws -> Duration {
+        guard let value = Double(text), value.isFinite, value > 0 else {
+            throw UsageError("\(what) takes a number of seconds greater than 0, not '\(text)'")
+        }
+        // Whole nanoseconds, at least one, so a tiny positive value stays positive.
+        return .nanoseconds(max(1, Int64(min(value * 1e9, Double(Int64.max / 2)))))
     }
 
     func connect() async throws -> ExtensionHostClient {
+        var options = SocketConnection.Options()
+        options.connectTimeout = connectTimeout
         do {
-            return try await ExtensionHostClient.connect(to: socketPath)
+            return try await ExtensionHostClient.connect(to: socketPath, options: options, callTimeout: callTimeout)
         } catch let error as SocketError where error.code == .notFound || error.code == .connectionRefused {
             // A host removes its socket file when it finishes, so "never started" and "finished" look the same.
             let file = error.code == .notFound ? "no socket file" : "a stale socket file"
@@ -37,9 +69,20 @@ struct ClientContext {
         } catch let error as SocketError where error.code == .unsafeDirectory {
             // The message names the directory, its owner and mode, and what to do.
             throw CommandFailure(ExitCode.unavailable, "cannot reach a host at \(socketPath): \(error.message)")
+        } catch let error as SocketError where error.code == .timedOut {
+            throw CommandFailure(ExitCode.temporaryFailure, error.message)
         } catch {
             throw CommandFailure(ExitCode.unavailable, "cannot reach a host at \(socketPath): \(Self.describe(error))")
         }
+    }
+
+    /// `failure(_:oneShot:)`, with a call that timed out reported as a host that gave no answer
+    /// (exit status 75).
+    func failure(_ error: any Error, oneShot: Bool = true) -> CommandFailure {
+        if let error = error as? ChannelError, error.code == .timedOut {
+            return CommandFailure(ExitCode.temporaryFailure, SocketError.timedOut(path: socketPath, after: callTimeout).message)
+        }
+        return Self.failure(error, oneShot: oneShot)
     }
 
     /// Canonical TVN, or with `--json` plain JSON when the value has a JSON form.
@@ -59,7 +102,7 @@ struct ClientContext {
 
     /// Maps any failure of a remote call to a message and an exit status: 1 for an answer from
     /// the host (an error envelope, not implemented, a handler failure), 69 when the host is
-    /// gone, 65 for data this side could not encode. A one-shot command adds a hint where an error
+    /// gone, 65 for data this side could not encode, 75 when the host did not answer in time. A one-shot command adds a hint where an error
     /// comes from each command being a session of its own.
     static func failure(_ error: any Error, oneShot: Bool = true) -> CommandFailure {
         switch error {
@@ -87,6 +130,8 @@ struct ClientContext {
             return CommandFailure(ExitCode.failure, "remote failure: \(error.description)")
         case let error as MessengerError:
             return CommandFailure(ExitCode.unavailable, "connection lost: \(error.description)")
+        case let error as SocketError where error.code == .timedOut:
+            return CommandFailure(ExitCode.temporaryFailure, error.message)
         case let error as SocketError:
             return CommandFailure(ExitCode.unavailable, error.description)
         case let error as CodecError:
@@ -107,7 +152,7 @@ struct ClientContext {
         do {
             return try await body(client)
         } catch {
-            throw Self.failure(error)
+            throw failure(error)
         }
     }
 }

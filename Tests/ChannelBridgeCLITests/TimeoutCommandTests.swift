@@ -1,0 +1,84 @@
+import ChannelBridgeTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// `--timeout` and `CHANNELBRIDGE_TIMEOUT`: a host that does not answer ends the command with
+/// exit status 75 and one line saying so; a bad timeout is a usage error.
+@Suite struct TimeoutCommandTests {
+    /// Stops `live`'s host (SIGSTOP), so that it neither accepts nor answers, runs `body`, then
+    /// kills the host (SIGCONT, SIGKILL) and removes its directory.
+    static func withStoppedHost(_ live: LiveHost, _ body: () async throws -> Void) async throws {
+        live.host.send(signal: SIGSTOP)
+        defer {
+            live.host.send(signal: SIGCONT)
+            live.host.send(signal: SIGKILL)
+            Task {
+                _ = await live.host.waitForExit()
+                live.directory.remove()
+            }
+        }
+        try await body()
+    }
+
+    @Test func aStoppedHostEndsTheCommandWithStatus75() async throws {
+        try await withHangGuard {
+            let live = try await LiveHost.start()
+            try await Self.withStoppedHost(live) {
+                let outcome = try await ProcessRunner.runOnThread(
+                    "channelbridge", ["--timeout", "2", "prefs", "get", "k", "--socket", live.socket])
+                #expect(outcome.status == 75)
+                #expect(outcome.stdout == "")
+                #expect(outcome.stderr
+                        == "channelbridge prefs: no answer from the host at \(live.socket) within 2 s: it may be stopped or overloaded\n")
+            }
+        }
+    }
+
+    @Test func theEnvironmentGivesTheDefaultTimeout() async throws {
+        try await withHangGuard {
+            let live = try await LiveHost.start()
+            try await Self.withStoppedHost(live) {
+                var environment = ProcessInfo.processInfo.environment
+                environment["CHANNELBRIDGE_TIMEOUT"] = "1.5"
+                let outcome = try await ProcessRunner.runOnThread("channelbridge", ["items", "--socket", live.socket],
+                                                                  environment: environment)
+                #expect(outcome.status == 75)
+                #expect(outcome.stderr
+                        == "channelbridge items: no answer from the host at \(live.socket) within 1.5 s: it may be stopped or overloaded\n")
+            }
+        }
+    }
+
+    @Test(arguments: ["0", "-1", "abc", "nan", "inf"])
+    func aTimeoutThatIsNotAPositiveNumberIsAUsageError(_ text: String) async throws {
+        try await withHangGuard {
+            let outcome = try await ProcessRunner.runOnThread(
+                "channelbridge", ["prefs", "get", "k", "--timeout", text, "--socket", "/nonexistent/h.sock"])
+            #expect(outcome.status == 64)
+            #expect(outcome.stdout == "")
+            #expect(outcome.stderr == "channelbridge prefs: --timeout takes a number of seconds greater than 0, not '\(text)'\n"
+                    + "Run 'channelbridge prefs --help' for usage.\n")
+        }
+    }
+
+    @Test func aBadEnvironmentTimeoutIsAUsageError() async throws {
+        try await withHangGuard {
+            var environment = ProcessInfo.processInfo.environment
+            environment["CHANNELBRIDGE_TIMEOUT"] = "0"
+            let outcome = try await ProcessRunner.runOnThread(
+                "channelbridge", ["call", "a", "b", "--socket", "/nonexistent/h.sock"], environment: environment)
+            #expect(outcome.status == 64)
+            #expect(outcome.stderr == "channelbridge call: CHANNELBRIDGE_TIMEOUT takes a number of seconds greater than 0, not '0'\n"
+                    + "Run 'channelbridge call --help' for usage.\n")
+        }
+    }
+
+    @Test func noHostListeningStillExits69() async throws {
+        try await withHangGuard {
+            let outcome = try await ProcessRunner.runOnThread(
+                "channelbridge", ["items", "--timeout", "0.5", "--socket", "/nonexistent/h.sock"])
+            #expect(outcome.status == 69)
+        }
+    }
+}
