@@ -50,6 +50,24 @@ import Testing
         }
     }
 
+    @Test func aSessionCallToAHostStoppedMeanwhileEndsTheSessionWithStatus75() async throws {
+        try await withHangGuard {
+            let live = try await LiveHost.start()
+            let session = try LineDrivenChild(ProcessRunner.path(of: "channelbridge"),
+                                              ["session", "--timeout", "1", "--socket", live.socket])
+            session.send(#"shared_preference_app_group setString {"key": "k", "value": "v"}"#)
+            #expect(await session.stdout.next() == "null")
+            try await Self.withStoppedHost(live) {
+                session.send(#"shared_preference_app_group getString {"key": "k"}"#)
+                session.send("channelbridge/extension getInputItems")
+                #expect(await session.stdout.next()
+                        == "error: no answer from the host at \(live.socket) within 1 s: it may be stopped or overloaded")
+                #expect(await session.status() == 75)
+                #expect(await LineDrivenChild.rest(of: session.stdout) == [])
+            }
+        }
+    }
+
     @Test(arguments: ["0", "-1", "abc", "nan", "inf"])
     func aTimeoutThatIsNotAPositiveNumberIsAUsageError(_ text: String) async throws {
         try await withHangGuard {
