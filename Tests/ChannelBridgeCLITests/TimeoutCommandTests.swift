@@ -6,10 +6,21 @@ import Testing
 /// `--timeout` and `CHANNELBRIDGE_TIMEOUT`: a host that does not answer ends the command with
 /// exit status 75 and one line saying so; a bad timeout is a usage error.
 @Suite struct TimeoutCommandTests {
-    /// Stops `live`'s host (SIGSTOP), so that it neither accepts nor answers, runs `body`, then
-    /// kills the host (SIGCONT, SIGKILL) and removes its directory.
+    /// Stops `live`'s host (SIGSTOP), so that it neither accepts nor answers, and waits until it
+    /// has stopped (a signal takes effect after `kill` returns), runs `body`, then kills the host
+    /// (SIGCONT, SIGKILL) and removes its directory.
     static func withStoppedHost(_ live: LiveHost, _ body: () async throws -> Void) async throws {
         live.host.send(signal: SIGSTOP)
+        let pid = live.host.pid
+        // WNOWAIT leaves the child's state for Foundation's own wait for its exit.
+        let stopped = await onThread { () -> Bool in
+            var info = siginfo_t()
+            while true {
+                if waitid(P_PID, id_t(pid), &info, WSTOPPED | WNOWAIT) == 0 { return true }
+                if errno != EINTR { return false }
+            }
+        }
+        try #require(stopped)
         defer {
             live.host.send(signal: SIGCONT)
             live.host.send(signal: SIGKILL)
@@ -60,10 +71,11 @@ import Testing
             try await Self.withStoppedHost(live) {
                 session.send(#"shared_preference_app_group getString {"key": "k"}"#)
                 session.send("channelbridge/extension getInputItems")
-                #expect(await session.stdout.next()
-                        == "error: no answer from the host at \(live.socket) within 1 s: it may be stopped or overloaded")
+                let line = await session.stdout.next()
+                #expect(line == "error: no answer from the host at \(live.socket) within 1 s: it may be stopped or overloaded")
                 #expect(await session.status() == 75)
                 #expect(await LineDrivenChild.rest(of: session.stdout) == [])
+                #expect(await LineDrivenChild.rest(of: session.stderr) == [])
             }
         }
     }
