@@ -63,7 +63,7 @@ import Testing
         let outcome = try await BenchProcess.run("channelbridge", ["stress", "nope"])
         #expect(outcome.status == 64)
         #expect(outcome.stderr.hasPrefix(
-            "channelbridge stress: unknown scenario 'nope'; known: unread-replies, unread-events, vanish, idle-connections, many-clients, soak"))
+            "channelbridge stress: unknown scenario 'nope'; known: unread-replies, unread-events, vanish, idle-connections, many-clients, soak, listeners-cancel, listeners-drop"))
     }
 
     static let soakFigures: Set<String> = [
@@ -101,9 +101,29 @@ import Testing
     @Test func secondsGoesWithSoakOnly() async throws {
         let alone = try await BenchProcess.run("channelbridge", ["stress", "vanish", "--seconds", "5"])
         #expect(alone.status == 64)
-        #expect(alone.stderr.hasPrefix("channelbridge stress: --seconds goes with soak"))
+        #expect(alone.stderr.hasPrefix("channelbridge stress: --seconds goes with soak, listeners-cancel or listeners-drop"))
         let zero = try await BenchProcess.run("channelbridge", ["stress", "soak", "--seconds", "0"])
         #expect(zero.status == 64)
         #expect(zero.stderr.hasPrefix("channelbridge stress: --seconds takes a positive number"))
+    }
+
+    /// Both listener-churn scenarios for 3 s each: writes were acknowledged while listeners came
+    /// and went, with no error and no write unanswered for 1 s.
+    @Test(.disabled(if: Sanitizer.current != nil, "a 1 s stall limit a sanitized build misses"))
+    func listenersComingAndGoingNeverStallWrites() async throws {
+        let outcome = try await BenchProcess.run("channelbridge", ["stress", "listeners-cancel", "listeners-drop",
+                                                                   "--seconds", "3", "--json"], limit: 90)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: [String: Any]])
+        for (scenario, churned) in [("listeners-cancel", "listeners_cancelled"), ("listeners-drop", "listeners_dropped")] {
+            let figures = try #require(object[scenario], "\(scenario) reported nothing")
+            func count(_ name: String) -> Int? { (figures[name] as? NSNumber)?.intValue }
+            #expect(Set(figures.keys) == ["seconds", "writes_acknowledged", churned, "events_received",
+                                          "longest_write_ack_ms", "errors", "stalls"])
+            #expect(count("errors") == 0, "\(scenario)")
+            #expect(count("stalls") == 0, "\(scenario)")
+            #expect((count("writes_acknowledged") ?? 0) > 0, "\(scenario)")
+            #expect((count(churned) ?? 0) > 0, "\(scenario)")
+        }
     }
 }

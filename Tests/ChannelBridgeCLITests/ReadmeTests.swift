@@ -53,6 +53,7 @@ import Testing
         "swift run -c release channelbridge stress": "minutes of stress; StressCommandTests runs every scenario at a tiny scale",
         "swift run -c release channelbridge stress vanish --json": "a stress scenario; StressCommandTests runs its JSON output at a tiny scale",
         "swift run -c release channelbridge stress soak --seconds 600": "ten minutes of soak; StressCommandTests runs it for 4 s",
+        "swift run -c release channelbridge stress listeners-cancel listeners-drop --seconds 60": "two minutes of listener churn; StressCommandTests runs it for 3 s each",
     ]
 
     static func shellLines() throws -> [ShellLine] {

@@ -5,8 +5,8 @@ import Foundation
 /// which stalls are found. Shared by every worker task; everything is under one lock that runs no
 /// code but its own bookkeeping.
 final class SoakLedger: Sendable {
-    /// A write unacknowledged for longer than this is a stall.
-    static let stallLimit: Duration = .seconds(2)
+    /// A write unacknowledged for longer than this is a stall, by default.
+    static let defaultStallLimit: Duration = .seconds(2)
     /// How many error and stall descriptions are kept for printing (all are counted).
     static let keptDescriptions = 20
 
@@ -28,7 +28,13 @@ final class SoakLedger: Sendable {
     }
 
     let start = ContinuousClock.now
+    /// A write unacknowledged for longer than this is a stall.
+    let stallLimit: Duration
     private let state = LockedValue(State())
+
+    init(stallLimit: Duration = SoakLedger.defaultStallLimit) {
+        self.stallLimit = stallLimit
+    }
 
     /// Seconds since the soak started, for descriptions.
     func elapsed(at instant: ContinuousClock.Instant = .now) -> String {
@@ -66,7 +72,7 @@ final class SoakLedger: Sendable {
             self.error(operation, error)
         }
         let now = ContinuousClock.now
-        let kept = Self.keptDescriptions
+        let kept = Self.keptDescriptions, stallLimit = self.stallLimit
         state.withLock { state in
             guard let entry = state.inFlight.removeValue(forKey: token) else { return }
             let took = now - entry.since
@@ -74,7 +80,7 @@ final class SoakLedger: Sendable {
                 state.operations[operation, default: 0] += 1
                 state.longestAcknowledgement = max(state.longestAcknowledgement, took)
             }
-            if took > Self.stallLimit, !entry.stalled {
+            if took > stallLimit, !entry.stalled {
                 state.stallCount += 1
                 if state.stalls.count < kept {
                     state.stalls.append(operation + String(format: " sent at %.1f s, answered after %.0f ms",
@@ -89,9 +95,9 @@ final class SoakLedger: Sendable {
     /// that is never answered is found here, one answered late when it returns.
     func checkStalls() {
         let now = ContinuousClock.now
-        let kept = Self.keptDescriptions
+        let kept = Self.keptDescriptions, stallLimit = self.stallLimit
         state.withLock { state in
-            for (token, entry) in state.inFlight where !entry.stalled && now - entry.since > Self.stallLimit {
+            for (token, entry) in state.inFlight where !entry.stalled && now - entry.since > stallLimit {
                 state.inFlight[token]?.stalled = true
                 state.stallCount += 1
                 if state.stalls.count < kept {

@@ -33,7 +33,17 @@ enum StressCommand: CLICommand {
                     + "              stall (a write unanswered for 2 s), lost or duplicated item,\n"
                     + "              or growth of the host's descriptors, threads or memory.\n"
                     + "              Only when named", run: SoakScenario.run, runsByDefault: false),
+        Scenario(name: "listeners-cancel", summary: "--seconds of 2 pipelined writers while 4 listeners cancel\n"
+                    + "              their change streams; fails on any error or a write\n"
+                    + "              unanswered for 1 s. Only when named",
+                 run: ListenerChurnScenario.run(dropping: false), runsByDefault: false),
+        Scenario(name: "listeners-drop", summary: "the same, with listeners dropping their connection while\n"
+                    + "              listening (GOODBYE or nothing said). Only when named",
+                 run: ListenerChurnScenario.run(dropping: true), runsByDefault: false),
     ]
+
+    /// The scenarios that run for `--seconds`.
+    static let timedScenarios: Set<String> = ["soak", "listeners-cancel", "listeners-drop"]
 
     static let help = """
         usage: channelbridge stress [scenario ...] [--scale F] [--seconds N] [--json]
@@ -41,13 +51,14 @@ enum StressCommand: CLICommand {
         Runs each scenario against a fresh extension-host child process (built beside channelbridge)
         and prints its figures. The host keeps its default limits (Protocol/wire-protocol.md §4.10).
 
-        Scenarios (all of them but soak when none is named):
+        Scenarios (all of them but soak and listeners-* when none is named):
         \(scenarios.map { "  " + $0.name.padded(18) + $0.summary }.joined(separator: "\n"))
 
         Options:
           --scale F   multiply every duration and count by F (default 1); below 1 the host's HELLO
                       timeout is scaled too. e.g. --scale 0.01 runs everything in a few seconds
-          --seconds N how long soak runs (default 60; soak ignores --scale). Only with soak named.
+          --seconds N how long soak and listeners-* run (default 60; they ignore --scale). Only
+                      with one of them named.
                       soak samples the host's RSS, descriptors and threads every second and prints
                       their least-squares slopes per minute after the first minute (the first sixth
                       of a run under 360 s); descriptors or threads growing fails a run of 60 s or
@@ -58,6 +69,7 @@ enum StressCommand: CLICommand {
         Build in release mode for meaningful figures:
           swift run -c release channelbridge stress
           swift run -c release channelbridge stress soak --seconds 600
+          swift run -c release channelbridge stress listeners-cancel listeners-drop --seconds 60
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
@@ -79,7 +91,9 @@ enum StressCommand: CLICommand {
         if chosen.isEmpty { chosen = scenarios.filter(\.runsByDefault) }
         var settings = StressSettings(scale: scale)
         if let seconds = args.value("seconds") {
-            guard chosen.contains(where: { $0.name == "soak" }) else { throw UsageError("--seconds goes with soak") }
+            guard chosen.contains(where: { timedScenarios.contains($0.name) }) else {
+                throw UsageError("--seconds goes with soak, listeners-cancel or listeners-drop")
+            }
             guard let value = Double(seconds), value > 0, value.isFinite else {
                 throw UsageError("--seconds takes a positive number")
             }
@@ -105,7 +119,7 @@ enum StressCommand: CLICommand {
 /// How big a stress run is.
 struct StressSettings: Sendable {
     var scale: Double
-    /// How long `soak` runs.
+    /// How long `soak` and `listeners-*` run.
     var soakSeconds: Double = 60
 
     func seconds(_ base: Double) -> Double { max(0.2, base * scale) }
