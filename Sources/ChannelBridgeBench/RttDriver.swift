@@ -3,7 +3,7 @@ import ChannelBridgeMessenger
 import ChannelBridgeSocket
 
 /// The `rtt` scenario without its stopwatch, for `channelbridge-rtt-driver`, the program
-/// `Scripts/count-instructions` runs under `valgrind --tool=callgrind` (issue 18). Both sides are
+/// `Scripts/count-instructions` runs under `valgrind --tool=callgrind`. Both sides are
 /// those of `bench rtt`: the server is `BenchServer` (MethodChannel `channelbridge/bench`, `echo`
 /// answered by the synchronous handler on the reader thread), the client calls `echo` with
 /// `RttBenchmark.argument` one call at a time, its calls running on the connection's reader

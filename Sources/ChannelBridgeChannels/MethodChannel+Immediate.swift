@@ -14,7 +14,7 @@ extension MethodChannel {
     package typealias ImmediateHandler = @Sendable (MethodCall) throws -> ImmediateResult
 
     /// Installs a handler that answers on the connection's reader thread when it can, with no task
-    /// started for the call (issue 18: a plugin's cached read), and in a task when it cannot. The
+    /// started for the call (a plugin's cached read), and in a task when it cannot. The
     /// replies are those `setMethodCallHandler` gives for the same results and errors.
     package func setImmediateMethodCallHandler(_ handler: @escaping ImmediateHandler) {
         let (name, codec, segmenting, limit) = (self.name, self.codec, segmentingCodec, messenger.fastPath?.frameLimit)

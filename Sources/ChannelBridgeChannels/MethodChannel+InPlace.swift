@@ -3,7 +3,7 @@ import ChannelBridgeMessenger
 
 extension MethodChannel {
     /// A synchronous handler with the Standard codec on a connection itself, run where the request
-    /// was received (issue 18): the call is decoded from the receive buffer, and the success
+    /// was received: the call is decoded from the receive buffer, and the success
     /// envelope is encoded into the connection's reply buffer, with no existential codec call and
     /// no array of its own for the request or the reply. It answers exactly as the general path
     /// does (`decodeCall`, `encodeOutcome`, `tooLarge`), through which error envelopes and the
@@ -13,8 +13,8 @@ extension MethodChannel {
         let recent = RecentMethodName()
         return { message, tail, reply in
             // Bound from an optional rather than assigned in a `do` block: a `let` assigned so
-            // lives in memory, and was copied to be passed to `handler` (issue 18: a retain and a
-            // release of the method and of the arguments).
+            // lives in memory, and is copied to be passed to `handler` (a retain and a release of
+            // the method and of the arguments).
             var malformed: CodecError?
             guard let call = decodeCall(message, tail: tail, codec: codec, recent: &recent.name, failure: &malformed) else {
                 return .segments(try MalformedCall(error: malformed!, codec: codec).reply())
@@ -23,8 +23,8 @@ extension MethodChannel {
             guard let value = result(of: handler, for: call, failure: &failure) else {
                 return try answer(.failure(failure!), of: call, codec: codec, channel: channel, limit: limit)
             }
-            // No `Result` around the encoding and no `outcome` variable on this path: each was a
-            // copy and a destroy of the value more (issue 18).
+            // No `Result` around the encoding and no `outcome` variable on this path: each would be a
+            // copy and a destroy of the value more.
             let encoding: ReusedBufferEncoding
             do throws(CodecError) {
                 encoding = try codec.encodeSuccessEnvelope(value, reusing: &reply)
@@ -34,8 +34,8 @@ extension MethodChannel {
             }
             switch encoding {
             case .inBuffer(let count):
-                // Compared through the optional, not unwrapped: `if let` retained the limit
-                // (issue 18), and nothing here captures `call`, which would copy it.
+                // Compared through the optional, not unwrapped: `if let` retains the limit,
+                // and nothing here captures `call`, which would copy it.
                 if count > (limit?.current ?? .max) - MessengerConnection.replyFrameOverhead, let limit {
                     return .segments(try tooLarge(count, of: call, codec: codec, channel: channel, limit: limit))
                 }

@@ -34,8 +34,8 @@ public final class MethodChannel: Sendable {
     /// `codec` again when it can leave large byte values uncopied; looked up once, here.
     let segmentingCodec: (any SegmentingMethodCodec)?
     /// `codec` again when it is the Standard codec (`isStandard`), called directly rather than
-    /// through an existential (issue 18); looked up once, here. Not optional: unwrapping an
-    /// optional copied it, a retain and two releases per call.
+    /// through an existential; looked up once, here. Not optional: unwrapping an
+    /// optional copies it, a retain and two releases per call.
     let standardCodec: StandardMethodCodec
     let isStandard: Bool
     /// `messenger` again when it is a socket session itself (no wrapper): calls then await their
@@ -55,7 +55,7 @@ public final class MethodChannel: Sendable {
         isStandard = standard != nil
         connection = messenger as? MessengerConnection
         // A large reply whose result is one `Uint8List` then comes in two parts, so that the
-        // decoded list is the array the connection read it into (issue 18, `bulk`).
+        // decoded list is the array the connection read it into.
         if isStandard { connection?.splitReplies(with: StandardMethodCodec.byteListStart(inEnvelope:count:)) }
     }
 
@@ -69,8 +69,8 @@ public final class MethodChannel: Sendable {
     /// - Parameter timeout: when set, the request is withdrawn (CANCEL) if no reply arrives in time.
     nonisolated(nonsending) public func invokeMethod(_ method: String, arguments: StandardValue = .null,
                              timeout: Duration? = nil) async throws -> StandardValue {
-        // Built straight as the messenger's type: each conversion on the way was a retain and a
-        // release of the buffer (issue 18).
+        // Built straight as the messenger's type: each conversion on the way would be a retain and a
+        // release of the buffer.
         var request: MessageSegments
         // Set when `request.first` is the channel's reused encode buffer, to be given back: how
         // many of its first bytes are the call (the rest is room).
@@ -97,7 +97,7 @@ public final class MethodChannel: Sendable {
                 }
             } else if let segments = try segmentingCodec?.encodeMethodCallSegments(MethodCall(method, arguments: arguments)) {
                 // Optional chaining calls the codec in place; `if let` would copy the optional
-                // existential through the runtime's value witnesses (issue 18).
+                // existential through the runtime's value witnesses.
                 request = MessageSegments(segments.first, rest: segments.rest)
             } else {
                 request = MessageSegments(try codec.encodeMethodCall(MethodCall(method, arguments: arguments)))
@@ -117,7 +117,7 @@ public final class MethodChannel: Sendable {
         } else if let connection {
             // The same call as `messenger.send`, awaited here: each async function between this
             // frame and the continuation costs a hop back on return, and under a task-executor
-            // preference every hop takes the concurrency runtime's status-record lock (issue 18).
+            // preference every hop takes the concurrency runtime's status-record lock.
             do {
                 var segments = consume request
                 let prepared = try connection.prepareRequest(onChannel: name, payloadCount: pooledCount ?? segments.count)
@@ -127,7 +127,7 @@ public final class MethodChannel: Sendable {
                 // status-record lock per call); the closures only hand them to the connection.
                 if prepared.scopeTask != 0, connection.canDriveReader {
                     // On the reader thread with nothing else for it to do: read the reply here
-                    // instead of suspending (issue 18; `MessengerConnection+DrivenCalls`).
+                    // instead of suspending (`MessengerConnection+DrivenCalls`).
                     switch try connection.startDrivenRequest(prepared, onChannel: name, segments: Self.take(&segments),
                                                              firstCount: pooledCount) {
                     case .replied(let payload):
@@ -273,7 +273,7 @@ public final class MethodChannel: Sendable {
         let (name, codec, segmenting, limit) = (self.name, self.codec, segmentingCodec, messenger.fastPath?.frameLimit)
         if let connection, let standard = codec as? StandardMethodCodec {
             // A large call whose arguments are one `Uint8List` comes in two parts, so that the
-            // decoded list is the array the connection read it into (issue 18, `bulk`).
+            // decoded list is the array the connection read it into.
             slot.install(inPlace: Self.inPlaceHandler(handler, codec: standard, channel: name, limit: limit),
                          splitter: StandardMethodCodec.byteListStart(inCall:count:), on: connection, channel: name)
             return
@@ -373,7 +373,7 @@ public final class MethodChannel: Sendable {
         }
         do {
             // One array unless the codec kept a large byte value uncopied. Optional chaining calls
-            // the codec in place; `if let` would copy the optional existential (issue 18).
+            // the codec in place; `if let` would copy the optional existential.
             if let encoded = try segmenting?.encodeSuccessEnvelopeSegments(result) {
                 return MessageSegments(encoded.first, rest: encoded.rest)
             }

@@ -61,7 +61,7 @@ public struct StandardMessageCodec: MessageCodec {
     }
 
     /// `read(raw:)` of a message received in two parts, `head` then `tail`: a `Uint8List` that is
-    /// exactly `tail` is decoded as that array, uncopied (issue 18, `bulk`). Anything else, every
+    /// exactly `tail` is decoded as that array, uncopied. Anything else, every
     /// error included, is decided on the message joined into one array, so that the result is
     /// always the one `read(raw:)` gives for the whole message.
     func read<T>(head: UnsafeRawBufferPointer, tail: [UInt8],

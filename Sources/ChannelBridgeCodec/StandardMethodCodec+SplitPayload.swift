@@ -1,4 +1,4 @@
-/// Method calls and envelopes received in two parts (issue 18, `bulk`): a messenger that reads a
+/// Method calls and envelopes received in two parts: a messenger that reads a
 /// large payload can keep its last bytes, a `Uint8List`'s content, in an array of their own, so
 /// that the decoded value is that array rather than a copy of it.
 extension StandardMethodCodec {

@@ -25,7 +25,7 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     }
 
     /// The bytes of `encodeMethodCallSegments`, written over `buffer`'s storage when they make one
-    /// array (issue 18: a call costs no allocation): `.inBuffer(count:)`, the message being
+    /// array (so a call costs no allocation): `.inBuffer(count:)`, the message being
     /// `buffer`'s first `count` bytes. When a large byte value was kept uncopied, returns the
     /// segments instead and leaves `buffer` empty.
     package func encodeMethodCall(_ call: MethodCall, reusing buffer: inout [UInt8]) throws(CodecError) -> ReusedBufferEncoding {
@@ -33,7 +33,7 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     }
 
     /// `encodeMethodCall(_:reusing:)` of the call's parts, which a channel has apart: no
-    /// `MethodCall` to build, and no `StandardValue` around the name (issue 18).
+    /// `MethodCall` to build, and no `StandardValue` around the name.
     package func encodeMethodCall(_ method: String, arguments: StandardValue,
                                   reusing buffer: inout [UInt8]) throws(CodecError) -> ReusedBufferEncoding {
         try written(reusing: &buffer) { (writer) throws(CodecError) in try Self.write(method, arguments: arguments, into: &writer) }
@@ -69,7 +69,7 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
         return try result.get()
     }
 
-    /// `decodeMethodCall` of bytes where they lie: a messenger's receive buffer (issue 18).
+    /// `decodeMethodCall` of bytes where they lie: a messenger's receive buffer.
     package func decodeMethodCall(in bytes: UnsafeRawBufferPointer) throws(CodecError) -> MethodCall {
         guard !bytes.isEmpty else {
             throw CodecError(.invalidMethodCall, "method call is empty", offset: 0)
@@ -90,7 +90,7 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
 
     /// `decodeMethodCall(in:)`, with `recent` the method of the call this decoded before: a call
     /// to the same method takes that string again instead of building one from its bytes
-    /// (issue 18: a method name cost about 150 instructions a call). Calls to the same methods in
+    /// (building one is a large share of decoding a small call). Calls to the same methods in
     /// a row are the common case; any other call is decoded in full and remembered.
     package func decodeMethodCall(in bytes: UnsafeRawBufferPointer, recentMethod recent: inout RecentMethod) throws(CodecError) -> MethodCall {
         guard let nameLength = Self.recentNameLength(of: recent, startsCall: bytes) else {
@@ -151,7 +151,7 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     }
 
     /// The bytes of `encodeSuccessEnvelopeSegments`, written over `buffer`'s storage when they make
-    /// one array (issue 18: a reply costs no allocation): `.inBuffer(count:)`, the message being
+    /// one array (so a reply costs no allocation): `.inBuffer(count:)`, the message being
     /// `buffer`'s first `count` bytes. When a large byte value was kept uncopied, returns the
     /// segments instead and leaves `buffer` empty.
     package func encodeSuccessEnvelope(_ result: StandardValue, reusing buffer: inout [UInt8]) throws(CodecError) -> ReusedBufferEncoding {
@@ -184,7 +184,7 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
         }
     }
 
-    /// `decodeEnvelope` of bytes where they lie: the buffer a call lent for its reply (issue 18).
+    /// `decodeEnvelope` of bytes where they lie: the buffer a call lent for its reply.
     package func decodeEnvelope(in bytes: UnsafeRawBufferPointer) throws(CodecError) -> MethodEnvelope {
         guard !bytes.isEmpty else {
             throw CodecError(.invalidEnvelope, "envelope is empty", offset: 0)

@@ -34,7 +34,7 @@ public struct StandardReader {
         CodecError(.truncated, "truncated \(what): needs \(needed) bytes, \(base.count - offset) left", offset: offset)
     }
 
-    @inline(__always)  // a few times per value: the call cost more than the read (issue 18)
+    @inline(__always)  // a few times per value: a call costs more than the read
     public mutating func readByte() throws(CodecError) -> UInt8 {
         guard offset < base.count else { throw truncated("value", needed: 1) }
         defer { offset += 1 }
@@ -59,7 +59,7 @@ public struct StandardReader {
     }
 
     /// Reads a size in any of the three forms, including longer-than-needed ones.
-    @inline(__always)  // the one-byte form in line, the others in `readLongSize` (issue 18)
+    @inline(__always)  // the one-byte form in line, the others in `readLongSize`
     public mutating func readSize() throws(CodecError) -> Int {
         let first = try readByte()
         if first < 254 { return Int(first) }
@@ -111,8 +111,8 @@ public struct StandardReader {
         if Self.isASCII(utf8) {
             offset += count
             // A short one is built in place as a small string, whose own ASCII check is a mask
-            // on two words; `String(decoding:as:)` checked every byte again and went through the
-            // repairing decoder (issue 18: about 140 of the 290 instructions of a short string).
+            // on two words; `String(decoding:as:)` would check every byte again and go through the
+            // repairing decoder, a large share of the cost of a short string.
             if count <= Self.smallStringCapacity {
                 return String(unsafeUninitializedCapacity: count) { buffer in
                     UnsafeMutableRawBufferPointer(buffer).copyMemory(from: utf8)
@@ -246,7 +246,7 @@ public struct StandardReader {
     static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let count = bytes.count
         // Short strings (the common case) in one or two loads, overlapping when the count is not
-        // a power of two, instead of a loop over the last bytes (issue 18).
+        // a power of two, instead of a loop over the last bytes.
         if count < 8 {
             if count >= 4 {
                 let head = bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self)

@@ -8,12 +8,12 @@ public struct StandardWriter {
     /// last large byte list it kept by reference, are `current[..<used]`. The rest of `current` is
     /// room, already counted in the array (see `room(_:)`, or a reused buffer's old bytes), so that
     /// a value is stored through a pointer after one check of room and uniqueness: appending to an array pays both
-    /// checks for every byte, which made a short string cost about 150 instructions (issue 18).
+    /// checks for every byte, which would dominate the cost of a short string.
     /// Invariant: never empty until the codec takes it (`takeBytes`, `takeSegments`).
     private var current: [UInt8]
     private var used = 0
     /// A segmenting writer's finished segments, before `current`; nil until it keeps a byte list
-    /// (nil costs no release when a writer ends, an empty array one, issue 18).
+    /// (nil costs no release when a writer ends, an empty array one).
     private var finished: [[UInt8]]?
     private var finishedCount = 0
     private let keepsLargeByteLists: Bool
@@ -254,7 +254,7 @@ public struct StandardWriter {
     /// Writes any value, handing custom values to the codec extension.
     public mutating func writeValue(_ value: StandardValue) throws(CodecError) {
         // A string, the commonest answer, without `write`'s copy of the value out of its pointer
-        // (a retain and a release, issue 18).
+        // (a retain and a release).
         if case .string(let string) = value {
             writeString(string, tag: 7)
             return

@@ -50,7 +50,7 @@ public struct FrameDecoder: Sendable {
     public var bufferedByteCount: Int { writeIndex - readIndex + largeFilled + (largeFirst?.count ?? 0) }
 
     /// Nothing is buffered, not even part of a frame: until more bytes are appended, the next
-    /// frame is `nil`. A reader that sees it after a frame need not ask again (issue 18).
+    /// frame is `nil`. A reader that sees it after a frame need not ask again.
     package var isDrained: Bool { readIndex == writeIndex && largeHead == nil }
 
     /// Adds received bytes.
@@ -128,7 +128,7 @@ public struct FrameDecoder: Sendable {
         /// `.request`'s is.
         case reply(id: UInt32, buffer: [UInt8], payload: Range<Int>)
         /// A large REQUEST or REPLY (status 0) whose payload is its own payload followed by `tail`,
-        /// split where `FrameDecoder.splitting` said (issue 18, `bulk`).
+        /// split where `FrameDecoder.splitting` said.
         case split(Frame, tail: [UInt8])
 
         package var kind: Frame.Kind {
@@ -159,7 +159,7 @@ public struct FrameDecoder: Sendable {
     }
 
     /// Like `next()`, except that the payload of a small REQUEST, or of a small REPLY with status
-    /// 0, is not copied (issue 18): a handler that can read it in place (`InPlaceMessageHandler`)
+    /// 0, is not copied: a handler that can read it in place (`InPlaceMessageHandler`)
     /// gets it without an array of its own, and a reply goes into the buffer its call lent.
     package mutating func nextInPlace() throws(ProtocolViolation) -> DecodedFrame? {
         try nextDecoded(inPlace: true)
@@ -293,8 +293,8 @@ public struct FrameDecoder: Sendable {
     }
 
     // The parsers are static, given the buffer and the name cache apart: a closure over `self`
-    // made the decoder copy its name cache out and back around every frame, a retain and a
-    // release of its entries (issue 18).
+    // would make the decoder copy its name cache out and back around every frame, a retain and
+    // a release of its entries.
 
     /// `FrameParser.parseHead` over `storage[bytes]`.
     private static func parseHead(_ kind: Frame.Kind, in storage: borrowing [UInt8], at bytes: Range<Int>, bodyLength: Int,

@@ -17,11 +17,11 @@ extension FrameEncoder {
 
     /// Writes a whole REPLY status 0 (bytes) whose payload is `payload` into `target`, which has
     /// `encodedReplyLength(payloadCount:)` bytes: the frame `storeValidated` writes for
-    /// `.reply(id:result: .bytes(payload))`, without the `Frame` (issue 18).
+    /// `.reply(id:result: .bytes(payload))`, without the `Frame`.
     package static func storeReply(id: UInt32, payload: UnsafeRawBufferPointer, into target: UnsafeMutableRawBufferPointer) {
         precondition(target.count == 10 + payload.count, "a REPLY's memory is not the frame's length")
         guard let frame = target.baseAddress else { return }
-        // Stored field by field with one check, for the few bytes of a small reply (issue 18).
+        // Stored field by field with one check, for the few bytes of a small reply.
         frame.storeBytes(of: UInt32(truncatingIfNeeded: 6 + payload.count).littleEndian, as: UInt32.self)
         frame.storeBytes(of: Frame.Kind.reply.rawValue, toByteOffset: 4, as: UInt8.self)
         frame.storeBytes(of: id.littleEndian, toByteOffset: 5, as: UInt32.self)
@@ -31,7 +31,7 @@ extension FrameEncoder {
 
     /// Writes a whole REQUEST with a payload (not null) into `target`, which has
     /// `encodedRequestLength(channel:payloadCount:)` bytes: the frame `storeValidated` writes for
-    /// `.request(id:channel:payload:)`, without the `Frame` (issue 18). The channel name has 1 to
+    /// `.request(id:channel:payload:)`, without the `Frame`. The channel name has 1 to
     /// 65,535 UTF-8 bytes (checked before, as `validate` does).
     package static func storeRequest(id: UInt32, channel: String, payload: UnsafeRawBufferPointer,
                                      into target: UnsafeMutableRawBufferPointer) {

@@ -44,7 +44,7 @@ package protocol FrameTransport: AnyObject, Sendable {
     /// `write(frameOfLength:_:)` from inside `receive`, for the answer to the last frame of the
     /// bytes `receive` was given: a transport that holds the frames its receiving thread writes
     /// until the delivery ends (to send them together) can send this one at once, since no other
-    /// frame of the delivery is coming to join it (issue 18). More frames may still be written.
+    /// frame of the delivery is coming to join it. More frames may still be written.
     func writeAtEndOfDelivery(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void)
 
     /// Sends what is queued, then ends the connection.
@@ -52,7 +52,7 @@ package protocol FrameTransport: AnyObject, Sendable {
 
     /// Whether the calling thread may wait for a reply by reading and delivering itself
     /// (`driveReader(until:)`): it is the thread that reads this transport, running a job with
-    /// nothing else waiting for the thread (issue 18). False by default.
+    /// nothing else waiting for the thread. False by default.
     var canDriveReader: Bool { get }
 
     /// Called where `canDriveReader` was true, after the request was written: reads and delivers

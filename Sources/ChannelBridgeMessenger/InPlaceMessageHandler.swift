@@ -10,7 +10,7 @@ package enum InPlaceReply: Sendable {
 
 /// A handler that answers without suspending, reading its request where it was received and
 /// writing its reply into a buffer the connection reuses, so that a request and its reply cost no
-/// array of their own (issue 18). `message` is `nil` for a null payload and is valid only during
+/// array of their own. `message` is `nil` for a null payload and is valid only during
 /// the call; `reply` arrives with the storage earlier replies left in it, its bytes being room to
 /// write over (`StandardMethodCodec.encodeSuccessEnvelope(_:reusing:)` does). `tail` is set for a
 /// large payload split for the handler (`setInPlaceMessageHandler(onChannel:_:splitter:)`): the

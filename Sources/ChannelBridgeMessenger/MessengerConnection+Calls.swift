@@ -1,7 +1,7 @@
 import ChannelBridgePlatform
 import Synchronization
 
-/// The call path a channel drives itself (issue 18): `prepareRequest`, then `startRequest` inside
+/// The call path a channel drives itself: `prepareRequest`, then `startRequest` inside
 /// a continuation it awaits in its own frame.
 extension MessengerConnection {
     /// A request whose checks have passed and whose id is taken, not yet registered or written.
@@ -19,8 +19,7 @@ extension MessengerConnection {
     ///
     /// A caller that awaits the reply in its own frame (`MethodChannel.invokeMethod`) saves the
     /// hops back to its executor that every async function in between costs on return; with a
-    /// task-executor preference each hop takes the concurrency runtime's status-record lock
-    /// (issue 18).
+    /// task-executor preference each hop takes the concurrency runtime's status-record lock.
     package func prepareRequest(onChannel channel: String, payloadCount: Int) throws(MessengerError) -> PreparedRequest {
         try validate(channel: channel, payloadCount: payloadCount, fixedBodyBytes: 4 + 2 + 1)
         // The id is taken without the state lock, so that a call takes that lock once: ids are
@@ -57,7 +56,7 @@ extension MessengerConnection {
         guard !segments.rest.isEmpty || count >= Self.separatePayloadThreshold else {
             // One array, the common case: moved out of `segments`, registered, and written straight
             // into the outbound block (see `FrameEncoder.storeRequest`), with no closure around
-            // the write to capture it (issue 18).
+            // the write to capture it.
             let message = (consume segments).first
             let lends = firstCount != nil && message.count <= Self.lentReplyBufferLimit
             let enrollment = enroll(prepared, channel: channel, continuation: continuation, replyBuffer: lends ? message : [])

@@ -1,12 +1,12 @@
 import ChannelBridgePlatform
 import Synchronization
 
-/// Calls whose caller waits for the reply by reading the connection itself (issue 18).
+/// Calls whose caller waits for the reply by reading the connection itself.
 ///
 /// A task that runs on the connection's reader thread (a socket connection's `ReaderExecutor`)
 /// and makes one call at a time would otherwise suspend on a continuation, let the reader read
 /// the reply, and be resumed by it as a job on the same thread: the continuation, the runtime's
-/// status records and its executor-preference lookups under a lock, about 1,500 instructions a
+/// status records and its executor-preference lookups under a lock, on every
 /// call. When nothing else waits for the thread, the call instead writes its request and reads
 /// and delivers in its own frame until its reply is delivered, then returns without having
 /// suspended. Everything read meanwhile is delivered as the reader would deliver it.

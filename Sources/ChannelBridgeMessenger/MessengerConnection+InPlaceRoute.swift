@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Requests answered in place without the state lock (issue 18).
+/// Requests answered in place without the state lock.
 ///
 /// `handleRequest` decides a request's fate in `state`'s lock: whether the session is open,
 /// whether its id repeats one in flight, whether GOODBYE or a refusal stands, and which handler

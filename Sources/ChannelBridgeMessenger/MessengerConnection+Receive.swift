@@ -98,7 +98,7 @@ extension MessengerConnection {
 
     /// Runs `deliver` as one batch: a close asked for meanwhile waits for its end.
     private func inBatch(_ deliver: () -> Void) {
-        // No lock in the common case (issue 18): the flag and `closeDeferred` pair up as in
+        // No lock in the common case: the flag and `closeDeferred` pair up as in
         // Dekker's algorithm. `close` sets `closeDeferred`, then reads this flag; this side clears
         // the flag, then reads `closeDeferred`. Both sequentially consistent, so a close that saw
         // the batch (and deferred itself, in `state`'s lock) is always seen here, and taken in
@@ -123,10 +123,10 @@ extension MessengerConnection {
         case stop
         case frame(FrameDecoder.DecodedFrame)
         /// A frame after which nothing is buffered: once it is delivered, the next step would be
-        /// `stop`, and is not asked for (issue 18: a lock less per read).
+        /// `stop`, and is not asked for (a lock less per read).
         case lastFrame(FrameDecoder.DecodedFrame)
         /// A frame decoded while earlier ones are held back. (Not a flag beside the frame: a
-        /// tuple payload is copied through the runtime's generic tuple witness, issue 18.)
+        /// tuple payload is copied through the runtime's generic tuple witness.)
         case behindHeld(FrameDecoder.DecodedFrame)
         case violation(ProtocolViolation)
     }
@@ -202,7 +202,7 @@ extension MessengerConnection {
     private func deliver(_ decoded: FrameDecoder.DecodedFrame) -> Delivery {
         if case .frame(.hello(let hello)) = decoded { return handleHello(hello) ? .delivered : .closed }
         // Requests and replies, the frames of every call, check the session and the HELLO in the
-        // lock they take anyway: one lock per frame (issue 18).
+        // lock they take anyway: one lock per frame.
         switch decoded {
         case .request(let id, let channel, let buffer, let payload):
             return handleRequest(id: id, channel: channel, payload: .inBuffer(buffer, payload))
@@ -323,13 +323,13 @@ extension MessengerConnection {
         if let unopened { return deliver(.reply, in: unopened) }
         guard let call = found else { return .delivered }
         guard let continuation = call.continuation else {
-            // A driven call: its caller is this thread, reading until it finds this (issue 18).
+            // A driven call: its caller is this thread, reading until it finds this.
             drivenReply = Self.outcome(result, tail: tail, inBuffer: inBuffer, lent: consume lent, channel: call.channel)
             if drained { finishDrained() }
             return .delivered
         }
         // Resumed case by case rather than through a `Result`: building one and resuming with it
-        // cost the pipeline's calls (all continuation calls) about 100 instructions each (issue 18).
+        // costs more on every call resumed through a continuation (`channelbridge bench pipeline`).
         if let (buffer, payload) = inBuffer {
             continuation.resume(returning: Self.reply(buffer[payload], into: consume lent))
         } else {

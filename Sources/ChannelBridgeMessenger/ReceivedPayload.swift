@@ -4,7 +4,7 @@ package enum ReceivedPayload: Sendable {
     case bytes([UInt8])
     case split([UInt8], tail: [UInt8])
     /// The first `count` bytes of the buffer the caller lent for its reply (`startRequest`'s
-    /// `replyBuffer`), read into it without an array of its own (issue 18); the rest is room.
+    /// `replyBuffer`), read into it without an array of its own; the rest is room.
     case inBuffer([UInt8], count: Int)
 
     /// The payload in one array; a split payload is copied once.

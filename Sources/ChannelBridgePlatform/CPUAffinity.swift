@@ -3,9 +3,9 @@ import Glibc
 /// Pins every thread of this process to one CPU, and undoes it. Children started meanwhile (the
 /// C baseline and its forked server, `channelbridge bench serve`) inherit the pinning.
 ///
-/// Why: on these 2-vCPU virtual machines a wake-up on the other, idle CPU costs 10–50 µs and
-/// varies with the host's load, so unpinned ping-pong figures move several-fold between runs
-/// (the raw C pair alone measured 8 µs and 55 µs minutes apart). On one CPU both sides pay only
+/// Why: on 2-vCPU virtual machines a wake-up on the other, idle CPU costs tens of microseconds
+/// and varies with the host's load, so unpinned ping-pong figures move several-fold between
+/// runs, even the raw C pair's alone. On one CPU both sides pay only
 /// their context switches and system calls, and the figures repeat within a few per cent.
 package struct CPUAffinity {
     private typealias SetAffinity = @convention(c) (Int32, Int, UnsafeRawPointer) -> Int32

@@ -12,11 +12,11 @@ public import Synchronization
 /// intercepts `pthread_mutex_lock`/`unlock`. So the lock has two backings, chosen when the package
 /// is built, with one API and the same semantics:
 ///
-/// - normally a `Synchronization.Mutex`: about 14 instructions a lock and unlock, uncontended;
+/// - normally a `Synchronization.Mutex`: cheap to lock and unlock when uncontended;
 /// - with `CHANNELBRIDGE_PTHREAD_LOCKS` set in the environment of `swift build` (which
-///   `Scripts/sanitize` does), a `pthread_mutex_t`, which ThreadSanitizer sees: about 120
-///   instructions, too many for the per-frame path of a normal build (issue 18), fine for a
-///   sanitized one.
+///   `Scripts/sanitize` does), a `pthread_mutex_t`, which ThreadSanitizer sees: several
+///   times the cost, too much for the per-frame path of a normal build, fine for a sanitized
+///   one.
 ///
 /// The shape is `Mutex`'s (and SwiftNIO's `NIOLockedValueBox`), so call sites read the same:
 ///
@@ -32,9 +32,9 @@ public import Synchronization
 /// deadlocks.
 //
 // `@usableFromInline` on a `package` type looks redundant, but without it Swift 6.3 does not
-// specialize the type's `@inlinable` generics in other modules: every `withLock` then ran
-// unspecialized and looked up `Mutex<Value>`'s metadata twice a call, 18 lookups and ~8,000
-// instructions per method-call round trip (Scripts/count-instructions, issue 18).
+// specialize the type's `@inlinable` generics in other modules: every `withLock` then runs
+// unspecialized and looks up `Mutex<Value>`'s metadata twice a call, a large share of a
+// method-call round trip (`Scripts/count-instructions` shows it).
 @usableFromInline
 package struct LockedValue<Value> {
     @usableFromInline

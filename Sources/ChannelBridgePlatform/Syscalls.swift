@@ -336,8 +336,8 @@ package enum Syscalls {
 
     /// Waits for ever for `fd` (readable when `forInput`, or hung up) or `wake` (readable);
     /// EINTR retried. Nil when `poll` failed otherwise. The two `pollfd`s are on the stack and go
-    /// through `cb_poll`: an array of them allocated per wait, which a driven call makes per call
-    /// (issue 18).
+    /// through `cb_poll`: an array of them would be allocated per wait, and a driven call waits
+    /// once per call.
     package static func poll(_ fd: Int32, forInput: Bool, orReadable wake: Int32) -> (PollResult, wake: PollResult)? {
         var pollers = (pollfd(fd: fd, events: forInput ? Int16(POLLIN) : 0, revents: 0),
                        pollfd(fd: wake, events: Int16(POLLIN), revents: 0))

@@ -1,7 +1,7 @@
 package import ChannelBridgeChannels
 package import ChannelBridgeCodec
 
-/// A method-call delegate that can answer a call as it arrives, without a task (issue 18): a
+/// A method-call delegate that can answer a call as it arrives, without a task: a
 /// plugin's read from a cache. `PluginRegistrar.addMethodCallDelegate(_:channel:)` installs it with
 /// `MethodChannel.setImmediateMethodCallHandler`, so such a call costs what a synchronous handler's
 /// does; every other call goes to the work `answerImmediately(_:)` returns, in a task.

@@ -58,7 +58,7 @@ package final class ReaderExecutor: TaskExecutor {
         let job = UnownedJob(job)
         if readerThread.load(ordering: .acquiring) == ThreadIdentity.current {
             // The reader's own job (a reply it delivered resumed a call): only the reader touches
-            // its list, so no lock (issue 18). It runs in `runPending`, which the reader calls
+            // its list, so no lock. It runs in `runPending`, which the reader calls
             // before it next blocks; `finish` hands what is left to the global executor.
             readerJobs.append(job)
             return
@@ -82,8 +82,8 @@ package final class ReaderExecutor: TaskExecutor {
     }
 
     /// The reader's batch: swapped with the queue under the lock, so that both arrays keep their
-    /// storage and taking a batch allocates nothing (copying the queue out and emptying it made
-    /// the queue allocate anew for every batch, issue 18).
+    /// storage and taking a batch allocates nothing (copying the queue out and emptying it would
+    /// make the queue allocate anew for every batch).
     /// Invariant: touched only by the reader thread (`runPending`), and swapped under `state`'s lock
     /// or with `readerJobs`.
     @exclusivity(unchecked) private nonisolated(unsafe) var readerBatch: [UnownedJob] = []
@@ -93,7 +93,7 @@ package final class ReaderExecutor: TaskExecutor {
     /// from `attachReaderThread` to `finish`, which detach it first.
     @exclusivity(unchecked) private nonisolated(unsafe) var readerJobs: [UnownedJob] = []
     /// Set while the reader runs a job that was alone in its queue: a frame that job writes is
-    /// not joined by others of the same round, so the transport sends it at once (issue 18).
+    /// not joined by others of the same round, so the transport sends it at once.
     /// Invariant: touched only by the reader thread (`runPending`; `SocketTransport.enqueue` reads
     /// it only once it has found itself on the reader thread).
     @exclusivity(unchecked) nonisolated(unsafe) var runningLoneJob = false

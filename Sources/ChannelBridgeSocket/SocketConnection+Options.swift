@@ -41,9 +41,9 @@ extension SocketConnection {
         /// The send buffer this side asks the kernel for (`SO_SNDBUF`; Linux accounts twice this,
         /// for its bookkeeping): what the socket holds on its way to the peer, on top of
         /// `outboundHighWater`. Larger than the system's default (208 KiB on Linux) so that a
-        /// large payload streams with both processes copying at once instead of taking turns:
-        /// 16 MiB round trips at 0.6-0.7x the raw C pair's rate with the default, about 0.95x
-        /// with this (`channelbridge bench bulk`, issue 18). Default 512 KiB; `nil` keeps the
+        /// large payload streams with both processes copying at once instead of taking turns,
+        /// which brings large round trips much closer to the raw C pair's rate than the default
+        /// does (`channelbridge bench bulk` compares them). Default 512 KiB; `nil` keeps the
         /// system's default.
         public var socketSendBufferSize: Int?
 

@@ -3,7 +3,7 @@ import ChannelBridgePlatform
 import Dispatch
 
 // `channelbridge-rtt-driver`: the two processes of `bench rtt` without the stopwatch, for counting
-// instructions per call (`Scripts/count-instructions`, issue 18).
+// instructions per call (`Scripts/count-instructions`).
 //
 //   channelbridge-rtt-driver serve --socket PATH          serve until stdin ends (prints `ready PATH`)
 //   channelbridge-rtt-driver call --socket PATH --count N  make N `echo` calls, then exit 0

@@ -6,10 +6,10 @@
 
 // `read` and `send` for a connection's socket, made through `syscall(2)`. glibc's own wrappers
 // are thread-cancellation points: in a process with threads each one turns asynchronous
-// cancellation on before the system call and off after it, about 30 instructions a call (issue
-// 18). Nothing in this package cancels threads (a reader is woken by `shutdown`, a writer by a
-// semaphore), so that buys nothing. Same results as the wrappers: the count, or -1 with `errno`
-// set. In a sanitizer's build they are the wrappers themselves, which the sanitizer intercepts.
+// cancellation on before the system call and off after it, on every call. Nothing in this
+// package cancels threads (a reader is woken by `shutdown`, a writer by a semaphore), so that
+// buys nothing. Same results as the wrappers: the count, or -1 with `errno` set. In a
+// sanitizer's build they are the wrappers themselves, which the sanitizer intercepts.
 
 long cb_read(int fd, void *buffer, long count);
 long cb_send(int fd, const void *bytes, long count, int flags);
@@ -20,9 +20,9 @@ long cb_poll(void *fds, unsigned long count, int milliseconds);
 // The task running on this thread (null outside a task), as Swift's concurrency runtime keeps it
 // in a thread-local: `CurrentTask.address`. Swift code cannot name the runtime's entry point
 // (`swift_task_getCurrent`) without a reserved-name warning that "will become an error", and the
-// public `withUnsafeCurrentTask` reaches it through an unspecialized generic, about 1,000
-// instructions a call.
-// Inline here, not in a .c file: with a second C compile unit in the binary, valgrind 3.19 gave up
+// public `withUnsafeCurrentTask` reaches it through an unspecialized generic call, too
+// costly for a per-call path.
+// Inline here, not in a .c file: with a second C compile unit in the binary, valgrind 3.19 gives up
 // reading its debug information ("possibly corrupted debuginfo"), and `Scripts/count-instructions`
 // with it.
 const void *swift_task_getCurrent(void) __attribute__((swiftcall));

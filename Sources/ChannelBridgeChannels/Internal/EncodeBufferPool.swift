@@ -1,14 +1,14 @@
 import Synchronization
 
 /// One spare buffer for encoding calls, so that a channel's calls in a row reuse one array
-/// instead of allocating one each (issue 18). Bounded: it holds at most one buffer, of at most
+/// instead of allocating one each. Bounded: it holds at most one buffer, of at most
 /// `maxKeptCapacity` bytes; a caller that finds it empty or busy (another call is taking or giving
 /// back the buffer at that instant) encodes into a new array, and a buffer that is larger, or
 /// comes back while another is kept or the pool is busy, is freed rather than kept.
 ///
 /// The spare is guarded by a try-lock of one atomic flag rather than a `Mutex`: it is taken and
 /// given back once per call, nobody ever needs to wait for it, and the flag's exchange and store
-/// cost a fraction of a mutex's lock and unlock (issue 18). Acquire and release orderings make the
+/// cost a fraction of a mutex's lock and unlock. Acquire and release orderings make the
 /// flag a lock ThreadSanitizer sees.
 // @unchecked: `spare` is touched only by the thread that swapped `busy` from false to true, until it stores false.
 final class EncodeBufferPool: @unchecked Sendable {

@@ -1,8 +1,8 @@
 import Synchronization
 
 /// What the encoder learns about a type once and remembers, because asking again costs more than
-/// encoding a small struct: whether it is a dictionary (a conformance lookup in the runtime, about
-/// a thousand instructions each time) and how many fields it had (so its map is allocated once
+/// encoding a small struct: whether it is a dictionary (a conformance lookup in the runtime
+/// each time) and how many fields it had (so its map is allocated once
 /// at the right size instead of grown 8, 16, 32).
 ///
 /// Two small direct-mapped tables of atomic words, shared by every encoder in the process: a slot

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// What decides a REQUEST's fate, as the delivering thread can read it without the connection's
-/// state lock (`MessengerConnection+InPlaceRoute`, issue 18). `ConnectionState` keeps it current
+/// state lock (`MessengerConnection+InPlaceRoute`). `ConnectionState` keeps it current
 /// from the fields themselves (their `didSet`, and `setHandler`), so no change can forget it.
 final class AnswerRules: Sendable {
     /// Goes up, in the state lock, at every change `handleRequest` decides by: a handler set or

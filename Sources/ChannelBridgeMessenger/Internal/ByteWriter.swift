@@ -1,6 +1,6 @@
 /// Writes little-endian fields one after another into memory sized for them beforehand (a frame
 /// of `FrameEncoder.encodedLength(of:)` bytes in a transport's send block): a store per field,
-/// where appending to an array paid a uniqueness and capacity check for each (issue 18). The
+/// where appending to an array would pay a uniqueness and capacity check for each. The
 /// mirror of `ByteReader`.
 ///
 /// Every write checks that it fits: a miscounted length stops the process rather than writing

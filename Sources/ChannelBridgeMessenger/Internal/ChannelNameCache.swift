@@ -8,8 +8,8 @@ struct ChannelNameCache {
 
     /// The name whose UTF-8 is exactly `bytes`, if remembered.
     func name(for bytes: UnsafeRawBufferPointer) -> String? {
-        // By index: iterating the entries copied each one out, a retain and a release of its
-        // bytes and its name (issue 18).
+        // By index: iterating the entries would copy each one out, a retain and a release of
+        // its bytes and its name.
         for index in entries.indices where entries[index].bytes.count == bytes.count {
             if entries[index].bytes.withUnsafeBytes({ known in Self.equal(known, bytes) }) { return entries[index].name }
         }
@@ -17,7 +17,7 @@ struct ChannelNameCache {
     }
 
     /// Whether two buffers of the same length hold the same bytes, compared eight at a time
-    /// (`elementsEqual` goes byte by byte through an iterator: ~15 instructions a byte).
+    /// (`elementsEqual` goes byte by byte through an iterator).
     static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         let count = a.count
         guard count == b.count else { return false }

@@ -89,7 +89,7 @@ struct ConnectionState {
     var callScopeTasks: [UInt: Int] = [:]
     /// The tasks among those whose scope's cancellation handler has run: a call such a task
     /// registers afterwards is refused, as `Task.isCancelled` would refuse it, without asking the
-    /// runtime (about 95 instructions a call, issue 18). Emptied with `callScopeTasks`.
+    /// runtime on every call. Emptied with `callScopeTasks`.
     var cancelledCallScopeTasks: Set<UInt> = []
     var closeCallbacks: [@Sendable (MessengerError) -> Void] = []
     /// How the driven call (`PendingCall.continuation == nil`) ended, when a thread other than
@@ -139,8 +139,8 @@ struct ConnectionState {
     /// The session is open and neither side has said goodbye: the common case, checked first.
     ///
     /// `refusalToSend()` and `isDrained` are `mutating` although they change nothing: called on
-    /// the state under its lock (an `inout`), a non-mutating member had the whole struct copied
-    /// out first, about 90 instructions twice a call (issue 18); a mutating one reads it in place.
+    /// the state under its lock (an `inout`), a non-mutating member has the whole struct copied
+    /// out first, twice a call; a mutating one reads it in place.
     private var isOpenWithoutGoodbye: Bool { closeError == nil && sentGoodbye == nil && peerGoodbye == nil }
 
     /// Why a new request or message cannot go out now, if it cannot.

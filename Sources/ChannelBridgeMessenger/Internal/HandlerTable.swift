@@ -2,14 +2,14 @@
 ///
 /// A request's channel name comes from `ChannelNameCache`, which hands out the same `String` for
 /// the same bytes, so while traffic stays on one channel the remembered entry answers with a
-/// comparison of two strings that share storage (a few instructions) instead of hashing the name
-/// (about 500 instructions per request, issue 18). Any change to the table forgets the memo.
+/// comparison of two strings that share storage, which is cheap, instead of hashing the name for
+/// every request. Any change to the table forgets the memo.
 struct HandlerTable {
     private var byName: [String: ConnectionState.InstalledHandler] = [:]
     /// The last name looked up (`""` for none: channel names are never empty) and what the table
     /// had for it (`nil`: no handler). Two plain properties rather than an optional tuple, which
-    /// `if let` copied whole, retaining and releasing the name and the handler (about 100
-    /// instructions a request).
+    /// `if let` copies whole, retaining and releasing the name and the handler on every
+    /// request.
     private var recentName = ""
     private var recentInstalled: ConnectionState.InstalledHandler?
 

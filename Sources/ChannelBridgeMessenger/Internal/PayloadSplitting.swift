@@ -6,7 +6,7 @@ import ChannelBridgePlatform
 /// one array. Provided by the channel layer, which knows the codec; the messenger knows none.
 package typealias PayloadSplitter = @Sendable (_ prefix: UnsafeRawBufferPointer, _ payloadLength: Int) -> Int?
 
-/// The splitters of one connection (issue 18, `bulk`): REQUEST payloads on the channels whose
+/// The splitters of one connection: REQUEST payloads on the channels whose
 /// in-place handler adopts a last part, and REPLY payloads when the channel layer's calls do.
 /// Asked by the frame decoder once per large frame, under a lock of its own that nothing is
 /// taken inside. Bounded by the channels with a handler installed.

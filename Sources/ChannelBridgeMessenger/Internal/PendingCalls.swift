@@ -1,5 +1,5 @@
 /// This side's requests waiting for their reply, by request id, without hashing in the common case
-/// (issue 18: two hashes of the id per call were about 300 instructions).
+/// (a dictionary would hash the id twice per call).
 ///
 /// Ids are handed out in sequence, so the calls in flight at one time usually have ids within a
 /// short stretch: each goes to slot `id & mask` of a table of at most `maxSlots` slots, which
@@ -9,13 +9,13 @@
 /// dictionary holds only what does not fit, and every entry is a call this side is waiting on.
 ///
 /// A slot is two arrays, ids and calls, rather than one of `(id, call)?`: taking a call out of an
-/// optional tuple copied the call and destroyed the slot (retains and releases of its references,
-/// about 100 instructions a call, issue 18), while an optional call swaps out whole. Id 0, which
+/// optional tuple copies the call and destroys the slot (retains and releases of its references),
+/// while an optional call swaps out whole. Id 0, which
 /// no request has (wire protocol §2.2), marks an empty slot.
 ///
 /// A call made while no other is in flight (one call at a time, the common case of a caller that
 /// awaits each reply) goes to a slot of its own, `solo`, outside the arrays: moving it in and out
-/// checks no array's uniqueness and computes no index (issue 18: about 150 instructions a call).
+/// checks no array's uniqueness and computes no index.
 struct PendingCalls<Call> {
     static var initialSlots: Int { 16 }
     static var maxSlots: Int { 1_024 }
@@ -67,7 +67,7 @@ struct PendingCalls<Call> {
             overflow[id] = call
         } else {
             if !overflow.isEmpty, overflow[id] != nil { return .idInFlight }
-            // Moved in, not copied: no retain of the call's references (issue 18).
+            // Moved in, not copied: no retain of the call's references.
             ids[index] = id
             calls[index] = consume call
         }

@@ -7,7 +7,7 @@
 /// to answers (REPLY and PONG frames), for flow control: it keeps runs of consecutive bytes of one
 /// class, so an append costs a comparison and an addition whatever the traffic.
 ///
-/// The block is allocated at its full size and filled through a pointer (issue 18): its first
+/// The block is allocated at its full size and filled through a pointer: its first
 /// `blockFill` bytes are queued, after every chunk. It stays outside the chunk list, so that in
 /// the steady state (a few small frames queued, sent, and the next ones queued) no list is
 /// touched: a small frame is a copy into the block, a send of everything sets the fill back to 0,

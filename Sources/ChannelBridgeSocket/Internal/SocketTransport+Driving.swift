@@ -2,7 +2,7 @@ import ChannelBridgeMessenger
 import ChannelBridgePlatform
 
 /// A call that waits for its reply by reading the socket itself, on the reader thread
-/// (`MessengerConnection.startDrivenRequest`, issue 18).
+/// (`MessengerConnection.startDrivenRequest`).
 ///
 /// The reader thread runs a job (a task preferring `ReaderExecutor`) between reads. When that job
 /// was alone and has queued nothing since, no other work needs the thread until the next read,

@@ -10,8 +10,8 @@ extension SocketTransport {
     /// Queues what `add` appends, and sends it or leaves it for the reader (see the type's
     /// comment). With `sendingNowOnReader`, the reader thread sends what it queued at once, in
     /// this lock, when the socket takes all of it: the frame ends the delivery, so nothing is
-    /// coming to join it, and the end of the delivery then finds nothing left (issue 18: the lock
-    /// `flushDeferred` would take is saved).
+    /// coming to join it, and the end of the delivery then finds nothing left (saving the lock
+    /// `flushDeferred` would take).
     ///
     /// With `directFrame` (the frame's length, which `encode` writes), a frame the reader thread
     /// would send at once, with nothing queued before it and nobody flushing, is encoded into the
@@ -106,7 +106,7 @@ extension SocketTransport {
     /// takes the flush role and sends itself), so they go out in one non-blocking send under the
     /// lock that finds them, and are accounted in the same acquisition; only when the socket does
     /// not take them all does the reader take the flush role for the rest, as any flusher does
-    /// (issue 18: one lock acquisition where taking and giving up the role took two). A
+    /// (one lock acquisition where taking and giving up the role would take two). A
     /// non-blocking send is as short a hold as the eventfd writes this lock already allows.
     @inline(__always)  // the reader calls it after every read, mostly to find nothing left
     func flushDeferred() {
@@ -131,7 +131,7 @@ extension SocketTransport {
 
     /// Under the lock, with something queued and nobody flushing: takes the flush role and the
     /// queue as the batch to send (`outgoing`), so that the flush starts sending without taking
-    /// the lock again (issue 18).
+    /// the lock again.
     private func takeFlushRoleAndBatch(_ state: inout State) {
         state.flushing = true
         swap(&state.queue, &outgoing)

@@ -122,7 +122,7 @@ final class SocketTransport: FlowControlledTransport {
     @exclusivity(unchecked) nonisolated(unsafe) var outgoing = OutboundQueue()
     /// The reader thread queued frames and left them for `flushDeferred`. Nothing else leaves the
     /// queue unsent with nobody flushing, so without it `flushDeferred` has nothing to do and
-    /// skips the lock (issue 18). Invariant: touched only by the reader thread (set in `enqueue`
+    /// skips the lock. Invariant: touched only by the reader thread (set in `enqueue`
     /// when the queuing thread is the reader, read and cleared in `flushDeferred`).
     @exclusivity(unchecked) nonisolated(unsafe) var readerLeftFrames = false
     /// The wake eventfd once the reader thread has looked it up (`wakeDescriptor`), else -1.

@@ -46,7 +46,7 @@ final class DirectoryWatcher: Sendable {
                 // The thread starts under the lock so that no other subscription can join a
                 // descriptor whose thread then fails to start; `pthread_create` does not call
                 // back into this lock, and the thread takes it only once it has read events.
-                // No thread, no events: refuse this subscription, do not trap (issue 11).
+                // No thread, no events: refuse this subscription, do not trap.
                 let started = startThread("store watcher") { [self] in run(descriptor: descriptor) }
                 if started != 0 {
                     FileCalls.close(descriptor)

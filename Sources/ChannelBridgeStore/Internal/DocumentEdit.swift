@@ -177,8 +177,8 @@ struct DocumentEdit {
                 continue
             }
             // The unchanged members from here to the next change, copied in one piece as far as
-            // the base has them in our layout (issue 18: per member, the copies and appends cost
-            // more than the bytes; at 10,000 keys they were most of a commit's CPU time).
+            // the base has them in our layout (per member, the copies and appends cost
+            // more than the bytes; with many keys they dominate a commit's CPU time).
             let limit = nextChange < changedPositions.count ? changedPositions[nextChange] : base.entries.count
             let run = base.unchangedRun(from: position, before: limit)
             let start = beginMember()

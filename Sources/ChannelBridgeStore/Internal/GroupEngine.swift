@@ -26,9 +26,9 @@ final class GroupEngine: Sendable {
     /// without one): blocking `flock`, `write` and `fsync` never run on the cooperative pool.
     let threadName: String
     /// Wakes the group's committer thread. A thread of our own rather than a serial
-    /// `DispatchQueue`: handing a write to an idle dispatch queue cost 40-57 µs before the
-    /// committer started (probe in the host during `bench prefs`, one CPU), about a tenth of a
-    /// durable write; waking a parked thread costs a futex wake.
+    /// `DispatchQueue`: handing a write to an idle dispatch queue delays the committer's start by
+    /// a noticeable share of a durable write (`channelbridge bench prefs`); waking a parked
+    /// thread costs a futex wake.
     let committerSignal = TimedSemaphore()
     static let committerIdleSeconds = 2
 
@@ -96,7 +96,7 @@ final class GroupEngine: Sendable {
     /// many writers queue up; the rest go into the next one at once.
     static let maximumBatch = 1_024
 
-    /// Tells a cached read whether the file changed, without a `stat` (issue 18).
+    /// Tells a cached read whether the file changed, without a `stat`.
     let freshness: FreshnessWatch
 
     /// The largest `preferences.json` read or written (`AppGroupStore.maximumFileSize`).
