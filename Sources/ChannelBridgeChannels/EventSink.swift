@@ -33,8 +33,9 @@ public struct EventSink: Sendable {
         core.send(event)
     }
 
-    /// Sends one event that replaces any event with the same `coalescingKey` still waiting for the
-    /// listener (it keeps that event's place). Events with other keys, or none, keep their order.
+    /// Sends one event that replaces any event with the same `coalescingKey` (the same code units:
+    /// canonically equivalent spellings are different keys) still waiting for the listener (it keeps
+    /// that event's place). Events with other keys, or none, keep their order.
     public func success(_ event: StandardValue, coalescingKey: String) {
         core.send(event, coalescingKey: coalescingKey)
     }

@@ -162,6 +162,16 @@ public struct PreferenceChange: Sendable, Hashable, Decodable {
         self.key = key
         self.value = value
     }
+
+    /// Keys compare by code units, as the plugin and Dart tell keys apart.
+    public static func == (lhs: PreferenceChange, rhs: PreferenceChange) -> Bool {
+        CodeUnitString.equal(lhs.key, rhs.key) && lhs.value == rhs.value
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        CodeUnitString.hash(key, into: &hasher)
+        hasher.combine(value)
+    }
 }
 
 /// `{"key": key}`: the arguments of the getters, `remove` and `take`.

@@ -1,5 +1,6 @@
 /// A JSON document that keeps what plain JSON libraries drop: the order of an object's members and
-/// the exact text of every number (so an int64 past 2^53 survives).
+/// the exact text of every number (so an int64 past 2^53 survives). Equality and hashing compare
+/// strings and member names by their UTF-8 code units, with no Unicode normalization.
 ///
 /// ```swift
 /// let json = try JSONValue.parse(#"{"method":"exit","args":null}"#)
@@ -55,9 +56,9 @@ public enum JSONValue: Sendable, Hashable {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// The value of the first member named `key`, when this is an object.
+    /// The value of the first member named `key` (compared by code units), when this is an object.
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
-        return members.first(where: { $0.key == key })?.value
+        return members.first(where: { CodeUnitString.equal($0.key, key) })?.value
     }
 }

@@ -2,8 +2,10 @@
 /// Swift way.
 ///
 /// Maps are ordered pairs, so encoding is deterministic and any value (null, a list, a map) can be
-/// a key. Equality and hashing compare floating-point values by their bit patterns, so `NaN` equals
-/// itself (a `Set` never loses it) and `-0.0` is distinct from `0.0`, as the bytes are.
+/// a key. Equality and hashing compare values as the bytes are: floating-point values by their bit
+/// patterns, so `NaN` equals itself (a `Set` never loses it) and `-0.0` is distinct from `0.0`;
+/// strings by their UTF-8 code units, as Dart compares strings, never by Unicode canonical
+/// equivalence, so `.string("\u{E9}")` and `.string("e\u{301}")` are two values and two map keys.
 ///
 /// ```swift
 /// let args: StandardValue = ["key": "ShareKey", "count": 3]
@@ -71,7 +73,8 @@ extension StandardValue {
         .map(pairs.map { MapEntry($0.key, $0.value) })
     }
 
-    /// The first value stored under `key` in a `.map`, or `nil` when this is not a map or has no such key.
+    /// The first value stored under `key` in a `.map`, or `nil` when this is not a map or has no such
+    /// key. Keys are compared as `==` compares values (strings by code units).
     public subscript(key: StandardValue) -> StandardValue? {
         guard case .map(let entries) = self else { return nil }
         return entries.first(where: { $0.key == key })?.value

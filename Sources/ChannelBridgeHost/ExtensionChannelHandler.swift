@@ -97,7 +97,8 @@ public struct ExtensionChannelHandler: Sendable {
             return .bool(allowsOpenURL)
         case "getAppGroupContainer":
             let appGroup = try string(call, "appGroup")
-            guard entitledAppGroups.contains(appGroup) else {
+            // By code units: a canonically equivalent spelling names another directory.
+            guard entitledAppGroups.contains(where: { CodeUnitString.equal($0, appGroup) }) else {
                 throw MethodError(
                     code: ErrorCode.appGroupNotEntitled,
                     message: "getAppGroupContainer: not entitled to the app group '\(appGroup)' (entitled app groups: "

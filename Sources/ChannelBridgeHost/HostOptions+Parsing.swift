@@ -1,3 +1,4 @@
+import ChannelBridgeCodec
 import ChannelBridgeStore
 
 extension HostOptions {
@@ -77,7 +78,8 @@ extension HostOptions {
                 } catch {
                     throw usage("--app-group: \(error.message)")
                 }
-                if !appGroups.contains(group) { appGroups.append(group) }
+                // Two spellings of one name in Unicode are two groups (two directories).
+                if !appGroups.contains(where: { CodeUnitString.equal($0, group) }) { appGroups.append(group) }
             case "--channel":
                 options.channel = try nonEmpty()
                 guard options.channel.utf8.count <= Int(UInt16.max) else {

@@ -1,3 +1,4 @@
+import ChannelBridgeCodec
 import ChannelBridgePlatform
 public import FoundationEssentials
 
@@ -14,8 +15,9 @@ public final class AppGroupStore: PreferenceStoreProvider {
     public let dataDirectory: String
     /// This store's state for each group it has been asked for: the cached document, the writes
     /// waiting for the group's lock and the change streams (see `GroupEngine`). Kept for the life
-    /// of the store: one entry per group name used, each holding at most one document.
-    private let engines = LockedValue<[String: GroupEngine]>([:])
+    /// of the store: one entry per group name used, each holding at most one document. Names are
+    /// told apart by code units, as the file system tells directory names apart.
+    private let engines = LockedValue<[CodeUnitString: GroupEngine]>([:])
 
     /// The largest `preferences.json` this store reads or writes, in bytes; a larger file is
     /// `fileTooLarge` (never read into memory), and so is a write that would make it larger.
@@ -48,10 +50,10 @@ public final class AppGroupStore: PreferenceStoreProvider {
         try Self.validate(groupName: appGroup)
         let directory = directory(forGroup: appGroup)
         let engine = engines.withLock { engines in
-            if let engine = engines[appGroup] { return engine }
+            if let engine = engines[CodeUnitString(appGroup)] { return engine }
             let engine = GroupEngine(files: GroupFiles(directory: directory),
                                      threadName: "store commit", maximumFileSize: maximumFileSize)
-            engines[appGroup] = engine
+            engines[CodeUnitString(appGroup)] = engine
             return engine
         }
         return AppGroupPreferences(appGroup: appGroup, engine: engine)
@@ -73,8 +75,11 @@ public final class AppGroupStore: PreferenceStoreProvider {
     public static func validate(groupName: String) throws(StoreError) {
         let problem: String? =
             if groupName.isEmpty { "it is empty" }
-            else if groupName == "." || groupName == ".." { "'\(groupName)' is not a directory name" }
-            else if groupName.contains("/") { "it contains '/'" }
+            else if groupName.utf8.elementsEqual(".".utf8) || groupName.utf8.elementsEqual("..".utf8) {
+                "'\(groupName)' is not a directory name"
+            }
+            // Bytes, not characters: "/" followed by a combining mark is one Character that is not "/".
+            else if groupName.utf8.contains(UInt8(ascii: "/")) { "it contains '/'" }
             else if groupName.utf8.contains(0) { "it contains a NUL character" }
             else if groupName.utf8.count > 255 { "it is longer than 255 bytes" }
             else { nil }

@@ -130,16 +130,17 @@ public final class InMemoryPreferenceStore: PreferenceStore {
 
 /// In-memory app groups: one `InMemoryPreferenceStore` per group name, created on first use.
 public final class InMemoryAppGroupStore: PreferenceStoreProvider {
-    private let groups = LockedValue<[String: InMemoryPreferenceStore]>([:])
+    /// Group names are told apart by code units, as directory names are.
+    private let groups = LockedValue<[CodeUnitString: InMemoryPreferenceStore]>([:])
 
     public init() {}
 
     public func group(_ appGroup: String) throws(StoreError) -> InMemoryPreferenceStore {
         try AppGroupStore.validate(groupName: appGroup)
         return groups.withLock { groups in
-            if let store = groups[appGroup] { return store }
+            if let store = groups[CodeUnitString(appGroup)] { return store }
             let store = InMemoryPreferenceStore()
-            groups[appGroup] = store
+            groups[CodeUnitString(appGroup)] = store
             return store
         }
     }

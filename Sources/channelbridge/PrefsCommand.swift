@@ -215,7 +215,7 @@ struct PrefsOnStore {
             let changes = try await store.changes()
             // Every write after this line is reported; scripts (and the demo) wait for it.
             Output.error("channelbridge prefs: watching \(appGroup) in \(dataDirectory)")
-            for await change in changes where keys.isEmpty || keys.contains(change.key) {
+            for await change in changes where keys.isEmpty || keys.contains(where: { CodeUnitString.equal($0, change.key) }) {
                 Output.line(PrefsOperation.changeLine(key: change.key, value: change.value ?? .null, context))
                 Output.flush()
             }

@@ -37,7 +37,8 @@ final class EventSinkCore: Sendable {
         var queue: [Waiting?] = []
         var head = 0
         /// Absolute index in `queue` of the waiting event for each coalescing key.
-        var keyed: [String: Int] = [:]
+        /// Keys are told apart by code units, as preference keys are (no Unicode normalization).
+        var keyed: [CodeUnitString: Int] = [:]
         var queuedBytes = 0
         var ended = false
         /// Producers in `send` waiting for the queue to empty.
@@ -163,13 +164,13 @@ final class EventSinkCore: Sendable {
 
     private func enqueue(_ payload: [UInt8]?, key: String?, into state: inout State) {
         let size = payload?.count ?? 0
-        if let key, let index = state.keyed[key], let previous = state.queue[index] {
+        if let key, let index = state.keyed[CodeUnitString(key)], let previous = state.queue[index] {
             // Only the latest event per key waits; it keeps the place of the first.
             state.queuedBytes += size - (previous.payload?.count ?? 0)
             state.queue[index] = Waiting(key: key, payload: payload)
             return
         }
-        if let key { state.keyed[key] = state.queue.count }
+        if let key { state.keyed[CodeUnitString(key)] = state.queue.count }
         state.queue.append(Waiting(key: key, payload: payload))
         state.queuedBytes += size
     }

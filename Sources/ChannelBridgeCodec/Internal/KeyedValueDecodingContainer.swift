@@ -2,17 +2,18 @@
 struct KeyedValueDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: ValueDecoder
     private let entries: [StandardValue.MapEntry]
-    /// Position of each string key's last entry, for maps too large to search each time.
-    private let index: [String: Int]?
+    /// Position of each string key's last entry, for maps too large to search each time. Keys
+    /// are told apart by code units, as `StandardValue` compares them.
+    private let index: [CodeUnitString: Int]?
 
     init(decoder: ValueDecoder, entries: [StandardValue.MapEntry]) {
         self.decoder = decoder
         self.entries = entries
         if entries.count > 12 {
-            var index: [String: Int] = [:]
+            var index: [CodeUnitString: Int] = [:]
             index.reserveCapacity(entries.count)
             for (position, entry) in entries.enumerated() {
-                if case .string(let key) = entry.key { index[key] = position }
+                if case .string(let key) = entry.key { index[CodeUnitString(key)] = position }
             }
             self.index = index
         } else {
@@ -24,18 +25,18 @@ struct KeyedValueDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
 
     /// The string keys that name a `Key`, each once, in map order.
     var allKeys: [Key] {
-        var seen = Set<String>()
+        var seen = Set<CodeUnitString>()
         return entries.compactMap { entry in
-            guard case .string(let name) = entry.key, seen.insert(name).inserted else { return nil }
+            guard case .string(let name) = entry.key, seen.insert(CodeUnitString(name)).inserted else { return nil }
             return Key(stringValue: name)
         }
     }
 
     /// The value under `key`; the last one when the map repeats the key, as Dart reads it.
     private func lookup(_ key: String) -> StandardValue? {
-        if let index { return index[key].map { entries[$0].value } }
+        if let index { return index[CodeUnitString(key)].map { entries[$0].value } }
         for entry in entries.reversed() {
-            if case .string(let name) = entry.key, name == key { return entry.value }
+            if case .string(let name) = entry.key, CodeUnitString.equal(name, key) { return entry.value }
         }
         return nil
     }

@@ -152,7 +152,7 @@ final class ValueEncoder: Encoder {
 
     private func index(of key: String) -> Int? {
         entries.firstIndex { entry in
-            if case .string(let existing) = entry.key { return existing == key }
+            if case .string(let existing) = entry.key { return CodeUnitString.equal(existing, key) }
             return false
         }
     }

@@ -40,7 +40,7 @@ final class PreferenceChangesStreamHandler: StreamHandler {
         let task = Task {
             for await change in changes {
                 guard events.isActive else { break }
-                if let keys, !keys.contains(change.key) { continue }
+                if let keys, !keys.contains(CodeUnitString(change.key)) { continue }
                 events.success(["key": .string(change.key), "value": change.value ?? .null], coalescingKey: change.key)
             }
         }
@@ -59,14 +59,14 @@ final class PreferenceChangesStreamHandler: StreamHandler {
         task?.cancel()
     }
 
-    /// `keys`: absent or null for every key, else a list of strings.
-    private static func keyFilter(_ arguments: StandardValue) throws(MethodError) -> Set<String>? {
+    /// `keys`: absent or null for every key, else a list of strings, matched by code units.
+    private static func keyFilter(_ arguments: StandardValue) throws(MethodError) -> Set<CodeUnitString>? {
         guard let keys = arguments["keys"], keys != .null else { return nil }
         guard let list = keys.stringListValue else {
             throw PreferenceErrors.invalidArguments(
                 method: "listen", argument: "keys",
                 "the argument 'keys' must be a List<String> or null, got \(PreferenceType.typeName(of: keys))")
         }
-        return Set(list)
+        return Set(list.map { CodeUnitString($0) })
     }
 }

@@ -11,9 +11,10 @@ struct PreferenceConfiguration: Sendable {
         entitledAppGroups.count == 1 ? entitledAppGroups[0] : nil
     }
 
-    /// Refuses a group the host is not entitled to.
+    /// Refuses a group the host is not entitled to. Names match by code units only: a canonically
+    /// equivalent spelling of an entitled group is another directory, and is not entitled.
     func checkEntitled(_ appGroup: String) throws(MethodError) {
-        guard entitledAppGroups.contains(appGroup) else {
+        guard entitledAppGroups.contains(where: { CodeUnitString.equal($0, appGroup) }) else {
             throw PreferenceErrors.notEntitled(appGroup, entitled: entitledAppGroups)
         }
     }

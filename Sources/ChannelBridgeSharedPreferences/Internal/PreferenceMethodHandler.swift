@@ -117,7 +117,7 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
     }
 
     private func stores(for group: String) throws(MethodError) -> LastStore {
-        if let last = lastStore.withLock({ $0 }), last.group == group { return last }
+        if let last = lastStore.withLock({ $0 }), CodeUnitString.equal(last.group, group) { return last }
         let store = try configuration.store(for: group)
         let last = LastStore(group: group, store: store, reader: store as? any CachedPreferenceReading)
         lastStore.withLock { $0 = last }

@@ -15,8 +15,8 @@ final class ChangeQueue<Item: Sendable>: Sendable {
     private struct State {
         var items: [Item] = []
         var head = 0
-        /// While coalescing: key → index in `items` of the key's waiting change.
-        var waitingByKey: [String: Int] = [:]
+        /// While coalescing: key (told apart by code units) → index in `items` of its waiting change.
+        var waitingByKey: [CodeUnitString: Int] = [:]
         var coalescing = false
         var waiter: CheckedContinuation<Item?, Never>?
         var finished = false
@@ -119,7 +119,7 @@ final class ChangeQueue<Item: Sendable>: Sendable {
             state.items.append(item)
             return
         }
-        let itemKey = key(item)
+        let itemKey = CodeUnitString(key(item))
         if let index = state.waitingByKey[itemKey] {
             state.items[index] = item
         } else {
@@ -131,9 +131,9 @@ final class ChangeQueue<Item: Sendable>: Sendable {
     /// Collapses the waiting changes to one per key: first place, latest change.
     private func startCoalescing(_ state: inout State) {
         var collapsed: [Item] = []
-        var byKey: [String: Int] = [:]
+        var byKey: [CodeUnitString: Int] = [:]
         for item in state.items[state.head...] {
-            let itemKey = key(item)
+            let itemKey = CodeUnitString(key(item))
             if let index = byKey[itemKey] {
                 collapsed[index] = item
             } else {
@@ -151,7 +151,7 @@ final class ChangeQueue<Item: Sendable>: Sendable {
         guard state.head < state.items.count else { return nil }
         let item = state.items[state.head]
         state.head += 1
-        if state.coalescing { state.waitingByKey[key(item)] = nil }
+        if state.coalescing { state.waitingByKey[CodeUnitString(key(item))] = nil }
         if state.head == state.items.count {
             // Caught up: exact again.
             state.items.removeAll(keepingCapacity: state.items.count <= 1_024)

@@ -146,7 +146,7 @@ final class DirectoryWatcher: Sendable {
                     events.overflowed = true
                 } else if mask & ignored != 0 {
                     events.gone.append(watch)
-                } else if String(decoding: nameBytes, as: UTF8.self) == watchedName, !events.changed.contains(watch) {
+                } else if nameBytes.elementsEqual(watchedName.utf8), !events.changed.contains(watch) {
                     events.changed.append(watch)
                 }
             }

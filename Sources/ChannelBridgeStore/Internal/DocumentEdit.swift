@@ -14,10 +14,11 @@ struct DocumentEdit {
     private var replaced: [Int: [UInt8]?] = [:]
     /// Keys that are not live in the base (new, or removed and stored again), in the order stored.
     private var added: [(key: String, value: [UInt8]?)] = []
-    private var addedPosition: [String: Int] = [:]
+    /// Keys here and in `written` are told apart by code units, as `StoredDocument.index` does.
+    private var addedPosition: [CodeUnitString: Int] = [:]
     /// Every key written, in the order first written (the change log's commit and the change events).
     private(set) var writtenKeys: [String] = []
-    private var written = Set<String>()
+    private var written = Set<CodeUnitString>()
     /// The receipts of takes made with a request id, as the new file will hold them.
     private(set) var takeReceipts: TakeReceipts
 
@@ -31,8 +32,9 @@ struct DocumentEdit {
 
     /// The value text `key` has at this point of the edit.
     func valueText(forKey key: String) -> ArraySlice<UInt8>? {
-        if let position = addedPosition[key] { return added[position].value.map { $0[...] } }
-        guard let position = base.index[key] else { return nil }
+        let identity = CodeUnitString(key)
+        if let position = addedPosition[identity] { return added[position].value.map { $0[...] } }
+        guard let position = base.index[identity] else { return nil }
         if let change = replaced[position] { return change.map { $0[...] } }
         return base.valueText(forKey: key)
     }
@@ -47,23 +49,24 @@ struct DocumentEdit {
     /// key that is not there writes nothing. Returns whether anything was written.
     @discardableResult
     mutating func set(_ key: String, text: [UInt8]?) -> Bool {
-        if let position = addedPosition[key] {
+        let identity = CodeUnitString(key)
+        if let position = addedPosition[identity] {
             if let text {
                 added[position].value = text
             } else {
                 // Removed again in the same commit: a later store goes last once more.
                 added[position].value = nil
-                addedPosition[key] = nil
+                addedPosition[identity] = nil
             }
-        } else if let position = base.index[key], replaced[position] != .some(nil) {
+        } else if let position = base.index[identity], replaced[position] != .some(nil) {
             replaced[position] = .some(text)
         } else if let text {
-            addedPosition[key] = added.count
+            addedPosition[identity] = added.count
             added.append((key, text))
         } else {
             return false
         }
-        if written.insert(key).inserted { writtenKeys.append(key) }
+        if written.insert(identity).inserted { writtenKeys.append(key) }
         return true
     }
 
@@ -87,7 +90,7 @@ struct DocumentEdit {
     mutating func removeAll() -> Bool {
         var any = false
         for key in base.orderedKeys() where valueText(forKey: key) != nil { any = set(key, text: nil) || any }
-        for (key, value) in added where value != nil && addedPosition[key] != nil { any = set(key, text: nil) || any }
+        for (key, value) in added where value != nil && addedPosition[CodeUnitString(key)] != nil { any = set(key, text: nil) || any }
         return any
     }
 
@@ -196,7 +199,7 @@ struct DocumentEdit {
         }
         // Positions do not carry keys; the keys written do.
         for key in writtenKeys {
-            if let position = base.index[key], replaced[position] == .some(nil) { removedKeys.append(key) }
+            if let position = base.index[CodeUnitString(key)], replaced[position] == .some(nil) { removedKeys.append(key) }
         }
         for (key, value) in added {
             guard let value else { continue }

@@ -8,7 +8,9 @@ import ChannelBridgeCodec
 ///
 /// Faults are reported in the order a whole-document parse would find them: invalid JSON
 /// anywhere first, then not an object, a member given twice, the version, `values`, and last the
-/// first key that is given twice or whose value is not TVN.
+/// first key that is given twice or whose value is not TVN. Member names and keys are the same
+/// name when their code units are (no Unicode normalization): `"\u00e9"` and `"e\u0301"` are
+/// two keys.
 struct DocumentScanner {
     private let bytes: [UInt8]
     private let path: String
@@ -148,7 +150,7 @@ struct DocumentScanner {
         }
         offset += 1
         var document = StoredDocument()
-        var names = Set<String>()
+        var names = Set<CodeUnitString>()
         var repeatedName: String?
         var version: JSONValue?
         var valuesFound = false
@@ -160,7 +162,7 @@ struct DocumentScanner {
             while true {
                 skipWhitespace()
                 let name = try memberName()
-                if !names.insert(name).inserted, repeatedName == nil { repeatedName = name }
+                if !names.insert(CodeUnitString(name)).inserted, repeatedName == nil { repeatedName = name }
                 skipWhitespace()
                 try expect(UInt8(ascii: ":"), "':'")
                 skipWhitespace()
@@ -256,7 +258,7 @@ struct DocumentScanner {
         }
         // The index is built once, at its final size.
         document.index.reserveCapacity(keys.count)
-        for (position, key) in keys.enumerated() where document.index.updateValue(position, forKey: key) != nil {
+        for (position, key) in keys.enumerated() where document.index.updateValue(position, forKey: CodeUnitString(key)) != nil {
             if let notation, notation.position < position { return notation.fault }
             return corrupt("has the key '\(key)' twice")
         }

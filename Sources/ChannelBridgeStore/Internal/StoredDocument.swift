@@ -45,8 +45,9 @@ struct StoredDocument: Sendable {
     var bytes: [UInt8] = []
     /// Every member of `values`, in file order, tombstones included.
     var entries: [Entry] = []
-    /// Key → position in `entries`, for every live member.
-    var index: [String: Int] = [:]
+    /// Key → position in `entries`, for every live member. Keys are told apart by code units,
+    /// as the file and Dart tell them apart: `"\u{E9}"` and `"e\u{301}"` are two members.
+    var index: [CodeUnitString: Int] = [:]
     /// How many of `entries` are tombstones.
     var tombstones = 0
     var changeLog: ChangeLog?
@@ -62,7 +63,7 @@ struct StoredDocument: Sendable {
 
     /// The TVN text of `key`'s value, as stored.
     func valueText(forKey key: String) -> ArraySlice<UInt8>? {
-        guard let position = index[key] else { return nil }
+        guard let position = index[CodeUnitString(key)] else { return nil }
         let entry = entries[position]
         return bytes[entry.valueStart..<entry.end]
     }
@@ -112,7 +113,7 @@ struct StoredDocument: Sendable {
     /// Every live key in file order.
     func orderedKeys() -> [String] {
         var slots = [String?](repeating: nil, count: entries.count)
-        for (key, position) in index { slots[position] = key }
+        for (key, position) in index { slots[position] = key.string }
         return slots.compactMap { $0 }
     }
 
@@ -167,8 +168,8 @@ extension StoredDocument {
         tombstones = commit.tombstones
         changeLog = commit.changeLog
         takeReceipts = commit.takeReceipts
-        for key in commit.removedKeys { index.removeValue(forKey: key) }
-        for (key, position) in commit.addedKeys { index[key] = position }
+        for key in commit.removedKeys { index.removeValue(forKey: CodeUnitString(key)) }
+        for (key, position) in commit.addedKeys { index[CodeUnitString(key)] = position }
         if tombstones > max(1_024, index.count) { compact() }
     }
 
@@ -194,9 +195,9 @@ extension StoredDocument {
     /// log reaches). When the log reaches back to `old` and moved on, it alone names every write.
     func changedKeys(since old: StoredDocument) -> [String] {
         var touched: [String] = []
-        var seen = Set<String>()
+        var seen = Set<CodeUnitString>()
         func touch(_ key: String) {
-            if seen.insert(key).inserted { touched.append(key) }
+            if seen.insert(CodeUnitString(key)).inserted { touched.append(key) }
         }
         var logIsComplete = false
         if let log = changeLog {
@@ -220,7 +221,7 @@ extension StoredDocument {
                let after = try? Self.decode(text, key: key, path: ""), before == after { continue }
             touch(key)
         }
-        for key in old.orderedKeys() where index[key] == nil { touch(key) }
+        for key in old.orderedKeys() where index[CodeUnitString(key)] == nil { touch(key) }
         return touched
     }
 }
