@@ -147,6 +147,41 @@ import Testing
         }
     }
 
+    /// Coalescing keys are told apart by code units: "caf\u{E9}" and "cafe\u{301}", one `String`
+    /// to Swift's `==`, each keep their own latest event.
+    @Test func canonicallyEquivalentCoalescingKeysAreTwoKeys() async throws {
+        try await withHangGuard(seconds: 60) { () async throws in
+            let count = 600
+            let spellings = ["caf\u{E9}", "cafe\u{301}"]
+            let producer = Producer { events in
+                for index in 0..<count {
+                    let key = spellings[index % 2]
+                    events.success(["key": .string(key), "n": .int64(Int64(index)),
+                                    "pad": .uint8List([UInt8](repeating: 0, count: Self.eventSize))], coalescingKey: key)
+                }
+                events.endOfStream()
+            }
+            let (listener, directory, peer, _) = try await Self.serve(producer, maxBufferedBytes: 1 << 20)
+            defer { directory.remove() }
+            try await producer.done.first(1)
+            let frames = try await onThread { Result { try peer.readFrames(until: Self.isEnd) } }.get()
+            peer.close()
+            let (_, events) = try Self.events(frames)
+            #expect(events.last == .some(nil))
+            var latest: [[UInt8]: Int64] = [:]
+            var received = 0
+            for case .success(let value)?? in events {
+                guard case .string(let key)? = value["key"], case .int64(let n)? = value["n"] else { continue }
+                latest[Array(key.utf8)] = n
+                received += 1
+            }
+            #expect(latest == [Array(spellings[0].utf8): 598, Array(spellings[1].utf8): 599])
+            #expect(received < count)
+            listener.close()
+            await listener.waitUntilClosed()
+        }
+    }
+
     @Test func aProducerThatAwaitsSendWaitsForTheListenerAndNeverOverflows() async throws {
         try await withHangGuard(seconds: 60) { () async throws in
             let count = 300

@@ -10,38 +10,48 @@
 package struct CodeUnitString: Hashable, Sendable, CustomStringConvertible {
     package var string: String
 
+    @inlinable
     package init(_ string: String) {
         self.string = string
     }
 
     package var description: String { string }
 
+    @inlinable
     package static func == (lhs: CodeUnitString, rhs: CodeUnitString) -> Bool {
         equal(lhs.string, rhs.string)
     }
 
+    @inlinable
     package func hash(into hasher: inout Hasher) {
         Self.hash(string, into: &hasher)
     }
 
     /// Whether `a` and `b` have the same UTF-8 code units. The lengths come first (constant time
-    /// for native strings), then the bytes eight at a time.
+    /// for native strings), then the bytes in place, eight at a time.
+    @inlinable
     package static func equal(_ a: String, _ b: String) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
-        var a = a
-        var b = b
-        return a.withUTF8 { x in b.withUTF8 { y in sameBytes(x, y) } }
+        let inPlace = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in sameBytes(x, y) }
+        }
+        if let inPlace, let inPlace { return inPlace }
+        return a.utf8.elementsEqual(b.utf8)
     }
 
     /// Feeds `string`'s UTF-8 code units to `hasher`, then a terminator that no UTF-8 holds
     /// (as `String` does), so that a key's hash is not a prefix of a longer one's.
+    @inlinable
     package static func hash(_ string: String, into hasher: inout Hasher) {
-        var string = string
-        string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        let hashedInPlace = string.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        if hashedInPlace == nil {
+            Array(string.utf8).withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
         hasher.combine(0xFF as UInt8)
     }
 
-    private static func sameBytes(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
+    @usableFromInline
+    static func sameBytes(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
         let count = x.count
         guard count == y.count else { return false }
         guard count > 0, let xBase = x.baseAddress, let yBase = y.baseAddress else { return true }
