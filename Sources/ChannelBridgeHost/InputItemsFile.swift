@@ -107,9 +107,13 @@ public enum InputItemsFile {
         return attachment
     }
 
-    /// One name a file can have in a directory: not empty, not `.` or `..`, no `/`, no NUL.
+    /// One name a file can have in a directory: not empty, not `.` or `..`, no `/`, no NUL. Checked
+    /// in bytes, as the file system reads the name: "/" followed by a combining mark is one
+    /// `Character` that is not "/", yet still a separator.
     private static func isFileName(_ name: String) -> Bool {
-        !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.utf8.contains(0)
+        let bytes = name.utf8
+        return !bytes.isEmpty && !bytes.elementsEqual(".".utf8) && !bytes.elementsEqual("..".utf8)
+            && !bytes.contains(UInt8(ascii: "/")) && !bytes.contains(0)
     }
 
     private static func checkMembers(_ members: [JSONValue.Member], allowed: Set<String>, where_: String,
