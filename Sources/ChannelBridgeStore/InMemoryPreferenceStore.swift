@@ -80,7 +80,7 @@ public final class InMemoryPreferenceStore: PreferenceStore {
     public func take(key: String, requestID: String) async throws(StoreError) -> StandardValue? {
         try TakeReceipts.check(id: requestID)
         let (taken, wakeups) = state.withLock { state -> (StandardValue?, [ChangeQueue<StoreChange>.Wakeup]) in
-            if let receipt = state.receipts.last(where: { $0.id.utf8.elementsEqual(requestID.utf8) }) {
+            if let receipt = state.receipts.last(where: { CodeUnitString.equal($0.id, requestID) }) {
                 return (receipt.value, [])
             }
             guard let old = state.values[key] else { return (nil, []) }

@@ -8,6 +8,11 @@ struct ChangeLog: Sendable, Equatable {
     struct Commit: Sendable, Equatable {
         var seq: UInt64
         var keys: [String]
+
+        /// Keys compare by code units, as the store tells keys apart.
+        static func == (lhs: Commit, rhs: Commit) -> Bool {
+            lhs.seq == rhs.seq && lhs.keys.elementsEqual(rhs.keys, by: CodeUnitString.equal)
+        }
     }
 
     /// How many writes the log keeps.

@@ -10,6 +10,12 @@ package enum PreferencesFile {
         package var values: [PreferenceEntry]
         package var seq: UInt64?
         package var otherMembers: [String]
+
+        /// Keys and member names compare by code units, as the reader tells them apart.
+        package static func == (lhs: Contents, rhs: Contents) -> Bool {
+            lhs.values == rhs.values && lhs.seq == rhs.seq
+                && lhs.otherMembers.elementsEqual(rhs.otherMembers, by: CodeUnitString.equal)
+        }
     }
 
     /// Reads a file's bytes as the store reads them.

@@ -10,6 +10,11 @@ struct TakeReceipts: Sendable, Equatable {
         var key: String
         /// The taken value's TVN text, as it was stored.
         var valueText: [UInt8]
+
+        /// Ids and keys compare by code units, as `receipt(forID:)` and the store match them.
+        static func == (lhs: Receipt, rhs: Receipt) -> Bool {
+            CodeUnitString.equal(lhs.id, rhs.id) && CodeUnitString.equal(lhs.key, rhs.key) && lhs.valueText == rhs.valueText
+        }
     }
 
     /// How many receipts a group keeps; the oldest goes first.
@@ -25,7 +30,7 @@ struct TakeReceipts: Sendable, Equatable {
     /// The receipt of the take made with `id`, if it is still kept.
     func receipt(forID id: String) -> Receipt? {
         // Dart compares strings by code units; so do we (not by canonical equivalence).
-        receipts.last { $0.id.utf8.elementsEqual(id.utf8) }
+        receipts.last { CodeUnitString.equal($0.id, id) }
     }
 
     mutating func record(_ receipt: Receipt) {
