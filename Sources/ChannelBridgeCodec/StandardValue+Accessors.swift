@@ -62,6 +62,9 @@ extension StandardValue {
     }
 
     /// A map whose keys are all strings, as a dictionary (a later duplicate key wins, as in Dart).
+    /// A Swift `Dictionary` keyed by `String` holds canonically equivalent keys (`"\u{E9}"` and
+    /// `"e\u{301}"`) as one, so the later of them wins too; `mapEntries` and the subscripts keep
+    /// them apart.
     public var dictionaryValue: [String: StandardValue]? {
         guard case .map(let entries) = self else { return nil }
         var dictionary: [String: StandardValue] = [:]
