@@ -120,6 +120,17 @@ import Testing
         #expect(try memory.group("grp\u{E9}") === memory.group("grp\u{E9}"))
     }
 
+    /// The data directory is created component by component, split at its '/' bytes.
+    @Test func aDataDirectoryWithACombiningMarkAfterASlashIsCreated() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let data = directory.path + "/new/\u{301}data"
+        let prefs = try AppGroupStore(dataDirectory: data).group("group.keys")
+        try await prefs.set(.int32(1), forKey: "k")
+        #expect(try await AppGroupStore(dataDirectory: data).group("group.keys").value(forKey: "k") == .int32(1))
+        #expect(FileManager.default.fileExists(atPath: data + "/app-groups/group.keys/preferences.json"))
+    }
+
     @Test func aSlashFollowedByACombiningMarkIsStillASlash() {
         // "/\u{301}" is one Character that is not "/"; the name still holds the byte '/'.
         for name in ["a/\u{301}b", "../\u{301}x"] {

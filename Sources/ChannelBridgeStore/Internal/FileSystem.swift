@@ -93,11 +93,13 @@ enum FileSystem {
                    path: path)
     }
 
-    /// Creates `path` and any missing parents (mode 0700: app-group data is the user's own).
+    /// Creates `path` and any missing parents (mode 0700: app-group data is the user's own). The
+    /// path is split at its '/' bytes, as the kernel splits it: "/" followed by a combining mark is
+    /// one `Character` that is not "/".
     static func makeDirectories(_ path: String) throws(StoreError) {
-        var prefix = path.hasPrefix("/") ? "/" : ""
-        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
-            prefix += component
+        var prefix = path.utf8.first == UInt8(ascii: "/") ? "/" : ""
+        for component in path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
+            prefix += String(Substring(component))
             let code = FileCalls.mkdir(prefix, 0o700)
             if code != 0 && code != Errno.EEXIST {
                 throw failure("cannot create directory '\(prefix)'", path: prefix, errno: code)
