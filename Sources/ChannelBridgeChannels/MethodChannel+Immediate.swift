@@ -20,7 +20,7 @@ extension MethodChannel {
         let (name, codec, segmenting, limit) = (self.name, self.codec, segmentingCodec, messenger.fastPath?.frameLimit)
         slot.install(immediate: { message in
             let call: MethodCall
-            switch Self.decodeCall(message, codec: codec) {
+            switch Self.decodeCall(message, codec: codec, channel: name) {
             case .success(let decoded): call = decoded
             case .failure(let malformed): return .now(try malformed.reply())
             }

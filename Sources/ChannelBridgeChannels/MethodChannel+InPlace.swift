@@ -17,7 +17,7 @@ extension MethodChannel {
             // the method and of the arguments).
             var malformed: CodecError?
             guard let call = decodeCall(message, tail: tail, codec: codec, recent: &recent.name, failure: &malformed) else {
-                return .segments(try MalformedCall(error: malformed!, codec: codec).reply())
+                return .segments(try MalformedCall(error: malformed!, codec: codec, channel: channel, message: message).reply())
             }
             var failure: (any Error)?
             guard let value = result(of: handler, for: call, failure: &failure) else {

@@ -280,7 +280,7 @@ public final class MethodChannel: Sendable {
         }
         slot.install(synchronous: { message in
             let call: MethodCall
-            switch Self.decodeCall(message, codec: codec) {
+            switch Self.decodeCall(message, codec: codec, channel: name) {
             case .success(let decoded): call = decoded
             case .failure(let malformed): return try malformed.reply()
             }
@@ -293,7 +293,7 @@ public final class MethodChannel: Sendable {
     static func answer(_ message: [UInt8]?, with handler: Handler, codec: any MethodCodec,
                        segmenting: (any SegmentingMethodCodec)?, channel: String, limit: FrameLimit? = nil) async throws -> MessageSegments? {
         let call: MethodCall
-        switch decodeCall(message, codec: codec) {
+        switch decodeCall(message, codec: codec, channel: channel) {
         case .success(let decoded): call = decoded
         case .failure(let malformed): return try malformed.reply()
         }
@@ -338,21 +338,51 @@ public final class MethodChannel: Sendable {
         return MessageSegments(try encodeError(error, codec: codec))
     }
 
-    /// A request whose payload is no method call: answered with the `malformed` error envelope.
+    /// The error code of the answer to a call whose arguments would take more memory to decode
+    /// than the codec allows for a message of its size (`CodecError.Code.decodedTooLarge`).
+    public static let requestTooLargeErrorCode = "REQUEST_TOO_LARGE"
+
+    /// A request whose payload is no method call: answered with the `malformed` error envelope;
+    /// or one whose values the codec refused to build (`decodedTooLarge`): answered with
+    /// `REQUEST_TOO_LARGE` naming the channel and, when the bytes start with it, the method.
     struct MalformedCall: Error {
         let error: CodecError
         let codec: any MethodCodec
+        let channel: String
+        /// The call's method name, read on its own, when the arguments were too large to decode.
+        var method: String?
+
+        init(error: CodecError, codec: any MethodCodec, channel: String, message: UnsafeRawBufferPointer?) {
+            self.error = error
+            self.codec = codec
+            self.channel = channel
+            if error.code == .decodedTooLarge, let message, codec is StandardMethodCodec {
+                method = StandardMethodCodec.methodName(ofCall: message)
+            }
+        }
+
         func reply() throws -> MessageSegments {
-            MessageSegments(try encodeError(MethodError(code: "malformed", message: error.description), codec: codec))
+            guard error.code == .decodedTooLarge else {
+                return MessageSegments(try encodeError(MethodError(code: "malformed", message: error.description), codec: codec))
+            }
+            let call = method.map { "The call to \($0)" } ?? "A call"
+            var details: [StandardValue.MapEntry] = [.init("channel", .string(channel))]
+            if let method { details.append(.init("method", .string(method))) }
+            let refusal = MethodError(
+                code: MethodChannel.requestTooLargeErrorCode,
+                message: "\(call) on channel \(channel) was refused: \(error.description)",
+                details: .map(details))
+            return MessageSegments(try encodeError(refusal, codec: codec))
         }
     }
 
-    static func decodeCall(_ message: [UInt8]?, codec: any MethodCodec) -> Result<MethodCall, MalformedCall> {
+    static func decodeCall(_ message: [UInt8]?, codec: any MethodCodec, channel: String) -> Result<MethodCall, MalformedCall> {
         do throws(CodecError) {
             guard let message else { throw CodecError(.invalidMethodCall, "method call payload is null") }
             return .success(try codec.decodeMethodCall(message))
         } catch {
-            return .failure(MalformedCall(error: error, codec: codec))
+            guard let message else { return .failure(MalformedCall(error: error, codec: codec, channel: channel, message: nil)) }
+            return .failure(message.withUnsafeBytes { MalformedCall(error: error, codec: codec, channel: channel, message: $0) })
         }
     }
 

@@ -21,6 +21,9 @@ public struct CodecError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let sizeTooLarge = Code("sizeTooLarge")
         /// Values nest deeper than the codec's limit.
         public static let nestingTooDeep = Code("nestingTooDeep")
+        /// The values a message describes would take more memory than its size allows
+        /// (`StandardMessageCodec.decodingAllowance(forMessageOf:)`); refused before building them.
+        public static let decodedTooLarge = Code("decodedTooLarge")
         /// A method call is not a string name followed by arguments.
         public static let invalidMethodCall = Code("invalidMethodCall")
         /// An envelope is neither a success nor an error envelope.

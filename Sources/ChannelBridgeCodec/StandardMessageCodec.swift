@@ -5,6 +5,12 @@
 /// trailing bytes, invalid UTF-8, counts larger than the bytes left (rejected before allocating) and
 /// nesting past `maxDepth` all throw a `CodecError` with the byte offset.
 ///
+/// What decoding builds is bounded by the message's size: the values of an `n`-byte message may
+/// take at most `decodingAllowance(forMessageOf: n)` bytes of memory (`allowanceBytesPerByte` × n
+/// + `allowanceSlack`). Each list, map, heap string and typed list is charged its cost when its
+/// size is read, before anything is allocated for it; past the allowance, decoding throws
+/// `decodedTooLarge` (see `Protocol/codec.md`, "Decoding limits").
+///
 /// ```swift
 /// let codec = StandardMessageCodec()
 /// let bytes = try codec.encode(["key": "ShareKey"])   // 0d 01 07 03 6b6579 07 08 5368617265…
@@ -26,6 +32,19 @@ public struct StandardMessageCodec: MessageCodec {
     public init(extension codecExtension: (any StandardCodecExtension)? = nil, maxDepth: Int = 1_000) {
         extensionBox = codecExtension.map(CodecExtensionBox.init)
         self.maxDepth = maxDepth
+    }
+
+    /// Bytes of memory the decoded values may take per byte of message. A list of int32 values
+    /// (5 bytes each on the wire, one 24-byte value each in memory) is the densest realistic data
+    /// and fits; a long list of nulls or bools (1 byte each, 24 in memory) does not.
+    public static let allowanceBytesPerByte = 6
+    /// Bytes of memory every message may take on top of its per-byte allowance, so that small
+    /// messages of any shape decode: any message up to 2 KiB fits whatever it holds.
+    public static let allowanceSlack = 64 << 10
+
+    /// The most memory the values decoded from a message of `count` bytes may take.
+    public static func decodingAllowance(forMessageOf count: Int) -> Int {
+        allowanceBytesPerByte * count + allowanceSlack
     }
 
     public func encode(_ message: StandardValue) throws(CodecError) -> [UInt8] {
@@ -66,7 +85,8 @@ public struct StandardMessageCodec: MessageCodec {
     /// always the one `read(raw:)` gives for the whole message.
     func read<T>(head: UnsafeRawBufferPointer, tail: [UInt8],
                  _ body: (inout StandardReader) throws(CodecError) -> T) throws(CodecError) -> T {
-        var reader = StandardReader(head, maxDepth: maxDepth, extensionBox: extensionBox)
+        var reader = StandardReader(head, maxDepth: maxDepth, extensionBox: extensionBox,
+                                    messageCount: head.count + tail.count)
         reader.tail = tail
         if let value = try? body(&reader), reader.isAtEnd { return value }
         var joined: [UInt8] = []

@@ -132,6 +132,14 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
         return true
     }
 
+    /// The method name a call's bytes start with, read on its own: for naming a call whose
+    /// arguments could not be decoded. `nil` when the bytes do not start with a string.
+    package static func methodName(ofCall bytes: UnsafeRawBufferPointer) -> String? {
+        var reader = StandardReader(bytes, maxDepth: 1, extensionBox: nil)
+        guard (try? reader.readByte()) == 7 else { return nil }
+        return try? reader.readString(at: 0)
+    }
+
     static func readCall(_ reader: inout StandardReader) throws(CodecError) -> MethodCall {
         guard case .string(let method) = try reader.readValue() else {
             throw CodecError(.invalidMethodCall, "method name is not a string", offset: 0)

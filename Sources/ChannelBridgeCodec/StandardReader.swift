@@ -13,12 +13,19 @@ public struct StandardReader {
     /// a `Uint8List` that starts at the end of `base` and takes exactly these bytes is this array,
     /// uncopied. Any other read stops at the end of `base`.
     var tail: [UInt8]?
+    /// Bytes of memory the values still to be built may take (`charge`); starts at the message's
+    /// decoding allowance.
+    var allowance: Int
+    /// The whole message's length, for the error that names the allowance.
+    var messageCount: Int
 
-    init(_ base: UnsafeRawBufferPointer, maxDepth: Int, extensionBox: CodecExtensionBox?) {
+    init(_ base: UnsafeRawBufferPointer, maxDepth: Int, extensionBox: CodecExtensionBox?, messageCount: Int? = nil) {
         self.base = base
         self.offset = 0
         self.maxDepth = maxDepth
         self.extensionBox = extensionBox
+        self.messageCount = messageCount ?? base.count
+        self.allowance = StandardMessageCodec.decodingAllowance(forMessageOf: self.messageCount)
     }
 
     /// Moves past `count` bytes the caller has checked are there.
@@ -96,6 +103,28 @@ public struct StandardReader {
         }
     }
 
+    /// Takes `bytes` of memory that the value being read is about to allocate from the allowance,
+    /// before allocating them; past it, the message is refused.
+    @inline(__always)
+    mutating func charge(_ bytes: Int, _ what: @autoclosure () -> String, at start: Int) throws(CodecError) {
+        allowance -= bytes
+        if allowance < 0 { throw allowanceExceeded(what(), bytes: bytes, at: start) }
+    }
+
+    private func allowanceExceeded(_ what: String, bytes: Int, at start: Int) -> CodecError {
+        let k = StandardMessageCodec.allowanceBytesPerByte
+        let slack = StandardMessageCodec.allowanceSlack
+        let limit = StandardMessageCodec.decodingAllowance(forMessageOf: messageCount)
+        return CodecError(.decodedTooLarge,
+                          "\(what) would take \(bytes) bytes of memory, past the decoding allowance of this "
+                          + "\(messageCount)-byte message: \(limit) bytes (\(k) × its size + \(slack)) for all its values",
+                          offset: start)
+    }
+
+    /// What a heap buffer of `count` elements of `size` bytes costs: its header and elements.
+    @inline(__always)
+    static func heapCost(_ count: Int, _ size: Int) -> Int { 32 + count * size }
+
     /// The most UTF-8 bytes a String holds inline on a 64-bit platform (no allocation).
     static var smallStringCapacity: Int { MemoryLayout<Int>.size == 8 ? 15 : 10 }
 
@@ -105,6 +134,7 @@ public struct StandardReader {
             throw CodecError(.sizeTooLarge, "string claims \(count) bytes but only \(base.count - offset) are left",
                              offset: start)
         }
+        if count > Self.smallStringCapacity { try charge(Self.heapCost(count + 1, 1), "string of \(count) bytes", at: start) }
         let utf8 = UnsafeRawBufferPointer(rebasing: base[offset..<offset + count])
         // ASCII is valid UTF-8: checked a word at a time, it skips the generic validator, whose
         // metadata lookups cost more than the copy.
@@ -135,6 +165,9 @@ public struct StandardReader {
         try checkCount(count, minimumSize: size, what, at: start)
         try readAlignment(size)
         try checkCount(count, minimumSize: size, what, at: start)
+        // A Float64List or Float32List is read as bits, then converted: two arrays at a time.
+        let copies = T.self == UInt64.self || T.self == UInt32.self ? 2 : 1
+        if count > 0 { try charge(copies * Self.heapCost(count, size), "\(what) of \(count) elements", at: start) }
         // Not through `unsafeUninitializedCapacity` when empty: with capacity 0 the standard
         // library stores the count into the shared empty-array singleton, a write that
         // ThreadSanitizer reports as a race between two threads decoding empty typed lists.
@@ -189,6 +222,7 @@ public struct StandardReader {
                 return .uint8List(tail)
             }
             try checkCount(count, minimumSize: 1, "Uint8List", at: start)
+            if count > 0 { try charge(Self.heapCost(count, 1), "Uint8List of \(count) bytes", at: start) }
             return .uint8List(try readBytes(count))
         case 9: return .int32List(try readTypedList(Int32.self, "Int32List", at: start))
         case 10: return .int64List(try readTypedList(Int64.self, "Int64List", at: start))
@@ -202,6 +236,7 @@ public struct StandardReader {
     private mutating func readList(at start: Int) throws(CodecError) -> [StandardValue] {
         let count = try readSize()
         try checkCount(count, minimumSize: 1, "list", at: start)
+        if count > 0 { try charge(Self.heapCost(count, MemoryLayout<StandardValue>.stride), "list of \(count) elements", at: start) }
         try enter(at: start)
         var elements: [StandardValue] = []
         elements.reserveCapacity(count)
@@ -213,6 +248,7 @@ public struct StandardReader {
     private mutating func readMap(at start: Int) throws(CodecError) -> [StandardValue.MapEntry] {
         let count = try readSize()
         try checkCount(count, minimumSize: 2, "map", at: start)
+        if count > 0 { try charge(Self.heapCost(count, MemoryLayout<StandardValue.MapEntry>.stride), "map of \(count) entries", at: start) }
         try enter(at: start)
         var entries: [StandardValue.MapEntry] = []
         entries.reserveCapacity(count)

@@ -102,6 +102,8 @@ public final class ExtensionHost: Sendable {
         if let maxFrameBytes = options.maxFrameBytes { listenerOptions.connection.maxFrameLength = maxFrameBytes }
         listenerOptions.maxConnections = options.maxConnections
         listenerOptions.connection.maxHandlersInFlight = options.maxHandlersInFlight
+        // One budget for every session this listener accepts.
+        listenerOptions.connection.requestBudget = RequestBudget(capacity: options.requestBudget)
         listenerOptions.connection.outboundHighWater = options.outboundHighWater
         listenerOptions.connection.outboundLowWater = options.outboundLowWater
         listenerOptions.connection.helloTimeout = options.helloTimeout

@@ -117,6 +117,12 @@ extension HostOptions {
                     throw usage("\(name) needs a whole number from 1 to 1000000, not \(text.debugDescription)")
                 }
                 if name == "--max-connections" { options.maxConnections = count } else { options.maxHandlersInFlight = count }
+            case "--request-budget":
+                let text = try value()
+                guard let bytes = Int(text), bytes >= 1, bytes <= 1 << 40 else {
+                    throw usage("--request-budget needs a number of bytes from 1 to \(1 << 40), not \(text.debugDescription)")
+                }
+                options.requestBudget = bytes
             case "--outbound-high-water", "--outbound-low-water":
                 let text = try value()
                 guard let bytes = Int(text), bytes >= 0, bytes <= Int(UInt32.max) else {

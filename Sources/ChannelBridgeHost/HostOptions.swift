@@ -54,6 +54,9 @@ public struct HostOptions: Sendable, Equatable {
     public var maxConnections: Int
     /// `--max-handlers N`: handlers running at once per session; further requests wait unread.
     public var maxHandlersInFlight: Int
+    /// `--request-budget BYTES`: bytes of requests in flight across all sessions (`RequestBudget`);
+    /// a request that does not fit waits unread until others are answered.
+    public var requestBudget: Int
     /// `--outbound-high-water BYTES`: unsent bytes per session above which the host stops taking
     /// that session's requests (and its event streams wait or buffer).
     public var outboundHighWater: Int
@@ -92,6 +95,7 @@ public struct HostOptions: Sendable, Equatable {
         plugins: [String]? = nil,
         maxConnections: Int = SocketListener.Options.defaultMaxConnections,
         maxHandlersInFlight: Int = MessengerConnection.Options.defaultMaxHandlersInFlight,
+        requestBudget: Int = RequestBudget.defaultCapacity,
         outboundHighWater: Int = SocketConnection.Options.defaultOutboundHighWater,
         outboundLowWater: Int = SocketConnection.Options.defaultOutboundLowWater,
         helloTimeout: Duration? = SocketConnection.Options.defaultHelloTimeout,
@@ -115,6 +119,7 @@ public struct HostOptions: Sendable, Equatable {
         self.plugins = plugins
         self.maxConnections = maxConnections
         self.maxHandlersInFlight = maxHandlersInFlight
+        self.requestBudget = requestBudget
         self.outboundHighWater = outboundHighWater
         self.outboundLowWater = outboundLowWater
         self.helloTimeout = helloTimeout

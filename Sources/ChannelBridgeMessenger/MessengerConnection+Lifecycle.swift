@@ -153,6 +153,10 @@ extension MessengerConnection {
         transport.close()
         for call in closed.pending { failWithdrawn(call.continuation, with: Self.closedBeforeReply(channel: call.channel, error)) }
         for task in closed.inboundTasks { task.cancel() }
+        if let requestBudget {
+            requestBudget.forget(ObjectIdentifier(self))
+            requestBudget.release(closed.charged)
+        }
         for ping in closed.pings { ping.resume(throwing: MessengerError(.connectionClosed, error.message)) }
         for waiter in closed.helloWaiters { waiter.resume(throwing: error) }
         for waiter in closed.inputHeldWaiters { waiter.resume() }

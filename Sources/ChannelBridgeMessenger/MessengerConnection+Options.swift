@@ -17,11 +17,18 @@ extension MessengerConnection {
         /// on transports that can stop reading (the socket transport), not in memory.
         public var maxHandlersInFlight: Int
 
+        /// Bytes of requests in flight shared with other connections (`RequestBudget`): a request
+        /// that does not fit waits, unread, until others are answered. Applies, as
+        /// `maxHandlersInFlight` does, on transports that can stop reading. `nil`: no budget.
+        public var requestBudget: RequestBudget?
+
         /// The default for `maxHandlersInFlight`.
         public static let defaultMaxHandlersInFlight = 64
 
         public init(name: String = "channelbridge", maxFrameLength: Int = FrameDecoder.defaultMaxFrameLength,
-                    maxHandlersInFlight: Int = Options.defaultMaxHandlersInFlight) {
+                    maxHandlersInFlight: Int = Options.defaultMaxHandlersInFlight,
+                    requestBudget: RequestBudget? = nil) {
+            self.requestBudget = requestBudget
             self.name = name
             self.maxFrameLength = maxFrameLength
             self.maxHandlersInFlight = maxHandlersInFlight

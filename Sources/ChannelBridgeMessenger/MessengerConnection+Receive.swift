@@ -31,7 +31,11 @@ extension MessengerConnection {
         }
         let waitsForSlot = first.needsHandlerSlot && slotsFull
         let waitsForRoom = first.needsAnswerRoom && (flow?.isAnswerBacklogged ?? false)
-        guard waitsForSlot || waitsForRoom else { return .resume }
+        // Asked last: a request that does not fit registers this connection to be woken by the
+        // next release, so that a wait that follows is never missed.
+        let waitsForBudget = !waitsForSlot && !waitsForRoom && first.needsBudget > 0
+            && !(requestBudget?.admits(first.needsBudget, waiter: ObjectIdentifier(self), wake: budgetWake) ?? true)
+        guard waitsForSlot || waitsForRoom || waitsForBudget else { return .resume }
         return full ? .wait : .readOrWait
     }
 
@@ -64,8 +68,8 @@ extension MessengerConnection {
                     if empty { holdsInput.store(false, ordering: .relaxed) }
                 case .closed:
                     return
-                case .hold(let slot, let room):
-                    input.withLock { $0.updateFirst(needsHandlerSlot: slot, needsAnswerRoom: room) }
+                case .hold(let slot, let room, let budget):
+                    input.withLock { $0.updateFirst(needsHandlerSlot: slot, needsAnswerRoom: room, needsBudget: budget) }
                     return
                 }
             }
@@ -177,8 +181,8 @@ extension MessengerConnection {
                 continue
             case .closed:
                 return
-            case .hold(let slot, let room):
-                input.withLock { $0.hold(decoded.frame, needsHandlerSlot: slot, needsAnswerRoom: room) }
+            case .hold(let slot, let room, let budget):
+                input.withLock { $0.hold(decoded.frame, needsHandlerSlot: slot, needsAnswerRoom: room, needsBudget: budget) }
                 holdsInput.store(true, ordering: .relaxed)
                 let waiters = state.withLock { state in
                     defer { state.inputHeldWaiters = [] }
@@ -194,8 +198,9 @@ extension MessengerConnection {
         case delivered
         /// The session is over.
         case closed
-        /// Not delivered: it waits for a handler slot and/or for the answers to drain.
-        case hold(needsHandlerSlot: Bool, needsAnswerRoom: Bool)
+        /// Not delivered: it waits for a handler slot, for the answers to drain, or for
+        /// `needsBudget` bytes of the `RequestBudget`.
+        case hold(needsHandlerSlot: Bool, needsAnswerRoom: Bool, needsBudget: Int = 0)
     }
 
     /// Handles one frame; a REQUEST whose payload is still in the receive buffer is read there.

@@ -12,6 +12,15 @@ extension MessengerConnection {
         case inBuffer([UInt8], Range<Int>?)
         case split([UInt8], tail: [UInt8])
 
+        /// The payload's length in bytes.
+        var count: Int {
+            switch self {
+            case .owned(let bytes): bytes?.count ?? 0
+            case .inBuffer(_, let range): range?.count ?? 0
+            case .split(let head, let tail): head.count + tail.count
+            }
+        }
+
         var array: [UInt8]? {
             switch self {
             case .owned(let bytes): bytes
@@ -43,7 +52,7 @@ extension MessengerConnection {
         }
         enum Outcome {
             case unopened(UnopenedSession)
-            case ignore, duplicate, hold(slot: Bool, room: Bool)
+            case ignore, duplicate, hold(slot: Bool, room: Bool, budget: Int)
             case answer(Frame.Reply)
             case answerNow(SynchronousMessageHandler)
             case answerInPlace(InPlaceMessageHandler, epoch: UInt64)
@@ -51,12 +60,13 @@ extension MessengerConnection {
         }
         // Every request is answered, so none starts while the answers pile up unsent.
         let backlogged = flow?.isAnswerBacklogged ?? false
+        let charge = requestBudget == nil ? 0 : RequestBudget.charge(forRequestOf: payload.count)
         let outcome = state.withLock { state -> Outcome in
             if let unopened = Self.unopened(state) { return .unopened(unopened) }
             if !state.inbound.isEmpty, state.inbound[id] != nil { return .duplicate }
             // After the peer's GOODBYE it may send only replies; a crossing request is dropped.
             if state.peerGoodbye != nil { return .ignore }
-            if backlogged { return .hold(slot: false, room: true) }
+            if backlogged { return .hold(slot: false, room: true, budget: 0) }
             if state.sentGoodbye != nil { return .answer(.failure("the connection is closing")) }
             if let reason = state.refusalReason { return .answer(.failure(reason)) }
             guard let installed = state.lookupHandler(channel) else { return .answer(.null) }
@@ -67,10 +77,16 @@ extension MessengerConnection {
             }
             if state.handlerSlotsFull {
                 state.holdingForHandlers = true
-                return .hold(slot: true, room: false)
+                return .hold(slot: true, room: false, budget: 0)
+            }
+            // The budget's lock is taken inside this one and never the other way round; it calls
+            // nothing while held.
+            if charge > 0, let requestBudget,
+               !requestBudget.acquire(charge, waiter: ObjectIdentifier(self), wake: budgetWake) {
+                return .hold(slot: false, room: false, budget: charge)
             }
             state.nextInboundSerial &+= 1
-            state.inbound[id] = ConnectionState.InboundRequest(serial: state.nextInboundSerial)
+            state.inbound[id] = ConnectionState.InboundRequest(serial: state.nextInboundSerial, charged: charge)
             return .run(installed.handler, serial: state.nextInboundSerial)
         }
         switch outcome {
@@ -81,8 +97,8 @@ extension MessengerConnection {
         case .duplicate:
             violated(ProtocolViolation(.duplicateRequestID, "REQUEST id \(id) is already in flight"))
             return .closed
-        case .hold(let slot, let room):
-            return .hold(needsHandlerSlot: slot, needsAnswerRoom: room)
+        case .hold(let slot, let room, let budget):
+            return .hold(needsHandlerSlot: slot, needsAnswerRoom: room, needsBudget: budget)
         case .answer(let result):
             writeFrame(.reply(id: id, result: fitting(result)))
             return .delivered
@@ -162,11 +178,12 @@ extension MessengerConnection {
         // peer ignores a reply to a withdrawn request.
         if state.withLock({ $0.inbound[id]?.serial == serial }) {
             writeReply(id: id, channel: channel, answer, endsDelivery: endsDelivery)
-            let (drained, freedSlot) = state.withLock { state -> (Bool, Bool) in
-                guard state.inbound[id]?.serial == serial else { return (false, false) }
+            let (drained, freedSlot, charged) = state.withLock { state -> (Bool, Bool, Int) in
+                guard let request = state.inbound[id], request.serial == serial else { return (false, false, 0) }
                 state.inbound[id] = nil
-                return (state.isDrained, state.takeHandlerSlotWake())
+                return (state.isDrained, state.takeHandlerSlotWake(), request.charged)
             }
+            requestBudget?.release(charged)
             if freedSlot { flowTransport?.inputMayResume() }
             if drained { finishDrained() }
         }
@@ -334,11 +351,12 @@ extension MessengerConnection {
     }
 
     func handleCancel(id: UInt32) {
-        let (task, drained, freedSlot) = state.withLock { state -> (Task<Void, Never>?, Bool, Bool) in
-            guard let request = state.inbound.removeValue(forKey: id) else { return (nil, false, false) }
-            return (request.task, state.isDrained, state.takeHandlerSlotWake())
+        let (task, drained, freedSlot, charged) = state.withLock { state -> (Task<Void, Never>?, Bool, Bool, Int) in
+            guard let request = state.inbound.removeValue(forKey: id) else { return (nil, false, false, 0) }
+            return (request.task, state.isDrained, state.takeHandlerSlotWake(), request.charged)
         }
         task?.cancel()
+        requestBudget?.release(charged)
         if freedSlot { flowTransport?.inputMayResume() }
         if drained { finishDrained() }
     }

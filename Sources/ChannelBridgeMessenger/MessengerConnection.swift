@@ -78,6 +78,10 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     let peerMaxFrameLength = Atomic<Int>(FrameDecoder.defaultMaxFrameLength)
     /// The largest frame this side may send, as an object channels keep.
     let limit: FrameLimit
+    /// `options.requestBudget` on a transport that can stop reading, else nil.
+    let requestBudget: RequestBudget?
+    /// What the budget calls, once, when a release may let this connection's waiting request in.
+    let budgetWake: @Sendable () -> Void
     /// Bytes read and not yet delivered, and frames held back. Touched by the one thread
     /// delivering received bytes at a time (`FrameTransport` rule), and emptied at the end.
     let input: LockedValue<InputBuffer>
@@ -104,6 +108,9 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
         self.transport = transport
         flowTransport = transport as? any FlowControlledTransport
         flow = flowTransport?.outboundFlow
+        requestBudget = flowTransport == nil ? nil : options.requestBudget
+        let wakes = flowTransport
+        budgetWake = { wakes?.inputMayResume() }
         var initial = ConnectionState()
         if flowTransport != nil { initial.maxHandlersInFlight = max(1, options.maxHandlersInFlight) }
         answerRules = initial.answerRules

@@ -30,6 +30,10 @@ extension SocketConnection {
         /// At most this many of the peer's requests and messages have an asynchronous handler
         /// running at once; further ones wait unread. Default 64.
         public var maxHandlersInFlight: Int
+        /// Bytes of the peer's requests in flight, shared with every connection given the same
+        /// object (`RequestBudget`, wire protocol §4.10): a request that does not fit waits
+        /// unread. Default `nil`: no budget.
+        public var requestBudget: RequestBudget?
         /// A peer that has not sent its HELLO this long after the connection was set up gets
         /// GOODBYE `protocolError` and is closed. Default 5 s; `nil` waits for ever.
         public var helloTimeout: Duration?
@@ -87,7 +91,8 @@ extension SocketConnection {
         }
 
         var messengerOptions: MessengerConnection.Options {
-            MessengerConnection.Options(name: name, maxFrameLength: maxFrameLength, maxHandlersInFlight: maxHandlersInFlight)
+            MessengerConnection.Options(name: name, maxFrameLength: maxFrameLength, maxHandlersInFlight: maxHandlersInFlight,
+                                        requestBudget: requestBudget)
         }
     }
 

@@ -26,6 +26,8 @@ struct ConnectionState {
     struct InboundRequest {
         var serial: UInt64
         var task: Task<Void, Never>?
+        /// Bytes charged from the `RequestBudget` for it, given back when the entry goes.
+        var charged = 0
     }
 
     struct InstalledHandler {
@@ -188,6 +190,7 @@ struct ConnectionState {
         return ClosedSession(error: error,
                              pending: pendingCalls,
                              inboundTasks: inbound.values.compactMap(\.task) + messageTasks.values.compactMap { $0 },
+                             charged: inbound.values.reduce(0) { $0 + $1.charged },
                              pings: pings.values.compactMap(\.continuation),
                              helloWaiters: helloWaiters.values.compactMap(\.continuation),
                              inputHeldWaiters: inputHeldWaiters,
@@ -200,6 +203,8 @@ struct ClosedSession {
     var error: MessengerError
     var pending: [ConnectionState.PendingCall]
     var inboundTasks: [Task<Void, Never>]
+    /// Bytes the requests in flight had charged from the `RequestBudget`.
+    var charged: Int
     var pings: [UnsafeContinuation<Void, any Error>]
     var helloWaiters: [UnsafeContinuation<Frame.Hello, any Error>]
     var inputHeldWaiters: [UnsafeContinuation<Void, Never>]

@@ -11,6 +11,9 @@ struct InputBuffer {
         var byteCount: Int
         var needsHandlerSlot: Bool
         var needsAnswerRoom: Bool
+        /// Bytes the request must be charged from the `RequestBudget` before it can start; 0 when
+        /// it does not wait for the budget.
+        var needsBudget: Int
     }
 
     /// Frames held beyond this many bytes stop the reading; the messenger then only waits.
@@ -34,18 +37,19 @@ struct InputBuffer {
 
     var heldFrameCount: Int { held.count - heldHead }
 
-    mutating func hold(_ frame: Frame, needsHandlerSlot: Bool = false, needsAnswerRoom: Bool = false) {
+    mutating func hold(_ frame: Frame, needsHandlerSlot: Bool = false, needsAnswerRoom: Bool = false, needsBudget: Int = 0) {
         let bytes = FrameEncoder.encodedLength(of: frame)
         held.append(HeldFrame(frame: frame, byteCount: bytes, needsHandlerSlot: needsHandlerSlot,
-                              needsAnswerRoom: needsAnswerRoom))
+                              needsAnswerRoom: needsAnswerRoom, needsBudget: needsBudget))
         heldByteCount += bytes
     }
 
     /// The first held frame could not be delivered yet: record what it waits for now.
-    mutating func updateFirst(needsHandlerSlot: Bool, needsAnswerRoom: Bool) {
+    mutating func updateFirst(needsHandlerSlot: Bool, needsAnswerRoom: Bool, needsBudget: Int) {
         guard isHolding else { return }
         held[heldHead].needsHandlerSlot = needsHandlerSlot
         held[heldHead].needsAnswerRoom = needsAnswerRoom
+        held[heldHead].needsBudget = needsBudget
     }
 
     mutating func removeFirst() {
