@@ -16,7 +16,11 @@ struct InputBuffer {
         var needsBudget: Int
     }
 
-    /// Frames held beyond this many bytes stop the reading; the messenger then only waits.
+    /// Frames held behind the first beyond this many bytes stop the reading; the messenger then
+    /// only waits. The first, the one that waits, is not counted: were it alone to stop the
+    /// reading (a request larger than this that waits for the request budget), the answers to
+    /// this side's calls behind it would wait too, and a handler that waits for one of them and
+    /// holds what the first waits for would never finish.
     static let heldByteLimit = 64 << 10
 
     var decoder: FrameDecoder
@@ -30,8 +34,8 @@ struct InputBuffer {
 
     var isHolding: Bool { heldHead < held.count }
 
-    /// True once enough is held that nothing more should be read.
-    var isHeldFull: Bool { heldByteCount >= Self.heldByteLimit }
+    /// True once enough is held behind the first held frame that nothing more should be read.
+    var isHeldFull: Bool { isHolding && heldByteCount - held[heldHead].byteCount >= Self.heldByteLimit }
 
     var first: HeldFrame? { isHolding ? held[heldHead] : nil }
 

@@ -12,22 +12,53 @@ enum ValueCheck {
     }
 
     /// The value's canonical TVN text, as the store writes it, once it is known to read back.
+    ///
+    /// Written straight from the value (`TVNWriter`), and checked without building anything of
+    /// the value's size: a value appended to a list costs the store its text, not copies of it.
     static func encoded(_ value: StandardValue, forKey key: String) throws(StoreError) -> [UInt8] {
-        let json = TypedValueNotation.json(for: value)
-        let depth = depth(of: json)
+        let depth = jsonDepth(of: value)
         if depth > maximumDepth {
             throw StoreError(.invalidValue,
                              "the value for key '\(key)' nests \(depth) levels deep; the store keeps at most \(maximumDepth)")
         }
-        // A custom value of a registered type has no typed-value-notation form without its codec
-        // extension (only raw custom values do).
-        do {
-            _ = try TypedValueNotation.value(from: json)
-        } catch {
-            throw StoreError(.invalidValue,
-                             "the value for key '\(key)' has no typed value notation the store can read back: \(error)")
+        // Every value's text reads back but a custom value's of a registered type, which has no
+        // typed-value-notation form without its codec extension (only raw custom values do).
+        if containsCustom(value) {
+            do {
+                _ = try TypedValueNotation.value(from: TypedValueNotation.json(for: value))
+            } catch {
+                throw StoreError(.invalidValue,
+                                 "the value for key '\(key)' has no typed value notation the store can read back: \(error)")
+            }
         }
-        return Array(json.text.utf8)
+        return TVNWriter.canonicalUTF8(value)
+    }
+
+    /// How deep the JSON of the value's canonical TVN text nests: a list is an array, a map an
+    /// object around an array of pair arrays, a typed list an object around an array, any other
+    /// tagged value an object.
+    static func jsonDepth(of value: StandardValue) -> Int {
+        switch value {
+        case .list(let elements):
+            return 1 + elements.reduce(0) { max($0, jsonDepth(of: $1)) }
+        case .map(let entries):
+            return 3 + entries.reduce(0) { max($0, jsonDepth(of: $1.key), jsonDepth(of: $1.value)) }
+        case .int32List, .int64List, .float32List, .float64List:
+            return 2
+        case .int32, .int64, .float64, .uint8List, .custom:
+            return 1
+        case .null, .bool, .string:
+            return 0
+        }
+    }
+
+    private static func containsCustom(_ value: StandardValue) -> Bool {
+        switch value {
+        case .custom: return true
+        case .list(let elements): return elements.contains(where: containsCustom)
+        case .map(let entries): return entries.contains { containsCustom($0.key) || containsCustom($0.value) }
+        default: return false
+        }
     }
 
     /// One key's read-modify-write inside a group commit: `transform` of the current value, checked
@@ -46,14 +77,6 @@ enum ValueCheck {
             return .success(new)
         } catch {
             return .failure(error)
-        }
-    }
-
-    private static func depth(of json: JSONValue) -> Int {
-        switch json {
-        case .array(let elements): return 1 + (elements.map(depth(of:)).max() ?? 0)
-        case .object(let members): return 1 + (members.map { depth(of: $0.value) }.max() ?? 0)
-        default: return 0
         }
     }
 

@@ -1,0 +1,164 @@
+import ChannelBridgeMessenger
+import ChannelBridgeSocket
+import ChannelBridgeTestSupport
+import Testing
+
+/// The request budget shared by a listener's sessions (wire protocol §4.10): the order in which
+/// requests start is observed through the handlers, never through time.
+@Suite struct RequestBudgetTests {
+    static let size = 80_000
+
+    /// A listener whose sessions share `budget`, with "work": records the first byte of the
+    /// request, waits for that byte's gate, and answers with the byte.
+    static func serve(_ budget: RequestBudget, started: Collector<UInt8>, gates: [Gate],
+                      accepted: Collector<SocketConnection>? = nil) throws -> (SocketListener, TestDirectory) {
+        var options = SocketListener.Options()
+        options.connection.requestBudget = budget
+        return try SocketConnectionTests.serve(options: options) { connection in
+            accepted?.append(connection)
+            connection.messenger.setMessageHandler(onChannel: "work") { message in
+                let tag = message![0]
+                started.append(tag)
+                await gates[Int(tag)].wait()
+                return [tag]
+            }
+        }
+    }
+
+    static func request(_ tag: UInt8, size: Int = size) -> [UInt8] {
+        [tag] + [UInt8](repeating: 0xAB, count: size - 1)
+    }
+
+    @Test func aRequestThatDoesNotFitWaitsForTheOneInFlightAcrossSessions() async throws {
+        try await withHangGuard(seconds: 30) { () async throws in
+            let budget = RequestBudget(capacity: 100_000)
+            let started = Collector<UInt8>(), accepted = Collector<SocketConnection>()
+            let gates = (0..<3).map { _ in Gate() }
+            let (listener, directory) = try Self.serve(budget, started: started, gates: gates, accepted: accepted)
+            defer { directory.remove() }
+            let first = try await SocketConnection.connect(to: listener.path)
+            let second = try await SocketConnection.connect(to: listener.path)
+            async let one = first.messenger.send(onChannel: "work", message: Self.request(1))
+            #expect(try await started.first(1) == [1])
+            #expect(budget.charged == Self.size)
+            async let two = second.messenger.send(onChannel: "work", message: Self.request(2))
+            // The second session holds its request back, unread, for the budget.
+            let hosts = try await accepted.first(2)
+            await hosts[1].messenger.waitUntilInputHeld()
+            #expect(started.all == [1])
+            gates[1].open()
+            #expect(try await one == [1])
+            #expect(try await started.first(2) == [1, 2])
+            // Admitted once the first was answered: only the second is charged now.
+            #expect(budget.charged == Self.size)
+            gates[2].open()
+            #expect(try await two == [2])
+            first.close()
+            second.close()
+            listener.close()
+            await listener.waitUntilClosed()
+        }
+    }
+
+    @Test func aRequestLargerThanTheWholeBudgetIsServedAlone() async throws {
+        try await withHangGuard(seconds: 30) { () async throws in
+            let budget = RequestBudget(capacity: 10_000)
+            let started = Collector<UInt8>(), accepted = Collector<SocketConnection>()
+            let gates = (0..<3).map { _ in Gate() }
+            let (listener, directory) = try Self.serve(budget, started: started, gates: gates, accepted: accepted)
+            defer { directory.remove() }
+            let client = try await SocketConnection.connect(to: listener.path)
+            async let one = client.messenger.send(onChannel: "work", message: Self.request(1))
+            #expect(try await started.first(1) == [1])
+            // A small charged request waits for the big one; it is not starved for ever.
+            async let two = client.messenger.send(onChannel: "work", message: Self.request(2, size: 5_000))
+            try await accepted.first(1)[0].messenger.waitUntilInputHeld()
+            #expect(started.all == [1])
+            gates[1].open()
+            gates[2].open()
+            #expect(try await one == [1])
+            #expect(try await two == [2])
+            #expect(started.all == [1, 2])
+            client.close()
+            listener.close()
+            await listener.waitUntilClosed()
+        }
+    }
+
+    @Test func aReplyToTheHostsOwnCallPassesARequestWaitingForTheBudget() async throws {
+        try await withHangGuard(seconds: 30) { () async throws in
+            let budget = RequestBudget(capacity: 100_000)
+            let started = Collector<UInt8>(), answered = Collector<[UInt8]>()
+            let accepted = Collector<SocketConnection>()
+            let gate = Gate()
+            var options = SocketListener.Options()
+            options.connection.requestBudget = budget
+            let (listener, directory) = try SocketConnectionTests.serve(options: options) { connection in
+                accepted.append(connection)
+                let messenger = connection.messenger
+                connection.messenger.setMessageHandler(onChannel: "work") { message in
+                    let tag = message![0]
+                    started.append(tag)
+                    guard tag == 1 else { return [tag] }
+                    await gate.wait()
+                    // A call back to the client, whose reply arrives behind request 2, which
+                    // waits for the budget that this handler holds.
+                    let reply = try await messenger.send(onChannel: "ask", message: [9])
+                    answered.append(reply ?? [])
+                    return [tag]
+                }
+            }
+            defer { directory.remove() }
+            let client = try await SocketConnection.connect(to: listener.path) {
+                $0.messenger.setMessageHandler(onChannel: "ask") { _ in [42] }
+            }
+            async let one = client.messenger.send(onChannel: "work", message: Self.request(1))
+            #expect(try await started.first(1) == [1])
+            async let two = client.messenger.send(onChannel: "work", message: Self.request(2))
+            try await accepted.first(1)[0].messenger.waitUntilInputHeld()
+            gate.open()
+            #expect(try await answered.first(1) == [[42]])
+            #expect(try await one == [1])
+            #expect(try await two == [2])
+            #expect(started.all == [1, 2])
+            client.close()
+            listener.close()
+            await listener.waitUntilClosed()
+        }
+    }
+
+    @Test func theBudgetIsReleasedWhenASessionEnds() async throws {
+        try await withHangGuard(seconds: 30) { () async throws in
+            let budget = RequestBudget(capacity: 100_000)
+            let started = Collector<UInt8>(), accepted = Collector<SocketConnection>()
+            let gates = (0..<3).map { _ in Gate() }
+            let (listener, directory) = try Self.serve(budget, started: started, gates: gates, accepted: accepted)
+            defer { directory.remove() }
+            let first = try await SocketConnection.connect(to: listener.path)
+            let second = try await SocketConnection.connect(to: listener.path)
+            let abandoned = Task { try? await first.messenger.send(onChannel: "work", message: Self.request(1)) }
+            #expect(try await started.first(1) == [1])
+            async let two = second.messenger.send(onChannel: "work", message: Self.request(2))
+            let hosts = try await accepted.first(2)
+            await hosts[1].messenger.waitUntilInputHeld()
+            #expect(started.all == [1])
+            // The first client goes away with its request unanswered (its handler never returns
+            // on its own): its session's end gives the budget back, and the second starts.
+            first.close()
+            #expect(try await started.first(2) == [1, 2])
+            gates[2].open()
+            #expect(try await two == [2])
+            gates[1].open()
+            _ = await abandoned.value
+            second.close()
+            listener.close()
+            await listener.waitUntilClosed()
+        }
+    }
+
+    @Test func smallRequestsAreNotCharged() {
+        #expect(RequestBudget.charge(forRequestOf: 4_095) == 0)
+        #expect(RequestBudget.charge(forRequestOf: 4_096) == 65_536)
+        #expect(RequestBudget.charge(forRequestOf: 1 << 20) == 1 << 20)
+    }
+}
