@@ -22,6 +22,15 @@ import Testing
         }
     }
 
+    /// The store's writer, which writes straight from the value, gives the canonical text's bytes.
+    @Test func theDirectWriterGivesTheCanonicalText() {
+        var generator = LawGenerator(seed: 0x7E57_0003)
+        for _ in 0..<1_500 {
+            let value = generator.value(maxDepth: 5, custom: true)
+            #expect(TVNWriter.canonicalUTF8(value) == Array(TypedValueNotation.canonicalText(value).utf8))
+        }
+    }
+
     /// Standard bytes → decode → canonical TVN → parse → encode gives the same bytes, for chains of
     /// lists and maps at every depth up to the codec's limit.
     @Test func standardToTVNToStandardUpToTheNestingLimit() throws {

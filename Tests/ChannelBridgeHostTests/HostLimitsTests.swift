@@ -34,6 +34,36 @@ import Testing
         }
     }
 
+    /// A call whose arguments would take more memory to decode than the codec allows for its size
+    /// is answered with REQUEST_TOO_LARGE naming the channel and the method; the session and the
+    /// host go on, and the list under the key is untouched.
+    @Test func anAppendWhoseValuesAreTooLargeForItsSizeIsRefusedAndTheSessionGoesOn() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        try await withHangGuard(seconds: 60) {
+            let host = try await HostTesting.start(directory, [])
+            let connection = try await HostTesting.connect(directory)
+            let prefs = HostTesting.methods(connection, HostTesting.prefsChannel)
+            _ = try await prefs.invokeMethod("appendToList", arguments: HostTesting.map(["key": "items", "values": ["a"]]))
+            // 1,000,000 nulls: 1 MB on the wire, 24 MB as values.
+            let nulls = StandardValue.list(Array(repeating: .null, count: 1_000_000))
+            let refused = try await #require(throws: MethodError.self) {
+                try await prefs.invokeMethod("appendToList", arguments: HostTesting.map(["key": "items", "values": nulls]))
+            }
+            #expect(refused.code == MethodChannel.requestTooLargeErrorCode)
+            #expect(refused.message?.hasPrefix("The call to appendToList on channel shared_preference_app_group was refused: "
+                                               + "list of 1000000 elements would take 24000032 bytes of memory") == true,
+                    "\(refused)")
+            #expect(refused.details == HostTesting.map(["channel": "shared_preference_app_group", "method": "appendToList"]))
+            // The same session is served; the refused call wrote nothing.
+            _ = try await prefs.invokeMethod("appendToList", arguments: HostTesting.map(["key": "items", "values": ["b"]]))
+            #expect(try await prefs.invokeMethod("get", arguments: HostTesting.map(["key": "items"]))
+                        == .list(["a", "b"]))
+            host.send(signal: SIGTERM)
+            #expect(await host.waitForExit().status == 143)
+        }
+    }
+
     /// The host counts a session until its socket is closed on its side, a moment after the
     /// client sees the end; a client refused in between tries again.
     static func connectWhenServed(_ directory: TestDirectory) async throws -> SocketConnection {

@@ -27,6 +27,10 @@ enum StressCommand: CLICommand {
                     + "              refused, memory, threads, HELLO timeout", run: IdleConnectionsScenario.run),
         Scenario(name: "many-clients", summary: "100 clients × 1,000 echo calls, every reply checked",
                  run: ManyClientsScenario.run),
+        Scenario(name: "large-requests", summary: "appendToList of 50 M nulls, 1 M strings, 1 M ints: host peak\n"
+                    + "              memory per byte of the call; 20 clients at once each sending\n"
+                    + "              50 M nulls, then 1 M strings under a 64 MiB request budget",
+                 run: LargeRequestsScenario.run),
         Scenario(name: "soak", summary: "--seconds of everything at once: pipelined writers, readers,\n"
                     + "              listeners that cancel or drop their connection, a take racing\n"
                     + "              appenders, prefs processes on the data dir; fails on any error,\n"

@@ -42,6 +42,16 @@ struct StressHost {
         (try? child.residentMegabytes()) ?? .nan
     }
 
+    /// The peak of its resident memory so far (`VmHWM`), in MiB.
+    func peakResidentMegabytes() -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/\(child.pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") else {
+            return .nan
+        }
+        return kilobytes / 1024
+    }
+
     /// The host's thread count.
     func threads() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(child.pid)/status", encoding: .utf8),
