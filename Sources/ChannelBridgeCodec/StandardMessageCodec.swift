@@ -9,7 +9,7 @@
 /// take at most `decodingAllowance(forMessageOf: n)` bytes of memory (`allowanceBytesPerByte` × n
 /// + `allowanceSlack`). Each list, map, heap string and typed list is charged its cost when its
 /// size is read, before anything is allocated for it; past the allowance, decoding throws
-/// `decodedTooLarge` (see `Protocol/codec.md`, "Decoding limits").
+/// `decodedTooLarge` (see `Protocol/codec.md` §6.5).
 ///
 /// ```swift
 /// let codec = StandardMessageCodec()

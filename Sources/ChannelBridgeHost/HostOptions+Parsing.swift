@@ -214,6 +214,9 @@ extension HostOptions {
                                    GOODBYE tooManyConnections
           --max-handlers N         handlers running at once per session (default 64); further
                                    requests wait unread
+          --request-budget B       bytes of requests (of 4 KiB or more) in flight across all
+                                   sessions (default 268435456); a further one waits unread until
+                                   others are answered; one larger than B runs alone
           --outbound-high-water B  unsent bytes per session above which its requests wait unread and
                                    its event streams wait or buffer (default 4194304)
           --outbound-low-water B   unsent bytes at or below which that ends (default 1048576, or a

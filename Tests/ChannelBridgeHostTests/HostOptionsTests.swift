@@ -68,6 +68,15 @@ import Testing
         #expect(expected.primaryAppGroup == "group.b")
     }
 
+    @Test func theRequestBudgetIsOneSharedByteCount() throws {
+        #expect(HostOptions().requestBudget == 256 << 20)
+        guard case .run(let options) = try HostOptions.parse(["--request-budget", "1048576"]) else {
+            Issue.record("not a run")
+            return
+        }
+        #expect(options.requestBudget == 1_048_576)
+    }
+
     @Test func helpWinsWhereverItIs() throws {
         #expect(try HostOptions.parse(["--text", "x", "-h"]) == .help)
         #expect(try HostOptions.parse(["--help", "--bogus"]) == .help)
@@ -80,7 +89,7 @@ import Testing
         ["--max-connections", "0"], ["--max-handlers", "x"], ["--outbound-high-water", "0"],
         ["--outbound-high-water", "100", "--outbound-low-water", "200"], ["--hello-timeout", "-1"], ["--hello-timeout", "nan"],
         ["--shutdown-timeout", "-0.5"], ["--shutdown-timeout", "3600.5"], ["--shutdown-timeout", "inf"],
-        ["--shutdown-timeout"],
+        ["--shutdown-timeout"], ["--request-budget", "0"], ["--request-budget", "1e9"],
     ])
     func malformedCommandLinesAreUsageErrors(arguments: [String]) {
         #expect(throws: HostError.self) { try HostOptions.parse(arguments) }
