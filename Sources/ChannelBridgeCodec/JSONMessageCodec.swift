@@ -2,7 +2,9 @@
 ///
 /// Encoding writes compact JSON (map keys must be strings; typed lists become arrays; NaN and the
 /// infinities have no JSON form and are refused). Decoding reads integers as int32 when they fit,
-/// else int64, other numbers as float64, and objects as maps in document order.
+/// else int64, other numbers as float64, and objects as maps in document order. The parsed
+/// document may take at most `decodingAllowance(forMessageOf:)` bytes of memory (`decodedTooLarge`
+/// past it, `Protocol/codec.md` §7.3).
 ///
 /// ```swift
 /// let bytes = try JSONMessageCodec().encode(["a": 1])   // {"a":1}
@@ -14,6 +16,17 @@ public struct JSONMessageCodec: MessageCodec {
 
     public init(maxDepth: Int = 1_000) {
         self.maxDepth = maxDepth
+    }
+
+    /// Bytes of memory the parsed document may take per byte of message: `[0,0,…]`, the densest
+    /// JSON, takes 12 (one 24-byte value per 2 bytes) and fits; the values built from the document
+    /// take at most as much again.
+    public static let allowanceBytesPerByte = 12
+
+    /// The most memory the document parsed from a message of `count` bytes may take: 12 × count
+    /// + `StandardMessageCodec.allowanceSlack`.
+    public static func decodingAllowance(forMessageOf count: Int) -> Int {
+        allowanceBytesPerByte * count + StandardMessageCodec.allowanceSlack
     }
 
     public func encode(_ message: StandardValue) throws(CodecError) -> [UInt8] {

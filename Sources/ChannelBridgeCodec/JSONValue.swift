@@ -40,10 +40,11 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// Parses a JSON codec's message: as `parse`, and numbers beyond the float64 range are refused
-    /// at their offset (the codecs could not decode them).
+    /// at their offset (the codecs could not decode them); the document may take at most the
+    /// message's decoding allowance (`decodedTooLarge`, codec.md §6.5).
     static func parseMessage(_ bytes: [UInt8], maxDepth: Int) throws(CodecError) -> JSONValue {
         let result: Result<JSONValue, CodecError> = bytes.withUnsafeBytes { raw in
-            var parser = JSONParser(raw, maxDepth: maxDepth, finiteNumbersOnly: true)
+            var parser = JSONParser(raw, maxDepth: maxDepth, finiteNumbersOnly: true, boundsMemory: true)
             return Result { () throws(CodecError) -> JSONValue in try parser.parseDocument() }
         }
         return try result.get()

@@ -9,11 +9,32 @@ struct JSONParser {
     /// Refuse numbers beyond the float64 range (`1e400`) here, where their offset is known: the
     /// JSON codecs cannot decode them, and their errors name the byte.
     private let finiteNumbersOnly: Bool
+    /// Bytes of memory the array elements and object members still to be parsed may take, each
+    /// charged one document value (`JSONValue.Member` for a member) as it is appended, and the
+    /// first of a container its array's heap header too; `Int.max`
+    /// when not bounded. A codec's message is bounded (codec.md §7.3): `[0,0,…]`, the densest
+    /// JSON, is 2 bytes an element on the wire and 24 in memory.
+    private var allowance: Int
 
-    init(_ bytes: UnsafeRawBufferPointer, maxDepth: Int, finiteNumbersOnly: Bool = false) {
+    init(_ bytes: UnsafeRawBufferPointer, maxDepth: Int, finiteNumbersOnly: Bool = false, boundsMemory: Bool = false) {
         self.bytes = bytes
         self.maxDepth = maxDepth
         self.finiteNumbersOnly = finiteNumbersOnly
+        allowance = boundsMemory ? JSONMessageCodec.decodingAllowance(forMessageOf: bytes.count) : .max
+    }
+
+    @inline(__always)
+    private mutating func charge(_ size: Int) throws(CodecError) {
+        allowance &-= size
+        if allowance < 0 { throw allowanceExceeded() }
+    }
+
+    private func allowanceExceeded() -> CodecError {
+        let limit = JSONMessageCodec.decodingAllowance(forMessageOf: bytes.count)
+        return CodecError(.decodedTooLarge,
+                          "JSON values would take more memory than the decoding allowance of this \(bytes.count)-byte "
+                          + "message: \(limit) bytes (\(JSONMessageCodec.allowanceBytesPerByte) × its size + "
+                          + "\(StandardMessageCodec.allowanceSlack))", offset: offset)
     }
 
     mutating func parseDocument() throws(CodecError) -> JSONValue {
@@ -91,6 +112,7 @@ struct JSONParser {
                 let last = open.count - 1
                 skipWhitespace()
                 if open[last].isObject {
+                    try charge(MemoryLayout<JSONValue.Member>.stride + (open[last].members.isEmpty ? 32 : 0))
                     open[last].members.append(JSONValue.Member(open[last].key, value))
                     switch peek {
                     case UInt8(ascii: ","):
@@ -104,6 +126,7 @@ struct JSONParser {
                     default: throw fail("expected ',' or '}'")
                     }
                 } else {
+                    try charge(MemoryLayout<JSONValue>.stride + (open[last].elements.isEmpty ? 32 : 0))
                     open[last].elements.append(value)
                     switch peek {
                     case UInt8(ascii: ","):

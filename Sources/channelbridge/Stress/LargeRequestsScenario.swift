@@ -9,11 +9,12 @@ import Foundation
 /// (`VmHWM`) above the peak before the request, per byte of the request's frame. A fresh host for
 /// each case, since the peak only grows: `appendToList` of 50 M nulls (refused with
 /// REQUEST_TOO_LARGE), of 1 M short strings and of 1 M int32 values (stored); then 20 clients at
-/// once sending 50 M nulls each, and 20 at once sending 1 M short strings each to a host whose
-/// request budget is 64 MiB. Every client must get its answer and make a further call.
+/// once sending 50 M nulls each, and 20 at once sending 250 k short strings each (one group file
+/// holds all of them) to a host whose request budget is 16 MiB. Every client must get its answer
+/// and make a further call.
 enum LargeRequestsScenario {
     static let channel = "shared_preference_app_group"
-    static let budget = 64 << 20
+    static let budget = 16 << 20
 
     static func run(_ settings: StressSettings, _ report: StressReport) async throws {
         let nulls = settings.count(50_000_000, minimum: 100_000)
@@ -33,7 +34,7 @@ enum LargeRequestsScenario {
                                extra: [], settings: settings, report: report)
         let perClient = (0..<clients).map { client in
             (try? StandardMethodCodec().encodeMethodCall(MethodCall("appendToList", arguments: [
-                "key": .string("strings \(client)"), "values": .list((0..<items).map { .string("item \($0 + 1_000_000)") })]))) ?? []
+                "key": .string("strings \(client)"), "values": .list((0..<items / 4).map { .string("item \($0 + 1_000_000)") })]))) ?? []
         }
         try await concurrently("strings_x\(clients)", perClient, refused: false,
                                extra: ["--request-budget", String(budget)], settings: settings, report: report)

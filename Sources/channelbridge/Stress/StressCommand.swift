@@ -29,7 +29,7 @@ enum StressCommand: CLICommand {
                  run: ManyClientsScenario.run),
         Scenario(name: "large-requests", summary: "appendToList of 50 M nulls, 1 M strings, 1 M ints: host peak\n"
                     + "              memory per byte of the call; 20 clients at once each sending\n"
-                    + "              50 M nulls, then 1 M strings under a 64 MiB request budget",
+                    + "              50 M nulls, then 250 k strings under a 16 MiB request budget",
                  run: LargeRequestsScenario.run),
         Scenario(name: "soak", summary: "--seconds of everything at once: pipelined writers, readers,\n"
                     + "              listeners that cancel or drop their connection, a take racing\n"
