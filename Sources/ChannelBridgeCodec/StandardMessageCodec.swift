@@ -39,8 +39,9 @@ public struct StandardMessageCodec: MessageCodec {
     /// and fits; a long list of nulls or bools (1 byte each, 24 in memory) does not.
     public static let allowanceBytesPerByte = 6
     /// Bytes of memory every message may take on top of its per-byte allowance, so that small
-    /// messages of any shape decode: any message up to 2 KiB fits whatever it holds.
-    public static let allowanceSlack = 64 << 10
+    /// messages of any shape decode: any message up to 64 KiB fits whatever it holds, a list of
+    /// 65,536 nulls (the size-form boundary vectors) included.
+    public static let allowanceSlack = 2 << 20
 
     /// The most memory the values decoded from a message of `count` bytes may take.
     public static func decodingAllowance(forMessageOf count: Int) -> Int {

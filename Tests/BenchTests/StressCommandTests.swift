@@ -50,6 +50,28 @@ import Testing
         #expect((count("vanish", "writes_landed") ?? .max) <= (count("vanish", "requests_pipelined") ?? 0))
     }
 
+    /// Every client gets its answer: REQUEST_TOO_LARGE for the nulls, success for the strings
+    /// (the scenario throws on any other answer, and the run then fails).
+    @Test(.disabled(if: Sanitizer.current != nil, "wall-clock limits a sanitized build misses"))
+    func largeRequestsAreAnsweredAndReportEveryFigure() async throws {
+        let outcome = try await BenchProcess.run("channelbridge", ["stress", "large-requests", "--scale", "0.01", "--json"])
+        #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: [String: Any]])
+        let figures = try #require(object["large-requests"])
+        var names: Set<String> = ["clients_at_once", "strings_at_once_budget_mb"]
+        for name in ["nulls", "strings", "ints"] {
+            names.formUnion(["\(name)_frame_mb", "\(name)_peak_growth_mb", "\(name)_multiple"])
+        }
+        for name in ["nulls_at_once", "strings_at_once"] {
+            names.formUnion(["\(name)_answered", "\(name)_frames_mb", "\(name)_peak_growth_mb"])
+        }
+        #expect(Set(figures.keys) == names)
+        let clients = (figures["clients_at_once"] as? NSNumber)?.intValue
+        #expect(clients == 2)
+        #expect((figures["nulls_at_once_answered"] as? NSNumber)?.intValue == clients)
+        #expect((figures["strings_at_once_answered"] as? NSNumber)?.intValue == clients)
+    }
+
     @Test func tablePrintsOneLinePerFigure() async throws {
         let outcome = try await BenchProcess.run("channelbridge", ["stress", "many-clients", "--scale", "0.01"])
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
@@ -63,7 +85,7 @@ import Testing
         let outcome = try await BenchProcess.run("channelbridge", ["stress", "nope"])
         #expect(outcome.status == 64)
         #expect(outcome.stderr.hasPrefix(
-            "channelbridge stress: unknown scenario 'nope'; known: unread-replies, unread-events, vanish, idle-connections, many-clients, soak, listeners-cancel, listeners-drop"))
+            "channelbridge stress: unknown scenario 'nope'; known: unread-replies, unread-events, vanish, idle-connections, many-clients, large-requests, soak, listeners-cancel, listeners-drop"))
     }
 
     static let soakFigures: Set<String> = [

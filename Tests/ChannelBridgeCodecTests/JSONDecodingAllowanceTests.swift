@@ -1,7 +1,7 @@
 import ChannelBridgeCodec
 import Testing
 
-/// The JSON codecs bound the document a message builds: 12 × its bytes + 64 KiB, charged one
+/// The JSON codecs bound the document a message builds: 12 × its bytes + 2 MiB, charged one
 /// document value per array element, one member per object member and a heap header per
 /// non-empty container.
 @Suite struct JSONDecodingAllowanceTests {
@@ -12,7 +12,7 @@ import Testing
         let error = codecError { () throws(CodecError) in try JSONMessageCodec().decode(Array(text.utf8)) }
         #expect(error?.code == .decodedTooLarge)
         #expect(error?.message == "JSON values would take more memory than the decoding allowance of this 400001-byte "
-                + "message: 4865548 bytes (12 × its size + 65536)")
+                + "message: 6897164 bytes (12 × its size + 2097152)")
         let call = #"{"method":"appendToList","args":"# + text + "}"
         #expect(codecError { () throws(CodecError) in try JSONMethodCodec().decodeMethodCall(Array(call.utf8)) }?.code
                     == .decodedTooLarge)

@@ -1,7 +1,7 @@
 import ChannelBridgeCodec
 import Testing
 
-/// What decoding builds is bounded by the message's size: 6 × its bytes + 64 KiB of memory for
+/// What decoding builds is bounded by the message's size: 6 × its bytes + 2 MiB of memory for
 /// all its values, checked when a size is read, before the value is allocated.
 @Suite struct StandardDecodingAllowanceTests {
     let codec = StandardMessageCodec()
@@ -22,8 +22,8 @@ import Testing
 
     @Test func statedAllowance() {
         #expect(StandardMessageCodec.allowanceBytesPerByte == 6)
-        #expect(StandardMessageCodec.allowanceSlack == 65_536)
-        #expect(StandardMessageCodec.decodingAllowance(forMessageOf: 1_000) == 71_536)
+        #expect(StandardMessageCodec.allowanceSlack == 2_097_152)
+        #expect(StandardMessageCodec.decodingAllowance(forMessageOf: 1_000) == 2_103_152)
     }
 
     @Test func refusesAMegabyteOfNullsWithTheTypedError() {
@@ -33,14 +33,14 @@ import Testing
         #expect(error?.code == .decodedTooLarge)
         #expect(error?.offset == 0)
         #expect(error?.message == "list of 1000000 elements would take 24000032 bytes of memory, past the decoding "
-                + "allowance of this 1000006-byte message: 6065572 bytes (6 × its size + 65536) for all its values")
+                + "allowance of this 1000006-byte message: 8097188 bytes (6 × its size + 2097152) for all its values")
     }
 
     @Test func nullsRightAtTheBound() throws {
-        // 3,640 nulls (3,644 bytes) build 32 + 24 × 3,640 = 87,392 bytes, the allowance being
-        // 6 × 3,644 + 65,536 = 87,400; one more null takes 24 and allows 6.
-        #expect(try codec.decode(Self.nullList(3_640)) == .list(Array(repeating: .null, count: 3_640)))
-        let error = codecError { () throws(CodecError) in try codec.decode(Self.nullList(3_641)) }
+        // 116,508 nulls (116,514 bytes) build 32 + 24 × 116,508 = 2,796,224 bytes, the allowance
+        // being 6 × 116,514 + 2,097,152 = 2,796,236; one more null takes 24 and allows 6.
+        #expect(try codec.decode(Self.nullList(116_508)) == .list(Array(repeating: .null, count: 116_508)))
+        let error = codecError { () throws(CodecError) in try codec.decode(Self.nullList(116_509)) }
         #expect(error?.code == .decodedTooLarge)
     }
 
@@ -59,13 +59,14 @@ import Testing
     }
 
     @Test func smallMessagesOfAnyShapeDecode() throws {
-        // Up to 2 KiB, the slack covers the densest shapes: nulls, empty maps' entries, lists of one.
-        let nulls = StandardValue.list(Array(repeating: .null, count: 2_000))
+        // Up to 64 KiB, the slack covers the densest shapes: nulls, null-to-null entries, lists of
+        // one; the size-form boundary vector, 65,536 nulls, too.
+        let nulls = StandardValue.list(Array(repeating: .null, count: 65_536))
         #expect(try codec.decode(codec.encode(nulls)) == nulls)
-        let entries = StandardValue.map((0..<1_000).map { _ in StandardValue.MapEntry(.null, .null) })
+        let entries = StandardValue.map((0..<32_000).map { _ in StandardValue.MapEntry(.null, .null) })
         #expect(try codec.decode(codec.encode(entries)) == entries)
-        let singletons = StandardValue.list(Array(repeating: .list([.null]), count: 680))
-        #expect(try codec.encode(singletons).count <= 2_048)
+        let singletons = StandardValue.list(Array(repeating: .list([.null]), count: 21_000))
+        #expect(try codec.encode(singletons).count <= 65_536)
         #expect(try codec.decode(codec.encode(singletons)) == singletons)
     }
 

@@ -31,7 +31,7 @@ import Testing
 
     @Test func aRequestThatDoesNotFitWaitsForTheOneInFlightAcrossSessions() async throws {
         try await withHangGuard(seconds: 30) { () async throws in
-            let budget = RequestBudget(capacity: 100_000)
+            let budget = RequestBudget(capacity: 3 << 20)
             let started = Collector<UInt8>(), accepted = Collector<SocketConnection>()
             let gates = (0..<3).map { _ in Gate() }
             let (listener, directory) = try Self.serve(budget, started: started, gates: gates, accepted: accepted)
@@ -40,7 +40,7 @@ import Testing
             let second = try await SocketConnection.connect(to: listener.path)
             async let one = first.messenger.send(onChannel: "work", message: Self.request(1))
             #expect(try await started.first(1) == [1])
-            #expect(budget.charged == Self.size)
+            #expect(budget.charged == RequestBudget.charge(forRequestOf: Self.size))
             async let two = second.messenger.send(onChannel: "work", message: Self.request(2))
             // The second session holds its request back, unread, for the budget.
             let hosts = try await accepted.first(2)
@@ -50,7 +50,7 @@ import Testing
             #expect(try await one == [1])
             #expect(try await started.first(2) == [1, 2])
             // Admitted once the first was answered: only the second is charged now.
-            #expect(budget.charged == Self.size)
+            #expect(budget.charged == RequestBudget.charge(forRequestOf: Self.size))
             gates[2].open()
             #expect(try await two == [2])
             first.close()
@@ -62,7 +62,7 @@ import Testing
 
     @Test func aRequestLargerThanTheWholeBudgetIsServedAlone() async throws {
         try await withHangGuard(seconds: 30) { () async throws in
-            let budget = RequestBudget(capacity: 10_000)
+            let budget = RequestBudget(capacity: 1 << 20)
             let started = Collector<UInt8>(), accepted = Collector<SocketConnection>()
             let gates = (0..<3).map { _ in Gate() }
             let (listener, directory) = try Self.serve(budget, started: started, gates: gates, accepted: accepted)
@@ -87,7 +87,7 @@ import Testing
 
     @Test func aReplyToTheHostsOwnCallPassesARequestWaitingForTheBudget() async throws {
         try await withHangGuard(seconds: 30) { () async throws in
-            let budget = RequestBudget(capacity: 100_000)
+            let budget = RequestBudget(capacity: 3 << 20)
             let started = Collector<UInt8>(), answered = Collector<[UInt8]>()
             let accepted = Collector<SocketConnection>()
             let gate = Gate()
@@ -129,7 +129,7 @@ import Testing
 
     @Test func theBudgetIsReleasedWhenASessionEnds() async throws {
         try await withHangGuard(seconds: 30) { () async throws in
-            let budget = RequestBudget(capacity: 100_000)
+            let budget = RequestBudget(capacity: 3 << 20)
             let started = Collector<UInt8>(), accepted = Collector<SocketConnection>()
             let gates = (0..<3).map { _ in Gate() }
             let (listener, directory) = try Self.serve(budget, started: started, gates: gates, accepted: accepted)
@@ -158,7 +158,7 @@ import Testing
 
     @Test func smallRequestsAreNotCharged() {
         #expect(RequestBudget.charge(forRequestOf: 4_095) == 0)
-        #expect(RequestBudget.charge(forRequestOf: 4_096) == 65_536)
-        #expect(RequestBudget.charge(forRequestOf: 1 << 20) == 1 << 20)
+        #expect(RequestBudget.charge(forRequestOf: 4_096) == 2 << 20)
+        #expect(RequestBudget.charge(forRequestOf: 3 << 20) == 3 << 20)
     }
 }

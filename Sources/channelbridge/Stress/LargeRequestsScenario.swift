@@ -30,15 +30,16 @@ enum LargeRequestsScenario {
             "key": "ints", "values": .list((0..<items).map { .int32(Int32($0)) })]))
         try await measure("ints", ints, refused: false, settings: settings, report: report)
 
-        try await concurrently("nulls_x\(clients)", Array(repeating: nullCall, count: clients), refused: true,
+        report.figure("clients_at_once", clients)
+        try await concurrently("nulls_at_once", Array(repeating: nullCall, count: clients), refused: true,
                                extra: [], settings: settings, report: report)
         let perClient = (0..<clients).map { client in
             (try? StandardMethodCodec().encodeMethodCall(MethodCall("appendToList", arguments: [
                 "key": .string("strings \(client)"), "values": .list((0..<items / 4).map { .string("item \($0 + 1_000_000)") })]))) ?? []
         }
-        try await concurrently("strings_x\(clients)", perClient, refused: false,
+        try await concurrently("strings_at_once", perClient, refused: false,
                                extra: ["--request-budget", String(budget)], settings: settings, report: report)
-        report.figure("budget_mb_in_the_last", Double(budget) / 1_048_576)
+        report.figure("strings_at_once_budget_mb", Double(budget) / 1_048_576)
     }
 
     /// `appendToList(key, [null × count])`, written directly: the frame without the values.
