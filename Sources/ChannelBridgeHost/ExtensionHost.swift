@@ -107,6 +107,7 @@ public final class ExtensionHost: Sendable {
         listenerOptions.connection.outboundHighWater = options.outboundHighWater
         listenerOptions.connection.outboundLowWater = options.outboundLowWater
         listenerOptions.connection.helloTimeout = options.helloTimeout
+        listenerOptions.connection.frameTimeout = options.frameTimeout
         let listener: SocketListener
         do {
             // Bound now, accepting from `run()` on: a client that connects before then waits in the

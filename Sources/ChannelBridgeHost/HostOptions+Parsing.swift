@@ -135,12 +135,13 @@ extension HostOptions {
                     options.outboundLowWater = bytes
                     lowWaterGiven = true
                 }
-            case "--hello-timeout":
+            case "--hello-timeout", "--frame-timeout":
                 let text = try value()
                 guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 3600 else {
-                    throw usage("--hello-timeout needs a number of seconds from 0 to 3600 (0: wait for ever), not \(text.debugDescription)")
+                    throw usage("\(name) needs a number of seconds from 0 to 3600 (0: wait for ever), not \(text.debugDescription)")
                 }
-                options.helloTimeout = seconds == 0 ? nil : .milliseconds(Int64((seconds * 1000).rounded(.up)))
+                let timeout: Duration? = seconds == 0 ? nil : .milliseconds(Int64((seconds * 1000).rounded(.up)))
+                if name == "--hello-timeout" { options.helloTimeout = timeout } else { options.frameTimeout = timeout }
             case "--shutdown-timeout":
                 let text = try value()
                 guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 3600 else {
@@ -222,6 +223,9 @@ extension HostOptions {
           --outbound-low-water B   unsent bytes at or below which that ends (default 1048576, or a
                                    quarter of --outbound-high-water)
           --hello-timeout SECONDS  close a client that has not sent HELLO in time (default 5; 0: never)
+          --frame-timeout SECONDS  close a client that leaves a begun frame unfinished this long, plus
+                                   1 s per MiB of it received, with GOODBYE frameTimeout (default 10;
+                                   0: never)
           --shutdown-timeout SECONDS
                                    once the request has ended, wait at most this long (0 to 3600,
                                    default 5) for replies still owed, e.g. a store write stuck on

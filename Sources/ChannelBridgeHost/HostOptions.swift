@@ -65,6 +65,11 @@ public struct HostOptions: Sendable, Equatable {
     /// `--hello-timeout SECONDS`: a client that has not sent HELLO this long after connecting is
     /// closed with GOODBYE; `nil` (`--hello-timeout 0`) waits for ever.
     public var helloTimeout: Duration?
+    /// `--frame-timeout SECONDS`: a client that has begun a frame and leaves this side waiting
+    /// longer than this for the rest (plus a second per MiB of it received) gets GOODBYE
+    /// `frameTimeout` and is closed (wire protocol §4.10, rule 8); `nil` (`--frame-timeout 0`)
+    /// waits for ever.
+    public var frameTimeout: Duration?
     /// `--shutdown-timeout SECONDS`: how long the shutdown waits, from the end of the request, for
     /// the replies still owed (a store write that cannot finish holds one back for as long as it
     /// is stuck); once it has passed, `run()` returns without them (`CompletionRecord.shutdownDeadlinePassed`).
@@ -99,6 +104,7 @@ public struct HostOptions: Sendable, Equatable {
         outboundHighWater: Int = SocketConnection.Options.defaultOutboundHighWater,
         outboundLowWater: Int = SocketConnection.Options.defaultOutboundLowWater,
         helloTimeout: Duration? = SocketConnection.Options.defaultHelloTimeout,
+        frameTimeout: Duration? = SocketConnection.Options.defaultFrameTimeout,
         shutdownTimeout: Duration = HostOptions.defaultShutdownTimeout
     ) {
         self.socketPath = socketPath
@@ -123,6 +129,7 @@ public struct HostOptions: Sendable, Equatable {
         self.outboundHighWater = outboundHighWater
         self.outboundLowWater = outboundLowWater
         self.helloTimeout = helloTimeout
+        self.frameTimeout = frameTimeout
         self.shutdownTimeout = shutdownTimeout
     }
 

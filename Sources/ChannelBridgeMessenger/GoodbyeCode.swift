@@ -1,6 +1,6 @@
 /// Why a side ends a session, carried by a GOODBYE frame.
 ///
-/// Version 1 defines codes 0 to 6. A receiver keeps any other value as it is, so that a newer
+/// Version 1 defines codes 0 to 7. A receiver keeps any other value as it is, so that a newer
 /// peer's code is still reported rather than treated as a protocol error.
 public struct GoodbyeCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     public var rawValue: UInt16
@@ -22,6 +22,9 @@ public struct GoodbyeCode: RawRepresentable, Sendable, Hashable, CustomStringCon
     /// The host serves as many connections as it may (or cannot start another); sent as the first
     /// and only frame. The client may try again once another connection has closed.
     public static let tooManyConnections = GoodbyeCode(rawValue: 6)
+    /// A frame the peer had begun did not arrive in full within the receiver's frame deadline
+    /// (wire protocol §4.10, rule 8); the slot it held is freed.
+    public static let frameTimeout = GoodbyeCode(rawValue: 7)
 
     public var description: String {
         switch rawValue {
@@ -32,6 +35,7 @@ public struct GoodbyeCode: RawRepresentable, Sendable, Hashable, CustomStringCon
         case 4: "forbidden"
         case 5: "shuttingDown"
         case 6: "tooManyConnections"
+        case 7: "frameTimeout"
         default: "code \(rawValue)"
         }
     }

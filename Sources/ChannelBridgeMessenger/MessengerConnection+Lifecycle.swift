@@ -183,6 +183,14 @@ extension MessengerConnection {
                goodbye: .goodbye(code: violation.goodbyeCode, reason: violation.reason))
     }
 
+    /// The peer did not send a frame it had begun in time (wire protocol §4.10, rule 8): GOODBYE
+    /// `frameTimeout`, and the session ends without waiting for the replies it is owed. Called
+    /// by the transport's reader, outside a delivery.
+    package func frameTimedOut(_ reason: String) {
+        finish(MessengerError(.frameTimeout, "the peer was too slow: \(reason)"),
+               goodbye: .goodbye(code: .frameTimeout, reason: reason))
+    }
+
     static func error(forPeerGoodbye goodbye: (code: GoodbyeCode, reason: String)) -> MessengerError {
         let detail = goodbye.reason.isEmpty ? "" : ": \(goodbye.reason)"
         return switch goodbye.code {
@@ -191,6 +199,8 @@ extension MessengerConnection {
         case .unsupportedVersion: MessengerError(.unsupportedVersion, "the peer does not speak this protocol version\(detail)")
         case .protocolError: MessengerError(.protocolError, "the peer reported a protocol error\(detail)")
         case .frameTooLarge: MessengerError(.frameTooLarge, "the peer refused a frame as too large\(detail)")
+        case .frameTimeout:
+            MessengerError(.frameTimeout, "the peer closed the session: a frame from this side did not arrive in full in time\(detail)")
         default: MessengerError(.connectionClosed, "the peer said goodbye (\(goodbye.code))\(detail)")
         }
     }

@@ -39,6 +39,13 @@ extension MessengerConnection {
         return full ? .wait : .readOrWait
     }
 
+    /// Bytes of a frame the peer has begun and not finished, as of the last decoding of received
+    /// bytes (0: none; frames this side holds back do not count). Asked by the thread that delivers.
+    package var partialFrameByteCount: Int { partialFrameBytes }
+
+    /// Changes whenever the unfinished frame (`partialFrameByteCount`) is a new one.
+    package var partialFrameNumber: Int { partialFrameSerial }
+
     /// Resumes once a frame of the peer's is held back (at once if one is), or the session ends.
     /// For tests: an event to wait on instead of polling.
     package func waitUntilInputHeld() async {
@@ -138,11 +145,23 @@ extension MessengerConnection {
     /// Decodes and delivers buffered frames until none is complete, the session is over, or
     /// enough is held back.
     private func decodeFrames() {
+        var decodedAny = false
         while true {
             let step = input.withLock { input -> DecodeStep in
-                if input.isHeldFull { return .stop }
+                if input.isHeldFull {
+                    // Held back by this side: not the peer's to answer for.
+                    partialFrameBytes = 0
+                    return .stop
+                }
                 do throws(ProtocolViolation) {
-                    guard let decoded = try input.decoder.nextInPlace() else { return .stop }
+                    guard let decoded = try input.decoder.nextInPlace() else {
+                        let partial = input.decoder.bufferedByteCount
+                        // A frame was completed in this pass, so what is buffered now began after it.
+                        if partial > 0, decodedAny || partialFrameBytes == 0 { partialFrameSerial &+= 1 }
+                        partialFrameBytes = partial
+                        return .stop
+                    }
+                    decodedAny = true
                     if input.isHolding { return .behindHeld(decoded) }
                     return input.decoder.isDrained ? .lastFrame(decoded) : .frame(decoded)
                 } catch {
@@ -177,7 +196,10 @@ extension MessengerConnection {
             switch delivery {
             case .delivered:
                 // Nothing was left to decode, and only this thread appends to the decoder.
-                if isLast { return }
+                if isLast {
+                    partialFrameBytes = 0
+                    return
+                }
                 continue
             case .closed:
                 return

@@ -50,6 +50,12 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// Invariant: as `replyScratch`'s, touched only inside a delivery (read in `handleRequest`,
     /// never by a handler's task on another thread).
     @exclusivity(unchecked) nonisolated(unsafe) var deliveringLastFrame = false
+    /// Bytes of a frame begun and not complete when the received bytes were last decoded (0:
+    /// none), and a number that changes whenever such a frame is a new one: what the transport
+    /// times against the frame deadline (wire protocol §4.10, rule 8). Invariant: as
+    /// `replyScratch`'s, written only inside a delivery and read by the thread that delivers.
+    @exclusivity(unchecked) nonisolated(unsafe) var partialFrameBytes = 0
+    @exclusivity(unchecked) nonisolated(unsafe) var partialFrameSerial = 0
     /// The channel whose requests were last answered in place, with its handler and the
     /// epoch of `answerRules` it was looked up in: `handleRequest`'s way round the state lock. Bound: one
     /// handler, kept after it is removed until the next request answered in place or the end of

@@ -18,6 +18,9 @@ public struct MessengerError: Error, Sendable, Hashable, CustomStringConvertible
         /// The host refused this connection because it serves as many as it may (GOODBYE
         /// tooManyConnections); trying again later may succeed.
         public static let tooManyConnections = Code("tooManyConnections")
+        /// A frame began and did not arrive in full within the receiver's frame deadline (GOODBYE
+        /// frameTimeout): this side, or the peer, sent too slowly.
+        public static let frameTimeout = Code("frameTimeout")
         /// The peer speaks another protocol version.
         public static let unsupportedVersion = Code("unsupportedVersion")
         /// A call did not get its reply in time.

@@ -50,12 +50,26 @@ extension SocketConnection {
         /// does (`channelbridge bench bulk` compares them). Default 512 KiB; `nil` keeps the
         /// system's default.
         public var socketSendBufferSize: Int?
+        /// The frame deadline (wire protocol §4.10, rule 8): once a frame of the peer's has begun
+        /// to arrive, the time this side spends waiting for the rest of it may not exceed
+        /// `frameTimeout` plus one second for every `frameMinimumRate` bytes of it received so far.
+        /// A peer over it is sent GOODBYE `frameTimeout` and closed, which frees its connection
+        /// slot. Only waiting on an empty socket counts: not the time between frames (an idle peer
+        /// is never cut), nor time this side spends not reading because it holds the peer's input
+        /// back (`maxHandlersInFlight` reached, answers over `outboundHighWater`), nor time spent
+        /// delivering. Default 10 s; `nil` waits for ever.
+        public var frameTimeout: Duration?
+        /// Bytes per second of a frame that each extend its deadline by one second, so that a large
+        /// frame sent steadily is never cut. Default 1 MiB/s. Must be positive.
+        public var frameMinimumRate: Int
 
         public static let defaultOutboundHighWater = 4 << 20
         public static let defaultOutboundLowWater = 1 << 20
         public static let defaultHelloTimeout: Duration = .seconds(5)
         public static let defaultSocketSendBufferSize = 512 << 10
         public static let defaultConnectTimeout: Duration = .seconds(5)
+        public static let defaultFrameTimeout: Duration = .seconds(10)
+        public static let defaultFrameMinimumRate = 1 << 20
 
         /// This process's id, for the default name (visible to inlined callers).
         @usableFromInline static var processID: Int32 { Syscalls.processID }
@@ -69,7 +83,9 @@ extension SocketConnection {
                     maxHandlersInFlight: Int = MessengerConnection.Options.defaultMaxHandlersInFlight,
                     helloTimeout: Duration? = Options.defaultHelloTimeout,
                     socketSendBufferSize: Int? = Options.defaultSocketSendBufferSize,
-                    connectTimeout: Duration = Options.defaultConnectTimeout) {
+                    connectTimeout: Duration = Options.defaultConnectTimeout,
+                    frameTimeout: Duration? = Options.defaultFrameTimeout,
+                    frameMinimumRate: Int = Options.defaultFrameMinimumRate) {
             self.name = name
             self.maxFrameLength = maxFrameLength
             self.acceptPeer = acceptPeer
@@ -81,6 +97,8 @@ extension SocketConnection {
             self.helloTimeout = helloTimeout
             self.socketSendBufferSize = socketSendBufferSize
             self.connectTimeout = connectTimeout
+            self.frameTimeout = frameTimeout
+            self.frameMinimumRate = max(1, frameMinimumRate)
         }
 
         /// The defaults, with tasks that prefer `SocketConnection.executor` run on the reader thread

@@ -11,9 +11,10 @@ import ChannelBridgePlatform
 /// been delivered. While it waits, other threads' jobs go to the global executor, as they do
 /// whenever the reader blocks (`willBlock`). It stops driving, and lets the call wait on a
 /// continuation, as soon as the thread is wanted for anything else: a job queued for it (by a
-/// delivery, or another thread before it blocked), or input held back (flow control is the
-/// reader loop's business). The wake eventfd is what makes a blocked driver cancellable: a
-/// cancel or a close from another thread records the call's failure and signals it. It costs one
+/// delivery, or another thread before it blocked), input held back (flow control is the
+/// reader loop's business), or part of a frame buffered (so is the frame deadline). The wake
+/// eventfd is what makes a blocked driver cancellable: a cancel or a close from another thread
+/// records the call's failure and signals it. It costs one
 /// `poll` per wait beside the `read` the reader loop makes alone; a wait whose reply is already
 /// buffered costs neither.
 extension SocketTransport {
@@ -35,7 +36,9 @@ extension SocketTransport {
         while true {
             flushDeferred()
             if settled() { return true }
-            guard !readerSawEnd, case .read = connection.inputDemand, executor.willBlock() else { return false }
+            // An unfinished frame is timed by the reader loop (`awaitRestOfFrame`), not here.
+            guard !readerSawEnd, case .read = connection.inputDemand, !timesFrame(of: connection),
+                  executor.willBlock() else { return false }
             let polled = Syscalls.poll(fd, forInput: true, orReadable: readerWake)
             executor.didUnblock()
             if let (socket, woken) = polled, woken.readable {

@@ -21,6 +21,9 @@ import FoundationEssentials
 /// signals. A write that fails (the peer is gone) ends the session at once, so frames read but
 /// not yet delivered never start.
 ///
+/// Frame deadline (wire protocol §4.10, rule 8): while part of a frame is buffered, the reader
+/// waits for the rest in `poll` for at most the time the frame has left (`+FrameDeadline`).
+///
 /// Closing: `close()` sends what is queued (giving up after `closeTimeout`), then shuts the socket
 /// down, which wakes the reader. The descriptor is closed once the reader and writer threads are
 /// done and no flush is under way, so it is never closed under a thread still using it.
@@ -135,6 +138,11 @@ final class SocketTransport: FlowControlledTransport {
     /// (`enqueue`'s direct send): `directSendLimit` bytes, made on first use.
     /// Invariant: touched only by the reader thread, inside `state`'s lock; freed in `deinit`.
     @exclusivity(unchecked) nonisolated(unsafe) var readerFrameScratch: UnsafeMutableRawBufferPointer?
+    /// `Options.frameTimeout` in seconds (nil: no frame deadline) and `frameMinimumRate`.
+    let frameTimeout: Double?
+    let frameMinimumRate: Double
+    /// The peer's unfinished frame against its deadline. Invariant: touched only by the reader thread.
+    @exclusivity(unchecked) nonisolated(unsafe) var frameClock = FrameClock()
     let writerWake = DispatchSemaphore(value: 0)
     let startThread: ThreadStarter
 
@@ -144,6 +152,8 @@ final class SocketTransport: FlowControlledTransport {
         if let size = options.socketSendBufferSize { _ = Syscalls.setSendBufferSize(fd, size) }
         executor = ReaderExecutor(enabled: options.runsTasksOnReaderThread)
         closeTimeout = options.closeTimeout
+        frameTimeout = options.frameTimeout.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        frameMinimumRate = Double(max(1, options.frameMinimumRate))
         outboundFlow = OutboundFlow(highWater: options.outboundHighWater, lowWater: options.outboundLowWater)
         highWater = outboundFlow.highWater
         lowWater = outboundFlow.lowWater
@@ -232,7 +242,10 @@ final class SocketTransport: FlowControlledTransport {
                 guard executor.willBlock() else { continue }
             }
             // Matched, not compared: `!=` on the enum went through `Equatable`'s generic witness.
-            if case .read = connection.inputDemand {} else {
+            if case .read = connection.inputDemand {
+                // Part of a frame is buffered: wait for the rest under its deadline.
+                if timesFrame(of: connection) { awaitRestOfFrame(connection) }
+            } else {
                 switch waitWhileHeld(connection) {
                 case .readable:
                     break
