@@ -64,6 +64,41 @@ import Testing
         }
     }
 
+    @Test func clientsThatLeaveAFrameUnfinishedAreCutAndTheirSlotsServeOthers() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        try await withHangGuard(seconds: 60) {
+            let host = try await HostTesting.start(directory, ["--max-connections", "2", "--frame-timeout", "0.3", "--echo"])
+            // Two clients take both slots, idle after their HELLO (never cut for that) ...
+            let holders = [try RawClient(path: directory.socket), try RawClient(path: directory.socket)]
+            for holder in holders { try holder.write(RawClient.hello()) }
+            let refused = try await SocketConnection.connect(to: directory.socket)
+            await #expect {
+                try await refused.messenger.waitForPeerHello()
+            } throws: { error in
+                (error as? MessengerError)?.code == .tooManyConnections
+            }
+            // ... then begin a frame and never finish it.
+            let begun = Array(RawClient.request(id: 1, channel: "channelbridge/echo", payload: [1, 2, 3]).prefix(9))
+            for holder in holders { try holder.write(begun) }
+            for holder in holders {
+                let frames = await holder.readUntilClosed()
+                holder.closeSocket()
+                #expect(frames.first == .hello(role: 1))
+                guard case .goodbye(7, let reason)? = frames.last, frames.count == 2 else {
+                    Issue.record("no GOODBYE frameTimeout: \(frames)")
+                    continue
+                }
+                #expect(reason.contains("not finished in time"), "\(reason)")
+            }
+            let served = try await Self.connectWhenServed(directory)
+            #expect(try await BasicMessageChannel(name: "channelbridge/echo", messenger: served.messenger, codec: BinaryCodec())
+                        .send([4]) == [4])
+            host.send(signal: SIGTERM)
+            #expect(await host.waitForExit().status == 143)
+        }
+    }
+
     /// The host counts a session until its socket is closed on its side, a moment after the
     /// client sees the end; a client refused in between tries again.
     static func connectWhenServed(_ directory: TestDirectory) async throws -> SocketConnection {

@@ -35,19 +35,23 @@ import Testing
     @Test func flowControlLimitsAreRead() throws {
         let command = try HostOptions.parse([
             "--max-connections", "3", "--max-handlers=2", "--outbound-high-water", "65536",
-            "--outbound-low-water", "1000", "--hello-timeout", "0.25",
+            "--outbound-low-water", "1000", "--hello-timeout", "0.25", "--frame-timeout", "1.5",
         ])
         guard case .run(let options) = command else { Issue.record("\(command)"); return }
         #expect(options.maxConnections == 3 && options.maxHandlersInFlight == 2)
         #expect(options.outboundHighWater == 65536 && options.outboundLowWater == 1000)
         #expect(options.helloTimeout == .milliseconds(250))
+        #expect(options.frameTimeout == .milliseconds(1500))
         // A high-water mark alone brings the low-water mark down to a quarter of it; 0 s waits for ever.
-        guard case .run(let alone) = try HostOptions.parse(["--outbound-high-water", "65536", "--hello-timeout", "0"]) else {
+        guard case .run(let alone) = try HostOptions.parse(["--outbound-high-water", "65536", "--hello-timeout", "0",
+                                                            "--frame-timeout", "0"]) else {
             Issue.record("not a run")
             return
         }
         #expect(alone.outboundLowWater == 16384)
         #expect(alone.helloTimeout == nil)
+        #expect(alone.frameTimeout == nil)
+        #expect(HostOptions().frameTimeout == .seconds(10))
     }
 
     @Test func everyOptionIsRead() throws {
@@ -88,6 +92,7 @@ import Testing
         ["--deadline", "nan"], ["--deadline", "-1"], ["--app-group", ".."], ["--plugin", ""], ["-x"],
         ["--max-connections", "0"], ["--max-handlers", "x"], ["--outbound-high-water", "0"],
         ["--outbound-high-water", "100", "--outbound-low-water", "200"], ["--hello-timeout", "-1"], ["--hello-timeout", "nan"],
+        ["--frame-timeout", "-1"], ["--frame-timeout", "3601"], ["--frame-timeout"],
         ["--shutdown-timeout", "-0.5"], ["--shutdown-timeout", "3600.5"], ["--shutdown-timeout", "inf"],
         ["--shutdown-timeout"], ["--request-budget", "0"], ["--request-budget", "1e9"],
     ])
