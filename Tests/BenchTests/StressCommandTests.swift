@@ -19,6 +19,9 @@ import Testing
                              "unanswered", "all_answered_within_ms", "host_rss_mb", "host_threads", "closed_by_hello_timeout",
                              "hello_timeout_closed_all_after_s", "new_client_served_after_close", "new_client_served_in_ms",
                              "host_threads_after_close"],
+        "dribble": ["peers", "served_with_hello", "refused_too_many_connections", "frame_timeout_s",
+                    "new_client_while_full_refused", "dribblers_cut_by_frame_timeout", "dribblers_that_finished_their_frame",
+                    "all_cut_after_s", "new_client_attempts", "new_client_served_after_s"],
         "many-clients": ["clients", "calls", "wrong_replies", "failed_calls", "calls_per_s", "host_threads_after"],
     ]
 
@@ -45,6 +48,10 @@ import Testing
         #expect(count("idle-connections", "unanswered") == 0)
         #expect(count("idle-connections", "closed_by_hello_timeout") == count("idle-connections", "answered_with_hello"))
         #expect(count("idle-connections", "new_client_served_after_close") == 1)
+        #expect(count("dribble", "refused_too_many_connections") == 2)
+        #expect(count("dribble", "new_client_while_full_refused") == 1)
+        #expect(count("dribble", "dribblers_cut_by_frame_timeout") == count("dribble", "served_with_hello"))
+        #expect(count("dribble", "dribblers_that_finished_their_frame") == 0)
         #expect(count("many-clients", "wrong_replies") == 0)
         #expect(count("many-clients", "failed_calls") == 0)
         #expect((count("vanish", "writes_landed") ?? .max) <= (count("vanish", "requests_pipelined") ?? 0))
@@ -85,7 +92,7 @@ import Testing
         let outcome = try await BenchProcess.run("channelbridge", ["stress", "nope"])
         #expect(outcome.status == 64)
         #expect(outcome.stderr.hasPrefix(
-            "channelbridge stress: unknown scenario 'nope'; known: unread-replies, unread-events, vanish, idle-connections, many-clients, large-requests, soak, listeners-cancel, listeners-drop"))
+            "channelbridge stress: unknown scenario 'nope'; known: unread-replies, unread-events, vanish, idle-connections, dribble, many-clients, large-requests, soak, listeners-cancel, listeners-drop"))
     }
 
     static let soakFigures: Set<String> = [

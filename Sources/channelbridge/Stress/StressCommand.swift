@@ -25,6 +25,9 @@ enum StressCommand: CLICommand {
                     + "              reading; how long the store goes on changing", run: VanishScenario.run),
         Scenario(name: "idle-connections", summary: "1,000 connections at once that never say HELLO: answered or\n"
                     + "              refused, memory, threads, HELLO timeout", run: IdleConnectionsScenario.run),
+        Scenario(name: "dribble", summary: "the connection limit + 2 peers say HELLO, then send a frame a\n"
+                    + "              byte every 100 ms: refused, cut by a 1 s --frame-timeout,\n"
+                    + "              time until a new client is served", run: DribbleScenario.run),
         Scenario(name: "many-clients", summary: "100 clients × 1,000 echo calls, every reply checked",
                  run: ManyClientsScenario.run),
         Scenario(name: "large-requests", summary: "appendToList of 50 M nulls, 1 M strings, 1 M ints: host peak\n"
