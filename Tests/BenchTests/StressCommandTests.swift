@@ -20,7 +20,7 @@ import Testing
                              "hello_timeout_closed_all_after_s", "new_client_served_after_close", "new_client_served_in_ms",
                              "host_threads_after_close"],
         "dribble": ["peers", "served_with_hello", "refused_too_many_connections", "frame_timeout_s",
-                    "new_client_while_full_refused", "dribblers_cut_by_frame_timeout", "dribblers_that_finished_their_frame",
+                    "new_client_while_full_refused", "dribblers_cut_by_frame_timeout", "dribblers_finished_frame",
                     "all_cut_after_s", "new_client_attempts", "new_client_served_after_s"],
         "many-clients": ["clients", "calls", "wrong_replies", "failed_calls", "calls_per_s", "host_threads_after"],
     ]
@@ -51,7 +51,7 @@ import Testing
         #expect(count("dribble", "refused_too_many_connections") == 2)
         #expect(count("dribble", "new_client_while_full_refused") == 1)
         #expect(count("dribble", "dribblers_cut_by_frame_timeout") == count("dribble", "served_with_hello"))
-        #expect(count("dribble", "dribblers_that_finished_their_frame") == 0)
+        #expect(count("dribble", "dribblers_finished_frame") == 0)
         #expect(count("many-clients", "wrong_replies") == 0)
         #expect(count("many-clients", "failed_calls") == 0)
         #expect((count("vanish", "writes_landed") ?? .max) <= (count("vanish", "requests_pipelined") ?? 0))

@@ -55,7 +55,7 @@ enum DribbleScenario {
             let (attempts, servedAfter) = try await serveNewClient(host, start: start)
             let (cut, lastCutAfter, completed) = try await dribbled
             report.figure("dribblers_cut_by_frame_timeout", cut, "(target: all served)")
-            report.figure("dribblers_that_finished_their_frame", completed, "(target 0)")
+            report.figure("dribblers_finished_frame", completed, "(target 0)")
             report.figure("all_cut_after_s", lastCutAfter, "(frame timeout + scheduling)")
             report.figure("new_client_attempts", attempts)
             report.figure("new_client_served_after_s", servedAfter, "(target ≤ frame timeout + 1 s)")
