@@ -201,6 +201,26 @@ import Testing
         }
     }
 
+    /// The host cut this side for a frame left unfinished (wire protocol §4.10 rule 8): the
+    /// session's error says so, with the host's reason, under its own code.
+    @Test func frameTimeoutGoodbyeIsReportedWithItsReason() async throws {
+        try await withHangGuard { () async throws in
+            let (client, peer) = InMemoryMessenger.makeRawPeer(role: .client)
+            defer { client.close() }   // drops the handlers and the peer, which hold each other
+            try peer.send(FrameEncoder.encode(.hello(Frame.Hello(role: .host, peerName: "raw"))))
+            _ = try await client.waitForPeerHello()
+            let ended = Inbox<MessengerError>()
+            client.onClose { ended.put($0) }
+            peer.send(.goodbye(code: .frameTimeout, reason: "a frame was not finished in time"))
+            peer.sendEnd()
+            let error = await ended.next()
+            #expect(error.code == .frameTimeout)
+            #expect(error.message == "the peer closed the session: a frame from this side did not arrive in full in time: "
+                        + "a frame was not finished in time")
+            #expect(GoodbyeCode.frameTimeout.description == "frameTimeout")
+        }
+    }
+
     /// A handler that ends the session (as the extension host's `exit` does) while later requests
     /// sit in the same read: those are answered first, then the GOODBYE goes out.
     @Test func aCloseDuringOneReadWaitsForTheRestOfThatRead() async throws {
