@@ -39,13 +39,6 @@ extension MessengerConnection {
         return full ? .wait : .readOrWait
     }
 
-    /// Bytes of a frame the peer has begun and not finished, as of the last decoding of received
-    /// bytes (0: none; frames this side holds back do not count). Asked by the thread that delivers.
-    package var partialFrameByteCount: Int { partialFrameBytes }
-
-    /// Changes whenever the unfinished frame (`partialFrameByteCount`) is a new one.
-    package var partialFrameNumber: Int { partialFrameSerial }
-
     /// Resumes once a frame of the peer's is held back (at once if one is), or the session ends.
     /// For tests: an event to wait on instead of polling.
     package func waitUntilInputHeld() async {

@@ -56,6 +56,14 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// `replyScratch`'s, written only inside a delivery and read by the thread that delivers.
     @exclusivity(unchecked) nonisolated(unsafe) var partialFrameBytes = 0
     @exclusivity(unchecked) nonisolated(unsafe) var partialFrameSerial = 0
+
+    /// Bytes of a frame the peer has begun and not finished, as of the last decoding of received
+    /// bytes (0: none; frames this side holds back do not count). Asked by the thread that delivers.
+    package var partialFrameByteCount: Int { partialFrameBytes }
+
+    /// Changes whenever the unfinished frame (`partialFrameByteCount`) is a new one.
+    package var partialFrameNumber: Int { partialFrameSerial }
+
     /// The channel whose requests were last answered in place, with its handler and the
     /// epoch of `answerRules` it was looked up in: `handleRequest`'s way round the state lock. Bound: one
     /// handler, kept after it is removed until the next request answered in place or the end of

@@ -76,6 +76,27 @@ import Testing
         }
     }
 
+    /// A HELLO trickled a byte at a time is cut by the HELLO timeout, frame deadline or not.
+    @Test func aTrickledHelloIsCutByTheHelloTimeout() async throws {
+        try await withHangGuard(seconds: 30) { () async throws in
+            let directory = try TestDirectory()
+            defer { directory.remove() }
+            let options = SocketListener.Options(connection: SocketConnection.Options(helloTimeout: .milliseconds(200),
+                                                                                      frameTimeout: nil))
+            let listener = try SocketListener(path: directory.path + "/h.sock", options: options, onConnection: Self.configure())
+            let peer = try RawPeer(path: listener.path)
+            defer { peer.close() }
+            let hello = try FrameEncoder.encode(RawPeer.hello())
+            let received = try await onThreadThrowing { () throws -> [Frame] in
+                guard try peer.readFrames(1).first?.kind == .hello else { return [] }
+                return try peer.trickle(hello, milliseconds: 50)
+            }.get()
+            #expect(received == [.goodbye(code: .protocolError, reason: "no HELLO within 0.2 s")])
+            listener.close()
+            await listener.waitUntilClosed()
+        }
+    }
+
     @Test func aPeerIdleBetweenFramesIsNotClosed() async throws {
         try await withHangGuard(seconds: 30) { () async throws in
             let directory = try TestDirectory()
