@@ -86,11 +86,14 @@ import Testing
             let listener = try SocketListener(path: directory.path + "/h.sock", options: options, onConnection: Self.configure())
             let peer = try RawPeer(path: listener.path)
             defer { peer.close() }
-            let hello = try FrameEncoder.encode(RawPeer.hello())
+            // A HELLO whose length field announces 60,000 bytes (a long peer name): trickled a byte per
+            // 50 ms, it would take 50 minutes, so only the HELLO timeout can end it.
+            let nameLength = 60_000 - 12   // the frame length less kind, magic, version, flags, role, name length
+            let hello: [UInt8] = [0x60, 0xEA, 0, 0, 0x01] + Array("CHBR".utf8) + [1, 0, 0, 0, 0]
+                + [UInt8(nameLength & 0xFF), UInt8(nameLength >> 8)] + [UInt8](repeating: 0x61, count: 2000)
             let received = try await onThreadThrowing { () throws -> [Frame] in
                 guard try peer.readFrames(1).first?.kind == .hello else { return [] }
-                // Slow enough that the HELLO is far from finished when the 0.2 s timeout fires.
-                return try peer.trickle(hello, milliseconds: 200)
+                return try peer.trickle(hello, milliseconds: 50)
             }.get()
             #expect(received == [.goodbye(code: .protocolError, reason: "no HELLO within 0.2 s")])
             listener.close()
