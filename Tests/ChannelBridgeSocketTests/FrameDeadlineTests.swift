@@ -185,16 +185,17 @@ import Testing
             let peer = try RawPeer(path: listener.path)
             defer { peer.close() }
             try peer.write([RawPeer.hello()])
-            let payload = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-            let frame = try FrameEncoder.encode(.request(id: 1, channel: "echo", payload: payload))
-            // The listener's HELLO first: the pacing stops at the first frame from the listener.
-            let received = try await onThreadThrowing { () throws -> [Frame] in
-                guard try peer.readFrames(1).first?.kind == .hello else { return [] }
-                return try peer.sendPaced(frame, pieces: 16, milliseconds: 100)
+            // The megabyte is made, sent and compared on the peer's thread, off the test pool.
+            let (answered, summary) = try await onThreadThrowing { () throws -> (Bool, [String]) in
+                let payload = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+                let frame = try FrameEncoder.encode(.request(id: 1, channel: "echo", payload: payload))
+                // The listener's HELLO first: the pacing stops at the first frame from the listener.
+                guard try peer.readFrames(1).first?.kind == .hello else { return (false, ["no HELLO"]) }
+                let received = try peer.sendPaced(frame, pieces: 16, milliseconds: 100)
+                // Compared as a Bool: a failure would print the megabyte.
+                return (received == [.reply(id: 1, result: .bytes(payload))], received.map(Self.summary))
             }.get()
-            // Compared as a Bool: a failure would print the megabyte.
-            let answered = received == [.reply(id: 1, result: .bytes(payload))]
-            #expect(answered, "\(received.map(Self.summary))")
+            #expect(answered, "\(summary)")
             listener.close()
             await listener.waitUntilClosed()
         }
