@@ -67,7 +67,7 @@ public struct HostOptions: Sendable, Equatable {
     public var helloTimeout: Duration?
     /// `--frame-timeout SECONDS`: a client that has begun a frame and leaves this side waiting
     /// longer than this for the rest (plus a second per MiB of it received) gets GOODBYE
-    /// `frameTimeout` and is closed (wire protocol §4.10, rule 8); `nil` (`--frame-timeout 0`)
+    /// `frameTimeout` and is closed (wire protocol §4.10, rule 9); `nil` (`--frame-timeout 0`)
     /// waits for ever.
     public var frameTimeout: Duration?
     /// `--shutdown-timeout SECONDS`: how long the shutdown waits, from the end of the request, for

@@ -23,7 +23,7 @@ public struct GoodbyeCode: RawRepresentable, Sendable, Hashable, CustomStringCon
     /// and only frame. The client may try again once another connection has closed.
     public static let tooManyConnections = GoodbyeCode(rawValue: 6)
     /// A frame the peer had begun did not arrive in full within the receiver's frame deadline
-    /// (wire protocol §4.10, rule 8); the slot it held is freed.
+    /// (wire protocol §4.10, rule 9); the slot it held is freed.
     public static let frameTimeout = GoodbyeCode(rawValue: 7)
 
     public var description: String {

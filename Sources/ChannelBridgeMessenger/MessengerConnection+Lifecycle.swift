@@ -183,7 +183,7 @@ extension MessengerConnection {
                goodbye: .goodbye(code: violation.goodbyeCode, reason: violation.reason))
     }
 
-    /// The peer did not send a frame it had begun in time (wire protocol §4.10, rule 8): GOODBYE
+    /// The peer did not send a frame it had begun in time (wire protocol §4.10, rule 9): GOODBYE
     /// `frameTimeout`, and the session ends without waiting for the replies it is owed. Called
     /// by the transport's reader, outside a delivery.
     package func frameTimedOut(_ reason: String) {

@@ -52,7 +52,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     @exclusivity(unchecked) nonisolated(unsafe) var deliveringLastFrame = false
     /// Bytes of a frame begun and not complete when the received bytes were last decoded (0:
     /// none), and a number that changes whenever such a frame is a new one: what the transport
-    /// times against the frame deadline (wire protocol §4.10, rule 8). Invariant: as
+    /// times against the frame deadline (wire protocol §4.10, rule 9). Invariant: as
     /// `replyScratch`'s, written only inside a delivery and read by the thread that delivers.
     @exclusivity(unchecked) nonisolated(unsafe) var partialFrameBytes = 0
     @exclusivity(unchecked) nonisolated(unsafe) var partialFrameSerial = 0

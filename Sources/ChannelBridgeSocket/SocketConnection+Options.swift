@@ -50,14 +50,15 @@ extension SocketConnection {
         /// does (`channelbridge bench bulk` compares them). Default 512 KiB; `nil` keeps the
         /// system's default.
         public var socketSendBufferSize: Int?
-        /// The frame deadline (wire protocol §4.10, rule 8): once a frame of the peer's has begun
+        /// The frame deadline (wire protocol §4.10, rule 9): once a frame of the peer's has begun
         /// to arrive, the time this side spends waiting for the rest of it may not exceed
         /// `frameTimeout` plus one second for every `frameMinimumRate` bytes of it received so far.
         /// A peer over it is sent GOODBYE `frameTimeout` and closed, which frees its connection
         /// slot. Only waiting on an empty socket counts: not the time between frames (an idle peer
         /// is never cut), nor time this side spends not reading because it holds the peer's input
-        /// back (`maxHandlersInFlight` reached, answers over `outboundHighWater`), nor time spent
-        /// delivering. Default 10 s; `nil` waits for ever.
+        /// back (`maxHandlersInFlight` reached, answers over `outboundHighWater`, a request
+        /// waiting for `requestBudget`), nor time spent delivering. Default 10 s; `nil` waits for
+        /// ever.
         public var frameTimeout: Duration?
         /// Bytes per second of a frame that each extend its deadline by one second, so that a large
         /// frame sent steadily is never cut. Default 1 MiB/s. Must be positive.

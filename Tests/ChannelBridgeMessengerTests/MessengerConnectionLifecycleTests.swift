@@ -201,7 +201,7 @@ import Testing
         }
     }
 
-    /// The host cut this side for a frame left unfinished (wire protocol §4.10 rule 8): the
+    /// The host cut this side for a frame left unfinished (wire protocol §4.10 rule 9): the
     /// session's error says so, with the host's reason, under its own code.
     @Test func frameTimeoutGoodbyeIsReportedWithItsReason() async throws {
         try await withHangGuard { () async throws in

@@ -5,7 +5,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// The frame deadline (wire protocol §4.10, rule 8) against a real listener and raw peers.
+/// The frame deadline (wire protocol §4.10, rule 9) against a real listener and raw peers.
 @Suite struct FrameDeadlineTests {
     static func options(frameTimeout: Duration, maxHandlers: Int = 64, minimumRate: Int = 1 << 20,
                         maxConnections: Int = 128) -> SocketListener.Options {

@@ -1,5 +1,5 @@
 /// The reader's account of the peer's unfinished frame against the frame deadline (wire
-/// protocol §4.10, rule 8): which frame it times, and how long this side has waited for its
+/// protocol §4.10, rule 9): which frame it times, and how long this side has waited for its
 /// bytes. Only waits on an empty socket are added, so the time between frames, time spent
 /// delivering, and time this side holds the peer's input back are never counted.
 struct FrameClock {

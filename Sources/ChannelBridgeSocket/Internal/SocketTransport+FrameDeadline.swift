@@ -1,7 +1,7 @@
 import ChannelBridgeMessenger
 import ChannelBridgePlatform
 
-/// The frame deadline (wire protocol §4.10, rule 8; `SocketConnection.Options.frameTimeout`).
+/// The frame deadline (wire protocol §4.10, rule 9; `SocketConnection.Options.frameTimeout`).
 ///
 /// When a read leaves part of a frame buffered, the reader does not block in `read` for the rest:
 /// it waits in `poll` for at most the time the frame has left, and adds the time waited to the

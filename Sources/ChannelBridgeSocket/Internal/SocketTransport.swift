@@ -21,7 +21,7 @@ import FoundationEssentials
 /// signals. A write that fails (the peer is gone) ends the session at once, so frames read but
 /// not yet delivered never start.
 ///
-/// Frame deadline (wire protocol §4.10, rule 8): while part of a frame is buffered, the reader
+/// Frame deadline (wire protocol §4.10, rule 9): while part of a frame is buffered, the reader
 /// waits for the rest in `poll` for at most the time the frame has left (`+FrameDeadline`).
 ///
 /// Closing: `close()` sends what is queued (giving up after `closeTimeout`), then shuts the socket
