@@ -43,7 +43,7 @@ package struct CodeUnitString: Hashable, Sendable, CustomStringConvertible {
     /// (as `String` does), so that a key's hash is not a prefix of a longer one's.
     @inlinable
     package static func hash(_ string: String, into hasher: inout Hasher) {
-        let hashedInPlace = string.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        let hashedInPlace: Void? = string.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         if hashedInPlace == nil {
             Array(string.utf8).withUnsafeBytes { hasher.combine(bytes: $0) }
         }

@@ -60,7 +60,7 @@ enum LargeRequestsScenario {
             let connection = try await host.connect()
             try await smallCall(connection)
             let before = host.peakResidentMegabytes()
-            try await check(try await connection.messenger.send(onChannel: channel, message: call), refused: refused, name)
+            try check(try await connection.messenger.send(onChannel: channel, message: call), refused: refused, name)
             try await smallCall(connection)
             let grown = host.peakResidentMegabytes() - before
             report.figure("\(name)_frame_mb", Double(call.count) / 1_048_576)
@@ -84,7 +84,7 @@ enum LargeRequestsScenario {
             let answered = try await withThrowingTaskGroup(of: Int.self) { group in
                 for (connection, call) in zip(connections, calls) {
                     group.addTask {
-                        try await check(try await connection.messenger.send(onChannel: channel, message: call), refused: refused, name)
+                        try check(try await connection.messenger.send(onChannel: channel, message: call), refused: refused, name)
                         try await smallCall(connection)
                         return 1
                     }
