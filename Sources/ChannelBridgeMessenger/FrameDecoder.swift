@@ -53,6 +53,20 @@ public struct FrameDecoder: Sendable {
     /// frame is `nil`. A reader that sees it after a frame need not ask again.
     package var isDrained: Bool { readIndex == writeIndex && largeHead == nil }
 
+    /// The length field of the REQUEST frame begun and not complete, once its kind byte is in;
+    /// nil when no frame is begun or the one begun is of another kind. For a large frame whose
+    /// payload is being filled, the payload's length (the frame less its fixed fields).
+    package var pendingRequestLength: Int? {
+        if let largeHead {
+            guard case .request = largeHead else { return nil }
+            return largePayload.count + (largeFirst?.count ?? 0)
+        }
+        guard writeIndex - readIndex >= 5, storage[readIndex + 4] == Frame.Kind.request.rawValue else { return nil }
+        return storage.withUnsafeBytes { raw in
+            Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: readIndex, as: UInt32.self)))
+        }
+    }
+
     /// Adds received bytes.
     public mutating func append(_ bytes: some Collection<UInt8>) {
         let done: Void? = bytes.withContiguousStorageIfAvailable { append(UnsafeRawBufferPointer($0)) }

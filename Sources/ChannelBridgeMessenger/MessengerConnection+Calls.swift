@@ -105,6 +105,11 @@ extension MessengerConnection {
     private func enroll(_ prepared: PreparedRequest, channel: String, continuation: UnsafeContinuation<ReceivedPayload?, any Error>?,
                         replyBuffer: [UInt8] = []) -> Enrollment {
         let id = prepared.id
+        defer {
+            // The reader may wait, before a request's body, for the budget: this call's reply
+            // may come behind that body, so it reads on (`demandWhileAwaitingCharge`).
+            if readerAwaitsBudget.load(ordering: .relaxed) { budgetWake() }
+        }
         return state.withLock { state -> Enrollment in
             if let refusal = state.refusalToSend() {
                 return .refused(MessengerError(.connectionClosed, refusal, channel: channel))

@@ -44,5 +44,6 @@ extension MessengerConnection {
     /// table lets go of it at the close, and this reference must not outlive the session.
     package func deliveriesEnded() {
         inPlaceRoute = nil
+        releasePrepaidCharges()
     }
 }

@@ -20,12 +20,14 @@ extension MessengerConnection {
     package var inputDemand: InputDemand {
         // The common case without a lock: nothing is held.
         guard holdsInput.load(ordering: .relaxed) else { return .read }
+        if chargeAwaitedAtHeader > 0, let demand = demandWhileAwaitingCharge() { return demand }
         let (first, full) = input.withLock { ($0.first, $0.isHeldFull) }
         guard let first else { return .read }
         let (closed, slotsFull) = state.withLock { ($0.isClosed, $0.handlerSlotsFull) }
         if closed {
             // Held frames of an ended session never start.
-            input.withLock { _ = $0.dropAll() }
+            let prepaid = input.withLock { $0.dropAll() }
+            if prepaid > 0 { requestBudget?.release(prepaid) }
             holdsInput.store(false, ordering: .relaxed)
             return .read
         }
@@ -58,18 +60,21 @@ extension MessengerConnection {
     package func resumeHeldInput() {
         inBatch {
             state.withLock { $0.holdingForHandlers = false }
-            while let held = input.withLock({ $0.first }) {
-                switch deliver(.frame(held.frame)) {
+            while let held = input.withLock({ input in input.first.map { ($0.frame, input.takeFirstPrepaid()) } }) {
+                prepaidCharge = held.1
+                switch deliver(.frame(held.0)) {
                 case .delivered:
                     let empty = input.withLock { input -> Bool in
                         input.removeFirst()
                         return !input.isHolding
                     }
-                    if empty { holdsInput.store(false, ordering: .relaxed) }
+                    if empty, chargeAwaitedAtHeader == 0 { holdsInput.store(false, ordering: .relaxed) }
                 case .closed:
                     return
                 case .hold(let slot, let room, let budget):
-                    input.withLock { $0.updateFirst(needsHandlerSlot: slot, needsAnswerRoom: room, needsBudget: budget) }
+                    let prepaid = prepaidCharge
+                    prepaidCharge = 0
+                    input.withLock { $0.updateFirst(needsHandlerSlot: slot, needsAnswerRoom: room, needsBudget: budget, prepaid: prepaid) }
                     return
                 }
             }
@@ -125,6 +130,9 @@ extension MessengerConnection {
 
     private enum DecodeStep {
         case stop
+        /// Stopped inside a REQUEST frame of this length that may have to be charged from the
+        /// request budget before its body is read.
+        case stopInsideRequest(Int)
         case frame(FrameDecoder.DecodedFrame)
         /// A frame after which nothing is buffered: once it is delivered, the next step would be
         /// `stop`, and is not asked for (a lock less per read).
@@ -152,6 +160,10 @@ extension MessengerConnection {
                         // A frame was completed in this pass, so what is buffered now began after it.
                         if partial > 0, decodedAny || partialFrameBytes == 0 { partialFrameSerial &+= 1 }
                         partialFrameBytes = partial
+                        if partial > 0, requestBudget != nil, prepaidCharge == 0,
+                           let length = input.decoder.pendingRequestLength, length >= RequestBudget.requestChargeThreshold {
+                            return .stopInsideRequest(length)
+                        }
                         return .stop
                     }
                     decodedAny = true
@@ -166,6 +178,9 @@ extension MessengerConnection {
             switch step {
             case .stop:
                 return
+            case .stopInsideRequest(let length):
+                chargeBegunRequest(length: length)
+                return
             case .violation(let violation):
                 violated(violation)
                 return
@@ -173,7 +188,9 @@ extension MessengerConnection {
                 // Behind a held frame, only answers to this side's requests go past (a handler
                 // that waits for one must not wait for its own slot); the rest keeps its order.
                 if frame.kind != Frame.Kind.reply, frame.kind != Frame.Kind.pong {
-                    input.withLock { $0.hold(frame.frame) }
+                    let prepaid = prepaidCharge
+                    prepaidCharge = 0
+                    input.withLock { $0.hold(frame.frame, prepaid: prepaid) }
                     continue
                 }
                 decoded = frame
@@ -197,7 +214,9 @@ extension MessengerConnection {
             case .closed:
                 return
             case .hold(let slot, let room, let budget):
-                input.withLock { $0.hold(decoded.frame, needsHandlerSlot: slot, needsAnswerRoom: room, needsBudget: budget) }
+                let prepaid = prepaidCharge
+                prepaidCharge = 0
+                input.withLock { $0.hold(decoded.frame, needsHandlerSlot: slot, needsAnswerRoom: room, needsBudget: budget, prepaid: prepaid) }
                 holdsInput.store(true, ordering: .relaxed)
                 let waiters = state.withLock { state in
                     defer { state.inputHeldWaiters = [] }

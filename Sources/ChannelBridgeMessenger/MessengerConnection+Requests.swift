@@ -46,7 +46,11 @@ extension MessengerConnection {
     }
 
     func handleRequest(id: UInt32, channel: String, payload: RequestPayload) -> Delivery {
+        // Charged when its frame began, if it was (reader thread only, as every delivery).
+        let prepaid = prepaidCharge
+        if prepaid > 0 { prepaidCharge = 0 }
         if routesInPlace(channel) {
+            if prepaid > 0 { requestBudget?.release(prepaid) }
             answerInPlace(inPlaceRoute.unsafelyUnwrapped.handler, id: id, channel: channel, payload: payload)
             return .delivered
         }
@@ -81,13 +85,21 @@ extension MessengerConnection {
             }
             // The budget's lock is taken inside this one and never the other way round; it calls
             // nothing while held.
-            if charge > 0, let requestBudget,
+            if prepaid == 0, charge > 0, let requestBudget,
                !requestBudget.acquire(charge, waiter: ObjectIdentifier(self), wake: budgetWake) {
                 return .hold(slot: false, room: false, budget: charge)
             }
             state.nextInboundSerial &+= 1
-            state.inbound[id] = ConnectionState.InboundRequest(serial: state.nextInboundSerial, charged: charge)
+            state.inbound[id] = ConnectionState.InboundRequest(serial: state.nextInboundSerial,
+                                                               charged: prepaid > 0 ? prepaid : charge)
             return .run(installed.handler, serial: state.nextInboundSerial)
+        }
+        switch outcome {
+        case .hold, .run:
+            // Held, the request keeps what it prepaid; run, it is charged with it.
+            if case .hold = outcome { prepaidCharge = prepaid }
+        default:
+            if prepaid > 0 { requestBudget?.release(prepaid) }
         }
         switch outcome {
         case .unopened(let unopened):

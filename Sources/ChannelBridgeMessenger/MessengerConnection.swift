@@ -56,6 +56,12 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// `replyScratch`'s, written only inside a delivery and read by the thread that delivers.
     @exclusivity(unchecked) nonisolated(unsafe) var partialFrameBytes = 0
     @exclusivity(unchecked) nonisolated(unsafe) var partialFrameSerial = 0
+    /// Budget bytes charged for the REQUEST whose frame has begun, or is being delivered, before
+    /// its body was read (wire protocol §4.10, rule 8; 0: none). Invariant: as `replyScratch`'s.
+    @exclusivity(unchecked) nonisolated(unsafe) var prepaidCharge = 0
+    /// Budget bytes a begun REQUEST waits for with its body unread, the reading stopped (0: none).
+    /// Invariant: as `replyScratch`'s.
+    @exclusivity(unchecked) nonisolated(unsafe) var chargeAwaitedAtHeader = 0
 
     /// Bytes of a frame the peer has begun and not finished, as of the last decoding of received
     /// bytes (0: none; frames this side holds back do not count). Asked by the thread that delivers.
@@ -101,6 +107,10 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     let input: LockedValue<InputBuffer>
     /// True while `input` holds frames back; read without a lock by the reader before each read.
     let holdsInput = Atomic<Bool>(false)
+    /// True while the reader waits for the budget before a request's body (`chargeAwaitedAtHeader`).
+    /// Set in `state`'s lock when no call of this side's is pending; a call entered after that
+    /// sees it and wakes the reader, since the call's reply may be behind that body.
+    let readerAwaitsBudget = Atomic<Bool>(false)
     /// True while the reader delivers the frames of one read; a close asked for meanwhile waits
     /// for the end of that batch (`state.deferredClose`), so requests that arrived with the one
     /// that ended the session are answered before the GOODBYE. Set and cleared by the reader

@@ -4,12 +4,14 @@ import Synchronization
 /// (`MessengerConnection.Options.requestBudget`): a process that serves many peers bounds the
 /// memory their requests take together (wire protocol §4.10).
 ///
-/// A request of `requestChargeThreshold` bytes or more, delivered to an asynchronous handler, is
-/// charged `max(size, minimumCharge)` bytes from its delivery until its handler answers (or it is
-/// cancelled, or its connection ends). A request that does not fit waits unread, and its
-/// connection reads only answers to its own calls meanwhile. A request is admitted when it fits
-/// in what is left, or when nothing is charged at all: a request larger than the whole budget is
-/// served alone rather than never.
+/// A request of `requestChargeThreshold` bytes or more is charged `max(size, minimumCharge)`
+/// bytes from the moment its frame begins (or, read whole at once, its delivery to an asynchronous
+/// handler) until its handler answers (or it is cancelled, or its connection ends). A request
+/// that does not fit stops its connection's reading with its body unread, unless that connection
+/// has a call of its own pending (its reply may be behind): the request is then read and held,
+/// and the connection reads only answers to its own calls meanwhile. A request is admitted when
+/// it fits in what is left, or when nothing is charged at all: a request larger than the whole
+/// budget is served alone rather than never.
 ///
 /// ```swift
 /// let budget = RequestBudget(capacity: 256 << 20)

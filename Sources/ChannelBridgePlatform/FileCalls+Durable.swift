@@ -71,7 +71,9 @@ extension FileCalls {
         while true {
             if count == bytes.count {
                 if count == limit { return .success(.tooLarge) }
-                bytes.append(contentsOf: repeatElement(0, count: min(max(4096, count), limit - count)))
+                // An array, not `repeatElement`: the generic append of a `Repeated` instantiates its
+                // metadata on whichever threads read at once (README "Sanitizers").
+                bytes.append(contentsOf: [UInt8](repeating: 0, count: min(max(4096, count), limit - count)))
             }
             let got = bytes.withUnsafeMutableBytes { buffer in
                 retryingOnInterrupt { pread(fd, buffer.baseAddress! + count, buffer.count - count, off_t(count)) }

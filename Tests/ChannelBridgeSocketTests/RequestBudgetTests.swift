@@ -60,6 +60,75 @@ import Testing
         }
     }
 
+    /// A request that does not fit waits with its body unread: what the host holds for it is a
+    /// read's worth of bytes at most, not its 16 MiB, until the budget lets it in.
+    @Test func aRequestThatDoesNotFitWaitsWithItsBodyUnread() async throws {
+        try await withHangGuard(seconds: 30) { () async throws in
+            let budget = RequestBudget(capacity: 3 << 20)
+            let started = Collector<UInt8>(), accepted = Collector<SocketConnection>()
+            let gates = (0..<3).map { _ in Gate() }
+            let (listener, directory) = try Self.serve(budget, started: started, gates: gates, accepted: accepted)
+            defer { directory.remove() }
+            let first = try await SocketConnection.connect(to: listener.path)
+            let second = try await SocketConnection.connect(to: listener.path)
+            async let one = first.messenger.send(onChannel: "work", message: Self.request(1))
+            #expect(try await started.first(1) == [1])
+            let big = 16 << 20
+            async let two = second.messenger.send(onChannel: "work", message: Self.request(2, size: big))
+            let hosts = try await accepted.first(2)
+            await hosts[1].messenger.waitUntilInputHeld()
+            #expect(hosts[1].messenger.receivedUndeliveredByteCount < 2 << 20)
+            #expect(started.all == [1])
+            gates[1].open()
+            #expect(try await one == [1])
+            #expect(try await started.first(2) == [1, 2])
+            #expect(budget.charged >= big)
+            gates[2].open()
+            #expect(try await two == [2])
+            first.close()
+            second.close()
+            listener.close()
+            await listener.waitUntilClosed()
+        }
+    }
+
+    /// A request charged when its frame began and then held (for a handler slot) keeps its charge
+    /// and is charged once.
+    @Test func aRequestChargedAtItsStartAndHeldForASlotIsChargedOnce() async throws {
+        try await withHangGuard(seconds: 30) { () async throws in
+            let budget = RequestBudget(capacity: 64 << 20)
+            let started = Collector<UInt8>(), accepted = Collector<SocketConnection>()
+            let gates = (0..<3).map { _ in Gate() }
+            var options = SocketListener.Options()
+            options.connection.requestBudget = budget
+            options.connection.maxHandlersInFlight = 1
+            let (listener, directory) = try SocketConnectionTests.serve(options: options) { connection in
+                accepted.append(connection)
+                connection.messenger.setMessageHandler(onChannel: "work") { message in
+                    let tag = message![0]
+                    started.append(tag)
+                    await gates[Int(tag)].wait()
+                    return [tag]
+                }
+            }
+            defer { directory.remove() }
+            let client = try await SocketConnection.connect(to: listener.path)
+            async let one = client.messenger.send(onChannel: "work", message: Self.request(1))
+            #expect(try await started.first(1) == [1])
+            async let two = client.messenger.send(onChannel: "work", message: Self.request(2, size: 4 << 20))
+            try await accepted.first(1)[0].messenger.waitUntilInputHeld()
+            gates[1].open()
+            #expect(try await one == [1])
+            #expect(try await started.first(2) == [1, 2])
+            #expect(budget.charged < 2 * (4 << 20))
+            gates[2].open()
+            #expect(try await two == [2])
+            client.close()
+            listener.close()
+            await listener.waitUntilClosed()
+        }
+    }
+
     @Test func aRequestLargerThanTheWholeBudgetIsServedAlone() async throws {
         try await withHangGuard(seconds: 30) { () async throws in
             let budget = RequestBudget(capacity: 1 << 20)
@@ -151,6 +220,43 @@ import Testing
             gates[1].open()
             _ = await abandoned.value
             second.close()
+            listener.close()
+            await listener.waitUntilClosed()
+        }
+    }
+
+    /// A request charged when its frame began, whose peer never finishes it, gives its charge
+    /// back when the session ends: a request as large as the whole budget is served next.
+    @Test func aRequestBegunAndNeverFinishedGivesItsChargeBack() async throws {
+        try await withHangGuard(seconds: 30) { () async throws in
+            let budget = RequestBudget(capacity: 8 << 20)
+            let started = Collector<UInt8>()
+            let gates = (0..<2).map { _ in Gate() }
+            gates[1].open()
+            var options = FrameDeadlineTests.options(frameTimeout: .milliseconds(200))
+            options.connection.requestBudget = budget
+            let directory = try TestDirectory()
+            defer { directory.remove() }
+            let listener = try SocketListener(path: directory.path + "/h.sock", options: options) { connection in
+                connection.messenger.setMessageHandler(onChannel: "work") { message in
+                    let tag = message![0]
+                    started.append(tag)
+                    await gates[Int(tag)].wait()
+                    return [tag]
+                }
+            }
+            let peer = try RawPeer(path: listener.path)
+            defer { peer.close() }
+            try peer.write([RawPeer.hello()])
+            let begun = try FrameEncoder.encode(.request(id: 1, channel: "work", payload: Self.request(0, size: 4 << 20)))
+            peer.write(Array(begun.prefix(64 << 10)))
+            // The frame deadline ends the session; the request it had begun was charged by then.
+            let received = try await onThreadThrowing { try peer.readFrames(until: FrameDeadlineTests.isFrameTimeout) }.get()
+            #expect(received.last.map(FrameDeadlineTests.isFrameTimeout) == true)
+            let client = try await SocketConnection.connect(to: listener.path)
+            #expect(try await client.messenger.send(onChannel: "work", message: Self.request(1, size: 8 << 20)) == [1])
+            #expect(started.all == [1])
+            client.close()
             listener.close()
             await listener.waitUntilClosed()
         }

@@ -14,6 +14,9 @@ struct InputBuffer {
         /// Bytes the request must be charged from the `RequestBudget` before it can start; 0 when
         /// it does not wait for the budget.
         var needsBudget: Int
+        /// Bytes already charged from the `RequestBudget` for this request when its frame began
+        /// (wire protocol §4.10, rule 8): handed to its delivery, or given back if it never starts.
+        var prepaid = 0
     }
 
     /// Frames held behind the first beyond this many bytes stop the reading; the messenger then
@@ -41,16 +44,25 @@ struct InputBuffer {
 
     var heldFrameCount: Int { held.count - heldHead }
 
-    mutating func hold(_ frame: Frame, needsHandlerSlot: Bool = false, needsAnswerRoom: Bool = false, needsBudget: Int = 0) {
+    mutating func hold(_ frame: Frame, needsHandlerSlot: Bool = false, needsAnswerRoom: Bool = false, needsBudget: Int = 0,
+                       prepaid: Int = 0) {
         let bytes = FrameEncoder.encodedLength(of: frame)
         held.append(HeldFrame(frame: frame, byteCount: bytes, needsHandlerSlot: needsHandlerSlot,
-                              needsAnswerRoom: needsAnswerRoom, needsBudget: needsBudget))
+                              needsAnswerRoom: needsAnswerRoom, needsBudget: needsBudget, prepaid: prepaid))
         heldByteCount += bytes
     }
 
+    /// Takes the first held frame's prepaid budget bytes out, for its delivery to use.
+    mutating func takeFirstPrepaid() -> Int {
+        guard isHolding else { return 0 }
+        defer { held[heldHead].prepaid = 0 }
+        return held[heldHead].prepaid
+    }
+
     /// The first held frame could not be delivered yet: record what it waits for now.
-    mutating func updateFirst(needsHandlerSlot: Bool, needsAnswerRoom: Bool, needsBudget: Int) {
+    mutating func updateFirst(needsHandlerSlot: Bool, needsAnswerRoom: Bool, needsBudget: Int, prepaid: Int) {
         guard isHolding else { return }
+        held[heldHead].prepaid = prepaid
         held[heldHead].needsHandlerSlot = needsHandlerSlot
         held[heldHead].needsAnswerRoom = needsAnswerRoom
         held[heldHead].needsBudget = needsBudget
@@ -70,13 +82,24 @@ struct InputBuffer {
         }
     }
 
-    /// The session ended: nothing held will ever be delivered.
+    /// Takes every held request's prepaid budget bytes out (deliveries ended), to be given back.
+    mutating func takeAllPrepaid() -> Int {
+        var total = 0
+        for index in held.indices[heldHead...] {
+            total += held[index].prepaid
+            held[index].prepaid = 0
+        }
+        return total
+    }
+
+    /// The session ended: nothing held will ever be delivered. Returns the budget bytes the
+    /// dropped requests had prepaid, to be given back.
     mutating func dropAll() -> Int {
-        let dropped = heldFrameCount
+        let prepaid = held[heldHead...].reduce(0) { $0 + $1.prepaid }
         held = []
         heldHead = 0
         heldByteCount = 0
         decoder.discardBuffered()
-        return dropped
+        return prepaid
     }
 }
