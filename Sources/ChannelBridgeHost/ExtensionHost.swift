@@ -62,13 +62,20 @@ public final class ExtensionHost: Sendable {
     }
 
     /// Checks the options, binds the socket, copies shared files into the first entitled group's
-    /// container and writes the share key. Nothing is printed on standard output. `plugins` are
+    /// container and writes the share key. A relative `dataDirectory` is made absolute against the
+    /// working directory now (without resolving symbolic links), so every path the host hands out
+    /// (input items, containers, the share key's file URLs) is absolute; `options` shows it so. Nothing is printed on standard output. `plugins` are
     /// registered in every session besides the built-in ones (see `HostPlugins`).
     ///
     /// - Throws: `HostError` (the host exits with `exitStatus`); nothing is left bound, and nothing
     ///   is written to the store unless the failure came from the store itself.
-    public static func start(options: HostOptions, output: HostOutput = .process,
+    public static func start(options given: HostOptions, output: HostOutput = .process,
                              plugins: HostPlugins = HostPlugins()) async throws(HostError) -> ExtensionHost {
+        let options = {
+            var options = given
+            options.dataDirectory = AbsolutePath.of(given.dataDirectory)
+            return options
+        }()
         let catalogue = try plugins.catalogue(addingTo: BuiltInPlugins.catalogue)
         let pluginKeys = try BuiltInPlugins.keys(selecting: options.plugins, in: catalogue)
         let givenItems = try await BlockingWork.run { () throws(HostError) -> [InputItem] in
@@ -109,6 +116,16 @@ public final class ExtensionHost: Sendable {
         listenerOptions.connection.helloTimeout = options.helloTimeout
         listenerOptions.connection.frameTimeout = options.frameTimeout
         let listener: SocketListener
+        // Only the default socket's directory is created (for it, nothing else makes one); a
+        // directory named with --socket must exist, so that a mistyped one is not made.
+        if options.socketPath != SocketPath.defaultPath(), let slash = options.socketPath.lastIndex(of: "/"),
+           slash != options.socketPath.startIndex {
+            let directory = String(options.socketPath[..<slash])
+            guard FileCalls.status(directory) != nil else {
+                throw HostError(.socket, "cannot listen on \(options.socketPath): there is no directory \(directory); "
+                                + "create it first, or choose a socket path in an existing directory")
+            }
+        }
         do {
             // Bound now, accepting from `run()` on: a client that connects before then waits in the
             // backlog, and no session sees the request before its files are copied.

@@ -24,7 +24,7 @@ public enum InputItemsFile {
         } catch {
             throw HostError(.invalidInput, "--items \(path): cannot read the file: \(Self.reason(error))")
         }
-        let base = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let base = URL(fileURLWithPath: AbsolutePath.of(path)).deletingLastPathComponent().path
         return try parse(Array(data), source: path, baseDirectory: base)
     }
 

@@ -11,7 +11,7 @@ public enum InputPreparation {
             switch input {
             case .text(let text): return .text(text)
             case .url(let url): return .url(url)
-            case .file(let path): return .file(path: absolute(path))
+            case .file(let path): return .file(path: AbsolutePath.of(path))
             }
         }
         return [InputItem(title: options.title, contentText: options.contentText, attachments: attachments)]
@@ -104,10 +104,5 @@ public enum InputPreparation {
     private static func partialPath(for destination: String) -> String {
         guard let slash = destination.lastIndex(of: "/") else { return ".\(destination).partial" }
         return "\(destination[..<slash])/.\(destination[destination.index(after: slash)...]).partial"
-    }
-
-    static func absolute(_ path: String) -> String {
-        if path.hasPrefix("/") { return path }
-        return FileManager.default.currentDirectoryPath + "/" + path
     }
 }

@@ -37,14 +37,15 @@ public final class HostProcess: Sendable {
 
     /// Starts `extension-host` (or another host executable built by the package) with `arguments`.
     /// Its standard input is `input` (a `CloseOnExecPipe`'s reading end, which the caller closes
-    /// once this returns), else empty.
+    /// once this returns), else empty. It runs in `currentDirectory` when given.
     public init(_ arguments: [String], environment: [String: String]? = nil, product: String = "extension-host",
-                input: FileHandle? = nil) throws {
+                input: FileHandle? = nil, currentDirectory: String? = nil) throws {
         self.arguments = arguments
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: product))
         process.arguments = arguments
         if let environment { process.environment = environment }
+        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
         let output = try CloseOnExecPipe(), error = try CloseOnExecPipe()
         process.standardOutput = output.fileHandleForWriting
         process.standardError = error.fileHandleForWriting
