@@ -17,10 +17,16 @@ enum ExitCode {
     static let temporaryFailure: Int32 = 75
 }
 
-/// The command line was wrong: reported with the command's name and exit status 64.
+/// The command line was wrong: reported with the command's name and exit status 64, followed by
+/// a line pointing at `--help` unless the message itself says what to do.
 struct UsageError: Error {
     var message: String
-    init(_ message: String) { self.message = message }
+    /// The message already says what to do (a suggestion): it is the whole report, one line.
+    var saysWhatToDo: Bool
+    init(_ message: String, saysWhatToDo: Bool = false) {
+        self.message = message
+        self.saysWhatToDo = saysWhatToDo
+    }
 }
 
 /// A command failed in a way that has its own exit status (a remote error, bad input data, an

@@ -20,22 +20,63 @@ struct ChannelBridgeCLI {
 
         Run 'channelbridge <command> --help' for a command's options and examples.
 
-        Commands that talk to a host take --socket PATH and --timeout SECONDS (a decimal > 0, also
-        accepted before the command; default $CHANNELBRIDGE_TIMEOUT, else 5 s to connect and 30 s
-        per call), and exit 0 on success, 1 on an error from the host, 64 on a usage error, 65 on
-        bad input, 69 when no host is listening and 75 when the host did not answer in time (it
-        may be stopped or overloaded).
+        Commands that talk to a host take --socket PATH, --timeout SECONDS (a decimal > 0; default
+        $CHANNELBRIDGE_TIMEOUT, else 5 s to connect and 30 s per call) and --json, also before the
+        command. Connecting waits for a host that is still starting (no socket file yet) until the
+        connect timeout. They exit 0 on success, 1 on an error from the host, 64 on a usage
+        error, 65 on bad input, 69 when no host is listening and 75 when the host did not answer
+        in time (it may be stopped or overloaded).
         """
 
-    /// `arguments` with a leading `--timeout SECONDS` (or `--timeout=SECONDS`), which may come
-    /// before the command name, moved after it, where the command parses it.
+    /// The options every command that talks to a host takes, which may also come before the
+    /// command's name: those with a value, and the flag.
+    static let leadingValued: Set<String> = ["socket", "timeout"]
+    static let leadingFlags: Set<String> = ["json"]
+
+    /// `arguments` with leading `--socket PATH`, `--timeout SECONDS` (or `--NAME=VALUE`) and
+    /// `--json` moved after the command's other arguments, where the command parses them.
     static func commandFirst(_ arguments: [String]) -> [String] {
-        guard let first = arguments.first else { return arguments }
-        if first.hasPrefix("--timeout=") { return commandFirst(Array(arguments.dropFirst())) + [first] }
-        if first == "--timeout", arguments.count >= 3 {
-            return commandFirst(Array(arguments.dropFirst(2))) + Array(arguments.prefix(2))
+        var leading: [String] = []
+        var rest = arguments[...]
+        while let first = rest.first, first.hasPrefix("--") {
+            let name = String(first.dropFirst(2).prefix(while: { $0 != "=" }))
+            if leadingValued.contains(name) {
+                if first.contains("=") {
+                    leading.append(first)
+                    rest = rest.dropFirst()
+                } else if rest.count >= 2 {
+                    leading += rest.prefix(2)
+                    rest = rest.dropFirst(2)
+                } else {
+                    break
+                }
+            } else if leadingFlags.contains(name), !first.contains("=") {
+                leading.append(first)
+                rest = rest.dropFirst()
+            } else {
+                break
+            }
         }
-        return arguments
+        return Array(rest) + leading
+    }
+
+    /// One line for a first word that is no command: a close command (or leading option) to
+    /// use instead, else where to look.
+    static func unknownCommand(_ word: String) -> String {
+        if word.hasPrefix("-") {
+            let name = String(word.prefix(while: { $0 != "=" }))
+            let known = (leadingValued.union(leadingFlags).sorted() + ["help"]).map { "--" + $0 }
+            if known.contains(name) { return "channelbridge: \(name) needs a command after it; run 'channelbridge --help' for the commands" }
+            if let close = Suggestion.closest(to: name, in: known) {
+                return "channelbridge: unknown option \(name); did you mean \(close)?"
+            }
+            return "channelbridge: unknown option \(name); run 'channelbridge --help' for the commands and their options"
+        }
+        let names = commands.map { $0.name } + ["help"]
+        if let close = Suggestion.closest(to: word, in: names) {
+            return "channelbridge: unknown command '\(word)'; did you mean '\(close)'?"
+        }
+        return "channelbridge: unknown command '\(word)'; run 'channelbridge --help' for the commands"
     }
 
     static func main() async {
@@ -65,7 +106,7 @@ struct ChannelBridgeCLI {
             return await HostCommand.run(Array(arguments.dropFirst()))
         }
         guard let command = commands.first(where: { $0.name == first }) else {
-            Output.error("channelbridge: unknown command '\(first)'\n\n\(help)")
+            Output.error(unknownCommand(first))
             return ExitCode.usage
         }
         do {
@@ -73,6 +114,9 @@ struct ChannelBridgeCLI {
         } catch let failure as CommandFailure {
             Output.error("channelbridge \(command.name): \(failure.message)")
             return failure.status
+        } catch let error as UsageError where error.saysWhatToDo {
+            Output.error("channelbridge \(command.name): \(error.message)")
+            return ExitCode.usage
         } catch let error as UsageError {
             Output.error("channelbridge \(command.name): \(error.message)\nRun 'channelbridge \(command.name) --help' for usage.")
             return ExitCode.usage

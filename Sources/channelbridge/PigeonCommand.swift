@@ -48,8 +48,16 @@ enum PigeonCommand: CLICommand {
             throw UsageError(args.positionals.count < 2 ? "needs FILE" : "unexpected argument '\(args.positionals[2])'")
         }
         let path = args.positionals[1]
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-            throw CommandFailure(66, "cannot read \(path) as UTF-8 text")
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CommandFailure(66, "\(path): no such file")
+        }
+        guard !isDirectory.boolValue else { throw CommandFailure(66, "\(path): is a directory, not a Swift file") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure(66, "\(path): cannot read the file (permission denied?)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw CommandFailure(66, "\(path): not UTF-8 text; Pigeon writes UTF-8 Swift files")
         }
         let adapted: PigeonImportBlock.Adaptation
         do {

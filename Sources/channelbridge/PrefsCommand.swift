@@ -14,7 +14,7 @@ enum PrefsCommand: CLICommand {
         usage: channelbridge prefs get KEY
                channelbridge prefs set KEY VALUE [--type string|int|double|bool|string-array|bytes]
                channelbridge prefs remove KEY
-               channelbridge prefs append KEY VALUE... [--type ...]
+               channelbridge prefs append KEY VALUE... [--type ...|map|list|json]
                channelbridge prefs take KEY
                channelbridge prefs all
                channelbridge prefs clear
@@ -32,13 +32,20 @@ enum PrefsCommand: CLICommand {
         strings and bytes takes hex. append adds each VALUE (typed as --type says) to the list
         under KEY in one atomic step, creating it (an error when KEY holds something else); take
         prints the value and removes it in the same step (null when missing): appenders and a
-        taker in any number of processes never lose or duplicate an item.
+        taker in any number of processes never lose or duplicate an item. append also takes
+        --type map, list or json: VALUE in lenient typed value notation (plain JSON reads as
+        itself), a map, a list, or any value.
+
+        With --data-dir, get, take and all on an app group with nothing ever written to it (no
+        directory in the store: a mistyped --app-group or --data-dir) are an error (exit 1) naming
+        the groups that are there; through a host, a group it is not entitled to is an error.
 
         Examples:
           channelbridge prefs get ShareKey --app-group group.demo
           channelbridge prefs set launches 3 --type int
           channelbridge prefs set tags '["a", "b"]' --type string-array --data-dir ~/.local/share/channelbridge
           channelbridge prefs append itemList "first item" "second item"
+          channelbridge prefs append itemList '{"text": "a note", "files": []}' --type map
           channelbridge prefs take itemList
           channelbridge prefs watch ShareKey
         """
@@ -62,7 +69,12 @@ enum PrefsCommand: CLICommand {
         case "get": try expect(1, "KEY"); operation = .get(operands[0])
         case "set":
             try expect(2, "KEY and VALUE")
-            operation = .set(operands[0], try typedValue(operands[1], type: args.value("type") ?? "string"))
+            let type = args.value("type") ?? "string"
+            if Self.appendOnlyTypes.contains(type) {
+                throw UsageError("--type \(type) goes with append; set takes string, int, double, bool, string-array or bytes",
+                                 saysWhatToDo: true)
+            }
+            operation = .set(operands[0], try typedValue(operands[1], type: type))
         case "remove": try expect(1, "KEY"); operation = .remove(operands[0])
         case "append":
             guard operands.count >= 2 else { throw UsageError("prefs append takes KEY and at least one VALUE") }
@@ -90,7 +102,10 @@ enum PrefsCommand: CLICommand {
         return ExitCode.success
     }
 
-    /// The value `set` stores, typed as `--type` says (bad text is exit status 65).
+    /// The types only `append` takes: a setter of the plugin stores none of them.
+    static let appendOnlyTypes: Set<String> = ["map", "list", "json"]
+
+    /// The value `set` stores or `append` adds, typed as `--type` says (bad text is exit status 65).
     static func typedValue(_ text: String, type: String) throws -> StandardValue {
         func bad(_ what: String) -> CommandFailure { CommandFailure(ExitCode.dataError, "VALUE '\(text)' is not \(what)") }
         switch type {
@@ -115,8 +130,22 @@ enum PrefsCommand: CLICommand {
         case "bytes":
             guard let bytes = try? Hex.decode(text) else { throw bad("hex") }
             return .uint8List(bytes)
+        case "map", "list", "json":
+            let value: StandardValue
+            do {
+                value = try TypedValueNotation.parse(text, lenient: true)
+            } catch {
+                throw CommandFailure(ExitCode.dataError, "VALUE '\(text)' is not valid typed value notation: \(error.message)")
+            }
+            switch (type, value) {
+            case ("map", .map), ("list", .list), ("json", _): return value
+            default: throw bad(type == "map" ? "a map ({...})" : "a list ([...])")
+            }
         default:
-            throw UsageError("unknown --type '\(type)'; use string, int, double, bool, string-array or bytes")
+            let known = ["string", "int", "double", "bool", "string-array", "bytes", "map", "list", "json"]
+            let hint = Suggestion.closest(to: type, in: known).map { "did you mean '\($0)'?" }
+                ?? "use string, int, double, bool, string-array or bytes (append: also map, list or json)"
+            throw UsageError("unknown --type '\(type)'; \(hint)", saysWhatToDo: true)
         }
     }
 }
@@ -187,11 +216,29 @@ struct PrefsOnStore {
     let appGroup: String
 
     func run(_ operation: PrefsOperation) async throws {
+        switch operation {
+        case .get, .take, .all: try checkGroupExists()
+        default: break
+        }
         do {
             try await perform(operation)
         } catch {
             throw CommandFailure(ExitCode.failure, "store error \(error.code): \(error.message)")
         }
+    }
+
+    /// A group with nothing ever written to it has no directory: reading it is more likely a
+    /// mistyped --app-group (or --data-dir) than a question worth the answer null.
+    private func checkGroupExists() throws {
+        let store = AppGroupStore(dataDirectory: dataDirectory)
+        var isDirectory: ObjCBool = false
+        guard !FileManager.default.fileExists(atPath: store.directory(forGroup: appGroup), isDirectory: &isDirectory)
+                || !isDirectory.boolValue else { return }
+        let groups = ((try? FileManager.default.contentsOfDirectory(atPath: dataDirectory + "/app-groups")) ?? [])
+            .filter { !$0.hasPrefix(".") }.sorted()
+        let there = groups.isEmpty ? "there is none" : "there: " + groups.joined(separator: ", ")
+        throw CommandFailure(ExitCode.failure, "no app group '\(appGroup)' in \(dataDirectory) (\(there)); "
+                             + "check --app-group and --data-dir")
     }
 
     private func perform(_ operation: PrefsOperation) async throws(StoreError) {

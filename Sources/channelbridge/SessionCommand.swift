@@ -15,7 +15,8 @@ enum SessionCommand: CLICommand {
           (it may be wrapped in single quotes, as on a shell command line).
           Each call prints one line: its result, or 'error: <message>'.
           Empty lines and lines starting with # are skipped; 'help' prints this text.
-          End of input (Ctrl-D) ends the session.
+          'quit' or 'exit' alone, or the end of input (Ctrl-D), ends the session (to end the
+          extension's request, call it: channelbridge/extension exit).
         Example:
           shared_preference_app_group setAppGroup {"appGroup": "group.a"}
           shared_preference_app_group getInt {"key": "launches"}
@@ -75,6 +76,7 @@ enum SessionCommand: CLICommand {
                 Output.error(lineHelp)
                 continue
             }
+            if text == "quit" || text == "exit" { break }
             do {
                 let call = try SessionLine(text)
                 let result = try await invoke(call, on: client, json: codecName == "json")
@@ -118,7 +120,9 @@ struct SessionLine: Equatable {
         self.arguments = arguments
     }
 
-    /// Splits a trimmed, non-empty line; a line without METHOD is a `CommandFailure` (status 1).
+    /// Splits a trimmed, non-empty line; a line without METHOD, or whose second word is where
+    /// ARGS would begin (the channel left out), is a `CommandFailure` (status 1) naming the part
+    /// it could not read.
     init(_ line: String) throws {
         func word(_ text: Substring) -> (Substring, Substring) {
             let end = text.firstIndex(where: { $0 == " " || $0 == "\t" }) ?? text.endIndex
@@ -126,7 +130,14 @@ struct SessionLine: Equatable {
         }
         let (channel, afterChannel) = word(line[...])
         let (method, rest) = word(afterChannel)
-        guard !method.isEmpty else { throw CommandFailure(ExitCode.failure, "needs CHANNEL and METHOD, got '\(line)'") }
+        let shape = "a line is CHANNEL METHOD [ARGS]"
+        guard !method.isEmpty else {
+            throw CommandFailure(ExitCode.failure, "no METHOD after CHANNEL '\(channel)'; \(shape)")
+        }
+        // Typed value notation starts with one of these; a method name does not.
+        if let first = method.first, "{[\"'".contains(first) {
+            throw CommandFailure(ExitCode.failure, "METHOD '\(method)' looks like ARGS: is the channel missing? \(shape)")
+        }
         var arguments = rest.isEmpty ? nil : String(rest)
         if let quoted = arguments, quoted.count >= 2, quoted.hasPrefix("'"), quoted.hasSuffix("'") {
             arguments = String(quoted.dropFirst().dropLast())

@@ -22,7 +22,10 @@ import Testing
                 shared_preference_app_group getInt '{"key": "launches"}'
                 only-a-channel
                 shared_preference_app_group getInt {"key":
+                getInt {"key": "launches"}
                   shared_preference_app_group   getAll
+                quit
+                shared_preference_app_group getAll
 
                 """
             let outcome = try await ProcessRunner.runOnThread("channelbridge", ["session", "--socket", live.socket], stdin: script)
@@ -32,8 +35,9 @@ import Testing
                 error: remote error WRONG_TYPE: getString: the value of key 'launches' is int (int32), not String details: {"map":[["key","launches"],["storedType","int (int32)"],["wantedType","String"]]}
                 error: not implemented: No implementation found for method teleport on channel channelbridge/extension
                 {"int32":3}
-                error: needs CHANNEL and METHOD, got 'only-a-channel'
+                error: no METHOD after CHANNEL 'only-a-channel'; a line is CHANNEL METHOD [ARGS]
                 error: ARGS is not valid typed value notation: not JSON: unexpected end of JSON (at byte 7)
+                error: METHOD '{"key":' looks like ARGS: is the channel missing? a line is CHANNEL METHOD [ARGS]
                 {"map":[["launches",{"int32":3}]]}
 
                 """)
@@ -109,7 +113,8 @@ import Testing
                   (it may be wrapped in single quotes, as on a shell command line).
                   Each call prints one line: its result, or 'error: <message>'.
                   Empty lines and lines starting with # are skipped; 'help' prints this text.
-                  End of input (Ctrl-D) ends the session.
+                  'quit' or 'exit' alone, or the end of input (Ctrl-D), ends the session (to end the
+                  extension's request, call it: channelbridge/extension exit).
                 Example:
                   shared_preference_app_group setAppGroup {"appGroup": "group.a"}
                   shared_preference_app_group getInt {"key": "launches"}
@@ -122,12 +127,12 @@ import Testing
     }
 
     @Test func anUnreachableHostAndBadOptionsAreReportedBeforeReadingInput() async throws {
-        let unreachable = try await ProcessRunner.runOnThread("channelbridge", ["session", "--socket", "/tmp/cb-nothing-here.sock"],
+        let unreachable = try await ProcessRunner.runOnThread("channelbridge", ["session", "--socket", "/tmp/cb-nothing-here.sock", "--timeout", "0.2"],
                                                 stdin: "channelbridge/extension getInputItems\n")
         #expect(unreachable.status == 69)
         #expect(unreachable.stdout == "")
         #expect(unreachable.stderr == "channelbridge session: cannot reach a host at /tmp/cb-nothing-here.sock: "
-                + "no host is listening there (no socket file; it may have finished)\n")
+                + "no host is listening there (no socket file after 0.2 s; it may have finished)\n")
         let extra = try await ProcessRunner.runOnThread("channelbridge", ["session", "channelbridge/extension", "getInputItems"])
         #expect(extra.status == 64)
         #expect(extra.stderr == "channelbridge session: unexpected argument 'channelbridge/extension'; the calls come on stdin\n"

@@ -56,23 +56,39 @@ struct ClientContext {
         return .nanoseconds(max(1, Int64(min(value * 1e9, Double(Int64.max / 2)))))
     }
 
+    /// Connects, waiting for a host that is still starting: while there is no socket file, or it
+    /// refuses connections (bound but not yet listening, or left by a host that is gone), it tries
+    /// again after a bounded backoff (10 ms, doubling up to 100 ms) until `connectTimeout` has
+    /// passed since the first try. A shell line after `extension-host … &` therefore works without
+    /// waiting for the `ready` line; the cost is that a host that never comes is reported only
+    /// after the timeout.
     func connect() async throws -> ExtensionHostClient {
-        var options = SocketConnection.Options()
-        options.connectTimeout = connectTimeout
-        do {
-            return try await ExtensionHostClient.connect(to: socketPath, options: options, callTimeout: callTimeout)
-        } catch let error as SocketError where error.code == .notFound || error.code == .connectionRefused {
-            // A host removes its socket file when it finishes, so "never started" and "finished" look the same.
-            let file = error.code == .notFound ? "no socket file" : "a stale socket file"
-            throw CommandFailure(ExitCode.unavailable,
-                                 "cannot reach a host at \(socketPath): no host is listening there (\(file); it may have finished)")
-        } catch let error as SocketError where error.code == .unsafeDirectory {
-            // The message names the directory, its owner and mode, and what to do.
-            throw CommandFailure(ExitCode.unavailable, "cannot reach a host at \(socketPath): \(error.message)")
-        } catch let error as SocketError where error.code == .timedOut {
-            throw CommandFailure(ExitCode.temporaryFailure, error.message)
-        } catch {
-            throw CommandFailure(ExitCode.unavailable, "cannot reach a host at \(socketPath): \(Self.describe(error))")
+        let clock = ContinuousClock()
+        let deadline = clock.now + connectTimeout
+        var pause: Duration = .milliseconds(10)
+        while true {
+            var options = SocketConnection.Options()
+            options.connectTimeout = max(deadline - clock.now, .milliseconds(1))
+            do {
+                return try await ExtensionHostClient.connect(to: socketPath, options: options, callTimeout: callTimeout)
+            } catch let error as SocketError where error.code == .notFound || error.code == .connectionRefused {
+                let remaining = deadline - clock.now
+                guard remaining > .zero else {
+                    // A host removes its socket file when it finishes, so "never started" and "finished" look the same.
+                    let file = error.code == .notFound ? "no socket file" : "a stale socket file"
+                    throw CommandFailure(ExitCode.unavailable, "cannot reach a host at \(socketPath): no host is listening "
+                                         + "there (\(file) after \(Self.secondsText(connectTimeout)) s; it may have finished)")
+                }
+                try? await Task.sleep(for: min(pause, remaining))
+                pause = min(pause * 2, .milliseconds(100))
+            } catch let error as SocketError where error.code == .unsafeDirectory {
+                // The message names the directory, its owner and mode, and what to do.
+                throw CommandFailure(ExitCode.unavailable, "cannot reach a host at \(socketPath): \(error.message)")
+            } catch let error as SocketError where error.code == .timedOut {
+                throw CommandFailure(ExitCode.temporaryFailure, SocketError.timedOut(path: socketPath, after: connectTimeout).message)
+            } catch {
+                throw CommandFailure(ExitCode.unavailable, "cannot reach a host at \(socketPath): \(Self.describe(error))")
+            }
         }
     }
 
@@ -139,6 +155,13 @@ struct ClientContext {
         default:
             return CommandFailure(ExitCode.failure, describe(error))
         }
+    }
+
+    /// `duration` in seconds as the messages show it: `5`, `0.25`.
+    static func secondsText(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let value = Double(seconds) + Double(attoseconds) / 1e18
+        return value == value.rounded() ? String(Int64(value)) : String(value)
     }
 
     static func describe(_ error: any Error) -> String {
