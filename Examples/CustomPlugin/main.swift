@@ -52,7 +52,22 @@ func run(name: String, socket path: String) async throws {
     await listener.waitUntilClosed()
 }
 
-let name = CommandLine.arguments.dropFirst().first ?? "world"
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--help" || arguments.first == "-h" {
+    print("""
+        usage: custom-plugin-example [NAME]
+
+        Registers the example greeter plugin by name on each session of a socket in a scratch
+        directory, then calls it over the socket: greets NAME (default world) and calls a method
+        the plugin does not implement.
+        """)
+    exit(0)
+}
+if let option = arguments.first(where: { $0.hasPrefix("-") }) {
+    FileHandle.standardError.write(Data("custom-plugin-example: unknown option \(option); run 'custom-plugin-example --help'\n".utf8))
+    exit(64)
+}
+let name = arguments.first ?? "world"
 let directory = makeScratchDirectory()
 var status: Int32 = 0
 do {

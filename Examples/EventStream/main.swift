@@ -53,7 +53,21 @@ func run(count: Int, socket path: String) async throws {
     await listener.waitUntilClosed()
 }
 
-let count = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 3
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--help" || arguments.first == "-h" {
+    print("""
+        usage: event-stream-example [COUNT]
+
+        Serves an EventChannel on a socket in a scratch directory and listens to it: a countdown
+        from COUNT (default 3), then "liftoff", then the end of the stream.
+        """)
+    exit(0)
+}
+if let argument = arguments.first, Int(argument) == nil {
+    FileHandle.standardError.write(Data("event-stream-example: COUNT must be a whole number, not '\(argument)'; run 'event-stream-example --help'\n".utf8))
+    exit(64)
+}
+let count = arguments.first.flatMap { Int($0) } ?? 3
 let directory = makeScratchDirectory()
 var status: Int32 = 0
 do {

@@ -33,6 +33,20 @@ let plugins = HostPlugins(catalogue: catalogue) { registry in
     ShareViewController(engine: FlutterEngine.engine(for: registry), extensionContext: context).viewDidLoad()
 }
 
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
+    print("""
+        usage: flutter-style-plugin-example [extension-host options]
+
+        Seed 000's share extension written for iOS (`import Flutter`): an extension host that also
+        serves the share_extension channel, example/notes (registered through a registrant) and
+        PlatformVersionPlugin (by name). It takes extension-host's options and prints what it
+        prints; they follow.
+
+        """ + HostOptions.usageText)
+    ProcessExit.normally(0)
+}
+
 let interruptions = HostSignal.watch(onRepeat: { ProcessExit.immediately($0.exitStatus) })
-ProcessExit.normally(await ExtensionHostCommand.main(arguments: Array(CommandLine.arguments.dropFirst()),
+ProcessExit.normally(await ExtensionHostCommand.main(arguments: arguments,
                                                      interruptions: interruptions, plugins: plugins))

@@ -93,8 +93,18 @@ case "demo" where arguments.count == 1:
     await listener.waitUntilClosed()
     try? FileManager.default.removeItem(atPath: directory)
 
+case "--help", "-h":
+    line("""
+        usage: pigeon-api-example demo | serve SOCKET
+
+        Pigeon 28.0.0's Swift output for a share API, served by a FlutterEngine per session.
+        demo: serves it on a socket in a scratch directory and calls every method as the Dart
+        side would, printing each answer. serve SOCKET: serves it on SOCKET (prints `ready
+        SOCKET`) until SIGINT or SIGTERM.
+        """)
+
 default:
-    FileHandle.standardError.write(Data("usage: pigeon-api-example demo | serve SOCKET\n".utf8))
+    FileHandle.standardError.write(Data("usage: pigeon-api-example demo | serve SOCKET; run 'pigeon-api-example --help'\n".utf8))
     exit(64)
 }
 
