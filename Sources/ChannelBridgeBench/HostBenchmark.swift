@@ -28,6 +28,9 @@ enum HostBenchmark {
         let directory = BenchPeer.socketDirectory("host")
         let path = directory + "/host.sock"
         defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The host creates no directory for a socket it is given.
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o700])
         let start = BenchClock.now()
         let host = try ChildProcess(product: product, arguments: [
             "--socket", path, "--echo", "--data-dir", directory + "/data",

@@ -192,10 +192,12 @@ extension HostOptions {
         runs past --shutdown-timeout; the record then says so (shutdownDeadlinePassed).
 
         options:
-          --socket PATH            socket to bind (default $XDG_RUNTIME_DIR/channelbridge/extension-host.sock,
-                                   else /tmp/channelbridge-<uid>/extension-host.sock)
+          --socket PATH            socket to bind, in an existing directory (default
+                                   $XDG_RUNTIME_DIR/channelbridge/extension-host.sock, else
+                                   /tmp/channelbridge-<uid>/extension-host.sock, whose directory is created)
           --max-frame-bytes N      largest frame accepted (default 64 MiB)
-          --data-dir DIR           the store's data directory
+          --data-dir DIR           the store's data directory; a relative DIR is taken against the working
+                                   directory, so the paths handed out (items, containers) are absolute
                                    (default $XDG_DATA_HOME/channelbridge, else ~/.local/share/channelbridge)
           --app-group ID           an app group this extension is entitled to; repeatable
                                    (default group.local); the first one gets --file copies and --share-key

@@ -73,7 +73,7 @@ import Testing
         (["bench", "nope"], "channelbridge bench: unknown scenario 'nope'; known: rtt, pipeline, bulk, codec, events, host, prefs"),
         (["bench", "--repeat", "0"], "channelbridge bench: --repeat takes a positive whole number"),
         (["bench", "--scale", "-1"], "channelbridge bench: --scale takes a positive number"),
-        (["bench", "--frobnicate"], "channelbridge bench: unknown option --frobnicate"),
+        (["bench", "--frobnicate"], "channelbridge bench: unknown option --frobnicate; see --help for the options"),
         (["bench", "serve"], "channelbridge bench: serve needs --socket PATH"),
     ] as [([String], String)])
     func usageErrorsExit64(arguments: [String], firstLine: String) async throws {
