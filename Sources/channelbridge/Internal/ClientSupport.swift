@@ -16,8 +16,9 @@ struct ClientContext {
           --socket PATH   the host's socket (default: \(SocketPath.defaultPath()))
           --timeout SECONDS
                           give up when the host has not answered within SECONDS (a decimal > 0):
-                          connecting and the host's HELLO together, and each call, may take that
-                          long; waiting for events or input is not limited. Default: $\(timeoutVariable),
+                          connecting (which waits for a host still starting: no socket file yet)
+                          and the host's HELLO together, and each call, may take that long;
+                          waiting for events or input is not limited. Default: $\(timeoutVariable),
                           else 5 s to connect and 30 s per call. On timeout: exit status 75
         """
     static let optionsHelp = socketHelp + """
