@@ -18,22 +18,4 @@ package enum AllocatorTuning {
         _ = mallopt(mmapThreshold, 64 << 20)
         _ = mallopt(trimThreshold, 512 << 20)
     }
-
-    /// Every `seconds`, hands the heap's free pages back to the kernel (`malloc_trim(0)`), on a
-    /// thread of its own. glibc keeps freed memory in up to 8 arenas per core, and a process whose
-    /// threads come and go (two per connection) leaves free pages scattered over them: resident
-    /// memory then creeps up over hours though the live heap stays flat. A trim walks the free
-    /// chunks of every arena under that arena's lock, which is short for a small heap. For a
-    /// long-running server; call once, early in `main`.
-    package static func trimFreedMemory(everySeconds seconds: UInt32) {
-        typealias MallocTrim = @convention(c) (Int) -> Int32
-        guard seconds > 0, let symbol = dlsym(nil, "malloc_trim") else { return }   // RTLD_DEFAULT
-        let trim = unsafeBitCast(symbol, to: MallocTrim.self)
-        DetachedThread.start(name: "malloc trim") {
-            while true {
-                sleep(seconds)
-                _ = trim(0)
-            }
-        }
-    }
 }

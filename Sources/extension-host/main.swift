@@ -7,9 +7,6 @@ ProcessSignals.ignoreBrokenPipes()
 // No `AllocatorTuning.retainLargeAllocations()` here: the host serves preferences, not bulk
 // transfers, and keeping every freed large buffer would let one burst (a client flooding it)
 // hold memory long after it ended (wire protocol §4.10).
-// Freed memory goes back to the kernel every 10 s: sessions come and go for as long as the host
-// runs, each with threads of its own, and what they free would otherwise stay resident.
-AllocatorTuning.trimFreedMemory(everySeconds: 10)
 // SIGINT/SIGTERM cancel the host's run (an orderly shutdown, exit 130/143, which waits at most
 // --shutdown-timeout for owed replies); a second one ends the process at once with its status,
 // for when even that is too long (Protocol/extension-host.md §1.3).
