@@ -26,13 +26,24 @@ public final class PluginRegistrar: Sendable {
     public let messenger: any BinaryMessenger
     /// The values the host gave the registry.
     public let environment: PluginEnvironment
+    /// The registry's channel catalog, which reflection lists.
+    public let channels: ChannelCatalog
     private let core: RegistryCore
 
-    init(key: String, messenger: any BinaryMessenger, environment: PluginEnvironment, core: RegistryCore) {
+    init(key: String, messenger: any BinaryMessenger, environment: PluginEnvironment, channels: ChannelCatalog,
+         core: RegistryCore) {
         self.key = key
         self.messenger = messenger
         self.environment = environment
+        self.channels = channels
         self.core = core
+    }
+
+    /// Says what a channel of this plugin is, for reflection: its methods and a one-line
+    /// description. Channels set up with `addMethodCallDelegate` or `addStreamHandler` are listed
+    /// without it (with a `MethodRouter`'s methods); this adds what they cannot know.
+    public func describe(_ channel: ChannelDescription) {
+        channels.add(channel)
     }
 
     /// Publishes a value under this plugin's key, replacing any earlier one; the registry's
@@ -46,6 +57,9 @@ public final class PluginRegistrar: Sendable {
     /// `MethodNotImplemented` a null reply ("not implemented" for the caller). Replaces any handler
     /// `channel` had; removed at teardown.
     public func addMethodCallDelegate(_ delegate: some MethodCallDelegate, channel: MethodChannel) {
+        let methods = (delegate as? MethodRouter)?.methods.map { MethodDescription(name: $0) }
+        channels.add(ChannelDescription(name: channel.name, kind: .method, codec: ChannelDescription.codecName(channel.codec),
+                                        methods: methods))
         core.install(for: key) {
             if let immediate = delegate as? any ImmediateMethodCallDelegate {
                 channel.setImmediateMethodCallHandler { call in try immediate.answerImmediately(call) }
@@ -59,6 +73,7 @@ public final class PluginRegistrar: Sendable {
     /// Makes `handler` the owner of the event channel `channel`; removed at teardown, which ends
     /// the active stream and calls the handler's `onCancel`.
     public func addStreamHandler(_ handler: some StreamHandler, channel: EventChannel) {
+        channels.add(ChannelDescription(name: channel.name, kind: .event, codec: ChannelDescription.codecName(channel.codec)))
         core.install(for: key) {
             channel.setStreamHandler(handler)
             return { channel.setStreamHandler(nil) }

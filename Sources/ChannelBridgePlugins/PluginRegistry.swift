@@ -1,3 +1,4 @@
+public import ChannelBridgeChannels
 public import ChannelBridgeMessenger
 
 /// The plugins registered on one messenger: one registry per session, as Flutter has one per
@@ -24,6 +25,9 @@ public final class PluginRegistry: Sendable {
     public let messenger: any BinaryMessenger
     /// Handed to every registrar.
     public let environment: PluginEnvironment
+    /// The channels the plugins set up through their registrars, for reflection; the host adds
+    /// its own.
+    public let channels = ChannelCatalog()
     private let core = RegistryCore()
 
     public init(messenger: any BinaryMessenger, environment: PluginEnvironment = PluginEnvironment()) {
@@ -37,7 +41,7 @@ public final class PluginRegistry: Sendable {
     ///   after `tearDown()`.
     public func registrar(forPlugin key: String) throws(PluginError) -> PluginRegistrar {
         try core.add(key)
-        return PluginRegistrar(key: key, messenger: messenger, environment: environment, core: core)
+        return PluginRegistrar(key: key, messenger: messenger, environment: environment, channels: channels, core: core)
     }
 
     /// Registers `plugin` under `key` (default: its `pluginKey`): takes a registrar and calls the

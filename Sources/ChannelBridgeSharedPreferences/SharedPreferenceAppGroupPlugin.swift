@@ -73,5 +73,33 @@ public enum SharedPreferenceAppGroupPlugin: Plugin {
         registrar.addStreamHandler(
             PreferenceChangesStreamHandler(configuration, sessionAppGroup: { methods.sessionAppGroup }),
             channel: EventChannel(name: changesChannelName, messenger: registrar.messenger))
+        registrar.describe(ChannelDescription(name: channelName, kind: .method, codec: "standard", methods: Self.methods,
+                                              summary: "An app group's preferences, shared with every process of the store"))
+        registrar.describe(ChannelDescription(
+            name: changesChannelName, kind: .event, codec: "standard",
+            summary: #"Every write to an app group: listen {"appGroup"?, "keys"?}; events {"key", "value"}"#))
     }
+
+    /// The methods of Protocol/extension-host.md §4.1, for reflection.
+    static let methods: [MethodDescription] = [
+        ("setAppGroup", #"{"appGroup": String} -> null; chooses the session's group"#),
+        ("get", #"{"key": String} -> the value as stored, or null"#),
+        ("getBool", #"{"key": String} -> bool or null"#),
+        ("getInt", #"{"key": String} -> int or null"#),
+        ("getDouble", #"{"key": String} -> double (an int widened) or null"#),
+        ("getString", #"{"key": String} -> String or null"#),
+        ("getStringArray", #"{"key": String} -> List of Strings or null"#),
+        ("getBytes", #"{"key": String} -> Uint8List or null"#),
+        ("getAll", "-> Map of every key to its value"),
+        ("setBool", #"{"key": String, "value": bool or null} -> null"#),
+        ("setInt", #"{"key": String, "value": int or null} -> null"#),
+        ("setDouble", #"{"key": String, "value": double or null} -> null"#),
+        ("setString", #"{"key": String, "value": String or null} -> null"#),
+        ("setStringArray", #"{"key": String, "value": List of Strings or null} -> null"#),
+        ("setBytes", #"{"key": String, "value": Uint8List or null} -> null"#),
+        ("remove", #"{"key": String} -> null"#),
+        ("removeAll", "-> null; removes every key of the group"),
+        ("appendToList", #"{"key": String, "values": List} -> null; appends atomically"#),
+        ("take", #"{"key": String, "requestId"?: String} -> the value, removed atomically, or null"#),
+    ].map { MethodDescription(name: $0.0, summary: $0.1) }
 }

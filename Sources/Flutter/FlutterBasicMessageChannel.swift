@@ -1,3 +1,4 @@
+import ChannelBridgeChannels
 import ChannelBridgeCodec
 public import Foundation
 
@@ -83,6 +84,7 @@ open class FlutterBasicMessageChannel: NSObject, @unchecked Sendable {
             return
         }
         let (codec, name) = (self.codec, self.name)
+        FlutterEngine.catalogue(name, kind: .message, codec: codec, on: binaryMessenger)
         connection = ChannelHandlers.install({ data, reply in
             let message: Any?
             do {

@@ -74,7 +74,10 @@ extension FlutterEngine: FlutterPluginRegistry {
     /// The Flutter registrar for a native one of this engine's session; kept for teardown.
     func adopt(_ native: PluginRegistrar) -> FlutterEngineRegistrar {
         let registrar = FlutterEngineRegistrar(native: native, engine: self)
-        state.withLock { $0.registrars[native.key] = registrar }
+        state.withLock { state in
+            state.registrars[native.key] = registrar
+            if state.channels == nil { state.channels = native.channels }
+        }
         return registrar
     }
 }

@@ -1,3 +1,4 @@
+import ChannelBridgeChannels
 public import ChannelBridgeMessenger
 import ChannelBridgePlatform
 public import ChannelBridgePlugins
@@ -58,6 +59,9 @@ open class FlutterEngine: NSObject, @unchecked Sendable {
         /// The connection now installed for each channel.
         var current: [String: FlutterBinaryMessengerConnection] = [:]
         var registry: PluginRegistry?
+        /// Where reflection lists this engine's channels: the registry's catalog, else that of the
+        /// first native registrar adopted (an engine made for a plugin registered by name).
+        var channels: ChannelCatalog?
         var registrars: [String: FlutterEngineRegistrar] = [:]
         /// Run on teardown on their executors (event channels cancel their streams).
         var teardowns: [(SerialExecutor, @Sendable () -> Void)] = []
@@ -87,7 +91,7 @@ open class FlutterEngine: NSObject, @unchecked Sendable {
         self.sessionMessenger = messenger
         self.options = options
         self.platform = SerialExecutor(label: "\(options.label) platform", limit: options.maximumWaitingMessages)
-        self.state = LockedValue(State(registry: registry))
+        self.state = LockedValue(State(registry: registry, channels: registry?.channels))
         super.init()
         // Strong: the session keeps its engine until the connection ends.
         messenger.onClose { _ in self.destroyContext() }

@@ -1,3 +1,4 @@
+import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgePlatform
 public import Foundation
@@ -74,6 +75,7 @@ open class FlutterEventChannel: NSObject, @unchecked Sendable {
             return
         }
         let stream = EventStream(channel: name, messenger: binaryMessenger, codec: codec, handler: handler)
+        FlutterEngine.catalogue(name, kind: .event, codec: codec, on: binaryMessenger)
         connection = ChannelHandlers.install({ message, reply in
             stream.handle(message, reply)
         }, on: binaryMessenger, channel: name, taskQueue: taskQueue)

@@ -1,3 +1,4 @@
+import ChannelBridgeChannels
 import ChannelBridgeCodec
 public import Foundation
 
@@ -95,6 +96,7 @@ open class FlutterMethodChannel: NSObject, @unchecked Sendable {
             return
         }
         let (codec, name) = (self.codec, self.name)
+        FlutterEngine.catalogue(name, kind: .method, codec: codec, on: binaryMessenger)
         connection = ChannelHandlers.install({ message, reply in
             let call: FlutterMethodCall
             do throws(CodecError) {

@@ -1,3 +1,4 @@
+import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeClient
 
@@ -13,7 +14,8 @@ enum CallCommand: CLICommand {
         canonical typed value notation. ARGS is lenient TVN: bare integers are int32 (int64 when
         too big), numbers with a fraction are float64, plain objects are maps with string keys.
 
-        Exit status: 0 success; 1 the host answered with an error or "not implemented";
+        Exit status: 0 success; 1 the host answered with an error or "not implemented" (for a
+        channel its reflection does not list: "no channel 'X' on this host", with the nearest name);
         64 usage; 65 ARGS is not valid TVN; 69 host unreachable or connection lost; 75 the host
         did not answer within the timeout (it may be stopped or overloaded).
 
@@ -50,6 +52,8 @@ enum CallCommand: CLICommand {
                 return codecName == "json"
                     ? try await client.invokeMethod(method, onChannel: channel, arguments: arguments, codec: JSONMethodCodec())
                     : try await client.invokeMethod(method, onChannel: channel, arguments: arguments)
+            } catch let error as ChannelError where error.code == .notImplemented {
+                throw await notImplemented(error, channel: channel, client: client, context: context)
             } catch {
                 var failure = context.failure(error)
                 if let hint = hint(for: error, method: method, arguments: arguments) { failure.message += "\nhint: " + hint }
@@ -58,6 +62,19 @@ enum CallCommand: CLICommand {
         }
         Output.line(context.text(result))
         return ExitCode.success
+    }
+
+    /// A null reply: when the host's reflection lists no `channel`, that is what the caller is
+    /// told, with the nearest name; otherwise (or with no reflection) the not-implemented line.
+    /// The exit status is not implemented's either way. The host answers null on every channel it
+    /// does not serve (Flutter's semantics), so only the client can tell the two apart.
+    static func notImplemented(_ error: ChannelError, channel: String, client: ExtensionHostClient,
+                               context: ClientContext) async -> CommandFailure {
+        let failure = context.failure(error)
+        guard let channels = try? await client.listChannels(), !channels.contains(where: { $0.name == channel }) else {
+            return failure
+        }
+        return CommandFailure(failure.status, ListCommand.noChannel(channel, in: channels))
     }
 
     /// Lenient TVN reads a bare `3` as an int32, which a `setDouble` refuses (Dart always sends a

@@ -6,7 +6,7 @@ import Foundation
 @main
 struct ChannelBridgeCLI {
     static let commands: [any CLICommand.Type] = [
-        CallCommand.self, SessionCommand.self, SendCommand.self, ListenCommand.self, ItemsCommand.self, ExitCommand.self, CancelCommand.self,
+        CallCommand.self, ListCommand.self, DescribeCommand.self, SessionCommand.self, SendCommand.self, ListenCommand.self, ItemsCommand.self, ExitCommand.self, CancelCommand.self,
         PrefsCommand.self, DemoCommand.self,
         CodecCommand.self, ConformanceCommand.self, BenchCommand.self, StressCommand.self,
         PigeonCommand.self,

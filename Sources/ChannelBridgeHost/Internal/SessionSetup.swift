@@ -58,8 +58,19 @@ struct SessionSetup: Sendable {
             echoChannel = echo
         }
 
+        let catalog = registry.channels
+        catalog.add(ExtensionChannelHandler.description(channel: options.channel))
+        if options.echo {
+            catalog.add(ChannelDescription(name: HostOptions.echoChannel, kind: .message, codec: "binary",
+                                           summary: "Answers every message with the bytes it carried (--echo)"))
+        }
+        catalog.add(ChannelCatalog.reflectionDescription)
+        let reflectionChannel = MethodChannel(name: ChannelCatalog.reflectionChannel, messenger: messenger)
+        reflectionChannel.setSynchronousMethodCallHandler { call in try catalog.answerReflection(call) }
+
         let session = HostSession(id: id, connection: connection, messenger: messenger, registry: registry,
-                                  extensionChannel: extensionChannel, echoChannel: echoChannel)
+                                  extensionChannel: extensionChannel, echoChannel: echoChannel,
+                                  reflectionChannel: reflectionChannel)
         sessions.add(session)
         if options.trace {
             log("extension-host: \(label) connected: \(connection.peerCredentials)")

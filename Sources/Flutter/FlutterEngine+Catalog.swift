@@ -1,0 +1,24 @@
+import ChannelBridgeChannels
+import ChannelBridgePlugins
+import ChannelBridgePlatform
+
+extension FlutterEngine {
+    /// Lists a channel whose handler is being installed on `messenger` in its engine's catalog
+    /// (`State.channels`), for reflection (`channelbridge list`). Runs when a handler is set,
+    /// never per message; a messenger that is no engine lists nothing.
+    static func catalogue(_ name: String, kind: ChannelDescription.Kind, codec: Any,
+                          on messenger: any FlutterBinaryMessenger) {
+        guard let engine = messenger as? FlutterEngine, let channels = engine.state.withLock({ $0.channels }) else { return }
+        channels.add(ChannelDescription(name: name, kind: kind, codec: codecName(codec)))
+    }
+
+    private static func codecName(_ codec: Any) -> String {
+        switch codec {
+        case is FlutterStandardMethodCodec, is FlutterStandardMessageCodec: "standard"
+        case is FlutterJSONMethodCodec, is FlutterJSONMessageCodec: "json"
+        case is FlutterStringCodec: "string"
+        case is FlutterBinaryCodec: "binary"
+        default: String(describing: type(of: codec))
+        }
+    }
+}
