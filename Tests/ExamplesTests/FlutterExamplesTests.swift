@@ -16,6 +16,20 @@ import Testing
             try await ProcessRunner.runOnThread("channelbridge", ["call"] + arguments + ["--socket", directory.socket])
         }
 
+        // Reflection lists the Flutter-style plugins' channels next to the host's.
+        let list = try await ProcessRunner.runOnThread("channelbridge", ["list", "--socket", directory.socket])
+        #expect(list.status == 0)
+        #expect(list.stdout.split(separator: "\n").filter { !$0.hasPrefix("  ") }.joined(separator: "\n") == """
+            channelbridge/extension (method channel, standard codec): The extension request: input items, exit, cancel, openURL, app group containers
+            channelbridge/reflection (method channel, standard codec): The channels this session serves (channelbridge list)
+            example/notes (method channel, standard codec)
+            example/notes/changes (event channel, standard codec)
+            platform_version (method channel, standard codec)
+            share_extension (method channel, standard codec)
+            shared_preference_app_group (method channel, standard codec): An app group's preferences, shared with every process of the store
+            shared_preference_app_group/changes (event channel, standard codec): Every write to an app group: listen {"appGroup"?, "keys"?}; events {"key", "value"}
+            """)
+
         // The plugin registered through the seed's registrant; each CLI call is a session of its
         // own, with an engine (and a NotesPlugin) of its own.
         let added = try await call("example/notes", "add", #"{"text": "first"}"#)
