@@ -22,6 +22,22 @@ public final class ChannelCatalog: Sendable {
         }
     }
 
+    /// Adds what a channel's setup knows on its own (its kind, its codec, a router's method
+    /// names) without replacing what was described: a description given first keeps its methods
+    /// and summary.
+    public func addSetUp(_ description: ChannelDescription) {
+        entries.withLock { entries in
+            guard let known = entries[description.name] else {
+                entries[description.name] = description
+                return
+            }
+            var merged = known
+            merged.kind = description.kind
+            merged.codec = description.codec
+            entries[description.name] = merged.filling(from: description)
+        }
+    }
+
     /// The channels, by name.
     public var channels: [ChannelDescription] {
         entries.withLock { Array($0.values) }.sorted { $0.name < $1.name }

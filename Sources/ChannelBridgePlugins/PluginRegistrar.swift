@@ -58,8 +58,8 @@ public final class PluginRegistrar: Sendable {
     /// `channel` had; removed at teardown.
     public func addMethodCallDelegate(_ delegate: some MethodCallDelegate, channel: MethodChannel) {
         let methods = (delegate as? MethodRouter)?.methods.map { MethodDescription(name: $0) }
-        channels.add(ChannelDescription(name: channel.name, kind: .method, codec: ChannelDescription.codecName(channel.codec),
-                                        methods: methods))
+        channels.addSetUp(ChannelDescription(name: channel.name, kind: .method, codec: ChannelDescription.codecName(channel.codec),
+                                             methods: methods))
         core.install(for: key) {
             if let immediate = delegate as? any ImmediateMethodCallDelegate {
                 channel.setImmediateMethodCallHandler { call in try immediate.answerImmediately(call) }
@@ -73,7 +73,7 @@ public final class PluginRegistrar: Sendable {
     /// Makes `handler` the owner of the event channel `channel`; removed at teardown, which ends
     /// the active stream and calls the handler's `onCancel`.
     public func addStreamHandler(_ handler: some StreamHandler, channel: EventChannel) {
-        channels.add(ChannelDescription(name: channel.name, kind: .event, codec: ChannelDescription.codecName(channel.codec)))
+        channels.addSetUp(ChannelDescription(name: channel.name, kind: .event, codec: ChannelDescription.codecName(channel.codec)))
         core.install(for: key) {
             channel.setStreamHandler(handler)
             return { channel.setStreamHandler(nil) }

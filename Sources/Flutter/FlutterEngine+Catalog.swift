@@ -9,7 +9,7 @@ extension FlutterEngine {
     static func catalogue(_ name: String, kind: ChannelDescription.Kind, codec: Any,
                           on messenger: any FlutterBinaryMessenger) {
         guard let engine = messenger as? FlutterEngine, let channels = engine.state.withLock({ $0.channels }) else { return }
-        channels.add(ChannelDescription(name: name, kind: kind, codec: codecName(codec)))
+        channels.addSetUp(ChannelDescription(name: name, kind: kind, codec: codecName(codec)))
     }
 
     private static func codecName(_ codec: Any) -> String {

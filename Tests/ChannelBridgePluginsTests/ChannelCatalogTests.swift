@@ -16,12 +16,17 @@ import Testing
         let (_, host) = InMemoryMessenger.makePair()
         let registry = PluginRegistry(messenger: host)
         let registrar = try registry.registrar(forPlugin: "Example")
-        // Described before the handler is installed: installing must not forget the description.
-        registrar.describe(ChannelDescription(name: "example/router", kind: .method, codec: "standard", summary: "Routes"))
+        // Described before the handler is installed: installing keeps the description's methods.
+        registrar.describe(ChannelDescription(name: "example/router", kind: .method, codec: "standard",
+                                              methods: [MethodDescription(name: "a", summary: "-> \"a\"")], summary: "Routes"))
         registrar.addMethodCallDelegate(MethodRouter { router in
             router.on("b") { "b" }
             router.on("a") { "a" }
         }, channel: MethodChannel(name: "example/router", messenger: host))
+        registrar.addMethodCallDelegate(MethodRouter { router in
+            router.on("b") { "b" }
+            router.on("a") { "a" }
+        }, channel: MethodChannel(name: "example/plain", messenger: host))
         registrar.addMethodCallDelegate(MethodRouter(), channel: MethodChannel(name: "example/json", messenger: host,
                                                                                codec: JSONMethodCodec()))
         registrar.addStreamHandler(Silent(), channel: EventChannel(name: "example/events", messenger: host))
@@ -29,8 +34,10 @@ import Testing
         #expect(registry.channels.channels == [
             ChannelDescription(name: "example/events", kind: .event, codec: "standard"),
             ChannelDescription(name: "example/json", kind: .method, codec: "json", methods: []),
+            ChannelDescription(name: "example/plain", kind: .method, codec: "standard",
+                               methods: [MethodDescription(name: "a"), MethodDescription(name: "b")]),
             ChannelDescription(name: "example/router", kind: .method, codec: "standard",
-                               methods: [MethodDescription(name: "a"), MethodDescription(name: "b")], summary: "Routes"),
+                               methods: [MethodDescription(name: "a", summary: "-> \"a\"")], summary: "Routes"),
         ])
     }
 
