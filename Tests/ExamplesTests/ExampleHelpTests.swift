@@ -6,7 +6,7 @@ import Testing
 /// stray option with one line pointing there.
 @Suite struct ExampleHelpTests {
     static let examples = ["containing-app-example", "event-stream-example", "custom-plugin-example",
-                           "flutter-style-plugin-example", "pigeon-api-example"]
+                           "greeter-host-example", "flutter-style-plugin-example", "pigeon-api-example"]
 
     @Test(arguments: examples) func helpPrintsTheUsage(_ example: String) async throws {
         let tmp = try TestDirectory()
