@@ -32,7 +32,7 @@ public struct ChannelDescription: Sendable, Equatable {
         self.summary = summary
     }
 
-    /// `self` with what `other` leaves unknown (`methods`, `summary`) taken from `known`.
+    /// `self` with what it leaves unknown (`methods`, `summary`) taken from `known`.
     func filling(from known: ChannelDescription) -> ChannelDescription {
         var merged = self
         if merged.methods == nil { merged.methods = known.methods }

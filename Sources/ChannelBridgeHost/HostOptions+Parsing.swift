@@ -186,6 +186,8 @@ extension HostOptions {
         Serves an app extension's native side over a Unix socket: the extension channel, the
         built-in plugins and the app-group store. Prints `ready <socket-path>` when it accepts
         connections and, when the request ends, one JSON line (the completion record).
+        'channelbridge list' prints the channels a session serves, with their methods; the
+        channels' tables are in Protocol/extension-host.md §3 to §5.
 
         Exit status: 0 completed (exit), 2 cancelled, 3 expired (--deadline), 130 SIGINT,
         143 SIGTERM, 1 failed to start, 64 usage error. The status is the same when the shutdown
