@@ -1,3 +1,4 @@
+import ChannelBridgeChannels
 import ChannelBridgeClient
 import ChannelBridgeCodec
 import ChannelBridgePlatform
@@ -79,7 +80,12 @@ enum SessionCommand: CLICommand {
             if text == "quit" || text == "exit" { break }
             do {
                 let call = try SessionLine(text)
-                let result = try await invoke(call, on: client, json: codecName == "json")
+                let result: StandardValue
+                do {
+                    result = try await invoke(call, on: client, json: codecName == "json")
+                } catch let error as ChannelError where error.code == .notImplemented {
+                    throw await CallCommand.notImplemented(error, channel: call.channel, client: client, context: context)
+                }
                 Output.line(context.text(result))
             } catch {
                 failed = true

@@ -17,6 +17,7 @@ import Testing
                 shared_preference_app_group setInt {"key": "launches", "value": 3}
                 shared_preference_app_group getString {"key": "launches"}
                 channelbridge/extension teleport
+                shared_preferences_app_group getInt {"key": "launches"}
 
                 # a comment, and an empty line above: skipped
                 shared_preference_app_group getInt '{"key": "launches"}'
@@ -34,6 +35,7 @@ import Testing
                 null
                 error: remote error WRONG_TYPE: getString: the value of key 'launches' is int (int32), not String details: {"map":[["key","launches"],["storedType","int (int32)"],["wantedType","String"]]}
                 error: not implemented: No implementation found for method teleport on channel channelbridge/extension
+                error: no channel 'shared_preferences_app_group' on this host; did you mean 'shared_preference_app_group'?
                 {"int32":3}
                 error: no METHOD after CHANNEL 'only-a-channel'; a line is CHANNEL METHOD [ARGS]
                 error: ARGS is not valid typed value notation: not JSON: unexpected end of JSON (at byte 7)
