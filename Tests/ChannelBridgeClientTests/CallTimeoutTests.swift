@@ -35,11 +35,15 @@ import Testing
         }
     }
 
+    /// The call's deadline is under test, not the connect's: a sanitized build under load can
+    /// take longer than the default 5 s to set a session up, and the hang guard bounds it.
+    static let patientConnect = SocketConnection.Options(connectTimeout: .seconds(120))
+
     @Test func aSharedPreferencesCallTimesOutWithTheChannelsError() async throws {
         try await withHangGuard {
             let host = try SilentHost()
             defer { host.stop() }
-            let client = try await ExtensionHostClient.connect(to: host.directory.socket)
+            let client = try await ExtensionHostClient.connect(to: host.directory.socket, options: Self.patientConnect)
             defer { client.close() }
             var prefs = try await client.sharedPreferences()
             #expect(prefs.callTimeout == .seconds(30))
@@ -56,7 +60,8 @@ import Testing
         try await withHangGuard {
             let host = try SilentHost()
             defer { host.stop() }
-            let client = try await ExtensionHostClient.connect(to: host.directory.socket, callTimeout: .milliseconds(200))
+            let client = try await ExtensionHostClient.connect(to: host.directory.socket, options: Self.patientConnect,
+                                                               callTimeout: .milliseconds(200))
             defer { client.close() }
             #expect(client.callTimeout == .milliseconds(200))
             let itemsError = await #expect(throws: ChannelError.self) { _ = try await client.items() }

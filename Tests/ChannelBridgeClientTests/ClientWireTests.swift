@@ -35,8 +35,10 @@ import Testing
             }
         }
 
+        /// The connect deadline is not what these tests are about, and a sanitized build under load
+        /// can take longer than its default (5 s) to set a session up: the hang guard bounds it.
         func connect() async throws -> ExtensionHostClient {
-            try await ExtensionHostClient.connect(to: directory.socket)
+            try await ExtensionHostClient.connect(to: directory.socket, options: SocketConnection.Options(connectTimeout: .seconds(120)))
         }
 
         func stop() {
