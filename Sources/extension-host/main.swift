@@ -2,6 +2,10 @@ import ChannelBridgeHost
 import ChannelBridgePlatform
 
 // Process-wide policy is decided here, at the executable's edge; the libraries only offer the means.
+// Two malloc arenas, before any thread starts: session threads come and go with connections, and
+// with glibc's default of eight arenas per core their allocations fragment every arena in turn,
+// so resident memory creeps up for as long as connections churn.
+AllocatorTuning.limitArenas(to: 2)
 // A closed pipe is an error on that pipe, not the end of the host.
 ProcessSignals.ignoreBrokenPipes()
 // No `AllocatorTuning.retainLargeAllocations()` here: the host serves preferences, not bulk
