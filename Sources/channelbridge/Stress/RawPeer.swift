@@ -38,7 +38,13 @@ final class RawPeer: @unchecked Sendable {
     /// Writes all of `bytes`, blocking while the socket is full. False if the connection failed.
     @discardableResult
     func write(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { Syscalls.sendAll(fd, $0) } >= 0
+        writeAll(bytes) == nil
+    }
+
+    /// Writes all of `bytes`, blocking; nil when written, else why not (the socket's error).
+    func writeAll(_ bytes: [UInt8]) -> String? {
+        let result = bytes.withUnsafeBytes { Syscalls.sendAll(fd, $0) }
+        return result >= 0 ? nil : Syscalls.errorText(Int32(-result))
     }
 
     /// Writes as much of `bytes[offset...]` as the socket takes now; returns the new offset, or

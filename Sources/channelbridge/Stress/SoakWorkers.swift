@@ -184,7 +184,9 @@ enum SoakWorkers {
         try await ChildProcess.onThread("soak reset") {
             let peer = try RawPeer(path: socket)
             defer { peer.close() }
-            guard peer.write(RawPeer.hello() + listen) else { throw BenchError("the host did not take HELLO and listen") }
+            if let failure = peer.writeAll(RawPeer.hello() + listen) {
+                throw BenchError("the host did not take HELLO and listen: \(failure)")
+            }
             Syscalls.sleep(microseconds: UInt32(milliseconds) * 1000)
         }
     }
