@@ -22,6 +22,11 @@ package final class TimedSemaphore: @unchecked Sendable {
         sem_post(semaphore)
     }
 
+    /// Waits for a post, however long it takes.
+    package func wait() {
+        while sem_wait(semaphore) != 0, errno == EINTR {}
+    }
+
     /// Waits for a post; `false` when `seconds` passed first.
     package func wait(seconds: Int) -> Bool {
         var deadline = timespec()
