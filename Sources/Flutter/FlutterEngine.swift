@@ -21,7 +21,11 @@ public import Foundation
 ///
 /// Threading, as on iOS: every handler runs on the engine's one serial platform executor (or on
 /// the serial task queue it was installed with), one at a time, in the order the messages
-/// arrived on the session, across channels. A `FlutterResult` or reply may be called later, from
+/// arrived on the session, across channels. The platform executor runs on the process's main
+/// thread, shared by every engine, so handlers can schedule `Timer`s on the main run loop, use
+/// `DispatchQueue.main` and the main actor, and see `Thread.isMainThread` true, provided the
+/// process runs its main run loop (`FlutterRunLoop.runMain`); `Options.platformThread` can give
+/// an engine a queue of its own instead. A `FlutterResult` or reply may be called later, from
 /// any thread, once; a second call is ignored with a logged warning. Reply callbacks of messages
 /// the engine sends run on the platform executor.
 ///
@@ -35,16 +39,21 @@ open class FlutterEngine: NSObject, @unchecked Sendable {
     // @unchecked: mutable state is in `state` (a `LockedValue`); handlers are only called on their
     // executors.
 
-    /// Bounds and names.
+    /// Bounds, names and where handlers run.
     public struct Options: Sendable {
         /// Messages that may wait for the platform executor (and for each task queue).
         public var maximumWaitingMessages: Int
         /// Names the platform executor's queue.
         public var label: String
+        /// Where handlers without a task queue and reply callbacks run: the process's main
+        /// thread (the default, as on iOS) or a serial queue of the engine's own.
+        public var platformThread: PlatformThread
 
-        public init(maximumWaitingMessages: Int = 1_024, label: String = "FlutterEngine") {
+        public init(maximumWaitingMessages: Int = 1_024, label: String = "FlutterEngine",
+                    platformThread: PlatformThread = .main) {
             self.maximumWaitingMessages = maximumWaitingMessages
             self.label = label
+            self.platformThread = platformThread
         }
     }
 
@@ -90,7 +99,8 @@ open class FlutterEngine: NSObject, @unchecked Sendable {
     init(messenger: any BinaryMessenger, registry: PluginRegistry?, options: Options) {
         self.sessionMessenger = messenger
         self.options = options
-        self.platform = SerialExecutor(label: "\(options.label) platform", limit: options.maximumWaitingMessages)
+        self.platform = options.platformThread.makeExecutor(label: "\(options.label) platform",
+                                                           limit: options.maximumWaitingMessages)
         self.state = LockedValue(State(registry: registry, channels: registry?.channels))
         super.init()
         // Strong: the session keeps its engine until the connection ends.

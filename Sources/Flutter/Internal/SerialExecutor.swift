@@ -8,16 +8,23 @@ import Synchronization
 /// that order. When `limit` items are waiting, `enqueue` refuses more (the caller answers the
 /// message with an error); replies and teardown use `enqueueUnbounded`, as they are bounded by the
 /// messages already admitted.
+///
+/// With a `target` (the main queue, for an engine whose platform thread is the main thread) the
+/// queue is still this executor's own, so its order, its bound and `drain()` are per engine; its
+/// work runs where the target runs its own.
 final class SerialExecutor: Sendable {
     let label: String
     let limit: Int
     private let queue: DispatchQueue
     private let waiting = Atomic<Int>(0)
+    /// Work is meant for the main thread: the first item that runs elsewhere says so in the log.
+    private let reportsMainThread: Bool
 
-    init(label: String, limit: Int) {
+    init(label: String, limit: Int, target: DispatchQueue? = nil, reportsMainThread: Bool = false) {
         self.label = label
         self.limit = limit
-        self.queue = DispatchQueue(label: label)
+        self.queue = DispatchQueue(label: label, target: target)
+        self.reportsMainThread = reportsMainThread
     }
 
     /// Runs `work` after everything enqueued before it; `false` (and nothing enqueued) when
@@ -29,6 +36,7 @@ final class SerialExecutor: Sendable {
         }
         queue.async { [self] in
             waiting.subtract(1, ordering: .relaxed)
+            if reportsMainThread { FlutterRunLoop.noteMainQueueWork() }
             work()
         }
         return true
