@@ -48,5 +48,7 @@ if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
 }
 
 let interruptions = HostSignal.watch(onRepeat: { ProcessExit.immediately($0.exitStatus) })
-ProcessExit.normally(await ExtensionHostCommand.main(arguments: arguments,
-                                                     interruptions: interruptions, plugins: plugins))
+// The main thread runs the main run loop, where the plugins' handlers run, as in an iOS app.
+ProcessExit.normally(FlutterRunLoop.runMain {
+    await ExtensionHostCommand.main(arguments: arguments, interruptions: interruptions, plugins: plugins)
+})

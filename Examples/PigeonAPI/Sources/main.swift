@@ -36,19 +36,20 @@ func makeScratchDirectory() -> String {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-switch arguments.first {
-case "serve" where arguments.count == 2:
+/// Serves on `path` until SIGINT or SIGTERM.
+func serveUntilSignalled(on path: String) async throws {
     ProcessSignals.ignoreBrokenPipes()
     let watcher = ProcessSignals.watch([ProcessSignals.interrupt, ProcessSignals.terminate])
-    let listener = try serve(on: arguments[1]) { line($0) }
-    line("ready \(arguments[1])")
+    let listener = try serve(on: path) { line($0) }
+    line("ready \(path)")
     for await _ in watcher.signals { break }
     listener.close()
     // Closing returns at once; the socket file is gone only when the accepting thread has ended.
     await listener.waitUntilClosed()
+}
 
-case "demo" where arguments.count == 1:
+/// Serves on a scratch socket and calls every method as the Dart side would.
+func demo() async throws {
     let directory = makeScratchDirectory()
     let path = directory + "/pigeon.sock"
     let reports = AsyncStream.makeStream(of: String.self)
@@ -92,6 +93,30 @@ case "demo" where arguments.count == 1:
     listener.close()
     await listener.waitUntilClosed()
     try? FileManager.default.removeItem(atPath: directory)
+}
+
+/// Runs `work` with the main run loop running on the main thread, where the engines' handlers
+/// run as in an iOS app, and exits: 0 when it returns, 1 (with the error on stderr) when it throws.
+func runOnMainRunLoop(_ work: @escaping @Sendable () async throws -> Void) -> Never {
+    let status: Int32 = FlutterRunLoop.runMain {
+        do {
+            try await work()
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("pigeon-api-example: \(error)\n".utf8))
+            return 1
+        }
+    }
+    exit(status)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "serve" where arguments.count == 2:
+    runOnMainRunLoop { try await serveUntilSignalled(on: arguments[1]) }
+
+case "demo" where arguments.count == 1:
+    runOnMainRunLoop { try await demo() }
 
 case "--help", "-h":
     line("""
