@@ -209,10 +209,16 @@ let package = Package(
                           dependencies: ["Flutter", "ChannelBridgeSocket", "ChannelBridgeChannels", "ChannelBridgeCodec",
                                          "ChannelBridgeMessenger", "ChannelBridgePlatform"],
                           path: "Examples/PigeonAPI/Sources", swiftSettings: [.swiftLanguageMode(.v5)]),
+        // iOS-style channels in a process whose main thread runs the main run loop, for the
+        // threading tests (main thread, timers, DispatchQueue.main, the main actor).
+        .executableTarget(name: "flutter-threading-peer",
+                          dependencies: ["Flutter", "ChannelBridgeSocket", "ChannelBridgeMessenger"],
+                          path: "Tests/Support/flutter-threading-peer", swiftSettings: strict),
         .testTarget(name: "FlutterTests",
                     dependencies: ["Flutter", "ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeChannels",
                                    "ChannelBridgeMessenger", "ChannelBridgePlugins", "ChannelBridgeTesting", "ChannelBridgeSocket",
-                                   "ChannelBridgeTestSupport", "pigeon-api-example", "ChannelBridgePlatform"],
+                                   "ChannelBridgeTestSupport", "pigeon-api-example", "flutter-threading-peer",
+                                   "ChannelBridgePlatform"],
                     swiftSettings: strict),
 
         .testTarget(name: "ChannelBridgeChannelsTests",
