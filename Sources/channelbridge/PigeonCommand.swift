@@ -20,7 +20,9 @@ enum PigeonCommand: CLICommand {
             #endif
 
         'adapt' changes its first line to '#if os(iOS) || os(Linux)', so that Linux imports
-        ChannelBridge's Flutter module; nothing else in the file changes. The same one-line edit
+        ChannelBridge's Flutter module, and the same condition around each host API's
+        'let taskQueue = binaryMessenger.makeBackgroundTaskQueue?()', so that @TaskQueue methods
+        run on a background queue as on iOS; nothing else in the file changes. The same edits
         can be made by hand. Supported: the output of Pigeon 22.4.1 to 28.0.0, except @ProxyApi
         (see Protocol/flutter-embedder.md, section 7).
 
@@ -97,7 +99,8 @@ enum PigeonCommand: CLICommand {
     }
 }
 
-/// The platform-import block of Pigeon's Swift output, and the one-line edit that adds Linux.
+/// The platform-import block of Pigeon's Swift output, and the task-queue blocks of its host API
+/// setups: the edits that add Linux.
 enum PigeonImportBlock {
     enum Adaptation: Equatable {
         case adapted(String)
@@ -111,19 +114,32 @@ enum PigeonImportBlock {
     static let original = "#if os(iOS)"
     static let replacement = "#if os(iOS) || os(Linux)"
 
-    /// The text with the condition before `import Flutter` widened to Linux.
+    /// The text with the condition before `import Flutter` widened to Linux, and the condition
+    /// before each `let taskQueue = binaryMessenger.makeBackgroundTaskQueue?()` too, so that
+    /// `@TaskQueue` methods run on a background queue as on iOS.
     static func adapt(_ text: String) throws(NotFound) -> Adaptation {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var foundImport = false, edited = false
         for index in lines.indices.dropLast() {
             let condition = lines[index].trimmingCharacters(in: .whitespaces)
             let next = lines[index + 1].trimmingCharacters(in: .whitespaces)
-            guard next == "import Flutter" else { continue }
-            if condition == replacement { return .alreadyAdapted }
+            guard next == "import Flutter" || isTaskQueueLine(next) else { continue }
+            if next == "import Flutter" {
+                guard condition == original || condition == replacement else { continue }
+                foundImport = true
+            }
             guard condition == original else { continue }
-            var edited = lines.map(String.init)
-            edited[index] = edited[index].replacingOccurrences(of: original, with: replacement)
-            return .adapted(edited.joined(separator: "\n"))
+            lines[index] = lines[index].replacingOccurrences(of: original, with: replacement)
+            edited = true
         }
-        throw NotFound(message: "no Pigeon import block ('\(original)' followed by 'import Flutter')")
+        guard foundImport else {
+            throw NotFound(message: "no Pigeon import block ('\(original)' followed by 'import Flutter')")
+        }
+        return edited ? .adapted(lines.joined(separator: "\n")) : .alreadyAdapted
+    }
+
+    /// `let NAME = binaryMessenger.makeBackgroundTaskQueue?()`, as Pigeon writes it (24.0.0 on).
+    private static func isTaskQueueLine(_ line: String) -> Bool {
+        line.hasPrefix("let ") && line.hasSuffix(" = binaryMessenger.makeBackgroundTaskQueue?()")
     }
 }

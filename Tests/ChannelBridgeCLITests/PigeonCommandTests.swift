@@ -2,7 +2,7 @@ import ChannelBridgeTestSupport
 import Foundation
 import Testing
 
-/// `channelbridge pigeon adapt`: the one-line edit of Pigeon's platform-import block. Children are
+/// `channelbridge pigeon adapt`: the edits of Pigeon's platform-import block and task-queue blocks. Children are
 /// awaited on threads of their own, not on the concurrency pool.
 @Suite struct PigeonCommandTests {
     static let generated = """
@@ -29,7 +29,7 @@ import Testing
 
         """
 
-    @Test func adaptsTheImportBlockInPlaceAndNothingElse() async throws {
+    @Test func adaptsTheImportBlockAndTheTaskQueueBlocksInPlaceAndNothingElse() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
         let file = try directory.write("Messages.g.swift", Self.generated)
@@ -37,14 +37,28 @@ import Testing
         #expect(first.status == 0)
         #expect(first.stdout == "\(file): adapted\n")
         let adapted = try String(contentsOfFile: file, encoding: .utf8)
-        #expect(adapted == Self.generated.replacingOccurrences(of: "#if os(iOS)\n  import Flutter",
-                                                               with: "#if os(iOS) || os(Linux)\n  import Flutter"))
-        #expect(adapted.contains("  #if os(iOS)\n    let taskQueue"), "the task-queue condition in the body stays")
+        #expect(adapted == Self.generated
+            .replacingOccurrences(of: "#if os(iOS)\n  import Flutter", with: "#if os(iOS) || os(Linux)\n  import Flutter")
+            .replacingOccurrences(of: "  #if os(iOS)\n    let taskQueue", with: "  #if os(iOS) || os(Linux)\n    let taskQueue"))
 
         let again = try await ProcessRunner.runOnThread("channelbridge", ["pigeon", "adapt", file])
         #expect(again.status == 0 && again.stdout == "\(file): already adapted\n")
         let check = try await ProcessRunner.runOnThread("channelbridge", ["pigeon", "adapt", file, "--check"])
         #expect(check.status == 0)
+    }
+
+    @Test func aFileWithOnlyItsImportBlockAdaptedStillNeedsItsTaskQueueBlocks() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let importOnly = Self.generated.replacingOccurrences(of: "#if os(iOS)\n  import Flutter",
+                                                             with: "#if os(iOS) || os(Linux)\n  import Flutter")
+        let file = try directory.write("Messages.g.swift", importOnly)
+        let check = try await ProcessRunner.runOnThread("channelbridge", ["pigeon", "adapt", file, "--check"])
+        #expect(check.status == 1 && check.stdout == "\(file): needs adapting\n")
+        let adapt = try await ProcessRunner.runOnThread("channelbridge", ["pigeon", "adapt", file])
+        #expect(adapt.status == 0 && adapt.stdout == "\(file): adapted\n")
+        #expect(try String(contentsOfFile: file, encoding: .utf8)
+                == importOnly.replacingOccurrences(of: "  #if os(iOS)\n    let taskQueue", with: "  #if os(iOS) || os(Linux)\n    let taskQueue"))
     }
 
     @Test func checkAndOutputLeaveTheFileAlone() async throws {
