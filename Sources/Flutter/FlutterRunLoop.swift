@@ -8,8 +8,8 @@ import Foundation
 /// `DispatchQueue.main`, so the main actor is the main thread.
 ///
 /// An executable with asynchronous top-level code does not run it: Swift parks the main thread
-/// and a pool thread serves the main queue, so handlers still run, in order, but not on the main
-/// thread, and `Timer`s scheduled from them never fire. A host's top-level code is therefore
+/// (`dispatchMain()`) and a dispatch worker thread serves the main queue, so handlers still run,
+/// in order, but not on the main thread, and `Timer`s scheduled from them never fire. A host's top-level code is therefore
 /// synchronous and hands its asynchronous work to `runMain`:
 ///
 /// ```swift
