@@ -15,7 +15,9 @@ enum CallCommand: CLICommand {
         too big), numbers with a fraction are float64, plain objects are maps with string keys.
 
         Exit status: 0 success; 1 the host answered with an error or "not implemented" (for a
-        channel its reflection does not list: "no channel 'X' on this host", with the nearest name);
+        channel its reflection does not list: "no channel 'X' on this host", with the nearest name;
+        for a method the channel's listed methods lack: "no method 'M' on channel 'X'", with the
+        nearest one);
         64 usage; 65 ARGS is not valid TVN; 69 host unreachable or connection lost; 75 the host
         did not answer within the timeout (it may be stopped or overloaded).
 
@@ -53,7 +55,7 @@ enum CallCommand: CLICommand {
                     ? try await client.invokeMethod(method, onChannel: channel, arguments: arguments, codec: JSONMethodCodec())
                     : try await client.invokeMethod(method, onChannel: channel, arguments: arguments)
             } catch let error as ChannelError where error.code == .notImplemented {
-                throw await notImplemented(error, channel: channel, client: client, context: context)
+                throw await notImplemented(error, channel: channel, method: method, client: client, context: context)
             } catch {
                 var failure = context.failure(error)
                 if let hint = hint(for: error, method: method, arguments: arguments) { failure.message += "\nhint: " + hint }
@@ -65,16 +67,20 @@ enum CallCommand: CLICommand {
     }
 
     /// A null reply: when the host's reflection lists no `channel`, that is what the caller is
-    /// told, with the nearest name; otherwise (or with no reflection) the not-implemented line.
-    /// The exit status is not implemented's either way. The host answers null on every channel it
-    /// does not serve (Flutter's semantics), so only the client can tell the two apart.
-    static func notImplemented(_ error: ChannelError, channel: String, client: ExtensionHostClient,
+    /// told, with the nearest name; when it lists the channel with its methods and `method` is not
+    /// among them, that, with the nearest method; otherwise (a listed method, a channel that does
+    /// not list its methods, no reflection) the not-implemented line. The exit status is not
+    /// implemented's either way. The host answers null on every channel it does not serve
+    /// (Flutter's semantics), so only the client can tell these apart.
+    static func notImplemented(_ error: ChannelError, channel: String, method: String, client: ExtensionHostClient,
                                context: ClientContext) async -> CommandFailure {
         let failure = context.failure(error)
-        guard let channels = try? await client.listChannels(), !channels.contains(where: { $0.name == channel }) else {
-            return failure
+        guard let channels = await ListCommand.channelsListed(by: client) else { return failure }
+        guard let served = channels.first(where: { $0.name == channel }) else {
+            return CommandFailure(failure.status, ListCommand.noChannel(channel, in: channels))
         }
-        return CommandFailure(failure.status, ListCommand.noChannel(channel, in: channels))
+        guard let methods = served.methods, !methods.contains(where: { $0.name == method }) else { return failure }
+        return CommandFailure(failure.status, ListCommand.noMethod(method, on: channel, in: methods))
     }
 
     /// Lenient TVN reads a bare `3` as an int32, which a `setDouble` refuses (Dart always sends a

@@ -37,9 +37,7 @@ enum DescribeCommand: CLICommand {
             throw CommandFailure(ExitCode.failure, "channel '\(name)' does not list its methods")
         }
         guard let method = methods.first(where: { $0.name == methodName }) else {
-            let near = Suggestion.closest(to: methodName, in: methods.map(\.name)).map { "did you mean '\($0)'?" }
-            throw CommandFailure(ExitCode.failure, "no method '\(methodName)' on channel '\(name)'; "
-                                 + (near ?? "run 'channelbridge list \(name)' for its methods"))
+            throw CommandFailure(ExitCode.failure, ListCommand.noMethod(methodName, on: name, in: methods))
         }
         if context.json {
             Output.line(context.text(["channel": .string(channel.name), "method": .string(method.name),

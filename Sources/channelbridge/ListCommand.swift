@@ -64,6 +64,19 @@ enum ListCommand: CLICommand {
         }
     }
 
+    /// The host's channels for a message that got no answer: `nil` when the host serves no
+    /// reflection or does not answer it, so that the caller keeps the error it has.
+    static func channelsListed(by client: ExtensionHostClient) async -> [ChannelDescription]? {
+        try? await client.listChannels()
+    }
+
+    /// `noChannel(_:in:)` when the host's reflection does not list `name`; `nil` when it lists it
+    /// or serves no reflection. For a message or a `listen` that found no handler.
+    static func missingChannel(_ name: String, on client: ExtensionHostClient) async -> String? {
+        guard let channels = await channelsListed(by: client), !channels.contains(where: { $0.name == name }) else { return nil }
+        return noChannel(name, in: channels)
+    }
+
     /// The channel named `name`, or a failure naming the nearest one.
     static func find(_ name: String, in channels: [ChannelDescription]) throws -> ChannelDescription {
         if let channel = channels.first(where: { $0.name == name }) { return channel }
@@ -76,6 +89,12 @@ enum ListCommand: CLICommand {
             return "no channel '\(name)' on this host; did you mean '\(close)'?"
         }
         return "no channel '\(name)' on this host; run 'channelbridge list' for the channels it serves"
+    }
+
+    /// "no method 'M' on channel 'X'; did you mean 'N'?", or where to look when nothing is near.
+    static func noMethod(_ method: String, on channel: String, in methods: [MethodDescription]) -> String {
+        let near = Suggestion.closest(to: method, in: methods.map(\.name)).map { "did you mean '\($0)'?" }
+        return "no method '\(method)' on channel '\(channel)'; " + (near ?? "run 'channelbridge list \(channel)' for its methods")
     }
 
     /// `NAME (KIND channel, CODEC codec): DESCRIPTION`.

@@ -15,7 +15,9 @@ enum ListenCommand: CLICommand {
 
         Listens on the EventChannel CHANNEL (with ARGS, lenient TVN) and prints each event as
         canonical TVN on its own line until the stream ends (exit 0) or Ctrl-C (the stream is
-        cancelled, exit 130). An error event is printed to stderr and listening goes on.
+        cancelled, exit 130). An error event is printed to stderr and listening goes on. A channel
+        nobody owns is exit status 1: "no channel 'X' on this host" with the nearest name when the
+        host's reflection does not list it.
 
         Options:
           --count N       cancel the stream after N events and exit 0
@@ -72,6 +74,10 @@ enum ListenCommand: CLICommand {
         do {
             try await listening.value
         } catch is CancellationError {
+        } catch let error as ChannelError where error.code == .notImplemented {
+            // Nothing owns the channel: reflection tells a channel the host does not serve.
+            throw CommandFailure(ExitCode.failure, await ListCommand.missingChannel(args.positionals[0], on: client)
+                                 ?? context.failure(error).message)
         } catch {
             if !interrupted.withLock({ $0 }) { throw context.failure(error) }
         }

@@ -16,7 +16,9 @@ enum SendCommand: CLICommand {
         printed the same way (--json: as plain JSON, for standard and json).
 
         A null reply means no handler took the message (or its handler answered nothing, as a
-        Flutter handler returning null does): it is reported like call's "not implemented".
+        Flutter handler returning null does): it is reported like call's "not implemented", or,
+        on a channel the host's reflection does not list, as "no channel 'X' on this host" with
+        the nearest name.
 
         Exit status: 0 a reply; 1 a null reply or a failed handler; 64 usage; 65 MESSAGE is not
         valid; 69 host unreachable or connection lost; 75 no answer within the timeout.
@@ -66,15 +68,17 @@ enum SendCommand: CLICommand {
         return ExitCode.success
     }
 
-    /// The reply; a null reply (no handler, as a `call` to an unknown method gets) fails with status 1.
+    /// The reply; a null reply (no handler, as a `call` to an unknown method gets) fails with status
+    /// 1, saying "no channel" with the nearest name when the host's reflection does not list it.
     static func send<Codec: MessageCodec>(_ codec: Codec, _ channel: String, _ message: Codec.Message,
                                           _ context: ClientContext) async throws -> Codec.Message {
-        let reply = try await context.withClient { client in
-            try await BasicMessageChannel(name: channel, messenger: client.messenger, codec: codec).send(message, timeout: context.callTimeout)
+        try await context.withClient { client in
+            let reply = try await BasicMessageChannel(name: channel, messenger: client.messenger, codec: codec)
+                .send(message, timeout: context.callTimeout)
+            if let reply { return reply }
+            // The host answers null on a channel it does not serve, as Flutter does: reflection tells.
+            throw CommandFailure(ExitCode.failure, await ListCommand.missingChannel(channel, on: client)
+                                 ?? "not implemented: no handler answered the message on channel \(channel) (null reply)")
         }
-        guard let reply else {
-            throw CommandFailure(ExitCode.failure, "not implemented: no handler answered the message on channel \(channel) (null reply)")
-        }
-        return reply
     }
 }

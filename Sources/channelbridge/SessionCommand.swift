@@ -84,7 +84,7 @@ enum SessionCommand: CLICommand {
                 do {
                     result = try await invoke(call, on: client, json: codecName == "json")
                 } catch let error as ChannelError where error.code == .notImplemented {
-                    throw await CallCommand.notImplemented(error, channel: call.channel, client: client, context: context)
+                    throw await CallCommand.notImplemented(error, channel: call.channel, method: call.method, client: client, context: context)
                 }
                 Output.line(context.text(result))
             } catch {

@@ -41,7 +41,9 @@ import Testing
             defer { Task { _ = await live.stop() } }
             let outcome = try await live.channelbridge(["call", "channelbridge/extension", "teleport"])
             #expect(outcome.status == 1)
-            #expect(outcome.stderr == "channelbridge call: not implemented: No implementation found for method teleport on channel channelbridge/extension\n")
+            // The channel lists its methods (reflection), so the line says the method is missing.
+            #expect(outcome.stderr == "channelbridge call: no method 'teleport' on channel 'channelbridge/extension'; "
+                    + "run 'channelbridge list channelbridge/extension' for its methods\n")
         }
     }
 
@@ -158,7 +160,8 @@ import Testing
         }
     }
 
-    /// A null reply is what a channel with no handler answers: reported as `call` reports an unknown method.
+    /// A null reply is what a channel with no handler answers: reported as `call` reports a channel
+    /// the host's reflection does not list.
     @Test func sendToAChannelWithNoHandlerExits1() async throws {
         try await withHangGuard {
             let live = try await LiveHost.start()
@@ -167,7 +170,7 @@ import Testing
                 let outcome = try await live.channelbridge(["send", "no/handler", "10", "--codec", codec])
                 #expect(outcome.status == 1, "\(codec)")
                 #expect(outcome.stdout == "", "\(codec)")
-                #expect(outcome.stderr == "channelbridge send: not implemented: no handler answered the message on channel no/handler (null reply)\n",
+                #expect(outcome.stderr == "channelbridge send: no channel 'no/handler' on this host; run 'channelbridge list' for the channels it serves\n",
                         "\(codec)")
             }
         }

@@ -80,10 +80,10 @@ import Testing
         }
     }
 
-    /// The host still answers null on a channel it does not serve (Flutter's semantics); the CLI
-    /// asks reflection and says the channel is missing, with the exit status of not implemented
-    /// (`ClientCommandTests.notImplementedNamesChannelAndMethod`).
-    @Test func callOnAChannelTheHostDoesNotServeSaysSoWithTheNearestName() async throws {
+    /// The host still answers null on a channel it does not serve, and on a method a channel does
+    /// not have (Flutter's semantics); the CLI asks reflection and says which is missing, with the
+    /// nearest name and the exit status of not implemented.
+    @Test func callOnAChannelOrMethodTheHostDoesNotServeSaysSoWithTheNearestName() async throws {
         try await withHangGuard {
             let live = try await LiveHost.start()
             defer { Task { _ = await live.stop() } }
@@ -94,10 +94,39 @@ import Testing
             let far = try await live.channelbridge(["call", "no/such/channel", "get"])
             #expect(far.status == 1)
             #expect(far.stderr == "channelbridge call: no channel 'no/such/channel' on this host; run 'channelbridge list' for the channels it serves\n")
-            // A served channel without the method keeps the not-implemented line.
-            let method = try await live.channelbridge(["call", "shared_preference_app_group", "teleport"])
+            // A served channel that lists its methods, without this one: the nearest method.
+            let method = try await live.channelbridge(["call", "shared_preference_app_group", "getInts", #"{"key": "n"}"#])
             #expect(method.status == 1)
-            #expect(method.stderr == "channelbridge call: not implemented: No implementation found for method teleport on channel shared_preference_app_group\n")
+            #expect(method.stdout == "")
+            #expect(method.stderr == "channelbridge call: no method 'getInts' on channel 'shared_preference_app_group'; did you mean 'getInt'?\n")
+            let farMethod = try await live.channelbridge(["call", "shared_preference_app_group", "teleport"])
+            #expect(farMethod.status == 1)
+            #expect(farMethod.stderr == "channelbridge call: no method 'teleport' on channel 'shared_preference_app_group'; "
+                    + "run 'channelbridge list shared_preference_app_group' for its methods\n")
+        }
+    }
+
+    /// `send` and `listen` get a null reply (or a refused `listen`) from a channel nobody owns, as
+    /// `call` does; they ask reflection too.
+    @Test func sendAndListenOnAChannelTheHostDoesNotServeSayItWithTheNearestName() async throws {
+        try await withHangGuard {
+            let live = try await LiveHost.start(["--echo"])
+            defer { Task { _ = await live.stop() } }
+            let send = try await live.channelbridge(["send", "channelbridge/ecko", "00", "--codec", "binary"])
+            #expect(send.status == 1)
+            #expect(send.stdout == "")
+            #expect(send.stderr == "channelbridge send: no channel 'channelbridge/ecko' on this host; did you mean 'channelbridge/echo'?\n")
+            let farSend = try await live.channelbridge(["send", "no/handler", "1"])
+            #expect(farSend.status == 1)
+            #expect(farSend.stderr == "channelbridge send: no channel 'no/handler' on this host; run 'channelbridge list' for the channels it serves\n")
+            let listen = try await live.channelbridge(["listen", "shared_preference_app_group/change", #"{"appGroup": "group.local"}"#])
+            #expect(listen.status == 1)
+            #expect(listen.stdout == "")
+            #expect(listen.stderr == "channelbridge listen: no channel 'shared_preference_app_group/change' on this host; "
+                    + "did you mean 'shared_preference_app_group/changes'?\n")
+            let farListen = try await live.channelbridge(["listen", "no/events"])
+            #expect(farListen.status == 1)
+            #expect(farListen.stderr == "channelbridge listen: no channel 'no/events' on this host; run 'channelbridge list' for the channels it serves\n")
         }
     }
 }

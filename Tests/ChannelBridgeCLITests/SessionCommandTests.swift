@@ -34,7 +34,7 @@ import Testing
                 null
                 null
                 error: remote error WRONG_TYPE: getString: the value of key 'launches' is int (int32), not String details: {"map":[["key","launches"],["storedType","int (int32)"],["wantedType","String"]]}
-                error: not implemented: No implementation found for method teleport on channel channelbridge/extension
+                error: no method 'teleport' on channel 'channelbridge/extension'; run 'channelbridge list channelbridge/extension' for its methods
                 error: no channel 'shared_preferences_app_group' on this host; did you mean 'shared_preference_app_group'?
                 {"int32":3}
                 error: no METHOD after CHANNEL 'only-a-channel'; a line is CHANNEL METHOD [ARGS]
