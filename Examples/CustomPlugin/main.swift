@@ -34,6 +34,8 @@ func run(name: String, socket path: String) async throws {
         } catch {
             FileHandle.standardError.write(Data("registration failed: \(error)\n".utf8))
         }
+        // Lists the session's channels on channelbridge/reflection, for `channelbridge list`.
+        registry.serveReflection()
     }
 
     // A client process would do exactly this.
@@ -45,6 +47,13 @@ func run(name: String, socket path: String) async throws {
         _ = try await greeter.invokeMethod("wave")
     } catch {
         print(error)
+    }
+    // What the session serves, read as `channelbridge list` reads it.
+    let reflection = MethodChannel(name: ChannelCatalog.reflectionChannel, messenger: connection.messenger)
+    if case .list(let listed) = try await reflection.invokeMethod("listChannels") {
+        for channel in listed.compactMap(ChannelDescription.init) {
+            print("listed: \(channel.name) (\(channel.kind.rawValue) channel): " + (channel.methods ?? []).map(\.name).joined(separator: ", "))
+        }
     }
     connection.close()
     listener.close()
@@ -58,8 +67,8 @@ if arguments.first == "--help" || arguments.first == "-h" {
         usage: custom-plugin-example [NAME]
 
         Registers the example greeter plugin by name on each session of a socket in a scratch
-        directory, then calls it over the socket: greets NAME (default world) and calls a method
-        the plugin does not implement.
+        directory, then calls it over the socket: greets NAME (default world), calls a method
+        the plugin does not implement, and lists the session's channels (reflection).
         """)
     exit(0)
 }

@@ -35,13 +35,25 @@ func makeScratchDirectory() -> String {
 }
 
 func run(count: Int, socket path: String) async throws {
-    // The owner: every session that connects gets the countdown channel.
+    // The owner: every session that connects gets the countdown channel, and reflection
+    // (channelbridge/reflection) listing it, for `channelbridge list`.
     let listener = try SocketListener(path: path) { session in
         EventChannel(name: "example/countdown", messenger: session.messenger).setStreamHandler(Countdown())
+        let channels = ChannelCatalog()
+        channels.add(ChannelDescription(name: "example/countdown", kind: .event, codec: "standard",
+                                        summary: #"listen {"from"?: int}; events from, …, 1, then "liftoff""#))
+        channels.serveReflection(on: session.messenger)
     }
 
     // The listener side, in the same process over the socket (any process could connect instead).
     let connection = try await SocketConnection.connect(to: path)
+    // What the session serves, read as `channelbridge list` reads it.
+    let reflection = MethodChannel(name: ChannelCatalog.reflectionChannel, messenger: connection.messenger)
+    if case .list(let listed) = try await reflection.invokeMethod("listChannels") {
+        for channel in listed.compactMap(ChannelDescription.init) {
+            print("listed: \(channel.name) (\(channel.kind.rawValue) channel)" + (channel.summary.map { ": " + $0 } ?? ""))
+        }
+    }
     let events = EventChannel(name: "example/countdown", messenger: connection.messenger)
     for try await event in events.receiveBroadcastStream(arguments: ["from": .int(count)]) {
         print(TypedValueNotation.canonicalText(try event.get()))
@@ -58,8 +70,9 @@ if arguments.first == "--help" || arguments.first == "-h" {
     print("""
         usage: event-stream-example [COUNT]
 
-        Serves an EventChannel on a socket in a scratch directory and listens to it: a countdown
-        from COUNT (default 3), then "liftoff", then the end of the stream.
+        Serves an EventChannel on a socket in a scratch directory, lists the session's channels
+        (reflection), and listens to it: a countdown from COUNT (default 3), then "liftoff", then
+        the end of the stream.
         """)
     exit(0)
 }

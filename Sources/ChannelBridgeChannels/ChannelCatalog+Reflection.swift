@@ -1,4 +1,5 @@
 public import ChannelBridgeCodec
+public import ChannelBridgeMessenger
 
 extension ChannelCatalog {
     /// The reflection channel's name (Protocol/reflection.md).
@@ -17,5 +18,30 @@ extension ChannelCatalog {
     public func answerReflection(_ call: MethodCall) throws -> StandardValue {
         guard call.method == "listChannels" else { throw MethodNotImplemented() }
         return .list(channels.map(\.standardValue))
+    }
+
+    /// Serves this catalog on `channelbridge/reflection` over `messenger`, and lists that channel
+    /// in it, so that `channelbridge list` reads what the session serves. Each `listChannels`
+    /// reads the catalog as it is then, so channels added later are listed too.
+    ///
+    /// ```swift
+    /// let catalog = ChannelCatalog()
+    /// catalog.add(ChannelDescription(name: "example/countdown", kind: .event, codec: "standard"))
+    /// let reflection = catalog.serveReflection(on: session.messenger)
+    /// // …
+    /// reflection.setMethodCallHandler(nil)   // when the session's channels go
+    /// ```
+    ///
+    /// A `PluginRegistry` does this for its own catalog with `serveReflection()`, removing the
+    /// handler at teardown.
+    ///
+    /// - Returns: the reflection channel, whose handler (replacing any it had) stays until it is
+    ///   removed with `setMethodCallHandler(nil)` or the messenger closes.
+    @discardableResult
+    public func serveReflection(on messenger: any BinaryMessenger) -> MethodChannel {
+        add(Self.reflectionDescription)
+        let channel = MethodChannel(name: Self.reflectionChannel, messenger: messenger)
+        channel.setSynchronousMethodCallHandler { [self] call in try answerReflection(call) }
+        return channel
     }
 }

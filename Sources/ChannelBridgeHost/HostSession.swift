@@ -15,18 +15,16 @@ final class HostSession: Sendable {
     let registry: PluginRegistry
     let extensionChannel: MethodChannel
     let echoChannel: BasicMessageChannel<BinaryCodec>?
-    let reflectionChannel: MethodChannel
     private let tornDown = LockedValue(false)
 
     init(id: Int, connection: SocketConnection, messenger: any BinaryMessenger, registry: PluginRegistry,
-         extensionChannel: MethodChannel, echoChannel: BasicMessageChannel<BinaryCodec>?, reflectionChannel: MethodChannel) {
+         extensionChannel: MethodChannel, echoChannel: BasicMessageChannel<BinaryCodec>?) {
         self.id = id
         self.connection = connection
         self.messenger = messenger
         self.registry = registry
         self.extensionChannel = extensionChannel
         self.echoChannel = echoChannel
-        self.reflectionChannel = reflectionChannel
     }
 
     /// Removes the session's handlers and tears its plugins down, once.
@@ -39,6 +37,5 @@ final class HostSession: Sendable {
         await registry.tearDown()
         extensionChannel.setMethodCallHandler(nil)
         echoChannel?.setMessageHandler(nil)
-        reflectionChannel.setMethodCallHandler(nil)
     }
 }

@@ -43,7 +43,7 @@ public final class PluginRegistrar: Sendable {
     /// description. Channels set up with `addMethodCallDelegate` or `addStreamHandler` are listed
     /// without it (with a `MethodRouter`'s methods); this adds what they cannot know.
     public func describe(_ channel: ChannelDescription) {
-        channels.add(channel)
+        catalogue(channel.name, previous: channels.add(channel))
     }
 
     /// Publishes a value under this plugin's key, replacing any earlier one; the registry's
@@ -58,8 +58,8 @@ public final class PluginRegistrar: Sendable {
     /// `channel` had; removed at teardown.
     public func addMethodCallDelegate(_ delegate: some MethodCallDelegate, channel: MethodChannel) {
         let methods = (delegate as? MethodRouter)?.methods.map { MethodDescription(name: $0) }
-        channels.addSetUp(ChannelDescription(name: channel.name, kind: .method, codec: ChannelDescription.codecName(channel.codec),
-                                             methods: methods))
+        catalogue(channel.name, previous: channels.addSetUp(ChannelDescription(
+            name: channel.name, kind: .method, codec: ChannelDescription.codecName(channel.codec), methods: methods)))
         core.install(for: key) {
             if let immediate = delegate as? any ImmediateMethodCallDelegate {
                 channel.setImmediateMethodCallHandler { call in try immediate.answerImmediately(call) }
@@ -73,11 +73,19 @@ public final class PluginRegistrar: Sendable {
     /// Makes `handler` the owner of the event channel `channel`; removed at teardown, which ends
     /// the active stream and calls the handler's `onCancel`.
     public func addStreamHandler(_ handler: some StreamHandler, channel: EventChannel) {
-        channels.addSetUp(ChannelDescription(name: channel.name, kind: .event, codec: ChannelDescription.codecName(channel.codec)))
+        catalogue(channel.name, previous: channels.addSetUp(ChannelDescription(
+            name: channel.name, kind: .event, codec: ChannelDescription.codecName(channel.codec))))
         core.install(for: key) {
             channel.setStreamHandler(handler)
             return { channel.setStreamHandler(nil) }
         }
+    }
+
+    /// Records a catalog entry this plugin added, so that a failed registration takes it back; a
+    /// registrar whose plugin is no longer registered (its registration failed) takes it back at
+    /// once, as its handlers are not installed either.
+    private func catalogue(_ name: String, previous: ChannelDescription?) {
+        if !core.catalogued(name, previous: previous, for: key) { channels.restore(name, to: previous) }
     }
 
     /// Runs `hook` once when the registry is torn down (after every channel handler is removed).

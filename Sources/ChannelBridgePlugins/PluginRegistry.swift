@@ -28,11 +28,12 @@ public final class PluginRegistry: Sendable {
     /// The channels the plugins set up through their registrars, for reflection; the host adds
     /// its own.
     public let channels = ChannelCatalog()
-    private let core = RegistryCore()
+    private let core: RegistryCore
 
     public init(messenger: any BinaryMessenger, environment: PluginEnvironment = PluginEnvironment()) {
         self.messenger = messenger
         self.environment = environment
+        self.core = RegistryCore(channels: channels)
     }
 
     /// A registrar for the plugin `key`, which is registered from now on.
@@ -49,7 +50,8 @@ public final class PluginRegistry: Sendable {
     ///
     /// - Throws: what `registrar(forPlugin:)` throws, or `registrationFailed` (with the plugin's
     ///   error as `underlying`) when `register(with:)` threw. A failed plugin leaves nothing behind:
-    ///   its key is free again, the handlers it installed are removed and its hooks have run.
+    ///   its key is free again, the handlers it installed are removed, the catalog entries it added
+    ///   are taken back (reflection lists what was there before) and its hooks have run.
     public func register(_ plugin: any Plugin.Type, forKey key: String? = nil) async throws(PluginError) {
         let key = key ?? plugin.pluginKey
         let registrar = try registrar(forPlugin: key)
@@ -73,6 +75,27 @@ public final class PluginRegistry: Sendable {
             let hooks = core.rollBackNow(key)
             if !hooks.isEmpty { Task { for hook in hooks { await hook() } } }
             throw .registrationFailed(key, error)
+        }
+    }
+
+    /// Serves `channels` on `channelbridge/reflection` over the registry's messenger
+    /// (Protocol/reflection.md), so that `channelbridge list` prints every channel the plugins set
+    /// up, and what the host adds to `channels` itself. Reflection is not served unless this is
+    /// called: once per registry, before or after registering plugins (each `listChannels` reads
+    /// the catalog as it is then). The handler is removed at `tearDown()`; after it, this does
+    /// nothing.
+    ///
+    /// ```swift
+    /// let listener = try SocketListener(path: path) { session in
+    ///     let registry = PluginRegistry(messenger: session.messenger)
+    ///     try? GreeterPlugin.register(with: registry.registrar(forPlugin: GreeterPlugin.pluginKey))
+    ///     registry.serveReflection()
+    /// }
+    /// ```
+    public func serveReflection() {
+        core.installOwn {
+            let reflection = channels.serveReflection(on: messenger)
+            return { reflection.setMethodCallHandler(nil) }
         }
     }
 

@@ -3,6 +3,25 @@ import ChannelBridgePlugins
 import ChannelBridgePlatform
 
 extension FlutterEngine {
+    /// Serves the channels of this engine's session on `channelbridge/reflection`
+    /// (Protocol/reflection.md), so that `channelbridge list` prints them: every `Flutter` channel
+    /// whose handler is set on this engine (kind and codec; no methods, which a closure handler
+    /// cannot declare) and every channel of its registry's plugins. It is its `registry`'s
+    /// `serveReflection()`: once per engine, removed when the registry is torn down.
+    ///
+    /// ```swift
+    /// let listener = try SocketListener(path: path) { session in
+    ///     let engine = FlutterEngine(messenger: session.messenger)
+    ///     ShareHostApiSetup.setUp(binaryMessenger: engine, api: ShareHostApiImplementation())
+    ///     engine.serveReflection()
+    /// }
+    /// ```
+    ///
+    /// A host built on `ExtensionHostCommand` serves reflection already; there, this is not needed.
+    public func serveReflection() {
+        registry.serveReflection()
+    }
+
     /// Lists a channel whose handler is being installed on `messenger` in its engine's catalog
     /// (`State.channels`), for reflection (`channelbridge list`). Runs when a handler is set,
     /// never per message; a messenger that is no engine lists nothing.

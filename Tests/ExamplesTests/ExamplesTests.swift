@@ -27,7 +27,17 @@ import Testing
         let before = Self.inSystemTmp("cb-events-")
         let outcome = try await ProcessRunner.runOnThread("event-stream-example", ["3"], environment: Self.environment(tmp: tmp.path))
         #expect(outcome.status == 0)
-        #expect(outcome.stdout == "{\"int32\":3}\n{\"int32\":2}\n{\"int32\":1}\n\"liftoff\"\nend of stream\n")
+        // Its client reads the session's reflection first: the catalog the example serves by hand.
+        #expect(outcome.stdout == """
+            listed: channelbridge/reflection (method channel): The channels this session serves (channelbridge list)
+            listed: example/countdown (event channel): listen {"from"?: int}; events from, …, 1, then "liftoff"
+            {"int32":3}
+            {"int32":2}
+            {"int32":1}
+            "liftoff"
+            end of stream
+
+            """)
         #expect(outcome.stderr == "")
         #expect(Self.contents(tmp.path) == [])   // no socket, no lock file, no directory
         #expect(Self.inSystemTmp("cb-events-").subtracting(before).isEmpty)
@@ -43,6 +53,8 @@ import Testing
             Hello, Ada!
             greetings so far: 1
             notImplemented on channel 'example/greeter' (method 'wave'): No implementation found for method wave on channel example/greeter
+            listed: channelbridge/reflection (method channel): listChannels
+            listed: example/greeter (method channel): greet, greetings
 
             """)
         #expect(outcome.stderr == "")

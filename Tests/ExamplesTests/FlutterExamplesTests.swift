@@ -1,5 +1,6 @@
 import ChannelBridgeTestSupport
 import Foundation
+import Glibc
 import Testing
 
 /// The `Flutter` examples, run as a user would run them.
@@ -43,7 +44,8 @@ import Testing
         #expect(refused.stderr == "channelbridge call: remote error BAD_ARGS: add needs {\"text\": String}\n")
         let unknown = try await call("example/notes", "delete")
         #expect(unknown.status == 1)
-        #expect(unknown.stderr.contains("No implementation found for method delete on channel example/notes"))
+        // A closure handler declares no methods, so a missing one keeps the not-implemented line.
+        #expect(unknown.stderr == "channelbridge call: not implemented: No implementation found for method delete on channel example/notes\n")
 
         // The plugin registered by name, next to the built-in native one.
         let version = try await call("platform_version", "getPlatformVersion")
@@ -83,5 +85,41 @@ extension FlutterExamplesTests {
 
             """)
         #expect(ExamplesTests.contents(tmp.path) == [])   // its scratch directory, socket and lock file are gone
+    }
+
+    /// A `FlutterEngine` per session on a bare `SocketListener`, with `engine.serveReflection()`:
+    /// `channelbridge list` against the example's serve mode, a real child process, lists the
+    /// Pigeon channels the engine set up (message channels, without methods).
+    @Test func pigeonAPIServeModeIsListedByChannelbridgeList() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let host = try HostProcess(["serve", directory.socket], product: "pigeon-api-example")
+        var stopped = false
+        defer { if !stopped { host.send(signal: SIGKILL) } }
+        try await withHangGuard {
+            #expect(try await host.readyLine() == "ready \(directory.socket)")
+            let api = "dev.flutter.pigeon.pigeon_api_example.ShareHostApi."
+            let list = try await ProcessRunner.runOnThread("channelbridge", ["list", "--socket", directory.socket])
+            #expect(list.status == 0)
+            #expect(list.stderr == "")
+            #expect(list.stdout == """
+                channelbridge/reflection (method channel, standard codec): The channels this session serves (channelbridge list)
+                  methods: listChannels
+                \(api)add (message channel, standard codec)
+                \(api)clear (message channel, standard codec)
+                \(api)getHostLanguage (message channel, standard codec)
+                \(api)save (message channel, standard codec)
+                \(api)summarize (message channel, standard codec)
+
+                """)
+            // A mistyped channel gets the nearest name from the same reflection.
+            let send = try await ProcessRunner.runOnThread("channelbridge", ["send", api + "sav", "[]", "--socket", directory.socket])
+            #expect(send.status == 1)
+            #expect(send.stderr == "channelbridge send: no channel '\(api)sav' on this host; did you mean '\(api)save'?\n")
+        }
+        host.send(signal: SIGTERM)
+        stopped = true
+        let exit = await host.waitForExit()
+        #expect(exit.status == 0)
     }
 }

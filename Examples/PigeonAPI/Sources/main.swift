@@ -16,12 +16,14 @@ import ChannelBridgeSocket
 import Flutter
 import Foundation
 
-/// Starts serving the ShareApi on `path`: each session gets its engine and its API object.
+/// Starts serving the ShareApi on `path`: each session gets its engine and its API object, and
+/// reflection listing the API's channels (`channelbridge list --socket SOCKET`).
 func serve(on path: String, report: @escaping @Sendable (String) -> Void) throws -> SocketListener {
     try SocketListener(path: path) { session in
         let engine = FlutterEngine(messenger: session.messenger)
         let api = ShareHostApiImplementation(flutterApi: ShareFlutterApi(binaryMessenger: engine), report: report)
         ShareHostApiSetup.setUp(binaryMessenger: engine, api: api)
+        engine.serveReflection()
     }
 }
 
@@ -125,7 +127,7 @@ case "--help", "-h":
         Pigeon 28.0.0's Swift output for a share API, served by a FlutterEngine per session.
         demo: serves it on a socket in a scratch directory and calls every method as the Dart
         side would, printing each answer. serve SOCKET: serves it on SOCKET (prints `ready
-        SOCKET`) until SIGINT or SIGTERM.
+        SOCKET`) until SIGINT or SIGTERM; `channelbridge list --socket SOCKET` lists its channels.
         """)
 
 default:

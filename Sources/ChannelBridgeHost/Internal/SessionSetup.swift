@@ -64,13 +64,11 @@ struct SessionSetup: Sendable {
             catalog.add(ChannelDescription(name: HostOptions.echoChannel, kind: .message, codec: "binary",
                                            summary: "Answers every message with the bytes it carried (--echo)"))
         }
-        catalog.add(ChannelCatalog.reflectionDescription)
-        let reflectionChannel = MethodChannel(name: ChannelCatalog.reflectionChannel, messenger: messenger)
-        reflectionChannel.setSynchronousMethodCallHandler { call in try catalog.answerReflection(call) }
+        // Removed with the plugins' handlers when the registry is torn down.
+        registry.serveReflection()
 
         let session = HostSession(id: id, connection: connection, messenger: messenger, registry: registry,
-                                  extensionChannel: extensionChannel, echoChannel: echoChannel,
-                                  reflectionChannel: reflectionChannel)
+                                  extensionChannel: extensionChannel, echoChannel: echoChannel)
         sessions.add(session)
         if options.trace {
             log("extension-host: \(label) connected: \(connection.peerCredentials)")
