@@ -1,5 +1,6 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 public import Foundation
 
 /// A named channel for messages with replies, encoded with a message codec (Flutter's
@@ -86,23 +87,27 @@ open class FlutterBasicMessageChannel: NSObject, @unchecked Sendable {
         let (codec, name) = (self.codec, self.name)
         FlutterEngine.catalogue(name, kind: .message, codec: codec, on: binaryMessenger)
         connection = ChannelHandlers.install({ data, reply in
-            let message: Any?
-            do {
-                message = try MessageCoding.decode(data, codec)
-            } catch {
-                reply.failOrNull("Cannot decode the message on channel \(name): \(error)")
-                return
-            }
-            let once = Once()
-            handler(message) { answer in
-                guard once.claim() else {
-                    FlutterLog.warning("A reply on channel \(name) was sent more than once; the later one is ignored")
+            // Recorded for the report of a fatal signal, the codec's decoding included: Pigeon's
+            // reader force-casts what it reads.
+            RunningHandler.recording(channel: name, method: nil) {
+                let message: Any?
+                do {
+                    message = try MessageCoding.decode(data, codec)
+                } catch {
+                    reply.failOrNull("Cannot decode the message on channel \(name): \(error)")
                     return
                 }
-                do {
-                    reply.send(try MessageCoding.encode(answer, codec))
-                } catch {
-                    reply.failOrNull("Cannot encode the reply on channel \(name): \(error)")
+                let once = Once()
+                handler(message) { answer in
+                    guard once.claim() else {
+                        FlutterLog.warning("A reply on channel \(name) was sent more than once; the later one is ignored")
+                        return
+                    }
+                    do {
+                        reply.send(try MessageCoding.encode(answer, codec))
+                    } catch {
+                        reply.failOrNull("Cannot encode the reply on channel \(name): \(error)")
+                    }
                 }
             }
         }, on: binaryMessenger, channel: name, taskQueue: taskQueue)

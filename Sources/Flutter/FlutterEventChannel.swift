@@ -76,8 +76,9 @@ open class FlutterEventChannel: NSObject, @unchecked Sendable {
         }
         let stream = EventStream(channel: name, messenger: binaryMessenger, codec: codec, handler: handler)
         FlutterEngine.catalogue(name, kind: .event, codec: codec, on: binaryMessenger)
-        connection = ChannelHandlers.install({ message, reply in
-            stream.handle(message, reply)
+        connection = ChannelHandlers.install({ [name = self.name] message, reply in
+            // Recorded for the report of a fatal signal; `handle` records the method once decoded.
+            RunningHandler.recording(channel: name, method: nil) { stream.handle(message, reply) }
         }, on: binaryMessenger, channel: name, taskQueue: taskQueue)
         if let engine = binaryMessenger as? FlutterEngine {
             let owned = Handoff(stream)
@@ -111,6 +112,10 @@ final class EventStream {
             reply.send(MethodCoding.encodeError(FlutterError(code: "malformed", message: error.description, details: nil), codec))
             return
         }
+        RunningHandler.recording(channel: channel, method: call.method) { answer(call, reply) }
+    }
+
+    private func answer(_ call: FlutterMethodCall, _ reply: ChannelReply) {
         switch call.method {
         case "listen":
             if let previous = current {

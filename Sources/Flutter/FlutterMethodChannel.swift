@@ -1,5 +1,6 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 public import Foundation
 
 /// A named channel for method calls (Flutter's `FlutterMethodChannel`), on any
@@ -98,22 +99,28 @@ open class FlutterMethodChannel: NSObject, @unchecked Sendable {
         let (codec, name) = (self.codec, self.name)
         FlutterEngine.catalogue(name, kind: .method, codec: codec, on: binaryMessenger)
         connection = ChannelHandlers.install({ message, reply in
+            // Recorded for the report of a fatal signal: the channel while a codec (which may be
+            // the plugin's own reader) decodes, and the method while the handler runs.
             let call: FlutterMethodCall
             do throws(CodecError) {
                 guard let message else { throw CodecError(.invalidMethodCall, "method call payload is null") }
-                call = try MethodCoding.decodeCall(message, codec)
+                call = try RunningHandler.recording(channel: name, method: nil) { () throws(CodecError) in
+                    try MethodCoding.decodeCall(message, codec)
+                }
             } catch {
                 reply.send(MethodCoding.encodeError(FlutterError(code: "malformed", message: error.description, details: nil), codec))
                 return
             }
             let once = Once()
-            handler(call) { result in
-                guard once.claim() else {
-                    FlutterLog.warning("The result of \(call.method) on channel \(name) was sent more than once; "
-                                       + "the later one is ignored")
-                    return
+            RunningHandler.recording(channel: name, method: call.method) {
+                handler(call) { result in
+                    guard once.claim() else {
+                        FlutterLog.warning("The result of \(call.method) on channel \(name) was sent more than once; "
+                                           + "the later one is ignored")
+                        return
+                    }
+                    reply.send(Self.envelope(for: result, of: call, on: name, codec: codec))
                 }
-                reply.send(Self.envelope(for: result, of: call, on: name, codec: codec))
             }
         }, on: binaryMessenger, channel: name, taskQueue: taskQueue)
     }

@@ -40,7 +40,10 @@ func makeScratchDirectory() -> String {
 
 /// Serves on `path` until SIGINT or SIGTERM.
 func serveUntilSignalled(on path: String) async throws {
+    // Process-wide policy: a closed pipe is an error on it; a handler that traps (Pigeon's code
+    // force-casts what it reads) ends the process with a last line naming its channel.
     ProcessSignals.ignoreBrokenPipes()
+    FatalSignalReport.install()
     let watcher = ProcessSignals.watch([ProcessSignals.interrupt, ProcessSignals.terminate])
     let listener = try serve(on: path) { line($0) }
     line("ready \(path)")

@@ -28,4 +28,34 @@ long cb_poll(void *fds, unsigned long count, int milliseconds);
 const void *swift_task_getCurrent(void) __attribute__((swiftcall));
 static inline const void *cb_current_task(void) { return swift_task_getCurrent(); }
 
+// The channel handler running on this thread, for the report of a fatal signal
+// (`RunningHandler`, `FatalSignalReport`): the channel's and the method's UTF-8 bytes, which the
+// running call keeps alive while it is recorded; `method` is null for a message handler.
+typedef struct cb_running_handler {
+    const char *channel;
+    long channel_length;
+    const char *method;
+    long method_length;
+} cb_running_handler;
+
+// Initial-exec: a plain thread-pointer-relative access, no `__tls_get_addr` call per handler; the
+// module is linked into executables, never loaded with dlopen.
+extern _Thread_local const cb_running_handler *cb_running __attribute__((tls_model("initial-exec")));
+
+// Records `next` as this thread's running handler and returns the one it replaces (restored when
+// `next` returns, so nested handlers unwind in order). One thread-local load and store.
+static inline const cb_running_handler *cb_running_handler_exchange(const cb_running_handler *next) {
+    const cb_running_handler *previous = cb_running;
+    cb_running = next;
+    return previous;
+}
+
+// Installs the report of fatal signals (SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV) for
+// the process: the handler that was installed before (Swift's backtracer, say) runs first; then,
+// when the signal came on a thread running a recorded handler, one line goes to standard error,
+// `PROGRAM: fatal signal SIGNAME in the handler of method 'M' on channel 'C'` (or `... in the
+// handler of channel 'C'`); then the signal's default action ends the process. Async-signal-safe:
+// only `write`, `sigaction` and `raise` in the handler. Returns 0, or -1 with `errno`.
+int cb_install_fatal_signal_report(void);
+
 #endif
