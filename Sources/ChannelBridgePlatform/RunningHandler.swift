@@ -11,31 +11,27 @@ import CChannelBridgeSyscalls
 package enum RunningHandler {
     /// Runs `body` with `channel` and `method` (`nil` for a message handler) recorded as this
     /// thread's running handler; the handler recorded before (if any) is recorded again after.
-    package static func recording<Value, Failure: Error>(channel: String, method: String?,
-                                                         _ body: () throws(Failure) -> Value) throws(Failure) -> Value {
+    /// Not generic, so that a caller in another module runs it specialized: a value or an error
+    /// goes out through the caller's own variables.
+    package static func recording(channel: String, method: String?, _ body: () -> Void) {
         var channel = channel
-        let outcome = channel.withUTF8 { channelBytes in
+        channel.withUTF8 { channelBytes in
             guard var method else { return record(channelBytes, nil, body) }
-            return method.withUTF8 { methodBytes in record(channelBytes, methodBytes, body) }
+            method.withUTF8 { methodBytes in record(channelBytes, methodBytes, body) }
         }
-        return try outcome.get()
     }
 
-    private static func record<Value, Failure: Error>(_ channel: UnsafeBufferPointer<UInt8>, _ method: UnsafeBufferPointer<UInt8>?,
-                                                      _ body: () throws(Failure) -> Value) -> Result<Value, Failure> {
+    private static func record(_ channel: UnsafeBufferPointer<UInt8>, _ method: UnsafeBufferPointer<UInt8>?,
+                               _ body: () -> Void) {
         var running = cb_running_handler(
             channel: UnsafeRawPointer(channel.baseAddress)?.assumingMemoryBound(to: CChar.self),
             channel_length: channel.count,
             method: method.flatMap { UnsafeRawPointer($0.baseAddress) }?.assumingMemoryBound(to: CChar.self),
             method_length: method?.count ?? 0)
-        return withUnsafePointer(to: &running) { pointer in
+        withUnsafePointer(to: &running) { pointer in
             let outer = cb_running_handler_exchange(pointer)
-            defer { _ = cb_running_handler_exchange(outer) }
-            do throws(Failure) {
-                return .success(try body())
-            } catch {
-                return .failure(error)
-            }
+            body()
+            _ = cb_running_handler_exchange(outer)
         }
     }
 

@@ -101,13 +101,17 @@ open class FlutterMethodChannel: NSObject, @unchecked Sendable {
         connection = ChannelHandlers.install({ message, reply in
             // Recorded for the report of a fatal signal: the channel while a codec (which may be
             // the plugin's own reader) decodes, and the method while the handler runs.
-            let call: FlutterMethodCall
-            do throws(CodecError) {
-                guard let message else { throw CodecError(.invalidMethodCall, "method call payload is null") }
-                call = try RunningHandler.recording(channel: name, method: nil) { () throws(CodecError) in
-                    try MethodCoding.decodeCall(message, codec)
+            var decoded: Result<FlutterMethodCall, CodecError>?
+            if let message {
+                RunningHandler.recording(channel: name, method: nil) {
+                    decoded = Result { () throws(CodecError) in try MethodCoding.decodeCall(message, codec) }
                 }
-            } catch {
+            }
+            let call: FlutterMethodCall
+            switch decoded ?? .failure(CodecError(.invalidMethodCall, "method call payload is null")) {
+            case .success(let decodedCall):
+                call = decodedCall
+            case .failure(let error):
                 reply.send(MethodCoding.encodeError(FlutterError(code: "malformed", message: error.description, details: nil), codec))
                 return
             }
