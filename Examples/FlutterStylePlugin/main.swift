@@ -12,20 +12,11 @@
 
 import ChannelBridgeHost
 import ChannelBridgePlugins
-import ChannelBridgePlatform
 import Flutter
-
-// Process-wide policy, as `extension-host` decides it: a closed pipe is an error on that pipe,
-// not the end of the host; SIGINT/SIGTERM cancel the host's run, a second one ends the process.
-ProcessSignals.ignoreBrokenPipes()
 
 // By name, like the built-in plugins: `--plugin PlatformVersionPlugin` selects it.
 var catalogue = PluginCatalogue()
-do {
-    try catalogue.addFlutterPlugins([PlatformVersionPlugin.self])
-} catch {
-    fatalError("\(error)")
-}
+try catalogue.addFlutterPlugins([PlatformVersionPlugin.self])
 
 let plugins = HostPlugins(catalogue: catalogue) { registry in
     // What the share extension does when its view loads, once per session (one engine each).
@@ -33,22 +24,16 @@ let plugins = HostPlugins(catalogue: catalogue) { registry in
     ShareViewController(engine: FlutterEngine.engine(for: registry), extensionContext: context).viewDidLoad()
 }
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
-    print("""
+// Process-wide policy, as `extension-host` decides it (signals, exit status, a trapping handler's
+// last line), and extension-host's options; the main thread runs the main run loop, where the
+// plugins' handlers run, as in an iOS app (so the top-level code stays synchronous).
+FlutterRunLoop.runMain {
+    await ExtensionHostCommand.main(plugins: plugins, help: """
         usage: flutter-style-plugin-example [extension-host options]
 
         Seed 000's share extension written for iOS (`import Flutter`): an extension host that also
         serves the share_extension channel, example/notes (registered through a registrant) and
         PlatformVersionPlugin (by name). It takes extension-host's options and prints what it
         prints; they follow.
-
-        """ + HostOptions.usageText)
-    ProcessExit.normally(0)
+        """)
 }
-
-let interruptions = HostSignal.watch(onRepeat: { ProcessExit.immediately($0.exitStatus) })
-// The main thread runs the main run loop, where the plugins' handlers run, as in an iOS app.
-ProcessExit.normally(FlutterRunLoop.runMain {
-    await ExtensionHostCommand.main(arguments: arguments, interruptions: interruptions, plugins: plugins)
-})

@@ -6,27 +6,16 @@
 //   channelbridge list example/greeter --socket /tmp/greeter.sock
 
 import ChannelBridgeHost
-import ChannelBridgePlatform
 import ChannelBridgePlugins
 import GreeterPlugin
 
-// Process-wide policy, as `extension-host` decides it.
-ProcessSignals.ignoreBrokenPipes()
-
-let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
-    print("""
-        usage: greeter-host-example [extension-host options]
-
-        An extension host that also serves GreeterPlugin on example/greeter (selectable with
-        --plugin GreeterPlugin). It takes extension-host's options and prints what it prints;
-        they follow.
-
-        """ + HostOptions.usageText)
-    ProcessExit.normally(0)
-}
-
 // By name, like the built-in plugins.
 let plugins = HostPlugins(catalogue: PluginCatalogue([GreeterPlugin.pluginKey: GreeterPlugin.self]))
-let interruptions = HostSignal.watch(onRepeat: { ProcessExit.immediately($0.exitStatus) })
-ProcessExit.normally(await ExtensionHostCommand.main(arguments: arguments, interruptions: interruptions, plugins: plugins))
+// Process-wide policy, as `extension-host` decides it, and extension-host's options.
+await ExtensionHostCommand.main(plugins: plugins, help: """
+    usage: greeter-host-example [extension-host options]
+
+    An extension host that also serves GreeterPlugin on example/greeter (selectable with
+    --plugin GreeterPlugin). It takes extension-host's options and prints what it prints;
+    they follow.
+    """)

@@ -2,11 +2,11 @@ import ChannelBridgePlatform
 
 /// The `extension-host` command: parse the command line, start, serve, and answer the exit status.
 ///
+/// An executable's `main.swift` is one call, which also sets the process-wide policy
+/// (`main(plugins:help:)`):
+///
 /// ```swift
-/// // main.swift of the executable, its policy for SIGINT/SIGTERM in `interruptions`:
-/// let status = await ExtensionHostCommand.main(arguments: Array(CommandLine.arguments.dropFirst()),
-///                                             interruptions: interruptions)
-/// exit(status)
+/// await ExtensionHostCommand.main(plugins: plugins)
 /// ```
 public enum ExtensionHostCommand {
     /// Runs the host the command line describes and returns the process's exit status: the
@@ -16,11 +16,17 @@ public enum ExtensionHostCommand {
     /// its own `plugins`.
     public static func main(arguments: [String], interruptions: AsyncStream<HostSignal>,
                             output: HostOutput = .process, plugins: HostPlugins = HostPlugins()) async -> Int32 {
+        await main(arguments: arguments, interruptions: interruptions, output: output, plugins: plugins, help: nil)
+    }
+
+    /// `main`, with `help` printed before the options' usage for `--help`.
+    static func main(arguments: [String], interruptions: AsyncStream<HostSignal>, output: HostOutput,
+                     plugins: HostPlugins, help: String?) async -> Int32 {
         let options: HostOptions
         do {
             switch try HostOptions.parse(arguments) {
             case .help:
-                output.standardOutput(HostOptions.usageText)
+                output.standardOutput((help.map { $0 + "\n\n" } ?? "") + HostOptions.usageText)
                 return 0
             case .run(let parsed):
                 options = parsed

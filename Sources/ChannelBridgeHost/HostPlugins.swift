@@ -2,7 +2,7 @@ public import ChannelBridgePlugins
 
 /// Plugins a host registers in every session besides the built-in ones. The stock
 /// `extension-host` has none; a custom host — an executable that links its plugins and runs
-/// `ExtensionHostCommand.main(…, plugins:)` — passes them here.
+/// `ExtensionHostCommand.main(plugins:)` — passes them here.
 ///
 /// ```swift
 /// // main.swift of a host with Flutter-style plugins (the `Flutter` module):
@@ -11,8 +11,7 @@ public import ChannelBridgePlugins
 /// let plugins = HostPlugins(catalogue: catalogue) { registry in         // and a generated registrant
 ///     GeneratedPluginRegistrant.register(with: FlutterEngine.engine(for: registry))
 /// }
-/// let interruptions = HostSignal.watch(onRepeat: { _exit($0.exitStatus) })   // the executable's policy
-/// exit(await ExtensionHostCommand.main(arguments: arguments, interruptions: interruptions, plugins: plugins))
+/// await ExtensionHostCommand.main(plugins: plugins)    // options, signals, exit status
 /// ```
 public struct HostPlugins: Sendable {
     /// Plugin types by key, registered in each session by name like the built-in ones (after

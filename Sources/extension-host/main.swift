@@ -6,14 +6,12 @@ import ChannelBridgePlatform
 // with glibc's default of eight arenas per core their allocations fragment every arena in turn,
 // so resident memory creeps up for as long as connections churn.
 AllocatorTuning.limitArenas(to: 2)
-// A closed pipe is an error on that pipe, not the end of the host.
-ProcessSignals.ignoreBrokenPipes()
 // No `AllocatorTuning.retainLargeAllocations()` here: the host serves preferences, not bulk
 // transfers, and keeping every freed large buffer would let one burst (a client flooding it)
 // hold memory long after it ended (wire protocol §4.10).
-// SIGINT/SIGTERM cancel the host's run (an orderly shutdown, exit 130/143, which waits at most
-// --shutdown-timeout for owed replies); a second one ends the process at once with its status,
-// for when even that is too long (Protocol/extension-host.md §1.3).
-let interruptions = HostSignal.watch(onRepeat: { ProcessExit.immediately($0.exitStatus) })
-ProcessExit.normally(await ExtensionHostCommand.main(arguments: Array(CommandLine.arguments.dropFirst()),
-                                                     interruptions: interruptions))
+// The rest is the public entry point's, as for any host executable: a closed pipe is an error on
+// that pipe, not the end of the host; SIGINT/SIGTERM cancel the host's run (an orderly shutdown,
+// exit 130/143, which waits at most --shutdown-timeout for owed replies) and a second one ends the
+// process at once with its status, for when even that is too long (Protocol/extension-host.md
+// §1.3); a fatal signal in a Flutter-style handler names its channel last.
+await ExtensionHostCommand.main()

@@ -1,0 +1,34 @@
+import ChannelBridgePlatform
+
+extension ExtensionHostCommand {
+    /// The whole `main` of a host executable: runs the host `CommandLine.arguments` describe, with
+    /// `plugins` registered in every session beside the built-in ones, and ends the process with
+    /// the exit status (`main(arguments:interruptions:output:plugins:)` lists them). It sets the
+    /// process-wide policy of the stock `extension-host`, which is this one call:
+    ///
+    /// - writing to a closed pipe or socket is an error on it (EPIPE), not the end of the process;
+    /// - the first SIGINT or SIGTERM cancels the host's run: an orderly shutdown that waits at most
+    ///   `--shutdown-timeout` for the replies it owes, exit status 130 or 143; a second one ends
+    ///   the process at once with that status, for when even that is too long;
+    /// - a Flutter-style handler that traps (a force unwrap of `nil`, a failed `as!`, an index out
+    ///   of range) ends the process by its signal after a last line on standard error naming the
+    ///   channel and method that were running (`PROGRAM: fatal signal SIGILL in the handler of
+    ///   method 'add' on channel 'example/notes'`).
+    ///
+    /// ```swift
+    /// // main.swift
+    /// var catalogue = PluginCatalogue()
+    /// try catalogue.addFlutterPlugins([BatteryPlugin.self])
+    /// await ExtensionHostCommand.main(plugins: HostPlugins(catalogue: catalogue))
+    /// ```
+    ///
+    /// - Parameter help: printed by `--help` before `extension-host`'s options (a usage line and
+    ///   what the executable serves); without it, `--help` prints those options alone.
+    public static func main(plugins: HostPlugins = HostPlugins(), help: String? = nil) async -> Never {
+        ProcessSignals.ignoreBrokenPipes()
+        FatalSignalReport.install()
+        let interruptions = HostSignal.watch(onRepeat: { ProcessExit.immediately($0.exitStatus) })
+        ProcessExit.normally(await main(arguments: Array(CommandLine.arguments.dropFirst()), interruptions: interruptions,
+                                        output: .process, plugins: plugins, help: help))
+    }
+}
