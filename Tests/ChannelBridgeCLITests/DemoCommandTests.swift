@@ -3,22 +3,24 @@ import Foundation
 import Testing
 
 /// `channelbridge demo`, the first command a newcomer runs (README).
-/// Serialized: the first test checks that no demo directory is left in /tmp, and another demo
-/// running beside it would have one there.
 @Suite(.serialized) struct DemoCommandTests {
     @Test func demoRunsTheWholeFlowAndLeavesNothingBehind() async throws {
-        let before = Set((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter { $0.hasPrefix("cb-demo-") }
-        let outcome = try await ProcessRunner.runOnThread("channelbridge", ["demo"])
+        // The shell prints its pid and becomes the demo, so the demo's own directories
+        // (`cb-demo-PID-…`) are told from those of demos other tests run meanwhile.
+        let outcome = try await ProcessRunner.runOnThread(
+            "/bin/sh", ["-c", "echo $$; exec \"$0\" demo", ProcessRunner.path(of: "channelbridge")])
         #expect(outcome.status == 0, "\(outcome.stderr)")
-        let lines = outcome.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var lines = outcome.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let pid = lines.removeFirst()
+        #expect(Int32(pid) != nil, "the shell printed '\(pid)', not its pid")
         #expect(lines.contains("ui ←   \"{\\\"text\\\":[\\\"Hello from the share sheet\\\",\\\"https://example.com/article?id=42\\\"],\\\"files\\\":[]}\""))
         #expect(lines.contains(#"app ←  {"map":[["key","lastShared"],["value","Hello from the share sheet"]]}"#))
         #expect(lines.contains(#"app ←  {"map":[["key","ShareKey"],["value",""]]}"#))
         #expect(lines.contains(#"host   completion record: {"outcome":"completed","returnedItems":null,"error":null,"openedURLs":[]}"#))
         #expect(lines.contains("host   exited with status 0"))
         #expect(lines.last(where: { !$0.isEmpty }) == "demo complete")
-        let after = Set((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter { $0.hasPrefix("cb-demo-") }
-        #expect(after.subtracting(before).isEmpty)
+        let left = ((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter { $0.hasPrefix("cb-demo-\(pid)-") }
+        #expect(left.isEmpty, "the demo left \(left) in /tmp")
     }
 
     /// Typed as the README has it, `channelbridge` found through `PATH` from another directory:
