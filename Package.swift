@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "ChannelBridgeChannels", targets: ["ChannelBridgeChannels"]),
         .library(name: "ChannelBridgeSocket", targets: ["ChannelBridgeSocket"]),
         .library(name: "ChannelBridgeTesting", targets: ["ChannelBridgeTesting"]),
+        .library(name: "ChannelBridgeContracts", targets: ["ChannelBridgeContracts"]),
         .library(name: "ChannelBridgeStore", targets: ["ChannelBridgeStore"]),
         .library(name: "ChannelBridgeConformance", targets: ["ChannelBridgeConformance"]),
         .library(name: "ChannelBridgePlugins", targets: ["ChannelBridgePlugins"]),
@@ -56,9 +57,14 @@ let package = Package(
         // Unix sockets: the transport under the messenger.
         .target(name: "ChannelBridgeSocket", dependencies: ["ChannelBridgeMessenger", "ChannelBridgePlatform"],
                 swiftSettings: strict),
-        // In-memory transports and test doubles, shipped as a product.
+        // Channel contracts (Protocol/transcript.md): the transcript model, its reader and its matchers.
+        .target(name: "ChannelBridgeContracts",
+                dependencies: ["ChannelBridgeCodec", "ChannelBridgeMessenger", "ChannelBridgeChannels", "ChannelBridgePlatform"],
+                swiftSettings: strict),
+        // In-memory transports and test doubles (MockHost serves a transcript), shipped as a product.
         .target(name: "ChannelBridgeTesting",
-                dependencies: ["ChannelBridgeMessenger", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgePlatform"],
+                dependencies: ["ChannelBridgeMessenger", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgePlatform",
+                               "ChannelBridgeContracts"],
                 swiftSettings: strict),
         // Golden vectors and the runner that checks a codec implementation against them.
         .target(name: "ChannelBridgeConformance", dependencies: ["ChannelBridgeCodec", "ChannelBridgeMessenger", "ChannelBridgePlatform"],
@@ -101,7 +107,8 @@ let package = Package(
         .executableTarget(name: "channelbridge", dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeChannels",
                                                        "ChannelBridgeSocket", "ChannelBridgeMessenger", "ChannelBridgeClient",
                                                        "ChannelBridgeStore", "ChannelBridgeHost", "ChannelBridgePlatform",
-                                                       "ChannelBridgeBench", "extension-host", "channelbridge-raw-bench"],
+                                                       "ChannelBridgeBench", "ChannelBridgeContracts", "ChannelBridgeTesting",
+                                                       "extension-host", "channelbridge-raw-bench"],
                          swiftSettings: strict),
         // Writes to a store from a separate process (directly, or through a host's channel), for the
         // multi-process tests of the store and the host.
@@ -189,6 +196,9 @@ let package = Package(
                                    "ChannelBridgeMessenger", "ChannelBridgeClient",
                                    "ChannelBridgeCodec", "ChannelBridgeTestSupport", "extension-host",
                                    "channelbridge-store-peer", "ChannelBridgePlatform"], swiftSettings: strict),
+        .testTarget(name: "ChannelBridgeContractsTests",
+                    dependencies: ["ChannelBridgeContracts", "ChannelBridgeCodec", "ChannelBridgeTestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "ChannelBridgeTestingTests",
                     dependencies: ["ChannelBridgeTesting", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger",
                                    "ChannelBridgePlugins", "ChannelBridgeSharedPreferences", "ChannelBridgeStore",
