@@ -200,7 +200,7 @@ let package = Package(
                     dependencies: ["ChannelBridgeContracts", "ChannelBridgeCodec", "ChannelBridgeTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ChannelBridgeTestingTests",
-                    dependencies: ["ChannelBridgeTesting", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger",
+                    dependencies: ["ChannelBridgeTesting", "ChannelBridgeContracts", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger",
                                    "ChannelBridgePlugins", "ChannelBridgeSharedPreferences", "ChannelBridgeStore",
                                    "ChannelBridgeTestSupport", "ChannelBridgePlatform"],
                     swiftSettings: strict),
