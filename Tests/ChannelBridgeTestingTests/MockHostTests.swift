@@ -141,3 +141,44 @@ private func transcript(_ interactions: String) throws -> Transcript {
         }
     }
 }
+
+/// `TranscriptVerifier` (what `channelbridge verify` runs) against a `MockHost` in memory: a
+/// transcript verifies against its own mock, and a host answering otherwise gets one diff per
+/// mismatch.
+@Suite struct TranscriptVerifierTests {
+    static let contract = #"""
+        {"channel": "c", "call": {"method": "greet", "args": {"map": [["name", "Ada"]]}},
+         "reply": {"success": {"$regex": "Hello, .*", "example": "Hello, Ada!"}}},
+        {"channel": "e", "listen": null, "events": [{"success": {"int32": 1}}], "end": true},
+        {"channel": "m", "send": "ping", "reply": "pong"}
+        """#
+
+    @Test func aTranscriptVerifiesAgainstItsOwnMock() async throws {
+        let mock = MockHost(transcript: try transcript(Self.contract))
+        let client = mock.connect()
+        defer { client.close() }
+        let lines = try await withHangGuard { () async throws in
+            await TranscriptVerifier(transcript: try transcript(Self.contract)).verify(on: client)
+        }
+        #expect(lines == [])
+        #expect(mock.report == [])
+    }
+
+    @Test func eachMismatchIsOneLineNamingChannelMethodPathAndValues() async throws {
+        let host = MockHost(transcript: try transcript(#"""
+            {"channel": "c", "call": {"method": "greet", "args": {"map": [["name", "Ada"]]}}, "reply": {"success": "Goodbye"}},
+            {"channel": "e", "listen": null, "events": [{"success": {"int64": "1"}}], "end": true},
+            {"channel": "m", "send": "ping", "reply": "pang"}
+            """#))
+        let client = host.connect()
+        defer { client.close() }
+        let lines = try await withHangGuard { () async throws in
+            await TranscriptVerifier(transcript: try transcript(Self.contract), eventTimeout: .seconds(30)).verify(on: client)
+        }
+        #expect(lines == [
+            #"mismatch: interaction 0 on c, method greet: reply.success: expected {"$regex":"Hello, .*","example":"Hello, Ada!"}, got "Goodbye""#,
+            #"mismatch: interaction 2 on m, method message: reply: expected "pong", got "pang""#,
+            #"mismatch: interaction 1 on e, method listen: events[0].success: expected {"int32":1}, got {"int64":"1"}"#,
+        ])
+    }
+}
