@@ -159,8 +159,8 @@ let package = Package(
         // The CLI's commands run as child processes (codec, conformance, prefs, session, …): the only
         // test targets below that build the executables are this one and those about processes.
         .testTarget(name: "ChannelBridgeCLITests",
-                    dependencies: ["ChannelBridgeTestSupport", "ChannelBridgeCodec", "channelbridge", "extension-host",
-                                   "channelbridge-test-peer"],
+                    dependencies: ["ChannelBridgeTestSupport", "ChannelBridgeCodec", "ChannelBridgeMessenger", "ChannelBridgeSocket",
+                                   "channelbridge", "extension-host", "channelbridge-test-peer"],
                     swiftSettings: strict),
         .testTarget(name: "ChannelBridgeCodecTests",
                     dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeTestSupport"],

@@ -9,7 +9,7 @@ struct ChannelBridgeCLI {
         CallCommand.self, ListCommand.self, DescribeCommand.self, SessionCommand.self, SendCommand.self, ListenCommand.self, ItemsCommand.self, ExitCommand.self, CancelCommand.self,
         PrefsCommand.self, DemoCommand.self,
         CodecCommand.self, ConformanceCommand.self, BenchCommand.self, StressCommand.self,
-        PigeonCommand.self, MockCommand.self, VerifyCommand.self,
+        PigeonCommand.self, MockCommand.self, VerifyCommand.self, RecordCommand.self,
     ]
 
     static let help = """
