@@ -67,7 +67,7 @@ enum VerifyCommand: CLICommand {
         if startHost {
             let workspace = try DemoWorkspace()
             defer { workspace.tearDown() }
-            try await setUp(transcript.given, in: workspace)
+            try await setUp(transcript.given, in: workspace, transcriptDirectory: URL(fileURLWithPath: file).deletingLastPathComponent().path)
             var hostArguments = ["--socket", workspace.socket, "--data-dir", workspace.dataDirectory]
             if transcript.given.inputItems != nil { hostArguments += ["--items", workspace.directory + "/items.json"] }
             hostArguments += args.values("host-arg")
@@ -103,10 +103,11 @@ enum VerifyCommand: CLICommand {
         return await verifier.verify(on: client.connection.messenger)
     }
 
-    /// §5: the items file and the preferences, in the scratch directory.
-    private static func setUp(_ given: Transcript.ProviderStates, in workspace: DemoWorkspace) async throws {
+    /// §5: the items file and the preferences, in the scratch directory. A relative `file` of an
+    /// item is relative to the transcript's directory.
+    private static func setUp(_ given: Transcript.ProviderStates, in workspace: DemoWorkspace, transcriptDirectory: String) async throws {
         if let items = given.inputItems {
-            let text = JSONValue.object([JSONValue.Member("items", items)]).text
+            let text = JSONValue.object([JSONValue.Member("items", resolvingFiles(items, against: transcriptDirectory))]).text
             try Data(text.utf8).write(to: URL(fileURLWithPath: workspace.directory + "/items.json"))
         }
         let store = AppGroupStore(dataDirectory: workspace.dataDirectory)
@@ -116,6 +117,22 @@ enum VerifyCommand: CLICommand {
             } catch {
                 throw CommandFailure(ExitCode.failure, "cannot set up the preference '\(preference.key)' of \(preference.appGroup): \(error)")
             }
+        }
+    }
+
+    private static func resolvingFiles(_ json: JSONValue, against directory: String) -> JSONValue {
+        switch json {
+        case .array(let elements):
+            return .array(elements.map { resolvingFiles($0, against: directory) })
+        case .object(let members):
+            return .object(members.map { member in
+                if member.key == "file", case .string(let path) = member.value, !path.hasPrefix("/") {
+                    return JSONValue.Member("file", .string(directory + "/" + path))
+                }
+                return JSONValue.Member(member.key, resolvingFiles(member.value, against: directory))
+            })
+        default:
+            return json
         }
     }
 }
