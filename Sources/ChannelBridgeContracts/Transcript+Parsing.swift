@@ -1,4 +1,4 @@
-public import ChannelBridgeCodec
+package import ChannelBridgeCodec
 import FoundationEssentials
 
 extension Transcript {

@@ -1,4 +1,4 @@
-package import ChannelBridgeCodec
+import ChannelBridgeCodec
 package import ChannelBridgeMessenger
 
 /// Replays the client's side of a transcript against a real host on one session and compares
