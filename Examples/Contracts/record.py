@@ -28,7 +28,8 @@ SCENARIOS = [
                    f'{PREFS} getString {{"key": "ShareKey"}}', f"{EXT} exit"]]},
     {"name": "action-extension-observed",
      "about": "Seed 001/004: an action extension saves the shared image's bytes to the app group while the containing app "
-              "observes the group's changes (the observer's session is listed first: its listen came before the write); then exit.",
+              "observes the group's changes (the observer's session is listed first: its listen came before the write, and its "
+              "cancel before the extension's exit); then exit.",
      "items": [{"attachments": [{"file": "files/photo.png"}]}],
      "observer": ["listen", CHANGES, '{"keys": ["latestImage"]}', "--count", "1"],
      "sessions": [[f"{EXT} getInputItems", f'{PREFS} setBytes {{"key": "latestImage", "value": {{"uint8list": "89504e470d0a1a0a"}}}}',
@@ -137,6 +138,14 @@ def write(scenario, document, data):
         interactions.append(new)
     # The observer's stream came first in time; its interaction completes last (when it cancels).
     interactions.sort(key=lambda i: 0 if i["channel"] == CHANGES and "listen" in i else 1)
+    listens = [i for i in interactions if i["channel"] == CHANGES and "listen" in i]
+    if listens and not any(i["channel"] == CHANGES and "cancel" in i for i in interactions):
+        # The observer cancels once it has its event; that cancel can reach the host after the
+        # extension's exit (and is then not recorded). It goes before the exit, where a verifier
+        # checks the stream's events: exit ends the host's streams.
+        cancel = {"channel": CHANGES, "cancel": listens[0]["listen"], "reply": {"success": None}}
+        exits = [n for n, i in enumerate(interactions) if i.get("call", {}).get("method") == "exit"]
+        interactions.insert(exits[0] if exits else len(interactions), cancel)
     channels = {name: kind for name, kind in document["channels"].items() if name != "channelbridge/reflection"}
     given = {}
     if "items" in scenario:

@@ -7,7 +7,7 @@ import Testing
 @Suite struct ContractExamplesTests {
     static let directory = packageRoot.appendingPathComponent("Examples/Contracts")
     static let expected: [(file: String, interactions: Int)] = [
-        ("action-extension-observed.json", 4), ("list-import-at-launch.json", 4), ("no-ui-action-cancel.json", 3),
+        ("action-extension-observed.json", 5), ("list-import-at-launch.json", 4), ("no-ui-action-cancel.json", 3),
         ("open-url.json", 3), ("share-text-url-file.json", 5),
     ]
 

@@ -86,7 +86,7 @@ import Testing
             #expect(items.stdout == #"[{"map":[["attachments",[{"map":[["typeIdentifier","public.plain-text"],["text","hello"]]}]]]}]"# + "\n")
             let exit = await mock.waitForExit()
             #expect(exit.stderr.split(separator: "\n").first == #"missing: interaction 1 on shared_preference_app_group: getInt {"map":[["key","count"]]}"#)
-            #expect(exit.stderr.split(separator: "\n").count == 7)
+            #expect(exit.stderr.split(separator: "\n").count == 8)
             #expect(exit.status == 1)
         }
     }

@@ -17,14 +17,28 @@ import Testing
     @Test func theHandWrittenTranscriptVerifiesAgainstAHostVerifyStarts() async throws {
         try await withHangGuard {
             let outcome = try await ProcessRunner.runOnThread("channelbridge", ["verify", "--transcript", Self.handWritten, "--start-host", "--event-timeout", "30"])
-            #expect(outcome.stdout == "verified: 8 interactions\n")
+            #expect(outcome.stdout == "verified: 9 interactions\n")
             #expect(outcome.stderr == "")
             #expect(outcome.status == 0)
         }
     }
 
-    @Test func aChangedReplyOrEventFailsWithADiffNamingChannelMethodAndValue() async throws {
+    @Test func aHostBinaryGivenIsStartedWithTheProviderStatesAndItsArguments() async throws {
         try await withHangGuard {
+            let host = ProcessRunner.path(of: "extension-host")
+            let outcome = try await ProcessRunner.runOnThread("channelbridge", ["verify", "--transcript", Self.handWritten, "--host-binary", host,
+                                                                                "--host-arg", "--app-group", "--host-arg", "group.other",
+                                                                                "--event-timeout", "30"])
+            // The host got the argument: its one group is group.other, and the preference was set up in group.local.
+            #expect(outcome.stdout.split(separator: "\n").first
+                    == #"mismatch: interaction 1 on shared_preference_app_group, method getInt: reply.success: expected {"$range":[0,100],"$type":"int32","example":{"int32":3}}, got null"#)
+            #expect(outcome.status == 1)
+        }
+    }
+
+    @Test func aChangedReplyOrEventFailsWithADiffNamingChannelMethodAndValue() async throws {
+        // Three hosts started one after the other.
+        try await withHangGuard(seconds: 90) {
             let directory = try TestDirectory()
             defer { directory.remove() }
             let text = try Self.handWrittenText()
@@ -65,7 +79,7 @@ import Testing
             let (directory, mock) = try await MockCommandTests.startMock(try Self.handWrittenText(), ["--once"])
             defer { directory.remove() }
             let outcome = try await ProcessRunner.runOnThread("channelbridge", ["verify", "--transcript", Self.handWritten, "--socket", directory.socket, "--event-timeout", "30"])
-            #expect(outcome.stdout == "verified: 8 interactions\n")
+            #expect(outcome.stdout == "verified: 9 interactions\n")
             #expect(outcome.status == 0)
             let exit = await mock.waitForExit()
             #expect(exit.stderr == "")

@@ -19,7 +19,7 @@ private func document(_ interactions: String, channels: String = #""c": {"kind":
             _ = try Transcript(contentsOfFile: transcriptsDirectory.appendingPathComponent(name).path)
         }
         let transcript = try Transcript(contentsOfFile: transcriptsDirectory.appendingPathComponent("share-text-handwritten.json").path)
-        #expect(transcript.interactions.count == 8)
+        #expect(transcript.interactions.count == 9)
         #expect(transcript.channels["shared_preference_app_group/changes"] == .init(kind: .event, codec: .standard, order: .sequence))
         #expect(transcript.given.preferences == [.init(appGroup: "group.local", key: "count", value: .int32(3))])
         let first = transcript.interactions[0]
