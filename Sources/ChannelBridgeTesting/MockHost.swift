@@ -24,6 +24,8 @@ import ChannelBridgePlatform
 public final class MockHost: Sendable {
     public let transcript: Transcript
     private let ledger: LockedValue<MockHostLedger>
+    /// The calls the mock made for interactions the host begins, until their replies are compared.
+    private let hostCalls = LockedValue<[Task<Void, Never>]>([])
 
     /// `anyOrder` matches every channel's calls in any order, whatever the transcript says.
     public init(transcript: Transcript, anyOrder: Bool = false) {
@@ -53,6 +55,12 @@ public final class MockHost: Sendable {
     /// made, then `unexpected: …` for every call or message that matched none. Empty when the
     /// session kept to the contract.
     public var report: [String] { ledger.withLock { $0.report } }
+
+    /// Returns once every call the mock made for an interaction the host begins has been answered
+    /// and its reply compared (a mismatch is then in `report`).
+    public func hostCallsAnswered() async {
+        for task in hostCalls.withLock({ $0 }) { await task.value }
+    }
 
     /// The indices of the interactions not yet made.
     public var missingInteractions: [Int] {
@@ -139,7 +147,10 @@ public final class MockHost: Sendable {
                 try? messenger.post(onChannel: interaction.channel, message: bytes)
             case .call(let method, let arguments, let reply):
                 let bytes = interaction.hex ?? (try? channel.methodCodec.encodeMethodCall(MethodCall(method, arguments: arguments.example ?? .null)))
-                Task { [self] in
+                // The call waits until it is listed, so that `hostCallsAnswered` always finds it.
+                let (listed, announce) = AsyncStream<Void>.makeStream()
+                let call = Task { [self] in
+                    for await _ in listed { break }
                     let answer = try? await messenger.send(onChannel: interaction.channel, message: bytes)
                     let envelope = answer.flatMap { try? channel.methodCodec.decodeEnvelope($0) }
                     if let difference = reply.difference(from: envelope, at: "reply") {
@@ -148,6 +159,8 @@ public final class MockHost: Sendable {
                         }
                     }
                 }
+                hostCalls.withLock { $0.append(call) }
+                announce.finish()
             default:
                 continue
             }

@@ -128,6 +128,35 @@ private func transcript(_ interactions: String) throws -> Transcript {
         #expect(mock.report == [])
     }
 
+    @Test func theHostsOwnInteractionsFollowTheInteractionsListedBeforeThem() async throws {
+        let mock = MockHost(transcript: try transcript(#"""
+            {"channel": "c", "call": {"method": "start"}, "reply": {"success": null}},
+            {"channel": "m", "from": "host", "post": "started"},
+            {"channel": "c", "from": "host", "call": {"method": "ask", "args": {"int32": 1}}, "reply": {"success": {"int32": 2}}}
+            """#))
+        let client = mock.connect()
+        defer { client.close() }
+        let posts = Inbox<[UInt8]?>()
+        client.setMessageHandler(onChannel: "m") { payload in
+            posts.put(payload)
+            return nil
+        }
+        let asked = Inbox<MethodCall>()
+        MethodChannel(name: "c", messenger: client).setMethodCallHandler { call in
+            asked.put(call)
+            return .int32(3)
+        }
+        try await withHangGuard { () async throws in
+            #expect(try await client.send(onChannel: "c", message: try StandardMethodCodec().encodeMethodCall(MethodCall("start")))
+                    == [0, 0])
+            #expect(await posts.next() == Array("\u{07}\u{07}started".utf8))
+            #expect(await asked.next() == MethodCall("ask", arguments: .int32(1)))
+            // The client answered 3 where the transcript says 2: the mock reports it.
+            await mock.hostCallsAnswered()
+        }
+        #expect(mock.report == [#"mismatch: interaction 2 on c, method ask: reply.success: expected {"int32":2}, got {"int32":3}"#])
+    }
+
     @Test func recordedReplyBytesAreSentExactly() async throws {
         // A success envelope of int32 1 whose bytes the transcript gives: the mock sends them as given.
         let mock = MockHost(transcript: try transcript(#"""
