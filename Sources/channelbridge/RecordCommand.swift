@@ -77,7 +77,14 @@ enum RecordCommand: CLICommand {
         let listener: RawSocketListener
         do {
             listener = try RawSocketListener(path: listenPath) { clientFD in
-                try? SocketPath.checkDirectory(of: hostPath)
+                // The host's directory is checked as a client checks it (wire protocol §1).
+                do {
+                    try SocketPath.checkDirectory(of: hostPath)
+                } catch {
+                    Syscalls.closeDescriptor(clientFD)
+                    Output.error("channelbridge record: \(error); the client's connection was closed")
+                    return
+                }
                 let hostFD = Syscalls.newStreamSocket()
                 guard hostFD >= 0, Syscalls.connect(hostFD, to: hostAddress) == 0 else {
                     if hostFD >= 0 { Syscalls.closeDescriptor(hostFD) }
