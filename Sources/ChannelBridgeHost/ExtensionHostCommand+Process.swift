@@ -16,11 +16,16 @@ extension ExtensionHostCommand {
     ///   method 'add' on channel 'example/notes'`).
     ///
     /// ```swift
-    /// // main.swift
+    /// // main.swift: synchronous top-level code, so that the main thread runs the main run loop,
+    /// // where Flutter-style handlers run as on iOS (`FlutterRunLoop`, in the `Flutter` module).
     /// var catalogue = PluginCatalogue()
     /// try catalogue.addFlutterPlugins([BatteryPlugin.self])
-    /// await ExtensionHostCommand.main(plugins: HostPlugins(catalogue: catalogue))
+    /// FlutterRunLoop.runMain {
+    ///     await ExtensionHostCommand.main(plugins: HostPlugins(catalogue: catalogue))
+    /// }
     /// ```
+    ///
+    /// A host with no Flutter-style plugins can simply `await` it from asynchronous top-level code.
     ///
     /// - Parameter help: printed by `--help` before `extension-host`'s options (a usage line and
     ///   what the executable serves); without it, `--help` prints those options alone.
