@@ -60,8 +60,12 @@ import Testing
 
     /// A registrar kept past its failed registration installs nothing, and lists nothing either.
     @Test func aRegistrarWhosePluginFailedListsNothingLater() async throws {
-        let (_, host) = InMemoryMessenger.makePair()
+        let (client, host) = InMemoryMessenger.makePair()
+        defer { client.close() }
         let kept = Locked<PluginRegistrar?>(nil)
+        // The box is in the registry's environment and holds the registrar, which refers to the
+        // registry: emptied at the end, so that the cycle ends with the test.
+        defer { kept.set(nil) }
         let registry = PluginRegistry(messenger: host, environment: PluginEnvironment().setting(KeptRegistrarKey.self, to: kept))
         _ = try await #require(throws: PluginError.self) { try await registry.register(KeeperPlugin.self) }
         let registrar = try #require(kept.value)
