@@ -102,7 +102,8 @@ let package = Package(
                 resources: [.copy("Resources/representative-payload.tvn.json")], swiftSettings: strict),
         // The rtt scenario's two processes with a synchronous `main` (valgrind crashes on Swift's async main), run
         // under callgrind by `Scripts/count-instructions` for instructions per call (issue 18).
-        .executableTarget(name: "channelbridge-rtt-driver", dependencies: ["ChannelBridgeBench", "ChannelBridgePlatform"],
+        .executableTarget(name: "channelbridge-rtt-driver", dependencies: ["ChannelBridgeBench", "ChannelBridgePlatform", "ChannelBridgeHost",
+                                                                   "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger", "ChannelBridgeSocket"],
                           swiftSettings: strict),
         .executableTarget(name: "channelbridge", dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeChannels",
                                                        "ChannelBridgeSocket", "ChannelBridgeMessenger", "ChannelBridgeClient",

@@ -18,6 +18,13 @@ extension MethodChannel {
     /// replies are those `setMethodCallHandler` gives for the same results and errors.
     package func setImmediateMethodCallHandler(_ handler: @escaping ImmediateHandler) {
         let (name, codec, segmenting, limit) = (self.name, self.codec, segmentingCodec, messenger.fastPath?.frameLimit)
+        if let connection, isStandard {
+            // Read and answered in place when the result is at hand (see `inPlaceHandler(immediate:)`).
+            slot.install(inPlace: Self.inPlaceHandler(immediate: handler, codec: standardCodec, channel: name, limit: limit),
+                         splitter: StandardMethodCodec.byteListStart(inCall:count:), mayAnswerLater: true,
+                         on: connection, channel: name)
+            return
+        }
         slot.install(immediate: { message in
             let call: MethodCall
             switch Self.decodeCall(message, codec: codec, channel: name) {

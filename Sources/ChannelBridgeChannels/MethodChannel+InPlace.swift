@@ -23,27 +23,65 @@ extension MethodChannel {
             guard let value = result(of: handler, for: call, failure: &failure) else {
                 return try answer(.failure(failure!), of: call, codec: codec, channel: channel, limit: limit)
             }
-            // No `Result` around the encoding and no `outcome` variable on this path: each would be a
-            // copy and a destroy of the value more.
-            let encoding: ReusedBufferEncoding
-            do throws(CodecError) {
-                encoding = try codec.encodeSuccessEnvelope(value, reusing: &reply)
-            } catch {
-                // Answered as the general path answers a result it cannot encode.
-                return try answer(.success(value), of: call, codec: codec, channel: channel, limit: limit)
+            return try encode(value, of: call, into: &reply, codec: codec, channel: channel, limit: limit)
+        }
+    }
+
+    /// An immediate handler with the Standard codec on a connection itself, run where the request
+    /// was received as `inPlaceHandler(_:codec:channel:limit:)` runs a synchronous one: a result at
+    /// hand is encoded into the connection's reply buffer; work that has to suspend is handed back
+    /// (`.later`) and answered as `setMethodCallHandler` answers it.
+    static func inPlaceHandler(immediate handler: @escaping ImmediateHandler, codec: StandardMethodCodec,
+                               channel: String, limit: FrameLimit?) -> InPlaceMessageHandler {
+        let recent = RecentMethodName()
+        return { message, tail, reply in
+            var malformed: CodecError?
+            guard let call = decodeCall(message, tail: tail, codec: codec, recent: &recent.name, failure: &malformed) else {
+                return .segments(try MalformedCall(error: malformed!, codec: codec, channel: channel, message: message).reply())
             }
-            switch encoding {
-            case .inBuffer(let count):
-                // Compared through the optional, not unwrapped: `if let` retains the limit,
-                // and nothing here captures `call`, which would copy it.
-                if count > (limit?.current ?? .max) - MessengerConnection.replyFrameOverhead, let limit {
-                    return .segments(try tooLarge(count, of: call, codec: codec, channel: channel, limit: limit))
+            let value: StandardValue
+            do {
+                switch try handler(call) {
+                case .value(let result):
+                    value = result
+                case .later(let work):
+                    return .later {
+                        HandlerReply(try await Self.reply(to: call, from: work, codec: codec, segmenting: codec, channel: channel,
+                                                          limit: limit))
+                    }
                 }
-                return .written(count: count)
-            case .segments(let kept):
-                return try checked(MessageSegments(kept.first, rest: kept.rest), of: call, codec: codec,
-                                   channel: channel, limit: limit)
+            } catch {
+                return try answer(.failure(error), of: call, codec: codec, channel: channel, limit: limit)
             }
+            return try encode(value, of: call, into: &reply, codec: codec, channel: channel, limit: limit)
+        }
+    }
+
+    /// The success envelope of `value` written over `reply`, or in segments, or the answer the
+    /// general path gives when it cannot be encoded or is larger than the caller accepts.
+    @inline(__always)
+    private static func encode(_ value: StandardValue, of call: MethodCall, into reply: inout [UInt8],
+                               codec: StandardMethodCodec, channel: String, limit: FrameLimit?) throws -> InPlaceReply {
+        // No `Result` around the encoding and no `outcome` variable on this path: each would be a
+        // copy and a destroy of the value more.
+        let encoding: ReusedBufferEncoding
+        do throws(CodecError) {
+            encoding = try codec.encodeSuccessEnvelope(value, reusing: &reply)
+        } catch {
+            // Answered as the general path answers a result it cannot encode.
+            return try answer(.success(value), of: call, codec: codec, channel: channel, limit: limit)
+        }
+        switch encoding {
+        case .inBuffer(let count):
+            // Compared through the optional, not unwrapped: `if let` retains the limit,
+            // and nothing here captures `call`, which would copy it.
+            if count > (limit?.current ?? .max) - MessengerConnection.replyFrameOverhead, let limit {
+                return .segments(try tooLarge(count, of: call, codec: codec, channel: channel, limit: limit))
+            }
+            return .written(count: count)
+        case .segments(let kept):
+            return try checked(MessageSegments(kept.first, rest: kept.rest), of: call, codec: codec,
+                               channel: channel, limit: limit)
         }
     }
 

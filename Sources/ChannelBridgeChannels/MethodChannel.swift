@@ -271,10 +271,10 @@ public final class MethodChannel: Sendable {
             return
         }
         let (name, codec, segmenting, limit) = (self.name, self.codec, segmentingCodec, messenger.fastPath?.frameLimit)
-        if let connection, let standard = codec as? StandardMethodCodec {
+        if let connection, isStandard {
             // A large call whose arguments are one `Uint8List` comes in two parts, so that the
             // decoded list is the array the connection read it into.
-            slot.install(inPlace: Self.inPlaceHandler(handler, codec: standard, channel: name, limit: limit),
+            slot.install(inPlace: Self.inPlaceHandler(handler, codec: standardCodec, channel: name, limit: limit),
                          splitter: StandardMethodCodec.byteListStart(inCall:count:), on: connection, channel: name)
             return
         }

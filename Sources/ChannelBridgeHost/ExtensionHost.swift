@@ -100,7 +100,8 @@ public final class ExtensionHost: Sendable {
         let items = InputPreparation.plannedCopies(givenItems, into: container)
 
         let sessions = SessionTable()
-        let request = ExtensionRequest(inputItems: items.planned)
+        let gate = ExtensionRequest.sessionGate(extensionChannel: options.channel)
+        let request = ExtensionRequest(inputItems: items.planned, gate: gate)
         let setup = SessionSetup(options: options, pluginKeys: pluginKeys, catalogue: catalogue,
                                  setUpSession: plugins.setUpSession, request: request, store: store,
                                  sessions: sessions, output: output)
@@ -111,6 +112,8 @@ public final class ExtensionHost: Sendable {
         listenerOptions.connection.maxHandlersInFlight = options.maxHandlersInFlight
         // One budget for every session this listener accepts.
         listenerOptions.connection.requestBudget = RequestBudget(capacity: options.requestBudget)
+        // Every session closes to new requests as the request ends (`ExtensionRequest.sessionGate`).
+        listenerOptions.connection.requestGate = gate
         listenerOptions.connection.outboundHighWater = options.outboundHighWater
         listenerOptions.connection.outboundLowWater = options.outboundLowWater
         listenerOptions.connection.helloTimeout = options.helloTimeout

@@ -1,4 +1,5 @@
 public import ChannelBridgeCodec
+import ChannelBridgeMessenger
 import ChannelBridgePlatform
 
 /// The extension request that every session of a host shares (`NSExtensionContext`): it ends
@@ -31,9 +32,30 @@ public final class ExtensionRequest: Sendable {
 
     public let inputItems: [InputItem]
     private let state = LockedValue(State())
+    /// Closed as the request ends, before `end` returns: the sessions that share it then refuse
+    /// every request but those that answer `REQUEST_ALREADY_COMPLETED`.
+    let gate: RequestGate?
 
     public init(inputItems: [InputItem]) {
         self.inputItems = inputItems
+        gate = nil
+    }
+
+    /// A request whose end closes `gate`.
+    init(inputItems: [InputItem], gate: RequestGate) {
+        self.inputItems = inputItems
+        self.gate = gate
+    }
+
+    /// The gate a host's sessions share: once the request has ended, a request is refused with
+    /// REPLY status 2 `host is shutting down`, except `exit`, `completeRequest` and `cancel` on the
+    /// extension channel, which reach their handler and get `REQUEST_ALREADY_COMPLETED`.
+    static func sessionGate(extensionChannel: String) -> RequestGate {
+        RequestGate(reason: ExtensionHost.shuttingDownReason) { channel, payload in
+            guard channel == extensionChannel, let payload,
+                  let call = try? StandardMethodCodec().decodeMethodCall(Array(payload)) else { return false }
+            return ["exit", "completeRequest", "cancel"].contains(call.method)
+        }
     }
 
     /// Ends the request unless it has already ended.
@@ -55,6 +77,7 @@ public final class ExtensionRequest: Sendable {
             return (nil, ending, state.waiters)
         }
         if let ending {
+            gate?.close()
             for waiter in waiters { waiter.resume(returning: ending) }
         }
         return earlier

@@ -27,7 +27,7 @@ package typealias SynchronousMessageHandler = @Sendable (_ message: [UInt8]?) th
 /// The fast paths of the package's messengers, kept out of the public `BinaryMessenger`: segmented
 /// sends and replies, synchronous handlers, work after a reply, flow control and frame limits.
 ///
-/// Every messenger in the package that wraps another (the host's `ShutdownGate` and
+/// Every messenger in the package that wraps another (the host's
 /// `TracingMessenger`, the testing kit's messengers) adopts it and forwards each requirement to the
 /// messenger it wraps; there are no default implementations, so a wrapper cannot lose a fast path
 /// silently. Channels look it up once (`BinaryMessenger.fastPath`) and otherwise use the public

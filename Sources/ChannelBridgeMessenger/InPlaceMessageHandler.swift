@@ -6,6 +6,10 @@ package enum InPlaceReply: Sendable {
     case written(count: Int)
     /// The reply in segments: a large byte value kept in its own array, or an error envelope.
     case segments(MessageSegments)
+    /// No reply yet: work the messenger runs in a task, as it runs a segmented handler. Only a
+    /// handler installed with `mayAnswerLater` answers so (it then holds a handler slot and an
+    /// owed entry while the work runs, as an immediate handler's `.later` work does).
+    case later(@Sendable () async throws -> HandlerReply)
 }
 
 /// A handler that answers without suspending, reading its request where it was received and
@@ -17,7 +21,8 @@ package enum InPlaceReply: Sendable {
 /// payload is then `message` followed by `tail`, whose array the handler may keep.
 ///
 /// Only `MessengerConnection` runs these (`setInPlaceMessageHandler`), on the thread delivering
-/// received bytes; `MethodChannel.setSynchronousMethodCallHandler` installs one when its messenger
-/// is a connection itself and its codec the Standard one.
+/// received bytes; `MethodChannel.setSynchronousMethodCallHandler` and
+/// `setImmediateMethodCallHandler` install one when its messenger is a connection itself and its
+/// codec the Standard one.
 package typealias InPlaceMessageHandler = @Sendable (_ message: UnsafeRawBufferPointer?, _ tail: [UInt8]?,
                                                      _ reply: inout [UInt8]) throws -> InPlaceReply

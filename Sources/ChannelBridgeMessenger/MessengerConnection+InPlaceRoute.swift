@@ -1,3 +1,4 @@
+import ChannelBridgePlatform
 import Synchronization
 
 /// Requests answered in place without the state lock.
@@ -18,15 +19,22 @@ extension MessengerConnection {
         let channel: String
         let handler: InPlaceMessageHandler
         let epoch: UInt64
+        /// The handler was installed with `mayAnswerLater`.
+        let mayAnswerLater: Bool
     }
 
-    /// Whether a request on `channel` may be answered by `inPlaceRoute`'s handler without the lock.
+    /// Whether a request on `channel` of `payloadCount` bytes may be answered by `inPlaceRoute`'s
+    /// handler without the lock.
     @inline(__always)
-    func routesInPlace(_ channel: String) -> Bool {
+    func routesInPlace(_ channel: String, payloadCount: Int) -> Bool {
         // Fields compared in place: binding the route copied it, two retains and two releases.
         guard inPlaceRoute?.epoch == answerRules.epoch.load(ordering: .acquiring),
               answerRules.inboundCount.load(ordering: .relaxed) == 0,
               inPlaceRoute?.channel == channel else { return false }
+        // A closed gate decides each request by its payload, which the route does not look at.
+        if requestGate?.isClosed == true { return false }
+        // Work left for later holds its request's budget charge, taken only in the lock.
+        if inPlaceRoute.unsafelyUnwrapped.mayAnswerLater, payloadCount >= RequestBudget.requestChargeThreshold { return false }
         // Every request is answered, so none starts while the answers pile up unsent.
         return !(flow?.isAnswerBacklogged ?? false)
     }
@@ -36,6 +44,46 @@ extension MessengerConnection {
     func answerInPlace(_ handler: InPlaceMessageHandler, id: UInt32, channel: String, payload: RequestPayload) {
         let answer = payload.withBytes { message, tail in Result { try handler(message, tail, &replyScratch) } }
         writeInPlaceReply(id: id, channel: channel, answer, endsDelivery: deliveringLastFrame)
+    }
+
+    /// Work an in-place handler left for later, for a request answered on the route, which
+    /// holds no owed entry yet: it gets one now, and a task. The route was taken with nothing of
+    /// the peer's in flight, so a handler slot is free and the id repeats none; a request that
+    /// is not charged against the budget is the only kind that takes the route with such a
+    /// handler. A session closed meanwhile owes no reply: the work is dropped.
+    func startLater(_ work: @escaping @Sendable () async throws -> HandlerReply, id: UInt32, channel: String) {
+        let serial = state.withLock { state -> UInt64? in
+            if state.isClosed { return nil }
+            state.nextInboundSerial &+= 1
+            state.inbound[id] = ConnectionState.InboundRequest(serial: state.nextInboundSerial, charged: 0)
+            return state.nextInboundSerial
+        }
+        guard let serial else { return }
+        startHandlerTask(.segmented { _ in try await work() }, channel: channel, id: id, serial: serial, payload: nil)
+    }
+
+    /// Runs a `mayAnswerLater` handler in place for a request decided in the lock, which holds an
+    /// owed entry (and a handler slot) already: its answer at hand is the reply, copied out of
+    /// `replyScratch`, and its later work runs in a task that holds the entry.
+    func answerOwedInPlace(_ handler: InPlaceMessageHandler, id: UInt32, channel: String, serial: UInt64,
+                           payload: RequestPayload) {
+        let answer = payload.withBytes { message, tail in Result { try handler(message, tail, &replyScratch) } }
+        let reply: Result<MessageSegments?, any Error>
+        switch answer {
+        case .success(.later(let work)):
+            startHandlerTask(.segmented { _ in try await work() }, channel: channel, id: id, serial: serial, payload: nil)
+            return
+        case .success(.written(let count)):
+            precondition(count >= 0 && count <= replyScratch.count, "an in-place handler reported more bytes than it was lent")
+            reply = .success(MessageSegments(Array(replyScratch[..<count])))
+        case .success(.null):
+            reply = .success(nil)
+        case .success(.segments(let segments)):
+            reply = .success(segments)
+        case .failure(let error):
+            reply = .failure(error)
+        }
+        finishRequest(id: id, channel: channel, serial: serial, reply, endsDelivery: deliveringLastFrame)
     }
 
     /// The transport's delivering side has delivered its last bytes (its reader has ended); call

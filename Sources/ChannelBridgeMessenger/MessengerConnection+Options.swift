@@ -22,6 +22,10 @@ extension MessengerConnection {
         /// `maxHandlersInFlight` does, on transports that can stop reading. `nil`: no budget.
         public var requestBudget: RequestBudget?
 
+        /// Shared with other connections that close to new requests together (package API: the
+        /// extension host's sessions, when its request ends). `nil`: no gate.
+        package var requestGate: RequestGate?
+
         /// The default for `maxHandlersInFlight`.
         public static let defaultMaxHandlersInFlight = 64
 

@@ -49,7 +49,7 @@ extension MessengerConnection {
         // Charged when its frame began, if it was (reader thread only, as every delivery).
         let prepaid = prepaidCharge
         if prepaid > 0 { prepaidCharge = 0 }
-        if routesInPlace(channel) {
+        if routesInPlace(channel, payloadCount: payload.count) {
             if prepaid > 0 { requestBudget?.release(prepaid) }
             answerInPlace(inPlaceRoute.unsafelyUnwrapped.handler, id: id, channel: channel, payload: payload)
             return .delivered
@@ -61,10 +61,14 @@ extension MessengerConnection {
             case answerNow(SynchronousMessageHandler)
             case answerInPlace(InPlaceMessageHandler, epoch: UInt64)
             case run(ConnectionState.Handler, serial: UInt64)
+            case runInPlace(InPlaceMessageHandler, serial: UInt64, epoch: UInt64)
         }
         // Every request is answered, so none starts while the answers pile up unsent.
         let backlogged = flow?.isAnswerBacklogged ?? false
         let charge = requestBudget == nil ? 0 : RequestBudget.charge(forRequestOf: payload.count)
+        // Asked before the lock: the gate's admission looks at the payload (it is called, and
+        // nothing is called under the lock).
+        let gateRefusal = refusalByGate(channel: channel, payload: payload)
         let outcome = state.withLock { state -> Outcome in
             if let unopened = Self.unopened(state) { return .unopened(unopened) }
             if !state.inbound.isEmpty, state.inbound[id] != nil { return .duplicate }
@@ -74,10 +78,11 @@ extension MessengerConnection {
             if state.sentGoodbye != nil { return .answer(.failure("the connection is closing")) }
             if let reason = state.refusalReason { return .answer(.failure(reason)) }
             guard let installed = state.lookupHandler(channel) else { return .answer(.null) }
+            if let gateRefusal { return .answer(.failure(gateRefusal)) }
             switch installed.handler {
             case .inPlace(let handler): return .answerInPlace(handler, epoch: answerRules.epoch.load(ordering: .relaxed))
             case .synchronous(let handler): return .answerNow(handler)
-            case .plain, .segmented, .immediate: break
+            case .plain, .segmented, .immediate, .inPlaceOrLater: break
             }
             if state.handlerSlotsFull {
                 state.holdingForHandlers = true
@@ -92,10 +97,13 @@ extension MessengerConnection {
             state.nextInboundSerial &+= 1
             state.inbound[id] = ConnectionState.InboundRequest(serial: state.nextInboundSerial,
                                                                charged: prepaid > 0 ? prepaid : charge)
+            if case .inPlaceOrLater(let handler) = installed.handler {
+                return .runInPlace(handler, serial: state.nextInboundSerial, epoch: answerRules.epoch.load(ordering: .relaxed))
+            }
             return .run(installed.handler, serial: state.nextInboundSerial)
         }
         switch outcome {
-        case .hold, .run:
+        case .hold, .run, .runInPlace:
             // Held, the request keeps what it prepaid; run, it is charged with it.
             if case .hold = outcome { prepaidCharge = prepaid }
         default:
@@ -118,8 +126,12 @@ extension MessengerConnection {
             writeReply(id: id, channel: channel, Result { try handler(payload.array) }, endsDelivery: deliveringLastFrame)
             return .delivered
         case .answerInPlace(let handler, let epoch):
-            inPlaceRoute = InPlaceRoute(channel: channel, handler: handler, epoch: epoch)
+            inPlaceRoute = InPlaceRoute(channel: channel, handler: handler, epoch: epoch, mayAnswerLater: false)
             answerInPlace(handler, id: id, channel: channel, payload: payload)
+            return .delivered
+        case .runInPlace(let handler, let serial, let epoch):
+            inPlaceRoute = InPlaceRoute(channel: channel, handler: handler, epoch: epoch, mayAnswerLater: true)
+            answerOwedInPlace(handler, id: id, channel: channel, serial: serial, payload: payload)
             return .delivered
         case .run(var handler, let serial):
             let payload = payload.array
@@ -136,14 +148,28 @@ extension MessengerConnection {
                     handler = .segmented { _ in try await work() }
                 }
             }
-            let task = Task.immediate {
-                await self.runHandler(handler, channel: channel, id: id, serial: serial, payload: payload)
-            }
-            state.withLock { state in
-                if state.inbound[id]?.serial == serial { state.inbound[id]?.task = task }
-            }
+            startHandlerTask(handler, channel: channel, id: id, serial: serial, payload: payload)
             return .delivered
         }
+    }
+
+    /// Runs `handler` for owed request `id` in a task of its own, started here.
+    func startHandlerTask(_ handler: ConnectionState.Handler, channel: String, id: UInt32, serial: UInt64,
+                          payload: [UInt8]?) {
+        let task = Task.immediate {
+            await self.runHandler(handler, channel: channel, id: id, serial: serial, payload: payload)
+        }
+        state.withLock { state in
+            if state.inbound[id]?.serial == serial { state.inbound[id]?.task = task }
+        }
+    }
+
+    /// The status-2 text for a request `requestGate` refuses, or nil.
+    @inline(__always)
+    private func refusalByGate(channel: String, payload: RequestPayload) -> String? {
+        guard let requestGate, requestGate.isClosed else { return nil }
+        let refused = payload.withBytes { message, _ in requestGate.refuses(channel: channel, payload: message) }
+        return refused ? requestGate.reason : nil
     }
 
     func runHandler(_ handler: ConnectionState.Handler, channel: String, id: UInt32, serial: UInt64,
@@ -162,8 +188,10 @@ extension MessengerConnection {
                 answer = .success(reply.reply)
             case .synchronous(let handler):
                 answer = .success(try handler(payload))
-            case .inPlace(let handler):
-                answer = .success(try Self.answer(of: handler, payload))
+            case .inPlace(let handler), .inPlaceOrLater(let handler):
+                let reply = try await Self.answer(of: handler, payload).reply()
+                afterReply = reply.afterReply
+                answer = .success(reply.reply)
             case .immediate(let handler):
                 // `handleRequest` calls immediate handlers itself and hands only their `.later`
                 // work here (as `.segmented`); this keeps the switch whole for any other caller.
@@ -180,8 +208,8 @@ extension MessengerConnection {
 
     /// Sends the reply to a request that held an owed entry (and a handler slot), unless it was
     /// cancelled or closed meanwhile, then lets the entry go.
-    private func finishRequest(id: UInt32, channel: String, serial: UInt64, _ answer: Result<MessageSegments?, any Error>,
-                               endsDelivery: Bool = false) {
+    func finishRequest(id: UInt32, channel: String, serial: UInt64, _ answer: Result<MessageSegments?, any Error>,
+                       endsDelivery: Bool = false) {
         // A cancelled or closed request is no longer owed: its entry is gone. The reply is queued
         // before the entry goes: a session that is ending (after either side's GOODBYE) closes as
         // soon as nothing is owed, and another handler finishing between this removal and this
@@ -251,6 +279,8 @@ extension MessengerConnection {
             writeFrame(.reply(id: id, result: .null))
         case .success(.segments(let segments)):
             writeReply(id: id, channel: channel, .success(segments))
+        case .success(.later(let work)):
+            startLater(work, id: id, channel: channel)
         case .failure(let error):
             writeReply(id: id, channel: channel, .failure(error))
         }
@@ -270,14 +300,15 @@ extension MessengerConnection {
     }
 
     /// What an in-place handler answers where no reply buffer is lent (a MESSAGE, whose answer is
-    /// dropped): its reply as an array of its own. A held request is still answered in place.
-    static func answer(of handler: InPlaceMessageHandler, _ payload: [UInt8]?) throws -> MessageSegments? {
+    /// dropped, or a request run in a task): its reply as an array of its own, or its later work.
+    static func answer(of handler: InPlaceMessageHandler, _ payload: [UInt8]?) throws -> ImmediateAnswer {
         var reply: [UInt8] = []
         let answer = try RequestPayload.owned(payload).withBytes { try handler($0, $1, &reply) }
         switch answer {
-        case .null: return nil
-        case .written(let count): return MessageSegments(Array(reply[..<count]))
-        case .segments(let segments): return segments
+        case .null: return .now(nil)
+        case .written(let count): return .now(MessageSegments(Array(reply[..<count])))
+        case .segments(let segments): return .now(segments)
+        case .later(let work): return .later(work)
         }
     }
 
@@ -311,11 +342,12 @@ extension MessengerConnection {
             case now(ConnectionState.Handler)
             case run(ConnectionState.Handler, serial: UInt64)
         }
+        if refusalByGate(channel: channel, payload: .owned(payload)) != nil { return .delivered }
         let outcome = state.withLock { state -> Outcome in
             guard state.peerGoodbye == nil, !state.isClosed, let installed = state.lookupHandler(channel) else { return .drop }
             switch installed.handler {
             case .synchronous, .inPlace: return .now(installed.handler)
-            case .plain, .segmented, .immediate: break
+            case .plain, .segmented, .immediate, .inPlaceOrLater: break
             }
             if state.handlerSlotsFull {
                 state.holdingForHandlers = true
@@ -333,6 +365,7 @@ extension MessengerConnection {
         case .now(.synchronous(let handler)):
             _ = try? handler(payload)
         case .now(.inPlace(let handler)):
+            // Not installed to answer later, so its answer is at hand.
             _ = try? Self.answer(of: handler, payload)
         case .now:
             break   // only synchronous and in-place handlers run at once
@@ -342,7 +375,8 @@ extension MessengerConnection {
                 case .plain(let handler): _ = try? await handler(payload)
                 case .segmented(let handler): (try? await handler(payload))?.afterReply?()
                 case .synchronous(let handler): _ = try? handler(payload)
-                case .inPlace(let handler): _ = try? Self.answer(of: handler, payload)
+                case .inPlace(let handler), .inPlaceOrLater(let handler):
+                    (try? await Self.answer(of: handler, payload).reply())?.afterReply?()
                 case .immediate(let handler): (try? await handler(payload).reply())?.afterReply?()
                 }
                 self.messageHandlerFinished(serial)

@@ -100,6 +100,8 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     let limit: FrameLimit
     /// `options.requestBudget` on a transport that can stop reading, else nil.
     let requestBudget: RequestBudget?
+    /// `options.requestGate`, kept here so the request path reads it without copying the options.
+    let requestGate: RequestGate?
     /// What the budget calls, once, when a release may let this connection's waiting request in.
     let budgetWake: @Sendable () -> Void
     /// Bytes read and not yet delivered, and frames held back. Touched by the one thread
@@ -133,6 +135,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
         flowTransport = transport as? any FlowControlledTransport
         flow = flowTransport?.outboundFlow
         requestBudget = flowTransport == nil ? nil : options.requestBudget
+        requestGate = options.requestGate
         let wakes = flowTransport
         budgetWake = { wakes?.inputMayResume() }
         var initial = ConnectionState()
@@ -258,11 +261,14 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
 
     /// Installs (or removes) a handler that answers requests where they were received (see
     /// `InPlaceMessageHandler`). A MESSAGE on its channel reaches it too, its reply ignored.
-    /// With `splitter`, a large request payload it picks reaches the handler as two parts.
+    /// With `splitter`, a large request payload it picks reaches the handler as two parts. With
+    /// `mayAnswerLater`, the handler may answer `.later`: it then holds a handler slot while it
+    /// runs, as an immediate handler does, unless it answers on the in-place route.
     @discardableResult
     package func setInPlaceMessageHandler(onChannel channel: String, _ handler: InPlaceMessageHandler?,
-                                          splitter: PayloadSplitter? = nil) -> MessageHandlerToken {
-        install(handler.map(ConnectionState.Handler.inPlace), onChannel: channel, splitter: splitter)
+                                          splitter: PayloadSplitter? = nil, mayAnswerLater: Bool = false) -> MessageHandlerToken {
+        install(handler.map(mayAnswerLater ? ConnectionState.Handler.inPlaceOrLater : ConnectionState.Handler.inPlace),
+                onChannel: channel, splitter: splitter)
     }
 
     /// From now on a large REPLY payload `splitter` picks reaches the caller of `startRequest` as

@@ -34,6 +34,8 @@ extension SocketConnection {
         /// object (`RequestBudget`, wire protocol §4.10): a request that does not fit waits
         /// unread. Default `nil`: no budget.
         public var requestBudget: RequestBudget?
+        /// Closes the connections that share it to new requests at once (`RequestGate`).
+        package var requestGate: RequestGate?
         /// A peer that has not sent its HELLO this long after the connection was set up gets
         /// GOODBYE `protocolError` and is closed. Default 5 s; `nil` waits for ever.
         public var helloTimeout: Duration?
@@ -110,8 +112,10 @@ extension SocketConnection {
         }
 
         var messengerOptions: MessengerConnection.Options {
-            MessengerConnection.Options(name: name, maxFrameLength: maxFrameLength, maxHandlersInFlight: maxHandlersInFlight,
-                                        requestBudget: requestBudget)
+            var options = MessengerConnection.Options(name: name, maxFrameLength: maxFrameLength,
+                                                      maxHandlersInFlight: maxHandlersInFlight, requestBudget: requestBudget)
+            options.requestGate = requestGate
+            return options
         }
     }
 

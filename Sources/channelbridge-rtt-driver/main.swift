@@ -7,18 +7,21 @@ import Dispatch
 //
 //   channelbridge-rtt-driver serve --socket PATH          serve until stdin ends (prints `ready PATH`)
 //   channelbridge-rtt-driver call --socket PATH --count N  make N `echo` calls, then exit 0
+//   channelbridge-rtt-driver serve-host --socket PATH --data-dir DIR
+//                                                          an extension host, until stdin ends
+//   channelbridge-rtt-driver call-host --socket PATH --count N
+//                                                          N prefs `getInt` calls on a warm key
 //
 // `main` is synchronous on purpose: valgrind 3.19 crashes on Swift's async main. The work runs in
 // a detached task on Swift's pool (or the connection's reader thread) while the main thread,
 // which is not one of the pool's, waits on a semaphore.
 
-// The same process policy as `channelbridge`, whose `bench serve` is the rtt scenario's server.
-ProcessSignals.ignoreBrokenPipes()
-AllocatorTuning.retainLargeAllocations()
 
 let usage = """
     usage: channelbridge-rtt-driver serve --socket PATH
            channelbridge-rtt-driver call --socket PATH --count N
+           channelbridge-rtt-driver serve-host --socket PATH --data-dir DIR
+           channelbridge-rtt-driver call-host --socket PATH --count N
     """
 
 func fail(_ message: String, status: Int32) -> Never {
@@ -31,17 +34,19 @@ var options: [String: String] = [:]
 var index = 1
 while index < arguments.count {
     let name = arguments[index]
-    guard ["--socket", "--count"].contains(name), index + 1 < arguments.count else {
+    guard ["--socket", "--count", "--data-dir"].contains(name), index + 1 < arguments.count else {
         fail("channelbridge-rtt-driver: unexpected argument '\(name)'\n\(usage)", status: 64)
     }
     options[String(name.dropFirst(2))] = arguments[index + 1]
     index += 2
 }
-guard let mode = arguments.first, mode == "serve" || mode == "call", let path = options["socket"] else {
+guard let mode = arguments.first, ["serve", "call", "serve-host", "call-host"].contains(mode),
+      let path = options["socket"] else {
     fail(usage, status: 64)
 }
+if mode == "serve-host", options["data-dir"] == nil { fail("channelbridge-rtt-driver: serve-host needs --data-dir DIR\n\(usage)", status: 64) }
 let count: Int
-if mode == "call" {
+if mode.hasPrefix("call") {
     guard let text = options["count"], let value = Int(text), value >= 0 else {
         fail("channelbridge-rtt-driver: call needs --count N (a whole number)\n\(usage)", status: 64)
     }
@@ -51,15 +56,25 @@ if mode == "call" {
     count = 0
 }
 
+// The process policy of the program each mode stands for, before any thread starts: `channelbridge`,
+// whose `bench serve` is the rtt scenario's server, or `extension-host`.
+ProcessSignals.ignoreBrokenPipes()
+if mode.hasSuffix("-host") {
+    AllocatorTuning.limitArenas(to: 2)
+} else {
+    AllocatorTuning.retainLargeAllocations()
+}
+
 let finished = DispatchSemaphore(value: 0)
 let failure = LockedValue<String?>(nil)
 // Detached: top-level code is on the main actor, and the main thread is about to block.
 Task.detached {
     do {
-        if mode == "serve" {
-            try await RttDriver.serve(path: path)
-        } else {
-            try await RttDriver.call(path: path, count: count)
+        switch mode {
+        case "serve": try await RttDriver.serve(path: path)
+        case "call": try await RttDriver.call(path: path, count: count)
+        case "serve-host": try await PrefsDriver.serve(path: path, dataDirectory: options["data-dir"]!)
+        default: try await PrefsDriver.call(path: path, count: count)
         }
     } catch {
         failure.withLock { $0 = "channelbridge-rtt-driver \(mode): \(error)" }

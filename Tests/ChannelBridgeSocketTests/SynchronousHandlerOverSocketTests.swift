@@ -68,4 +68,50 @@ import Testing
             await listener.waitUntilClosed()
         }
     }
+
+    /// A Standard-codec channel's immediate handler on a socket session is answered in place: a
+    /// result at hand on the reader thread with no task, `.later` work in a task that holds the
+    /// session's one handler slot, so the requests behind it wait unread (their handler is not
+    /// even asked) until that work has answered; then they are answered in order.
+    @Test func immediateMethodCallsAnswerInPlaceAndLaterWorkHoldsTheSlot() async throws {
+        try await withHangGuard { () async throws in
+            let gate = Gate()
+            let asked = Collector<String>(name: "calls the immediate handler was asked")
+            let accepted = Collector<SocketConnection>(name: "accepted sessions")
+            let options = SocketListener.Options(connection: .init(maxHandlersInFlight: 1))
+            let (listener, directory) = try SocketConnectionTests.serve(options: options) { connection in
+                accepted.append(connection)
+                MethodChannel(name: "imm", messenger: connection.messenger).setImmediateMethodCallHandler { call in
+                    asked.append(call.method)
+                    guard call.method == "later" else { return .value(.bool(withUnsafeCurrentTask { $0 != nil })) }
+                    return .later {
+                        await gate.wait()
+                        return .bool(withUnsafeCurrentTask { $0 != nil })
+                    }
+                }
+            }
+            defer { directory.remove() }
+            let peer = try RawPeer(path: listener.path)
+            defer { peer.close() }
+            let codec = StandardMethodCodec()
+            let methods = ["now", "later", "later", "now"]
+            try peer.write([RawPeer.hello()] + methods.enumerated().map { index, method in
+                .request(id: UInt32(index + 1), channel: "imm", payload: try codec.encodeMethodCall(MethodCall(method)))
+            })
+            let session = try await accepted.first(1)[0]
+            await session.messenger.waitUntilInputHeld()
+            #expect(asked.all == ["now", "later"])
+            gate.open()
+            let frames = try await onThread { Result { try peer.readFrames(1 + methods.count) } }.get()
+            #expect(asked.all == methods)
+            #expect(Array(frames.dropFirst()) == [
+                .reply(id: 1, result: .bytes(try codec.encodeSuccessEnvelope(.bool(false)))),
+                .reply(id: 2, result: .bytes(try codec.encodeSuccessEnvelope(.bool(true)))),
+                .reply(id: 3, result: .bytes(try codec.encodeSuccessEnvelope(.bool(true)))),
+                .reply(id: 4, result: .bytes(try codec.encodeSuccessEnvelope(.bool(false)))),
+            ])
+            listener.close()
+            await listener.waitUntilClosed()
+        }
+    }
 }

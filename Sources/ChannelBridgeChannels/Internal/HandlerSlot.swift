@@ -45,10 +45,10 @@ final class HandlerSlot: Sendable {
     /// Installs a handler that reads its request and writes its reply in place, on a connection
     /// itself (never through a wrapper, which could not forward it).
     @discardableResult
-    func install(inPlace handler: @escaping InPlaceMessageHandler, splitter: PayloadSplitter?,
+    func install(inPlace handler: @escaping InPlaceMessageHandler, splitter: PayloadSplitter?, mayAnswerLater: Bool = false,
                  on connection: MessengerConnection, channel: String) -> MessageHandlerToken? {
         install(on: connection, channel: channel, removing: false) {
-            connection.setInPlaceMessageHandler(onChannel: channel, handler, splitter: splitter)
+            connection.setInPlaceMessageHandler(onChannel: channel, handler, splitter: splitter, mayAnswerLater: mayAnswerLater)
         }
     }
 

@@ -26,11 +26,12 @@ struct SessionSetup: Sendable {
         let id = sessions.nextID()
         let label = "[session \(id)]"
         let log = output.standardError
-        let transport: any BinaryMessenger = options.trace
+        // The connection itself unless traced, so the session's channels answer in place. Requests
+        // after the extension request's end are refused by the connection (`RequestGate`).
+        let messenger: any BinaryMessenger = options.trace
             ? TracingMessenger(base: connection.messenger, label: label, binaryChannels: [HostOptions.echoChannel],
                                log: { log("extension-host: " + $0) })
             : connection.messenger
-        let messenger = ShutdownGate(base: transport, request: request, extensionChannel: options.channel)
 
         var environment = PluginEnvironment()
         environment.preferenceStoreProvider = store

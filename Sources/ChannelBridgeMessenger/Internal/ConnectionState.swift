@@ -41,6 +41,9 @@ struct ConnectionState {
         case segmented(SegmentedMessageHandler)
         case synchronous(SynchronousMessageHandler)
         case inPlace(InPlaceMessageHandler)
+        /// An in-place handler that may answer `.later`: accounted as an immediate handler is
+        /// whenever it is not answered on the in-place route (`MessengerConnection+InPlaceRoute`).
+        case inPlaceOrLater(InPlaceMessageHandler)
         /// Holds a handler slot and an owed entry like a handler in a task, but is called as the
         /// request is read; a task starts only for its `.later` work.
         case immediate(ImmediateMessageHandler)
@@ -71,11 +74,13 @@ struct ConnectionState {
     var pending = PendingCalls<PendingCall>()
     var nextInboundSerial: UInt64 = 0
     var inbound: [UInt32: InboundRequest] = [:] {
-        didSet { answerRules.inboundCountChanged(to: inbound.count) }
+        didSet { answerRules.inboundCountChanged(to: inbound.count + messageTasks.count) }
     }
     /// The peer's messages whose asynchronous handler is still running, by serial; the task is
     /// nil until `Task.immediate` has returned it.
-    var messageTasks: [UInt64: Task<Void, Never>?] = [:]
+    var messageTasks: [UInt64: Task<Void, Never>?] = [:] {
+        didSet { answerRules.inboundCountChanged(to: inbound.count + messageTasks.count) }
+    }
     /// At most this many entries in `inbound` and `messageTasks` together; 0 means no limit (a
     /// transport that cannot stop reading).
     var maxHandlersInFlight = 0

@@ -5,73 +5,51 @@ import ChannelBridgeMessenger
 import ChannelBridgePlatform
 import Testing
 
-/// The messengers a host session wraps its connection in (`ShutdownGate`, `TracingMessenger`, as
-/// `SessionSetup` stacks them) forward every fast path of `FastPathMessenger`: a channel on a
-/// wrapped session installs synchronous and segmented handlers and sends in segments, exactly as
+/// The messenger a traced host session wraps its connection in (`TracingMessenger`, as
+/// `SessionSetup` does with `--trace`) forwards every fast path of `FastPathMessenger`: a channel on
+/// a traced session installs synchronous and segmented handlers and sends in segments, exactly as
 /// on the bare connection, and the `listen` reply still goes out before the stream's first event.
+/// An untraced session's channels are on the connection itself (`SessionSetupTests`).
 @Suite struct SessionWrapperFastPathTests {
-    /// The stacks a session can have: with and without `--trace`.
-    static func wrapped(_ base: any BinaryMessenger) -> [any BinaryMessenger] {
-        let request = ExtensionRequest(inputItems: [])
-        let tracing = TracingMessenger(base: base, label: "test", binaryChannels: [], log: { _ in })
-        return [
-            ShutdownGate(base: base, request: request, extensionChannel: HostOptions.defaultChannel),
-            ShutdownGate(base: tracing, request: request, extensionChannel: HostOptions.defaultChannel),
-        ]
+    static func traced(_ base: any BinaryMessenger) -> any BinaryMessenger {
+        TracingMessenger(base: base, label: "test", binaryChannels: [], log: { _ in })
     }
 
-    @Test func channelsOnAWrappedSessionTakeTheFastPaths() async throws {
-        for index in 0..<2 {
-            let probe = FastPathProbe()
-            let messenger = Self.wrapped(probe)[index]
-            #expect(messenger.fastPath?.outboundFlow === probe.flow)
-            #expect(messenger.fastPath?.frameLimit === probe.limit)
-
-            MethodChannel(name: "sync", messenger: messenger).setSynchronousMethodCallHandler { _ in .null }
-            MethodChannel(name: "async", messenger: messenger).setMethodCallHandler { _ in .null }
-            MethodChannel(name: "immediate", messenger: messenger).setImmediateMethodCallHandler { _ in .value(.null) }
-            EventChannel(name: "events", messenger: messenger).setStreamHandler(NoEvents())
-            let large = MethodChannel(name: "large", messenger: messenger)
-            // A Uint8List of 64 KiB or more is sent from its own array: the segmented send.
-            _ = try? await large.invokeMethod("put", arguments: .uint8List([UInt8](repeating: 7, count: 1 << 16)))
-            _ = try? await large.invokeMethod("small")
-
-            #expect(probe.calls == [
-                "setSynchronousMessageHandler sync",
-                "setSegmentedMessageHandler async",
-                "setImmediateMessageHandler immediate",
-                "setSegmentedMessageHandler events",
-                "send(segments:) large",
-                "send(message:) large",
-            ], "stack \(index)")
-        }
-    }
-
-    /// A gated synchronous handler still refuses requests once the extension request has ended.
-    @Test func theGateStillAppliesOnTheSynchronousPath() throws {
+    @Test func channelsOnATracedSessionTakeTheFastPaths() async throws {
         let probe = FastPathProbe()
-        let request = ExtensionRequest(inputItems: [])
-        let gate = ShutdownGate(base: probe, request: request, extensionChannel: HostOptions.defaultChannel)
-        MethodChannel(name: "sync", messenger: gate).setSynchronousMethodCallHandler { _ in .string("ok") }
-        let handler = try #require(probe.synchronousHandler(on: "sync"))
-        let call = try StandardMethodCodec().encodeMethodCall(MethodCall("get"))
-        #expect(try handler(call)?.joined == (try StandardMethodCodec().encodeSuccessEnvelope(.string("ok"))))
-        _ = request.end(.completed, returnedItems: nil, error: nil, endingReply: OneShotSignal())
-        #expect(throws: HostShuttingDown.self) { try handler(call) }
+        let messenger = Self.traced(probe)
+        #expect(messenger.fastPath?.outboundFlow === probe.flow)
+        #expect(messenger.fastPath?.frameLimit === probe.limit)
+
+        MethodChannel(name: "sync", messenger: messenger).setSynchronousMethodCallHandler { _ in .null }
+        MethodChannel(name: "async", messenger: messenger).setMethodCallHandler { _ in .null }
+        MethodChannel(name: "immediate", messenger: messenger).setImmediateMethodCallHandler { _ in .value(.null) }
+        EventChannel(name: "events", messenger: messenger).setStreamHandler(NoEvents())
+        let large = MethodChannel(name: "large", messenger: messenger)
+        // A Uint8List of 64 KiB or more is sent from its own array: the segmented send.
+        _ = try? await large.invokeMethod("put", arguments: .uint8List([UInt8](repeating: 7, count: 1 << 16)))
+        _ = try? await large.invokeMethod("small")
+
+        #expect(probe.calls == [
+            "setSynchronousMessageHandler sync",
+            "setSegmentedMessageHandler async",
+            "setImmediateMessageHandler immediate",
+            "setSegmentedMessageHandler events",
+            "send(segments:) large",
+            "send(message:) large",
+        ])
     }
 
-    /// The gate refuses on the immediate path too, and the tracing wrapper logs an answer given
-    /// at once as it is given and one from `.later` work when that work ends.
-    @Test func theGateAndTheTraceApplyOnTheImmediatePath() async throws {
+    /// The tracing wrapper logs an answer given at once as it is given, and one from `.later`
+    /// work when that work ends.
+    @Test func theTraceAppliesOnTheImmediatePath() async throws {
         let probe = FastPathProbe()
-        let request = ExtensionRequest(inputItems: [])
         let lines = LockedValue<[String]>([])
         let tracing = TracingMessenger(base: probe, label: "s1", binaryChannels: [], log: { line in lines.withLock { $0.append(line) } })
-        let gate = ShutdownGate(base: tracing, request: request, extensionChannel: HostOptions.defaultChannel)
         // The tracing handler holds the tracing messenger, whose base is the probe holding the
         // handler: a cycle a session breaks by removing its handlers at teardown, as here.
         defer { probe.forgetHandlers() }
-        MethodChannel(name: "imm", messenger: gate).setImmediateMethodCallHandler { call in
+        MethodChannel(name: "imm", messenger: tracing).setImmediateMethodCallHandler { call in
             call.method == "now" ? .value(.string("at once")) : .later { .string("in a task") }
         }
         let handler = try #require(probe.immediateHandler(on: "imm"))
@@ -91,16 +69,14 @@ import Testing
             "s1 call imm now null", "s1 reply imm now null → success \"at once\"",
             "s1 call imm slow null", "s1 reply imm slow null → success \"in a task\"",
         ])
-        _ = request.end(.completed, returnedItems: nil, error: nil, endingReply: OneShotSignal())
-        #expect(throws: HostShuttingDown.self) { try handler(try codec.encodeMethodCall(MethodCall("now"))) }
     }
 
-    /// On a real connection under both wrappers, the events a stream handler sends from
-    /// `onListen` leave after the `listen` reply: the after-reply work travels through them.
-    @Test func theListenReplyPrecedesTheFirstEventThroughTheWrappers() async throws {
+    /// On a real connection, bare and traced, the events a stream handler sends from `onListen`
+    /// leave after the `listen` reply: the after-reply work travels through the wrapper.
+    @Test func theListenReplyPrecedesTheFirstEventWithAndWithoutTheTrace() async throws {
         for index in 0..<2 {
             let (connection, frames) = FrameLog.connection()
-            let messenger = Self.wrapped(connection)[index]
+            let messenger = index == 0 ? connection : Self.traced(connection)
             EventChannel(name: "ticks", messenger: messenger).setStreamHandler(TwoEventsAtOnce())
             frames.deliver(.hello(Frame.Hello(role: .client, peerName: "test")), to: connection)
             let listen = try StandardMethodCodec().encodeMethodCall(MethodCall("listen"))
@@ -126,14 +102,9 @@ import Testing
 private final class FastPathProbe: FastPathMessenger {
     let flow = OutboundFlow(highWater: 1 << 20, lowWater: 1 << 10)
     let limit = FrameLimit(own: 1 << 24)
-    private let state = LockedValue<(calls: [String], synchronous: [String: SynchronousMessageHandler],
-                                     immediate: [String: ImmediateMessageHandler])>(([], [:], [:]))
+    private let state = LockedValue<(calls: [String], immediate: [String: ImmediateMessageHandler])>(([], [:]))
 
     var calls: [String] { state.withLock { $0.calls } }
-
-    func synchronousHandler(on channel: String) -> SynchronousMessageHandler? {
-        state.withLock { $0.synchronous[channel] }
-    }
 
     func immediateHandler(on channel: String) -> ImmediateMessageHandler? {
         state.withLock { $0.immediate[channel] }
@@ -141,10 +112,7 @@ private final class FastPathProbe: FastPathMessenger {
 
     /// Drops the handlers it keeps, as removing them from a session does.
     func forgetHandlers() {
-        state.withLock { state in
-            state.synchronous = [:]
-            state.immediate = [:]
-        }
+        state.withLock { $0.immediate = [:] }
     }
 
     private func record(_ call: String) -> MessageHandlerToken {
@@ -179,8 +147,7 @@ private final class FastPathProbe: FastPathMessenger {
     }
 
     func setSynchronousMessageHandler(onChannel channel: String, _ handler: SynchronousMessageHandler?) -> MessageHandlerToken {
-        state.withLock { $0.synchronous[channel] = handler }
-        return record("setSynchronousMessageHandler \(channel)")
+        record("setSynchronousMessageHandler \(channel)")
     }
 
     func setImmediateMessageHandler(onChannel channel: String, _ handler: ImmediateMessageHandler?) -> MessageHandlerToken {

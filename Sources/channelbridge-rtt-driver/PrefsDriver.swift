@@ -1,0 +1,70 @@
+import ChannelBridgeBench
+import ChannelBridgeChannels
+import ChannelBridgeCodec
+import ChannelBridgeHost
+import ChannelBridgeMessenger
+import ChannelBridgePlatform
+import ChannelBridgeSocket
+
+/// The call the extension host answers itself, for `Scripts/count-instructions --host`: a real
+/// `ExtensionHost` (its listener, session setup and plugins, as `extension-host` runs them)
+/// answering `getInt` on `shared_preference_app_group` for a key it has cached, called as the rtt
+/// client calls `echo` (one call at a time, on the connection's reader thread).
+enum PrefsDriver {
+    static let channel = "shared_preference_app_group"
+    static let group = "group.channelbridge.count"
+    static let key = "warm"
+    static let value: StandardValue = .int32(42)
+
+    /// Starts a host on `path` with its store in `dataDirectory`, prints `ready <path>` (the
+    /// host's own ready line), and serves until stdin ends; the host is then interrupted and
+    /// shuts down as on SIGTERM.
+    static func serve(path: String, dataDirectory: String) async throws {
+        var options = HostOptions()
+        options.socketPath = path
+        options.dataDirectory = dataDirectory
+        options.appGroups = [group]
+        let host: ExtensionHost
+        do {
+            host = try await ExtensionHost.start(options: options)
+        } catch {
+            throw BenchError("the host did not start: \(error.message)")
+        }
+        async let record = host.run()
+        _ = try? await ChildProcess.onThread("serve-host stdin") {
+            var byte = [UInt8](repeating: 0, count: 1)
+            while byte.withUnsafeMutableBytes({ Syscalls.read(Syscalls.standardInput, into: $0) }) > 0 {}
+        }
+        host.interrupt(.sigterm)
+        _ = await record
+    }
+
+    /// Sets the key once, then makes `count` `getInt` calls on it one after another (each reply
+    /// checked), and closes the connection.
+    static func call(path: String, count: Int) async throws {
+        let connection = try await SocketConnection.connect(
+            to: path, options: SocketConnection.Options(runsTasksOnReaderThread: true))
+        do {
+            _ = try await connection.messenger.waitForPeerHello()
+            let prefs = MethodChannel(name: channel, messenger: connection.messenger)
+            let arguments: StandardValue = .map([.init("key", .string(key))])
+            _ = try await prefs.invokeMethod("setInt", arguments: .map([.init("key", .string(key)), .init("value", value)]))
+            try await withTaskExecutorPreference(connection.executor) {
+                try await connection.messenger.withCallScope {
+                    for index in 0..<count {
+                        let reply = try await prefs.invokeMethod("getInt", arguments: arguments)
+                        guard reply == value else {
+                            throw BenchError("call \(index + 1): getInt answered \(reply), not \(value)")
+                        }
+                    }
+                }
+            }
+        } catch {
+            connection.close()
+            await connection.waitUntilClosed()
+            throw error
+        }
+        connection.close()
+        await connection.waitUntilClosed()
+    }
+}
