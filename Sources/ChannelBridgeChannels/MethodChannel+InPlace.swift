@@ -45,10 +45,10 @@ extension MethodChannel {
                 case .value(let result):
                     value = result
                 case .later(let work):
-                    return .later {
+                    return .later(LaterWork {
                         HandlerReply(try await Self.reply(to: call, from: work, codec: codec, segmenting: codec, channel: channel,
                                                           limit: limit))
-                    }
+                    })
                 }
             } catch {
                 return try answer(.failure(error), of: call, codec: codec, channel: channel, limit: limit)

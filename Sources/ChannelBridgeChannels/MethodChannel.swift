@@ -42,7 +42,7 @@ public final class MethodChannel: Sendable {
     /// reply in `invokeMethod`'s own frame. Looked up once, here.
     let connection: MessengerConnection?
     /// The buffer calls on `connection` with the Standard codec are encoded into, reused.
-    private let encodeBuffers = EncodeBufferPool()
+    let encodeBuffers = EncodeBufferPool()
     let slot = HandlerSlot()
 
     public init(name: String, messenger: any BinaryMessenger, codec: some MethodCodec = StandardMethodCodec()) {
@@ -68,135 +68,27 @@ public final class MethodChannel: Sendable {
     ///   Cancelling the calling task withdraws the request.
     /// - Parameter timeout: when set, the request is withdrawn (CANCEL) if no reply arrives in time.
     nonisolated(nonsending) public func invokeMethod(_ method: String, arguments: StandardValue = .null,
-                             timeout: Duration? = nil) async throws -> StandardValue {
-        // Built straight as the messenger's type: each conversion on the way would be a retain and a
-        // release of the buffer.
-        var request: MessageSegments
-        // Set when `request.first` is the channel's reused encode buffer, to be given back: how
-        // many of its first bytes are the call (the rest is room).
+                                                     timeout: Duration? = nil) async throws -> StandardValue {
+        // Set when the request is the channel's reused encode buffer, to be given back: how many of
+        // its first bytes are the call (the rest is room).
         var pooledCount: Int?
-        do throws(CodecError) {
-            if isStandard {
-                // A call on a connection itself goes out of the channel's reused buffer.
-                if connection != nil, timeout == nil {
-                    var buffer = encodeBuffers.take()
-                    switch try standardCodec.encodeMethodCall(method, arguments: arguments, reusing: &buffer) {
-                    case .inBuffer(let count) where count < MessengerConnection.separatePayloadThreshold:
-                        request = MessageSegments(consume buffer)
-                        pooledCount = count
-                    case .inBuffer(let count):
-                        // Large: it goes out of its own array, so it is cut to size and not kept.
-                        buffer.removeSubrange(count...)
-                        request = MessageSegments(consume buffer)
-                    case .segments(let kept):
-                        request = MessageSegments(kept.first, rest: kept.rest)
-                    }
-                } else {
-                    let kept = try standardCodec.encodeMethodCallSegments(MethodCall(method, arguments: arguments))
-                    request = MessageSegments(kept.first, rest: kept.rest)
-                }
-            } else if let segments = try segmentingCodec?.encodeMethodCallSegments(MethodCall(method, arguments: arguments)) {
-                // Optional chaining calls the codec in place; `if let` would copy the optional
-                // existential through the runtime's value witnesses.
-                request = MessageSegments(segments.first, rest: segments.rest)
-            } else {
-                request = MessageSegments(try codec.encodeMethodCall(MethodCall(method, arguments: arguments)))
-            }
-        } catch {
-            throw ChannelError(.unencodable, "Cannot encode the call: \(error)", channel: name, method: method,
-                               codecError: error)
-        }
+        let request = try encodeCall(method, arguments: arguments, pooled: connection != nil && timeout == nil,
+                                     pooledCount: &pooledCount)
         let reply: ReceivedPayload?
         if let timeout {
-            let (name, messenger, request) = (self.name, self.messenger, request)
+            let (name, messenger) = (self.name, self.messenger)
             reply = try await withTimeout(timeout, onTimeout: {
                 ChannelError.timedOut(channel: name, method: method, after: timeout)
             }) {
                 try await Self.send(request, on: name, method: method, messenger: messenger)
             }
         } else if let connection {
-            // The same call as `messenger.send`, awaited here: each async function between this
-            // frame and the continuation costs a hop back on return, and under a task-executor
-            // preference every hop takes the concurrency runtime's status-record lock.
-            do {
-                var segments = consume request
-                let prepared = try connection.prepareRequest(onChannel: name, payloadCount: pooledCount ?? segments.count)
-                if prepared.mustWaitForRoom { await connection.waitUntilWritable() }
-                // The continuations are made where this call runs, without the hop to an isolation
-                // parameter that `withUnsafeThrowingContinuation(isolation:)` makes first (another
-                // status-record lock per call); the closures only hand them to the connection.
-                if prepared.scopeTask != 0, connection.canDriveReader {
-                    // On the reader thread with nothing else for it to do: read the reply here
-                    // instead of suspending (`MessengerConnection+DrivenCalls`).
-                    switch try connection.startDrivenRequest(prepared, onChannel: name, segments: Self.take(&segments),
-                                                             firstCount: pooledCount) {
-                    case .replied(let payload):
-                        reply = payload
-                    case .waiting:
-                        // Safe: resumed exactly once by the connection (`awaitDrivenReply`).
-                        reply = try await _unsafeInheritExecutor_withUnsafeThrowingContinuation { continuation in
-                            connection.awaitDrivenReply(prepared, continuation: continuation)
-                        }
-                    }
-                } else if prepared.scopeTask != 0 {
-                    // Safe: resumed exactly once by the connection (`startRequest`).
-                    reply = try await _unsafeInheritExecutor_withUnsafeThrowingContinuation { continuation in
-                        connection.startRequest(prepared, onChannel: name, segments: Self.take(&segments),
-                                                firstCount: pooledCount, continuation: continuation)
-                    }
-                } else {
-                    reply = try await withTaskCancellationHandler {
-                        // Safe: resumed exactly once by the connection (`startRequest`).
-                        try await _unsafeInheritExecutor_withUnsafeThrowingContinuation { continuation in
-                            connection.startRequest(prepared, onChannel: name, segments: Self.take(&segments),
-                                                firstCount: pooledCount, continuation: continuation)
-                        }
-                    } onCancel: {
-                        connection.cancelRequest(prepared.id)
-                    }
-                }
-            } catch let error as MessengerError {
-                // The messenger sees only bytes; the channel reports the failure, naming the method.
-                throw ChannelError(error, channel: name, method: method)
-            }
+            reply = try await call(method, request, pooledCount: pooledCount, on: connection)
         } else {
             reply = try await Self.send(request, on: name, method: method, messenger: messenger)
         }
         guard let reply else { throw ChannelError.notImplemented(channel: name, method: method) }
-        let envelope: MethodEnvelope
-        do {
-            switch reply {
-            case .bytes(let bytes) where isStandard:
-                envelope = try standardCodec.decodeEnvelope(bytes)
-            case .bytes(let bytes):
-                envelope = try codec.decodeEnvelope(bytes)
-            case .split(let head, let tail):
-                // Only Standard channels ask for split replies; the list is the tail, uncopied.
-                envelope = try standardCodec.decodeEnvelope(head: head, tail: tail)
-            case .inBuffer(let buffer, let count):
-                // The reply came back in the encode buffer this call lent (only Standard channels
-                // lend one), which then goes back for the next call.
-                defer { encodeBuffers.giveBack(buffer) }
-                envelope = try buffer.withUnsafeBytes { raw in
-                    Result { () throws(CodecError) in
-                        try standardCodec.decodeEnvelope(in: UnsafeRawBufferPointer(rebasing: raw[..<count]))
-                    }
-                }.get()
-            }
-        } catch {
-            throw ChannelError(.malformedReply, "Cannot decode the reply: \(error)", channel: name, method: method,
-                               codecError: error)
-        }
-        return try envelope.get()
-    }
-
-    /// `segments`, leaving it empty: the call's request moves into the connection, which lends
-    /// its buffer for the reply, so that this frame keeps no reference to it (one would make the
-    /// reply's write into it copy the buffer).
-    private static func take(_ segments: inout MessageSegments) -> MessageSegments {
-        var taken = MessageSegments([])
-        swap(&taken, &segments)
-        return taken
+        return try decodeReply(reply, method: method)
     }
 
     nonisolated(nonsending) private static func send(_ request: MessageSegments, on channel: String, method: String,

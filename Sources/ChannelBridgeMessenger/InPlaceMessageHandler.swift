@@ -9,7 +9,18 @@ package enum InPlaceReply: Sendable {
     /// No reply yet: work the messenger runs in a task, as it runs a segmented handler. Only a
     /// handler installed with `mayAnswerLater` answers so (it then holds a handler slot and an
     /// owed entry while the work runs, as an immediate handler's `.later` work does).
-    case later(@Sendable () async throws -> HandlerReply)
+    case later(LaterWork)
+}
+
+/// Work an in-place handler leaves for later. A class, so that `InPlaceReply` keeps the layout of
+/// an enum whose payloads are references and integers: a closure payload would make every reply
+/// returned, copied and destroyed on the fast path cost more.
+package final class LaterWork: Sendable {
+    package let run: @Sendable () async throws -> HandlerReply
+
+    package init(_ run: @escaping @Sendable () async throws -> HandlerReply) {
+        self.run = run
+    }
 }
 
 /// A handler that answers without suspending, reading its request where it was received and

@@ -23,10 +23,10 @@ extension MessengerConnection {
         let mayAnswerLater: Bool
     }
 
-    /// Whether a request on `channel` of `payloadCount` bytes may be answered by `inPlaceRoute`'s
-    /// handler without the lock.
+    /// Whether a request on `channel` with `payload` may be answered by `inPlaceRoute`'s handler
+    /// without the lock.
     @inline(__always)
-    func routesInPlace(_ channel: String, payloadCount: Int) -> Bool {
+    func routesInPlace(_ channel: String, payload: RequestPayload) -> Bool {
         // Fields compared in place: binding the route copied it, two retains and two releases.
         guard inPlaceRoute?.epoch == answerRules.epoch.load(ordering: .acquiring),
               answerRules.inboundCount.load(ordering: .relaxed) == 0,
@@ -34,7 +34,7 @@ extension MessengerConnection {
         // A closed gate decides each request by its payload, which the route does not look at.
         if requestGate?.isClosed == true { return false }
         // Work left for later holds its request's budget charge, taken only in the lock.
-        if inPlaceRoute.unsafelyUnwrapped.mayAnswerLater, payloadCount >= RequestBudget.requestChargeThreshold { return false }
+        if inPlaceRoute.unsafelyUnwrapped.mayAnswerLater, payload.count >= RequestBudget.requestChargeThreshold { return false }
         // Every request is answered, so none starts while the answers pile up unsent.
         return !(flow?.isAnswerBacklogged ?? false)
     }
@@ -51,7 +51,7 @@ extension MessengerConnection {
     /// the peer's in flight, so a handler slot is free and the id repeats none; a request that
     /// is not charged against the budget is the only kind that takes the route with such a
     /// handler. A session closed meanwhile owes no reply: the work is dropped.
-    func startLater(_ work: @escaping @Sendable () async throws -> HandlerReply, id: UInt32, channel: String) {
+    func startLater(_ work: LaterWork, id: UInt32, channel: String) {
         let serial = state.withLock { state -> UInt64? in
             if state.isClosed { return nil }
             state.nextInboundSerial &+= 1
@@ -59,7 +59,7 @@ extension MessengerConnection {
             return state.nextInboundSerial
         }
         guard let serial else { return }
-        startHandlerTask(.segmented { _ in try await work() }, channel: channel, id: id, serial: serial, payload: nil)
+        startHandlerTask(.segmented { _ in try await work.run() }, channel: channel, id: id, serial: serial, payload: nil)
     }
 
     /// Runs a `mayAnswerLater` handler in place for a request decided in the lock, which holds an
@@ -71,7 +71,7 @@ extension MessengerConnection {
         let reply: Result<MessageSegments?, any Error>
         switch answer {
         case .success(.later(let work)):
-            startHandlerTask(.segmented { _ in try await work() }, channel: channel, id: id, serial: serial, payload: nil)
+            startHandlerTask(.segmented { _ in try await work.run() }, channel: channel, id: id, serial: serial, payload: nil)
             return
         case .success(.written(let count)):
             precondition(count >= 0 && count <= replyScratch.count, "an in-place handler reported more bytes than it was lent")

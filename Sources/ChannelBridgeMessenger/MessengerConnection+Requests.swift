@@ -49,7 +49,7 @@ extension MessengerConnection {
         // Charged when its frame began, if it was (reader thread only, as every delivery).
         let prepaid = prepaidCharge
         if prepaid > 0 { prepaidCharge = 0 }
-        if routesInPlace(channel, payloadCount: payload.count) {
+        if routesInPlace(channel, payload: payload) {
             if prepaid > 0 { requestBudget?.release(prepaid) }
             answerInPlace(inPlaceRoute.unsafelyUnwrapped.handler, id: id, channel: channel, payload: payload)
             return .delivered
@@ -308,7 +308,7 @@ extension MessengerConnection {
         case .null: return .now(nil)
         case .written(let count): return .now(MessageSegments(Array(reply[..<count])))
         case .segments(let segments): return .now(segments)
-        case .later(let work): return .later(work)
+        case .later(let work): return .later(work.run)
         }
     }
 

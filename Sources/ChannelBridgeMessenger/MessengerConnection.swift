@@ -267,8 +267,10 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     @discardableResult
     package func setInPlaceMessageHandler(onChannel channel: String, _ handler: InPlaceMessageHandler?,
                                           splitter: PayloadSplitter? = nil, mayAnswerLater: Bool = false) -> MessageHandlerToken {
-        install(handler.map(mayAnswerLater ? ConnectionState.Handler.inPlaceOrLater : ConnectionState.Handler.inPlace),
-                onChannel: channel, splitter: splitter)
+        // Wrapped case by case, not through a function value chosen at run time: that would store
+        // the handler behind two reabstraction thunks, called with every request.
+        guard let handler else { return install(nil, onChannel: channel) }
+        return install(mayAnswerLater ? .inPlaceOrLater(handler) : .inPlace(handler), onChannel: channel, splitter: splitter)
     }
 
     /// From now on a large REPLY payload `splitter` picks reaches the caller of `startRequest` as

@@ -44,7 +44,10 @@ guard let mode = arguments.first, ["serve", "call", "serve-host", "call-host"].c
       let path = options["socket"] else {
     fail(usage, status: 64)
 }
-if mode == "serve-host", options["data-dir"] == nil { fail("channelbridge-rtt-driver: serve-host needs --data-dir DIR\n\(usage)", status: 64) }
+// A `let` the task below reads: top-level variables belong to the main actor, whose thread
+// waits on the semaphore.
+let dataDirectory = options["data-dir"] ?? ""
+if mode == "serve-host", dataDirectory.isEmpty { fail("channelbridge-rtt-driver: serve-host needs --data-dir DIR\n\(usage)", status: 64) }
 let count: Int
 if mode.hasPrefix("call") {
     guard let text = options["count"], let value = Int(text), value >= 0 else {
@@ -73,7 +76,7 @@ Task.detached {
         switch mode {
         case "serve": try await RttDriver.serve(path: path)
         case "call": try await RttDriver.call(path: path, count: count)
-        case "serve-host": try await PrefsDriver.serve(path: path, dataDirectory: options["data-dir"]!)
+        case "serve-host": try await PrefsDriver.serve(path: path, dataDirectory: dataDirectory)
         default: try await PrefsDriver.call(path: path, count: count)
         }
     } catch {

@@ -40,11 +40,11 @@ private struct Refused: Error, CustomStringConvertible {
                     reply[0] = 1
                     return .written(count: 1)
                 case 2: throw Refused()
-                case 3: return .later {
+                case 3: return .later(LaterWork {
                     await gate.wait()
                     return HandlerReply(MessageSegments([3]))
-                }
-                default: return .later { throw Refused() }
+                })
+                default: return .later(LaterWork { throw Refused() })
                 }
             }, mayAnswerLater: true)
             return
