@@ -2,30 +2,38 @@ import ChannelBridgeTestSupport
 import Foundation
 import Testing
 
-/// README.md's shell blocks as a new user pastes them: each ```` ```sh ```` block whole, as one
-/// `bash -e` script, so that no line waits for what the one before it printed. A line after
-/// `extension-host … &` then runs while the host may still be starting; the commands wait for it
-/// (their connect timeout). Blocks with a `swift` line are left out (see `notRunHere`; the
-/// `export PATH` line's work is done here: the built products come first on `PATH`).
+/// The documents' shell blocks as a new user pastes them: each ```` ```sh ```` block of README.md
+/// and of the other `documents` whole, as one `bash -e` script, so that no line waits for what the
+/// one before it printed. A line after `extension-host … &` then runs while the host may still be
+/// starting; the commands wait for it (their connect timeout). Blocks with a `swift` line are left
+/// out (see `notRunHere`; the `export PATH` line's work is done here: the built products come
+/// first on `PATH`).
 ///
 /// The script's standard output must be the block's `# →` lines in order (a background host
 /// writes its ready line before it accepts anyone, so before any reply it gives), its standard
 /// error the messages of its `# → exit N: …` lines, and each such line must exit N.
 extension ReadmeTests {
     struct ShellBlock: Sendable {
+        var document: String
         var firstLine: Int
         var lines: [ShellLine]
     }
 
+    /// Every document's blocks, in `documents`' order.
     static func shellBlocks() throws -> [ShellBlock] {
-        let lines = try shellLines()
-        let text = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        // The README line numbers where blocks open, to split `shellLines()` into blocks.
+        try documents.flatMap { try shellBlocks(of: $0) }
+    }
+
+    static func shellBlocks(of document: String) throws -> [ShellBlock] {
+        let lines = try shellLines(of: document)
+        let text = try String(contentsOf: packageRoot.appendingPathComponent(document), encoding: .utf8)
+        // The line numbers where blocks open, to split the document's lines into blocks.
         let openings = text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
             .filter { $0.element == "```sh" }.map { $0.offset + 1 }
         return openings.enumerated().map { index, opening in
             let end = index + 1 < openings.count ? openings[index + 1] : Int.max
-            return ShellBlock(firstLine: opening, lines: lines.filter { $0.number > opening && $0.number < end })
+            return ShellBlock(document: document, firstLine: opening,
+                              lines: lines.filter { $0.number > opening && $0.number < end })
         }
     }
 
@@ -41,18 +49,19 @@ extension ReadmeTests {
                 continue
             }
             script += "set +e\n\(line.text)\nstatus=$?\nset -e\n"
-                + "[ \"$status\" -eq \(failure.status) ] || { echo \"README.md:\(line.number): exit $status, not \(failure.status)\" >&2; exit 99; }\n"
+                + "[ \"$status\" -eq \(failure.status) ] || { echo \"\(line.document):\(line.number): exit $status, not \(failure.status)\" >&2; exit 99; }\n"
         }
         return script
     }
 
-    @Test(.disabled(if: Sanitizer.current != nil, "the README's lines run the default build, not this sanitized one"))
+    @Test(.disabled(if: Sanitizer.current != nil, "the documents' lines run the default build, not this sanitized one"))
     func everyShellBlockWorksPastedWhole() async throws {
         let blocks = try Self.shellBlocks().filter { block in
             !block.lines.contains { $0.command.hasPrefix("swift ") || $0.command.hasPrefix("export PATH=") }
         }
-        // Driving a host, the Flutter-style host, Pigeon, the examples, the codecs at least.
-        #expect(blocks.count >= 5)
+        // Driving a host, contracts, the greeter host, the Flutter-style host, Pigeon, the
+        // examples, the codecs.
+        #expect(blocks.count >= 7)
         #expect(blocks.contains { $0.lines.contains { $0.command.hasPrefix("extension-host ") && $0.command.hasSuffix("&") } })
         for block in blocks {
             let home = try TestDirectory(), tmp = try TestDirectory(), scripts = try TestDirectory()
@@ -66,7 +75,7 @@ extension ReadmeTests {
             plain["PATH"] = ProcessRunner.productsDirectory.path + ":" + (plain["PATH"] ?? "/usr/bin:/bin")
             let environment = plain
             let file = try scripts.write("block.sh", Self.script(block))
-            let place = "README.md:\(block.firstLine): the block pasted whole"
+            let place = "\(block.document):\(block.firstLine): the block pasted whole"
             let outcome = try await withHangGuard(seconds: 60) {
                 try await ProcessRunner.runOnThread("/bin/bash", ["-e", file], environment: environment, currentDirectory: packageRoot)
             }

@@ -3,12 +3,13 @@ import Foundation
 import Glibc
 import Testing
 
-/// README.md's shell lines, run as a new user types them on a fresh clone: every line of every
-/// ```` ```sh ```` block, exactly as written, in order, in one plain `/bin/sh` started in the
-/// checkout, with a fresh `HOME`, `TMPDIR` in a directory of this test's own, no `XDG_*` variables,
-/// and the caller's `PATH` with every entry inside a SwiftPM build folder (`/.build/`) removed. The
-/// test never puts the build folder on `PATH`: the README's own `export PATH="$(swift build
-/// --show-bin-path):$PATH"` line does, and without it the lines after it fail.
+/// The documents' shell lines, run as a new user types them on a fresh clone: every line of every
+/// ```` ```sh ```` block of README.md, then of the other `documents`, exactly as written, in order,
+/// in one plain `/bin/sh` started in the checkout, with a fresh `HOME`, `TMPDIR` in a directory of
+/// this test's own, no `XDG_*` variables, and the caller's `PATH` with every entry inside a SwiftPM
+/// build folder (`/.build/`) removed. The test never puts the build folder on `PATH`: the README's
+/// own `export PATH="$(swift build --show-bin-path):$PATH"` line does, and without it the lines
+/// after it fail (a document under `Docs/` or `Benchmarks/` is read after the README's setup).
 ///
 /// After each line the test asks the shell for `$?` (an `echo` it sends after the line) and reads
 /// the line's standard output and error up to that point. A line followed by `# → TEXT` lines must
@@ -20,7 +21,8 @@ import Testing
 /// The `swift` lines are not run: while `swift test` runs, SwiftPM holds the package's build
 /// folder lock, and `swift run` or `swift build` started from inside it wait for that lock forever
 /// (`swift build --show-bin-path` takes no lock, so the `export` line runs as typed). Each is in
-/// `notRunHere` with what stands in for it; a `swift` line missing there fails the test:
+/// `notRunHere` with what stands in for it; a `swift` line missing there fails the test, and so
+/// does an entry there that no document has:
 /// - `swift build`: the test checks what the line promises, that `swift build --show-bin-path`
 ///   (run in the same plain shell) is the folder this `swift test` built every product into, and
 ///   that every executable target of Package.swift is in it.
@@ -32,6 +34,8 @@ import Testing
 /// directories (a background host) are killed.
 @Suite struct ReadmeTests {
     struct ShellLine: Sendable {
+        /// The document's path in the checkout, and the line's number in it.
+        var document: String
         var number: Int
         var text: String
         var stdout: [String] = []
@@ -42,6 +46,12 @@ import Testing
             (text.range(of: " #").map { String(text[..<$0.lowerBound]) } ?? text).trimmingCharacters(in: .whitespaces)
         }
     }
+
+    /// The documents whose shell lines run, in this order, in one shell: README.md first, whose
+    /// `export PATH` line the others rely on. Every Markdown file under `Docs/` and `Benchmarks/`
+    /// with a ```` ```sh ```` block must be listed (`everyDocumentWithShellLinesIsRun`), so that a
+    /// block moved out of the README is still run.
+    static let documents = ["README.md"]
 
     /// The `swift` lines, and what stands in for each (see the doc comment above).
     static let notRunHere: [String: String] = [
@@ -56,8 +66,13 @@ import Testing
         "swift run -c release channelbridge stress listeners-cancel listeners-drop --seconds 60": "two minutes of listener churn; StressCommandTests runs it for 3 s each",
     ]
 
+    /// Every document's shell lines, in `documents`' order.
     static func shellLines() throws -> [ShellLine] {
-        let text = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        try documents.flatMap { try shellLines(of: $0) }
+    }
+
+    static func shellLines(of document: String) throws -> [ShellLine] {
+        let text = try String(contentsOf: packageRoot.appendingPathComponent(document), encoding: .utf8)
         var lines: [ShellLine] = []
         var inBlock = false
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).enumerated() {
@@ -73,7 +88,7 @@ import Testing
                     lines[lines.count - 1].stdout.append(shown)
                 }
             } else {
-                lines.append(ShellLine(number: index + 1, text: line))
+                lines.append(ShellLine(document: document, number: index + 1, text: line))
             }
         }
         return lines
@@ -99,7 +114,7 @@ import Testing
 
     /// Not in a sanitized run: the README's `export PATH="$(swift build --show-bin-path):$PATH"`
     /// names the default build's folder, not the sanitized products this run built and tests.
-    @Test(.disabled(if: Sanitizer.current != nil, "the README's lines run the default build, not this sanitized one"))
+    @Test(.disabled(if: Sanitizer.current != nil, "the documents' lines run the default build, not this sanitized one"))
     func everyShellLineDoesWhatTheReadmeSays() async throws {
         let lines = try Self.shellLines()
         #expect(lines.filter { $0.command.hasPrefix("channelbridge ") }.count >= 6)
@@ -115,7 +130,7 @@ import Testing
         for line in lines {
             if line.command.hasPrefix("swift ") {
                 guard Self.notRunHere[line.command] != nil else {
-                    Issue.record("README.md:\(line.number): `\(line.command)` is a swift line ReadmeTests does not know")
+                    Issue.record("\(line.document):\(line.number): `\(line.command)` is a swift line ReadmeTests does not know")
                     continue
                 }
                 if line.command == "swift build" { try await checkSwiftBuild(environment) }
@@ -126,9 +141,9 @@ import Testing
         shell.closeInput()
         _ = try await withHangGuard(seconds: 60) { await shell.status() }
         // SwiftPM itself leaves three empty TemporaryDirectory.XXXXXX folders in TMPDIR per
-        // invocation (`swift build --show-bin-path` included); everything else is the README's.
+        // invocation (`swift build --show-bin-path` included); everything else is the documents'.
         let left = Self.contents(tmp.path).filter { !$0.hasPrefix("TemporaryDirectory.") }
-        #expect(left == [], "the README's lines left these in TMPDIR")
+        #expect(left == [], "the documents' lines left these in TMPDIR")
         #expect(!FileManager.default.fileExists(atPath: home.path + "/.local/share/channelbridge"))
     }
 
@@ -138,7 +153,7 @@ import Testing
         let marker = "@@readme-status"
         shell.send(line.text)
         shell.send("echo \"\(marker) $?\"; echo \(marker) >&2")
-        let place = "README.md:\(line.number): \(line.text)"
+        let place = "\(line.document):\(line.number): \(line.text)"
         var stdout: [String] = [], stderr: [String] = [], status: Int32?
         do {
             (stdout, status, stderr) = try await withHangGuard(seconds: 60) { () async -> ([String], Int32?, [String]) in
@@ -189,6 +204,30 @@ import Testing
                 "swift build --show-bin-path is not the folder this swift test built into: run swift test in the default configuration")
         for target in try Self.executableTargets() {
             #expect(FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent(target).path), "\(target) was not built")
+        }
+    }
+
+    /// Every Markdown file under `Docs/` and `Benchmarks/` with a ```` ```sh ```` block is in
+    /// `documents`, every document there has one, and every `notRunHere` line is in one: a block
+    /// moved out of the README into a new document is run (or its `swift` lines checked), not
+    /// silently dropped.
+    @Test func everyDocumentWithShellLinesIsRun() throws {
+        var found: [String] = []
+        for folder in ["Docs", "Benchmarks"] {
+            let directory = packageRoot.appendingPathComponent(folder)
+            let files = (try? FileManager.default.subpathsOfDirectory(atPath: directory.path)) ?? []
+            for file in files.sorted() where file.hasSuffix(".md") {
+                let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+                if text.split(separator: "\n", omittingEmptySubsequences: false).contains("```sh") { found.append("\(folder)/\(file)") }
+            }
+        }
+        #expect(Set(found) == Set(Self.documents.dropFirst()), "documents with ```sh blocks: \(found)")
+        for document in Self.documents {
+            #expect(try !Self.shellLines(of: document).isEmpty, "\(document) has no shell line")
+        }
+        let swiftLines = Set(try Self.shellLines().map(\.command).filter { $0.hasPrefix("swift ") })
+        for command in Self.notRunHere.keys.sorted() where !swiftLines.contains(command) {
+            Issue.record("notRunHere has `\(command)`, which no document has: the block that held it moved or went")
         }
     }
 
