@@ -59,8 +59,8 @@ extension ReadmeTests {
         let blocks = try Self.shellBlocks().filter { block in
             !block.lines.contains { $0.command.hasPrefix("swift ") || $0.command.hasPrefix("export PATH=") }
         }
-        // Driving a host, contracts, the greeter host, the Flutter-style host, Pigeon, the
-        // examples, the codecs.
+        // Driving a host, contracts, the greeter host, the examples, the codecs (README.md); the
+        // Flutter-style host and Pigeon (Docs/flutter.md).
         #expect(blocks.count >= 7)
         #expect(blocks.contains { $0.lines.contains { $0.command.hasPrefix("extension-host ") && $0.command.hasSuffix("&") } })
         for block in blocks {

@@ -51,7 +51,7 @@ import Testing
     /// `export PATH` line the others rely on. Every Markdown file under `Docs/` and `Benchmarks/`
     /// with a ```` ```sh ```` block must be listed (`everyDocumentWithShellLinesIsRun`), so that a
     /// block moved out of the README is still run.
-    static let documents = ["README.md"]
+    static let documents = ["README.md", "Docs/flutter.md", "Benchmarks/README.md", "Docs/stress.md"]
 
     /// The `swift` lines, and what stands in for each (see the doc comment above).
     static let notRunHere: [String: String] = [
