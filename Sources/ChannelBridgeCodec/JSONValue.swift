@@ -35,6 +35,13 @@ public enum JSONValue: Sendable, Hashable {
         return try result.get()
     }
 
+    /// Parses exactly one JSON text in `bytes`, read where they lie: `parse(_:maxDepth:)` without
+    /// the copy into an array of its own (and without going through a generic collection).
+    package static func parse(in bytes: UnsafeRawBufferPointer, maxDepth: Int = 1_000) throws(CodecError) -> JSONValue {
+        var parser = JSONParser(bytes, maxDepth: maxDepth)
+        return try parser.parseDocument()
+    }
+
     public static func parse(_ text: String, maxDepth: Int = 1_000) throws(CodecError) -> JSONValue {
         try parse(Array(text.utf8), maxDepth: maxDepth)
     }

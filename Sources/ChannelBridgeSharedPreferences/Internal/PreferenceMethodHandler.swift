@@ -52,14 +52,26 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
     /// This session's app group.
     private let appGroup: LockedValue<String?>
     /// The store of the group the session used last, so a call does not look it up again.
-    private struct LastStore: Sendable {
-        var group: String
-        var store: any PreferenceStore
+    /// A class, so that taking it out of its lock is one retain rather than a copy of two
+    /// existentials through their value witnesses.
+    private final class LastStore: Sendable {
+        let group: String
+        let store: any PreferenceStore
         /// The same store when it can answer a read at once.
-        var reader: (any CachedPreferenceReading)?
+        let reader: (any CachedPreferenceReading)?
+
+        init(group: String, store: any PreferenceStore, reader: (any CachedPreferenceReading)?) {
+            self.group = group
+            self.store = store
+            self.reader = reader
+        }
     }
 
     private let lastStore = LockedValue<LastStore?>(nil)
+    /// The method last looked up by name. A session repeats a few methods, and the codec hands
+    /// out the same `String` for a method name that repeats the last one, so comparing with it is
+    /// cheaper than the string switch `Method(rawValue:)` runs.
+    private let lastMethod = LockedValue<(name: String, method: Method)?>(nil)
     /// This session's store operations, in arrival order.
     private let order = SessionOrder()
 
@@ -76,7 +88,7 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
     }
 
     func answerImmediately(_ call: MethodCall) throws -> MethodChannel.ImmediateResult {
-        guard let method = Method(rawValue: call.method) else { throw MethodNotImplemented() }
+        guard let method = method(named: call.method) else { throw MethodNotImplemented() }
         let arguments = PreferenceArguments(call)
         if method == .setAppGroup {
             let requested = try arguments.string("appGroup")
@@ -110,6 +122,13 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
             }
             return value
         }
+    }
+
+    private func method(named name: String) -> Method? {
+        if let last = lastMethod.withLock({ $0 }), last.name == name { return last.method }
+        guard let method = Method(rawValue: name) else { return nil }
+        lastMethod.withLock { $0 = (name, method) }
+        return method
     }
 
     private func store(for group: String) throws(MethodError) -> any PreferenceStore {

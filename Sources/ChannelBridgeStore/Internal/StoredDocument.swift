@@ -147,7 +147,10 @@ struct StoredDocument: Sendable {
             return .string(String(decoding: text.dropFirst().dropLast(), as: UTF8.self))
         }
         do {
-            return try TypedValueNotation.value(from: try JSONValue.parse(text, maxDepth: valueDepthLimit))
+            return try text.withUnsafeBytes { bytes throws(CodecError) in
+                if let scalar = ScalarValueText.value(of: bytes) { return scalar }
+                return try TypedValueNotation.value(from: try JSONValue.parse(in: bytes, maxDepth: valueDepthLimit))
+            }
         } catch {
             throw StoreError(.corruptFile,
                              "preferences file '\(path)': the value of key '\(key)' is not typed value notation: \(error)",
