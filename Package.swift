@@ -59,7 +59,7 @@ let package = Package(
                 swiftSettings: strict),
         // Channel contracts (Protocol/transcript.md): the transcript model, its reader and its matchers.
         .target(name: "ChannelBridgeContracts",
-                dependencies: ["ChannelBridgeCodec", "ChannelBridgeMessenger", "ChannelBridgeChannels", "ChannelBridgePlatform"],
+                dependencies: ["ChannelBridgeCodec", "ChannelBridgeMessenger", "ChannelBridgePlatform"],
                 swiftSettings: strict),
         // In-memory transports and test doubles (MockHost serves a transcript), shipped as a product.
         .target(name: "ChannelBridgeTesting",
@@ -79,7 +79,7 @@ let package = Package(
         // The shared_preference_app_group plugin over the store.
         .target(name: "ChannelBridgeSharedPreferences",
                 dependencies: ["ChannelBridgePlugins", "ChannelBridgeChannels", "ChannelBridgeStore", "ChannelBridgeCodec",
-                               "ChannelBridgeMessenger", "ChannelBridgePlatform"], swiftSettings: strict),
+                               "ChannelBridgePlatform"], swiftSettings: strict),
         // The extension host's logic; the executable is a thin shell around it.
         .target(name: "ChannelBridgeHost",
                 dependencies: ["ChannelBridgePlugins", "ChannelBridgeSharedPreferences", "ChannelBridgeSocket",
@@ -138,7 +138,7 @@ let package = Package(
                                          "ChannelBridgeCodec"],
                           path: "Examples/CustomPlugin", swiftSettings: strict),
         .executableTarget(name: "greeter-host-example",
-                          dependencies: ["GreeterPlugin", "ChannelBridgeHost", "ChannelBridgePlugins", "ChannelBridgePlatform"],
+                          dependencies: ["GreeterPlugin", "ChannelBridgeHost", "ChannelBridgePlugins"],
                           path: "Examples/GreeterHost", swiftSettings: strict),
         .testTarget(name: "GreeterPluginTests",
                     dependencies: ["GreeterPlugin", "ChannelBridgePlugins", "ChannelBridgeChannels", "ChannelBridgeTesting",
@@ -170,7 +170,7 @@ let package = Package(
                     dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ChannelBridgeMessengerTests",
-                    dependencies: ["ChannelBridgeMessenger", "ChannelBridgeTesting", "ChannelBridgeTestSupport", "ChannelBridgePlatform"],
+                    dependencies: ["ChannelBridgeMessenger", "ChannelBridgeTesting", "ChannelBridgeTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ChannelBridgePlatformTests",
                     dependencies: ["ChannelBridgePlatform", "ChannelBridgeTestSupport"], swiftSettings: strict),
@@ -213,7 +213,7 @@ let package = Package(
                                "ChannelBridgePlatform"],
                 swiftSettings: strict),
         .executableTarget(name: "flutter-style-plugin-example",
-                          dependencies: ["Flutter", "ChannelBridgeHost", "ChannelBridgePlugins", "ChannelBridgePlatform"],
+                          dependencies: ["Flutter", "ChannelBridgeHost", "ChannelBridgePlugins"],
                           path: "Examples/FlutterStylePlugin", swiftSettings: strict),
         // Pigeon 28.0.0's Swift output, in the Swift 5 language mode as Pigeon's own test plugin builds it.
         .executableTarget(name: "pigeon-api-example",
