@@ -232,6 +232,9 @@ let package = Package(
                                    "ChannelBridgePlatform"],
                     swiftSettings: strict),
 
+        // The repository's scripts, run as CI runs them (Scripts/public-api-count's baseline check).
+        .testTarget(name: "ScriptsTests", dependencies: ["ChannelBridgeTestSupport"], swiftSettings: strict),
+
         .testTarget(name: "ChannelBridgeChannelsTests",
                     dependencies: ["ChannelBridgeChannels", "ChannelBridgeTesting", "ChannelBridgeCodec", "ChannelBridgeTestSupport",
                                    "ChannelBridgePlatform"],
