@@ -1,4 +1,4 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// An extension's `NSExtensionActivationRule`: which shared items make the share sheet offer it.
 ///
@@ -11,34 +11,34 @@ public import FoundationEssentials
 /// try rule.check([InputItem(attachments: [.url("https://a"), .url("https://b")])])
 /// // throws: ... 2 web URL attachments, but NSExtensionActivationSupportsWebURLWithMaxCount is 1
 /// ```
-public struct ActivationRule: Sendable, Hashable {
-    public enum Form: Sendable, Hashable {
+package struct ActivationRule: Sendable, Hashable {
+    package enum Form: Sendable, Hashable {
         case truePredicate
         case falsePredicate
         case dictionary(Limits)
     }
 
     /// The dictionary form's limits; an absent count is 0, an absent `SupportsText` is false.
-    public struct Limits: Sendable, Hashable {
-        public var supportsText = false
-        public var webURLMax = 0
-        public var webPageMax = 0
-        public var imageMax = 0
-        public var movieMax = 0
-        public var fileMax = 0
-        public var attachmentsMax: Int?
-        public var attachmentsMin: Int?
+    package struct Limits: Sendable, Hashable {
+        package var supportsText = false
+        package var webURLMax = 0
+        package var webPageMax = 0
+        package var imageMax = 0
+        package var movieMax = 0
+        package var fileMax = 0
+        package var attachmentsMax: Int?
+        package var attachmentsMin: Int?
         /// The keys present, for messages that say whether a key was absent.
-        public var presentKeys: Set<String> = []
+        package var presentKeys: Set<String> = []
 
-        public init() {}
+        package init() {}
     }
 
-    public var form: Form
+    package var form: Form
     /// The file the rule came from, named in every message.
-    public var source: String
+    package var source: String
 
-    public init(form: Form, source: String) {
+    package init(form: Form, source: String) {
         self.form = form
         self.source = source
     }
@@ -57,7 +57,7 @@ public struct ActivationRule: Sendable, Hashable {
 
     /// Reads the rule from an `Info.plist` (XML, binary or OpenStep format) at
     /// `NSExtension` → `NSExtensionAttributes` → `NSExtensionActivationRule`.
-    public static func load(infoPlist path: String) throws(HostError) -> ActivationRule {
+    package static func load(infoPlist path: String) throws(HostError) -> ActivationRule {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -69,7 +69,7 @@ public struct ActivationRule: Sendable, Hashable {
 
     /// Reads the rule out of the bytes of an `Info.plist` (XML, binary or OpenStep format);
     /// `source` names it in errors.
-    public static func parse(propertyList data: Data, source: String) throws(HostError) -> ActivationRule {
+    package static func parse(propertyList data: Data, source: String) throws(HostError) -> ActivationRule {
         // Foundation's XML reader traps (instead of throwing) on invalid UTF-8 inside some elements,
         // such as `<integer>`; the text forms must be UTF-8 anyway (found by fuzzing).
         if !data.starts(with: Self.binaryMagic), String(validating: data, as: UTF8.self) == nil {
@@ -145,7 +145,7 @@ public struct ActivationRule: Sendable, Hashable {
 
     /// Throws, naming the rule key, unless the rule allows `items`. Attachments are counted over
     /// every item: text, web URLs, images, movies, and other files (see `InputAttachment.kind`).
-    public func check(_ items: [InputItem]) throws(HostError) {
+    package func check(_ items: [InputItem]) throws(HostError) {
         func refuse(_ reason: String) -> HostError {
             HostError(.activationRule,
                       "--info-plist \(source): its NSExtensionActivationRule does not allow the input items: \(reason)")

@@ -1,17 +1,17 @@
-public import ChannelBridgePlugins
+package import ChannelBridgePlugins
 import ChannelBridgeSharedPreferences
 
 /// The plugins every host session gets, by name, unless `--plugin` narrows them.
-public enum BuiltInPlugins {
+package enum BuiltInPlugins {
     /// The built-in plugin types by key.
-    public static let catalogue = PluginCatalogue([
+    package static let catalogue = PluginCatalogue([
         SharedPreferenceAppGroupPlugin.pluginKey: SharedPreferenceAppGroupPlugin.self,
     ])
 
     /// The keys a session registers: every built-in one, or `selection` checked against the catalogue.
     ///
     /// - Throws: `HostError` `unknownPlugin` naming the unknown key and listing the known ones.
-    public static func keys(selecting selection: [String]?) throws(HostError) -> [String] {
+    package static func keys(selecting selection: [String]?) throws(HostError) -> [String] {
         try keys(selecting: selection, in: catalogue)
     }
 

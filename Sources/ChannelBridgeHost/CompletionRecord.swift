@@ -1,4 +1,4 @@
-public import ChannelBridgeCodec
+package import ChannelBridgeCodec
 
 /// What the host prints as its last line on standard output when the request ends: one compact
 /// JSON object.
@@ -11,15 +11,15 @@ public import ChannelBridgeCodec
 /// `null` when completed, else `{"code","message","details"}` (details in TVN). A last member,
 /// `shutdownDeadlinePassed`, is present only when the shutdown ran out of time.
 public struct CompletionRecord: Sendable, Hashable {
-    public var outcome: HostOutcome
-    public var returnedItems: StandardValue?
-    public var error: MethodError?
-    public var openedURLs: [OpenedURL]
+    package var outcome: HostOutcome
+    package var returnedItems: StandardValue?
+    package var error: MethodError?
+    package var openedURLs: [OpenedURL]
     /// Set when the shutdown deadline passed with work unfinished; the outcome (and so the exit
     /// status) is still how the request ended.
-    public var shutdownDeadlinePassed: ShutdownDeadlinePassed?
+    package var shutdownDeadlinePassed: ShutdownDeadlinePassed?
 
-    public init(outcome: HostOutcome, returnedItems: StandardValue? = nil, error: MethodError? = nil,
+    package init(outcome: HostOutcome, returnedItems: StandardValue? = nil, error: MethodError? = nil,
                 openedURLs: [OpenedURL] = [], shutdownDeadlinePassed: ShutdownDeadlinePassed? = nil) {
         self.outcome = outcome
         self.returnedItems = returnedItems
@@ -28,7 +28,7 @@ public struct CompletionRecord: Sendable, Hashable {
         self.shutdownDeadlinePassed = shutdownDeadlinePassed
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         let errorJSON: JSONValue = error.map { error in
             .object([
                 .init("code", .string(error.code)),
@@ -49,15 +49,15 @@ public struct CompletionRecord: Sendable, Hashable {
     }
 
     /// The record as one line of compact JSON, without the line break.
-    public var jsonLine: String { json.text }
+    package var jsonLine: String { json.text }
 }
 
 /// One `openURL` call: the URL as given and what the host answered.
 public struct OpenedURL: Sendable, Hashable {
-    public var url: String
-    public var opened: Bool
+    package var url: String
+    package var opened: Bool
 
-    public init(url: String, opened: Bool) {
+    package init(url: String, opened: Bool) {
         self.url = url
         self.opened = opened
     }

@@ -1,7 +1,7 @@
 import ChannelBridgeChannels
-public import ChannelBridgeCodec
+package import ChannelBridgeCodec
 import ChannelBridgeMessenger
-public import ChannelBridgeStore
+package import ChannelBridgeStore
 
 /// Answers the extension channel (`channelbridge/extension` unless `--channel` says otherwise) for
 /// every session: the extension's `NSExtensionContext` seen from the UI side.
@@ -15,27 +15,27 @@ public import ChannelBridgeStore
 /// | `getAppGroupContainer` | `{appGroup}` | the container's path (created if missing) |
 ///
 /// Error codes are `ErrorCode`'s. Any other method gets a null reply ("not implemented").
-public struct ExtensionChannelHandler: Sendable {
+package struct ExtensionChannelHandler: Sendable {
     /// The `code` of every error the extension channel answers with.
-    public enum ErrorCode {
+    package enum ErrorCode {
         /// `exit`, `completeRequest` or `cancel` after the request has ended. Details: the outcome.
-        public static let requestAlreadyCompleted = "REQUEST_ALREADY_COMPLETED"
+        package static let requestAlreadyCompleted = "REQUEST_ALREADY_COMPLETED"
         /// `getAppGroupContainer` for a group the host is not entitled to. Details: `appGroup`,
         /// `entitledAppGroups`.
-        public static let appGroupNotEntitled = "APP_GROUP_NOT_ENTITLED"
+        package static let appGroupNotEntitled = "APP_GROUP_NOT_ENTITLED"
         /// Arguments of the wrong shape. Details: `method`, `argument`.
-        public static let invalidArguments = "INVALID_ARGUMENTS"
+        package static let invalidArguments = "INVALID_ARGUMENTS"
         /// The store could not create or find the container. Details: `storeCode`, `path`.
-        public static let storeError = "STORE_ERROR"
+        package static let storeError = "STORE_ERROR"
     }
 
-    public let channel: String
-    public let request: ExtensionRequest
-    public let store: AppGroupStore
-    public let entitledAppGroups: [String]
-    public let allowsOpenURL: Bool
+    package let channel: String
+    package let request: ExtensionRequest
+    package let store: AppGroupStore
+    package let entitledAppGroups: [String]
+    package let allowsOpenURL: Bool
 
-    public init(channel: String, request: ExtensionRequest, store: AppGroupStore, entitledAppGroups: [String],
+    package init(channel: String, request: ExtensionRequest, store: AppGroupStore, entitledAppGroups: [String],
                 allowsOpenURL: Bool) {
         self.channel = channel
         self.request = request
@@ -46,7 +46,7 @@ public struct ExtensionChannelHandler: Sendable {
 
     /// Answers `call`. Called directly, outside a channel, the end of the request (for `exit`,
     /// `completeRequest`, `cancel`) is signalled at once, as there is no reply to wait for.
-    public func handle(_ call: MethodCall) async throws -> StandardValue {
+    package func handle(_ call: MethodCall) async throws -> StandardValue {
         let (value, afterReply) = try await handleThenAfterReply(call)
         afterReply?()
         return value

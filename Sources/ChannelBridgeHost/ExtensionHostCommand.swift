@@ -14,7 +14,7 @@ public enum ExtensionHostCommand {
     /// after `--help`. The first signal on `interruptions` cancels the host's `run()`, which ends
     /// the request as interrupted by that signal and shuts down in order. A custom host passes
     /// its own `plugins`.
-    public static func main(arguments: [String], interruptions: AsyncStream<HostSignal>,
+    package static func main(arguments: [String], interruptions: AsyncStream<HostSignal>,
                             output: HostOutput = .process, plugins: HostPlugins = HostPlugins()) async -> Int32 {
         await main(arguments: arguments, interruptions: interruptions, output: output, plugins: plugins, help: nil)
     }

@@ -3,7 +3,7 @@ import ChannelBridgeStore
 
 extension HostOptions {
     /// What a command line asks for.
-    public enum Command: Sendable, Equatable {
+    package enum Command: Sendable, Equatable {
         /// Run a host with these options.
         case run(HostOptions)
         /// Print the usage text (`--help`) and exit 0.
@@ -14,7 +14,7 @@ extension HostOptions {
     /// argument or after `=` (`--socket=/tmp/h.sock`).
     ///
     /// - Throws: `HostError` with code `usage` naming the offending argument.
-    public static func parse(_ arguments: [String]) throws(HostError) -> Command {
+    package static func parse(_ arguments: [String]) throws(HostError) -> Command {
         var options = HostOptions()
         var appGroups: [String] = []
         var plugins: [String] = []
@@ -180,7 +180,7 @@ extension HostOptions {
     }
 
     /// The text `--help` prints.
-    public static let usageText = """
+    package static let usageText = """
         usage: extension-host [options]
 
         Serves an app extension's native side over a Unix socket: the extension channel, the

@@ -3,12 +3,12 @@ public import ChannelBridgeSocket
 public import ChannelBridgeStore
 
 /// Everything `extension-host` can be told on its command line. Every option has a default, so
-/// `HostOptions()` is a host that `extension-host` alone would run.
+/// `HostOptions()` is a host that `extension-host` alone would run. Outside the package the
+/// options are given once, to the initializer; the fields are the package's (the command line's
+/// parser, the host's sessions).
 ///
 /// ```swift
-/// var options = HostOptions()
-/// options.inputs = [.text("hello"), .url("https://example.com")]
-/// options.shareKey = "ShareKey"
+/// let options = HostOptions(inputs: [.text("hello"), .url("https://example.com")], shareKey: "ShareKey")
 /// let host = try await ExtensionHost.start(options: options)
 /// ```
 public struct HostOptions: Sendable, Equatable {
@@ -20,66 +20,66 @@ public struct HostOptions: Sendable, Equatable {
     }
 
     /// The socket path to bind (`--socket`); the default is `SocketPath.defaultPath()`.
-    public var socketPath: String
+    package var socketPath: String
     /// The largest frame the host accepts (`--max-frame-bytes`); `nil` keeps the messenger's default.
-    public var maxFrameBytes: Int?
+    package var maxFrameBytes: Int?
     /// `--title` and `--content-text`: the attributed title and content text of the input item.
-    public var title: String?
-    public var contentText: String?
+    package var title: String?
+    package var contentText: String?
     /// The store's data directory (`--data-dir`).
-    public var dataDirectory: String
+    package var dataDirectory: String
     /// The app groups this extension is entitled to (`--app-group`, repeatable), in order; never empty.
-    public var appGroups: [String]
+    package var appGroups: [String]
     /// The extension channel's name (`--channel`).
-    public var channel: String
+    package var channel: String
     /// `--text`, `--url` and `--file`, in the order given.
-    public var inputs: [Input]
+    package var inputs: [Input]
     /// `--items FILE.json`: input items described in a file (instead of `inputs`).
-    public var itemsFile: String?
+    package var itemsFile: String?
     /// `--share-key KEY`: write the shared items as JSON under this key before serving.
-    public var shareKey: String?
+    package var shareKey: String?
     /// `--info-plist FILE`: validate the input items against its `NSExtensionActivationRule`.
-    public var infoPlist: String?
+    package var infoPlist: String?
     /// `--deadline SECONDS`: expire when neither `exit` nor `cancel` came this long after the ready line.
-    public var deadline: Duration?
+    package var deadline: Duration?
     /// `--open-url allow|deny`: what `openURL` answers.
-    public var allowsOpenURL: Bool
+    package var allowsOpenURL: Bool
     /// `--trace`: log every call, decoded, to standard error.
-    public var trace: Bool
+    package var trace: Bool
     /// `--echo`: also serve `channelbridge/echo` (binary, replies with the bytes it got).
-    public var echo: Bool
+    package var echo: Bool
     /// `--plugin NAME` (repeatable): register only these plugins; `nil` registers every built-in one.
-    public var plugins: [String]?
+    package var plugins: [String]?
     /// `--max-connections N`: sessions served at once; a further client gets GOODBYE `tooManyConnections`.
-    public var maxConnections: Int
+    package var maxConnections: Int
     /// `--max-handlers N`: handlers running at once per session; further requests wait unread.
-    public var maxHandlersInFlight: Int
+    package var maxHandlersInFlight: Int
     /// `--request-budget BYTES`: bytes of requests in flight across all sessions (`RequestBudget`);
     /// a request that does not fit waits unread until others are answered.
-    public var requestBudget: Int
+    package var requestBudget: Int
     /// `--outbound-high-water BYTES`: unsent bytes per session above which the host stops taking
     /// that session's requests (and its event streams wait or buffer).
-    public var outboundHighWater: Int
+    package var outboundHighWater: Int
     /// `--outbound-low-water BYTES`: unsent bytes at or below which it takes them again.
-    public var outboundLowWater: Int
+    package var outboundLowWater: Int
     /// `--hello-timeout SECONDS`: a client that has not sent HELLO this long after connecting is
     /// closed with GOODBYE; `nil` (`--hello-timeout 0`) waits for ever.
-    public var helloTimeout: Duration?
+    package var helloTimeout: Duration?
     /// `--frame-timeout SECONDS`: a client that has begun a frame and leaves this side waiting
     /// longer than this for the rest (plus a second per MiB of it received) gets GOODBYE
     /// `frameTimeout` and is closed (wire protocol §4.10, rule 9); `nil` (`--frame-timeout 0`)
     /// waits for ever.
-    public var frameTimeout: Duration?
+    package var frameTimeout: Duration?
     /// `--shutdown-timeout SECONDS`: how long the shutdown waits, from the end of the request, for
     /// the replies still owed (a store write that cannot finish holds one back for as long as it
     /// is stuck); once it has passed, `run()` returns without them (`CompletionRecord.shutdownDeadlinePassed`).
     /// `.zero` waits for nothing.
-    public var shutdownTimeout: Duration
+    package var shutdownTimeout: Duration
 
-    public static let defaultAppGroup = "group.local"
-    public static let defaultChannel = "channelbridge/extension"
-    public static let echoChannel = "channelbridge/echo"
-    public static let defaultShutdownTimeout: Duration = .seconds(5)
+    @usableFromInline package static let defaultAppGroup = "group.local"
+    @usableFromInline package static let defaultChannel = "channelbridge/extension"
+    package static let echoChannel = "channelbridge/echo"
+    @usableFromInline package static let defaultShutdownTimeout: Duration = .seconds(5)
 
     public init(
         socketPath: String = SocketPath.defaultPath(),
@@ -134,5 +134,5 @@ public struct HostOptions: Sendable, Equatable {
     }
 
     /// The group that `--share-key` writes into and `--file` copies go to: the first entitled one.
-    public var primaryAppGroup: String { appGroups.first ?? Self.defaultAppGroup }
+    package var primaryAppGroup: String { appGroups.first ?? Self.defaultAppGroup }
 }

@@ -13,7 +13,7 @@ public enum HostOutcome: Sendable, Hashable, CustomStringConvertible {
     case interrupted(HostSignal)
 
     /// The name in the completion record.
-    public var name: String {
+    package var name: String {
         switch self {
         case .completed: "completed"
         case .cancelled: "cancelled"
@@ -22,7 +22,7 @@ public enum HostOutcome: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var exitStatus: Int32 {
+    package var exitStatus: Int32 {
         switch self {
         case .completed: 0
         case .cancelled: 2
@@ -46,7 +46,7 @@ public enum HostSignal: Sendable, Hashable, CaseIterable {
     case sigterm
 
     /// `SIGINT` / `SIGTERM`, as the completion record's error code.
-    public var name: String {
+    package var name: String {
         switch self {
         case .sigint: "SIGINT"
         case .sigterm: "SIGTERM"
@@ -54,7 +54,7 @@ public enum HostSignal: Sendable, Hashable, CaseIterable {
     }
 
     /// The signal number on Linux.
-    public var number: Int32 {
+    package var number: Int32 {
         switch self {
         case .sigint: 2
         case .sigterm: 15
@@ -62,5 +62,5 @@ public enum HostSignal: Sendable, Hashable, CaseIterable {
     }
 
     /// 128 + the signal number, as shells report a process ended by that signal.
-    public var exitStatus: Int32 { 128 + number }
+    package var exitStatus: Int32 { 128 + number }
 }

@@ -1,7 +1,9 @@
 import ChannelBridgePlatform
 
 /// Where the host writes its lines: the ready line and the completion record on one side,
-/// diagnostics and `--trace` on the other. Each call writes one whole line.
+/// diagnostics and `--trace` on the other. Each call writes one whole line. Outside the package a
+/// host writes to the process's standard streams (`ExtensionHost.start`'s default); the package's
+/// tests and commands give closures of their own.
 ///
 /// ```swift
 /// let lines = Mutex<[String]>([])
@@ -9,10 +11,10 @@ import ChannelBridgePlatform
 ///                         standardError: { _ in })
 /// ```
 public struct HostOutput: Sendable {
-    public var standardOutput: @Sendable (String) -> Void
-    public var standardError: @Sendable (String) -> Void
+    package var standardOutput: @Sendable (String) -> Void
+    package var standardError: @Sendable (String) -> Void
 
-    public init(standardOutput: @escaping @Sendable (String) -> Void,
+    package init(standardOutput: @escaping @Sendable (String) -> Void,
                 standardError: @escaping @Sendable (String) -> Void) {
         self.standardOutput = standardOutput
         self.standardError = standardError
@@ -21,7 +23,7 @@ public struct HostOutput: Sendable {
     /// The process's standard output and error, unbuffered: each line leaves at once, so a parent
     /// reading the pipe sees the ready line as soon as it is printed. A closed pipe loses the line
     /// and nothing else.
-    public static let process = HostOutput(
+    @usableFromInline package static let process = HostOutput(
         standardOutput: { line in StandardStream.output.writeLine(line) },
         standardError: { line in StandardStream.error.writeLine(line) })
 }

@@ -16,11 +16,11 @@ public import ChannelBridgePlugins
 public struct HostPlugins: Sendable {
     /// Plugin types by key, registered in each session by name like the built-in ones (after
     /// them, in key order) and selectable with `--plugin`. A key may not repeat a built-in one.
-    public var catalogue: PluginCatalogue
+    package var catalogue: PluginCatalogue
     /// Runs once per session after its plugins are registered, on the accepting thread before the
     /// session reads anything, with the session's registry (whose environment holds the
     /// `extensionRequest`). An error it throws is logged; the session goes on.
-    public var setUpSession: (@Sendable (PluginRegistry) throws -> Void)?
+    package var setUpSession: (@Sendable (PluginRegistry) throws -> Void)?
 
     public init(catalogue: PluginCatalogue = PluginCatalogue(),
                 setUpSession: (@Sendable (PluginRegistry) throws -> Void)? = nil) {
@@ -45,8 +45,8 @@ public struct HostPlugins: Sendable {
 }
 
 /// The extension request of the host, for plugins that end it (a Flutter-style `exit` handler).
-public enum ExtensionRequestKey: PluginEnvironmentKey {
-    public static let defaultValue: ExtensionRequest? = nil
+package enum ExtensionRequestKey: PluginEnvironmentKey {
+    package static let defaultValue: ExtensionRequest? = nil
 }
 
 extension PluginEnvironment {

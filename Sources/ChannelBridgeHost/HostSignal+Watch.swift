@@ -15,7 +15,7 @@ extension HostSignal {
     ///
     /// - Parameter onRepeat: called for every signal after the first instead of yielding it, on a
     ///   dispatch thread (so it runs even when the concurrency pool is stuck).
-    public static func watch(onRepeat: (@Sendable (HostSignal) -> Void)? = nil) -> AsyncStream<HostSignal> {
+    package static func watch(onRepeat: (@Sendable (HostSignal) -> Void)? = nil) -> AsyncStream<HostSignal> {
         let repeated = onRepeat.map { onRepeat in
             { @Sendable (number: Int32) in
                 if let signal = allCases.first(where: { $0.number == number }) { onRepeat(signal) }

@@ -1,4 +1,4 @@
-public import ChannelBridgeCodec
+package import ChannelBridgeCodec
 
 /// One input item of the extension request, as a share sheet delivers it (`NSExtensionItem`): an
 /// optional title and content text and the shared attachments, in order.
@@ -8,11 +8,11 @@ public import ChannelBridgeCodec
 /// item.standardValue   // {"title": "A page", "attachments": [{"typeIdentifier": "public.plain-text", ...}, ...]}
 /// ```
 public struct InputItem: Sendable, Hashable {
-    public var title: String?
-    public var contentText: String?
-    public var attachments: [InputAttachment]
+    package var title: String?
+    package var contentText: String?
+    package var attachments: [InputAttachment]
 
-    public init(title: String? = nil, contentText: String? = nil, attachments: [InputAttachment] = []) {
+    package init(title: String? = nil, contentText: String? = nil, attachments: [InputAttachment] = []) {
         self.title = title
         self.contentText = contentText
         self.attachments = attachments
@@ -20,7 +20,7 @@ public struct InputItem: Sendable, Hashable {
 
     /// The item as `getInputItems` answers it: a map with `title` and `contentText` when set and
     /// `attachments` always.
-    public var standardValue: StandardValue {
+    package var standardValue: StandardValue {
         var entries: [StandardValue.MapEntry] = []
         if let title { entries.append(.init("title", .string(title))) }
         if let contentText { entries.append(.init("contentText", .string(contentText))) }
@@ -30,8 +30,8 @@ public struct InputItem: Sendable, Hashable {
 }
 
 /// One shared attachment (`NSItemProvider`): text, a URL, or a file, with its type identifier.
-public struct InputAttachment: Sendable, Hashable {
-    public enum Content: Sendable, Hashable {
+package struct InputAttachment: Sendable, Hashable {
+    package enum Content: Sendable, Hashable {
         case text(String)
         /// The URL exactly as it was given.
         case url(String)
@@ -40,34 +40,34 @@ public struct InputAttachment: Sendable, Hashable {
     }
 
     /// What an attachment counts as for `NSExtensionActivationRule` and for the `--share-key` JSON.
-    public enum Kind: String, Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         case text, webURL, image, movie, file
     }
 
-    public var typeIdentifier: String
-    public var content: Content
+    package var typeIdentifier: String
+    package var content: Content
 
-    public init(typeIdentifier: String, content: Content) {
+    package init(typeIdentifier: String, content: Content) {
         self.typeIdentifier = typeIdentifier
         self.content = content
     }
 
-    public static func text(_ text: String) -> InputAttachment {
+    package static func text(_ text: String) -> InputAttachment {
         InputAttachment(typeIdentifier: TypeIdentifiers.plainText, content: .text(text))
     }
 
-    public static func url(_ url: String) -> InputAttachment {
+    package static func url(_ url: String) -> InputAttachment {
         InputAttachment(typeIdentifier: TypeIdentifiers.url, content: .url(url))
     }
 
     /// A file whose type identifier is inferred from its extension (`public.image`,
     /// `public.movie`, else `public.file-url`).
-    public static func file(path: String, name: String? = nil) -> InputAttachment {
+    package static func file(path: String, name: String? = nil) -> InputAttachment {
         let name = name ?? TypeIdentifiers.lastPathComponent(path)
         return InputAttachment(typeIdentifier: TypeIdentifiers.forFile(named: name), content: .file(path: path, name: name))
     }
 
-    public var kind: Kind {
+    package var kind: Kind {
         switch content {
         case .text: return .text
         case .url: return .webURL
@@ -79,7 +79,7 @@ public struct InputAttachment: Sendable, Hashable {
     }
 
     /// The attachment as `getInputItems` answers it.
-    public var standardValue: StandardValue {
+    package var standardValue: StandardValue {
         var entries: [StandardValue.MapEntry] = [.init("typeIdentifier", .string(typeIdentifier))]
         switch content {
         case .text(let text):

@@ -15,9 +15,9 @@ import FoundationEssentials
 /// default (`public.plain-text`, `public.url`, or inferred from the file name); `name` (files only)
 /// is the name the copy gets in the container. A relative `file` path is relative to the items
 /// file's directory. Any other member is an error naming where it is.
-public enum InputItemsFile {
+package enum InputItemsFile {
     /// Reads and checks the file at `path`.
-    public static func load(path: String) throws(HostError) -> [InputItem] {
+    package static func load(path: String) throws(HostError) -> [InputItem] {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -29,7 +29,7 @@ public enum InputItemsFile {
     }
 
     /// Parses the JSON text of an items file; `source` names it in errors.
-    public static func parse(_ bytes: [UInt8], source: String, baseDirectory: String) throws(HostError) -> [InputItem] {
+    package static func parse(_ bytes: [UInt8], source: String, baseDirectory: String) throws(HostError) -> [InputItem] {
         func fail(_ where_: String, _ message: String) -> HostError {
             HostError(.invalidInput, "--items \(source): \(where_.isEmpty ? "" : where_ + ": ")\(message)")
         }

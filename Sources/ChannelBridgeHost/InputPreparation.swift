@@ -2,10 +2,10 @@ import FoundationEssentials
 
 /// Turns the command line's input options into the request's input items, and puts shared files
 /// where the originating extension puts them: copies in the app group's container.
-public enum InputPreparation {
+package enum InputPreparation {
     /// The items as given: from `--items`, or one item with every `--text`, `--url` and `--file`
     /// in order plus `--title` and `--content-text`. File attachments still point at their sources.
-    public static func items(from options: HostOptions) throws(HostError) -> [InputItem] {
+    package static func items(from options: HostOptions) throws(HostError) -> [InputItem] {
         if let itemsFile = options.itemsFile { return try InputItemsFile.load(path: itemsFile) }
         let attachments = options.inputs.map { input -> InputAttachment in
             switch input {
@@ -19,7 +19,7 @@ public enum InputPreparation {
 
     /// Checks that every file attachment's source is a readable regular file, before anything is
     /// copied or bound.
-    public static func checkSources(_ items: [InputItem]) throws(HostError) {
+    package static func checkSources(_ items: [InputItem]) throws(HostError) {
         for case .file(let path, _) in items.flatMap(\.attachments).map(\.content) {
             var isDirectory = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -33,15 +33,15 @@ public enum InputPreparation {
     }
 
     /// One file to copy into the container.
-    public struct Copy: Sendable, Hashable {
-        public var source: String
-        public var destination: String
+    package struct Copy: Sendable, Hashable {
+        package var source: String
+        package var destination: String
     }
 
     /// Where every file attachment's copy goes in `container`, and the items pointing at the
     /// copies. A copy is named as its attachment; two attachments with one name in the same
     /// request get distinct copies (`photo.png`, `photo-2.png`).
-    public static func plannedCopies(_ items: [InputItem], into container: String)
+    package static func plannedCopies(_ items: [InputItem], into container: String)
         -> (planned: [InputItem], copies: [Copy]) {
         var used: Set<String> = []
         var planned = items
@@ -62,7 +62,7 @@ public enum InputPreparation {
 
     /// Makes the copies. A file already in the container under a copy's name is replaced, as the
     /// originating extension does.
-    public static func copy(_ copies: [Copy]) throws(HostError) {
+    package static func copy(_ copies: [Copy]) throws(HostError) {
         for copy in copies { try self.copy(copy.source, to: copy.destination) }
     }
 

@@ -10,8 +10,8 @@ import FoundationEssentials
 /// SharePayload.json(for: [InputItem(attachments: [.text("hi"), .url("https://example.com")])])
 /// // {"text":["hi","https://example.com"],"files":[]}
 /// ```
-public enum SharePayload {
-    public static func json(for items: [InputItem]) -> String {
+package enum SharePayload {
+    package static func json(for items: [InputItem]) -> String {
         var texts: [JSONValue] = []
         var files: [JSONValue] = []
         for attachment in items.flatMap(\.attachments) {

@@ -1,4 +1,4 @@
-public import ChannelBridgeCodec
+package import ChannelBridgeCodec
 
 /// What was still unfinished when the shutdown deadline (`HostOptions.shutdownTimeout`) passed and
 /// the host ended without it: the record's `shutdownDeadlinePassed` member.
@@ -9,21 +9,21 @@ public import ChannelBridgeCodec
 ///
 /// An unfinished call was never acknowledged, so its client never saw it succeed; a store write
 /// among them may or may not be in the store, and every write that was acknowledged is.
-public struct ShutdownDeadlinePassed: Sendable, Hashable {
+package struct ShutdownDeadlinePassed: Sendable, Hashable {
     /// The shutdown timeout that passed.
-    public var timeout: Duration
+    package var timeout: Duration
     /// Requests of the open sessions whose replies were still owed when it passed.
-    public var unfinishedCalls: Int
+    package var unfinishedCalls: Int
     /// Sessions not yet closed when it passed (each was sent GOODBYE `shuttingDown`).
-    public var openSessions: Int
+    package var openSessions: Int
 
-    public init(timeout: Duration, unfinishedCalls: Int, openSessions: Int) {
+    package init(timeout: Duration, unfinishedCalls: Int, openSessions: Int) {
         self.timeout = timeout
         self.unfinishedCalls = unfinishedCalls
         self.openSessions = openSessions
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([
             .init("seconds", .number(ExtensionHost.seconds(timeout))),
             .init("unfinishedCalls", .number(String(unfinishedCalls))),

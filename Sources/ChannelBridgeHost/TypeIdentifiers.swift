@@ -1,11 +1,11 @@
 /// The uniform type identifiers the host uses, and which of them count as images and movies.
 /// iOS has a conformance tree; the host knows the common leaves of the two branches it needs.
-public enum TypeIdentifiers {
-    public static let plainText = "public.plain-text"
-    public static let url = "public.url"
-    public static let fileURL = "public.file-url"
-    public static let image = "public.image"
-    public static let movie = "public.movie"
+package enum TypeIdentifiers {
+    package static let plainText = "public.plain-text"
+    package static let url = "public.url"
+    package static let fileURL = "public.file-url"
+    package static let image = "public.image"
+    package static let movie = "public.movie"
 
     static let imageIdentifiers: Set<String> = [
         "public.image", "public.jpeg", "public.png", "public.heic", "public.heif", "public.tiff",
@@ -24,12 +24,12 @@ public enum TypeIdentifiers {
     ]
     static let movieExtensions: Set<String> = ["mp4", "mov", "m4v", "avi", "mkv", "webm", "3gp", "mpg", "mpeg"]
 
-    public static func isImage(_ identifier: String) -> Bool { imageIdentifiers.contains(identifier) }
-    public static func isMovie(_ identifier: String) -> Bool { movieIdentifiers.contains(identifier) }
-    public static func isText(_ identifier: String) -> Bool { textIdentifiers.contains(identifier) }
+    package static func isImage(_ identifier: String) -> Bool { imageIdentifiers.contains(identifier) }
+    package static func isMovie(_ identifier: String) -> Bool { movieIdentifiers.contains(identifier) }
+    package static func isText(_ identifier: String) -> Bool { textIdentifiers.contains(identifier) }
 
     /// `public.image` or `public.movie` by the file name's extension (any case), else `public.file-url`.
-    public static func forFile(named name: String) -> String {
+    package static func forFile(named name: String) -> String {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return fileURL }
         let ext = name[name.index(after: dot)...].lowercased()
         if imageExtensions.contains(ext) { return image }
