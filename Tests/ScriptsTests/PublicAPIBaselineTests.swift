@@ -14,6 +14,7 @@ import Testing
             public var sides: Int
             let label = "public var inAString = 1 } {"
             package func measured() -> Int { sides }
+            public func named(_ name: String = "a } (\\(1) {") -> String { name }
 
             public init(
                 sides: Int = 3
@@ -35,6 +36,7 @@ import Testing
     static let baseline = """
         Corner: case sharp, round
         Measured: var size: Int { get }
+        Shape: public func named(_ name: String = "a } (\\(1) {") -> String
         Shape: public init(sides: Int = 3)
         Shape: public var sides: Int
         public enum Corner: Sendable
@@ -79,7 +81,7 @@ import Testing
                 +++ Sources/ChannelBridgeCodec (tree)
                 @@ -2,0 +3 @@
                 +Shape: public func area(scale: Double = 1) -> Double
-                @@ -4,0 +6,2 @@
+                @@ -5,0 +7,2 @@
                 +Shape: public var size: Int
                 +extension Shape: Measured
                 public-api-count: the public API of ChannelBridgeCodec differs from its baseline; \
