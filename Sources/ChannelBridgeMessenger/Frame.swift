@@ -1,7 +1,9 @@
 /// One frame of the ChannelBridge wire protocol, version 1.
 ///
 /// On the wire a frame is `u32 length · u8 kind · body` (little-endian; `length` counts the kind
-/// byte and the body). `Protocol/wire-protocol.md` gives every body's layout.
+/// byte and the body). `Protocol/wire-protocol.md` gives every body's layout. An application sees
+/// frames in the peer's HELLO (`MessengerConnection.peerHello`) and, in tests, through a raw peer
+/// (`InMemoryMessenger.RawPeer`); the package's `FrameEncoder` and `FrameDecoder` write and read them:
 ///
 /// ```swift
 /// var bytes: [UInt8] = []
@@ -30,7 +32,7 @@ public enum Frame: Sendable, Hashable {
     case goodbye(code: GoodbyeCode, reason: String)
 
     /// The frame's kind byte.
-    public var kind: Kind {
+    package var kind: Kind {
         switch self {
         case .hello: .hello
         case .request: .request
@@ -46,7 +48,7 @@ public enum Frame: Sendable, Hashable {
 
 extension Frame {
     /// The kind byte that follows a frame's length.
-    public enum Kind: UInt8, Sendable, Hashable, CaseIterable {
+    package enum Kind: UInt8, Sendable, Hashable, CaseIterable {
         case hello = 0x01
         case request = 0x02
         case reply = 0x03
@@ -60,23 +62,23 @@ extension Frame {
     /// The body of a HELLO frame.
     public struct Hello: Sendable, Hashable {
         /// The four bytes every HELLO body starts with: ASCII `CHBR`.
-        public static let magic: [UInt8] = [0x43, 0x48, 0x42, 0x52]
+        package static let magic: [UInt8] = [0x43, 0x48, 0x42, 0x52]
         /// The only protocol version this implementation speaks.
-        public static let currentVersion: UInt16 = 1
+        @usableFromInline package static let currentVersion: UInt16 = 1
 
         /// Flag bit 0: a u32 maximum frame length follows the peer name.
-        public static let maxFrameLengthFlag: UInt16 = 0x0001
+        package static let maxFrameLengthFlag: UInt16 = 0x0001
 
-        public var version: UInt16
+        package var version: UInt16
         /// Feature bits; receivers ignore bits they do not know. Bit 0 (`maxFrameLengthFlag`) is
         /// set by the encoder exactly when `maxFrameLength` is given.
-        public var flags: UInt16
+        package var flags: UInt16
         public var role: PeerRole
         /// Free text naming the sender, e.g. `channelbridge 0.1 pid 4242`; at most 65,535 UTF-8 bytes.
         public var peerName: String
         /// The largest frame the sender accepts, when it is not the protocol default (64 MiB); at
         /// least 16. Its peer sends no longer frame (wire protocol §2.1).
-        public var maxFrameLength: Int?
+        package var maxFrameLength: Int?
 
         public init(version: UInt16 = Hello.currentVersion, flags: UInt16 = 0, role: PeerRole, peerName: String,
                     maxFrameLength: Int? = nil) {
@@ -88,7 +90,7 @@ extension Frame {
         }
 
         /// The smallest maximum frame length a side may announce.
-        public static let minimumMaxFrameLength = 16
+        package static let minimumMaxFrameLength = 16
     }
 
     /// What a REPLY carries: its status byte and payload together, so that a null reply can never
@@ -103,7 +105,7 @@ extension Frame {
         case failure(String)
 
         /// The status byte on the wire.
-        public var status: UInt8 {
+        package var status: UInt8 {
             switch self {
             case .bytes: 0
             case .null: 1

@@ -12,16 +12,16 @@
 /// transport using `withUnsafeMutableInputBuffer(minimumCapacity:_:)` reads a large payload
 /// straight into the array the frame will carry. After `next()` throws, the decoder keeps throwing
 /// the same error: the session it served is over.
-public struct FrameDecoder: Sendable {
+@usableFromInline package struct FrameDecoder: Sendable {
     /// 64 MiB, the design's default.
-    public static let defaultMaxFrameLength = 64 << 20
+    @usableFromInline package static let defaultMaxFrameLength = 64 << 20
     /// Bodies at least this long take the in-place payload path.
-    public static let directPayloadThreshold = 256 << 10
+    package static let directPayloadThreshold = 256 << 10
     /// How much of a payload a `PayloadSplitter` gets to see, at most.
     static let splitPrefixLength = 512
 
     /// The largest accepted value of a frame's length field.
-    public let maxFrameLength: Int
+    package let maxFrameLength: Int
 
     /// Bytes `[readIndex, writeIndex)` are received and not yet decoded; `storage.count` is the
     /// capacity, so a transport can read into the tail.
@@ -41,13 +41,13 @@ public struct FrameDecoder: Sendable {
     private var discarded = false
     private var channelNames = ChannelNameCache()
 
-    public init(maxFrameLength: Int = FrameDecoder.defaultMaxFrameLength) {
+    package init(maxFrameLength: Int = FrameDecoder.defaultMaxFrameLength) {
         self.maxFrameLength = max(1, min(maxFrameLength, Int(UInt32.max)))
         self.storage = []
     }
 
     /// Bytes received and not yet returned as frames.
-    public var bufferedByteCount: Int { writeIndex - readIndex + largeFilled + (largeFirst?.count ?? 0) }
+    package var bufferedByteCount: Int { writeIndex - readIndex + largeFilled + (largeFirst?.count ?? 0) }
 
     /// Nothing is buffered, not even part of a frame: until more bytes are appended, the next
     /// frame is `nil`. A reader that sees it after a frame need not ask again.
@@ -68,13 +68,13 @@ public struct FrameDecoder: Sendable {
     }
 
     /// Adds received bytes.
-    public mutating func append(_ bytes: some Collection<UInt8>) {
+    package mutating func append(_ bytes: some Collection<UInt8>) {
         let done: Void? = bytes.withContiguousStorageIfAvailable { append(UnsafeRawBufferPointer($0)) }
         if done == nil { Array(bytes).withUnsafeBytes { append($0) } }
     }
 
     /// Adds received bytes.
-    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         var rest = bytes
         while !rest.isEmpty {
             let taken = withUnsafeMutableInputBuffer(minimumCapacity: rest.count) { target in
@@ -90,7 +90,7 @@ public struct FrameDecoder: Sendable {
     /// (at least `minimumCapacity` bytes, or the rest of a large payload, whichever is smaller)
     /// and returns how many bytes it wrote there; a negative result counts as 0.
     @discardableResult
-    public mutating func withUnsafeMutableInputBuffer(
+    package mutating func withUnsafeMutableInputBuffer(
         minimumCapacity: Int = 64 << 10,
         _ fill: (UnsafeMutableRawBufferPointer) -> Int
     ) -> Int {
@@ -126,7 +126,7 @@ public struct FrameDecoder: Sendable {
     }
 
     /// Returns the next complete frame, or `nil` until more bytes arrive.
-    public mutating func next() throws(ProtocolViolation) -> Frame? {
+    package mutating func next() throws(ProtocolViolation) -> Frame? {
         guard let decoded = try nextDecoded(inPlace: false) else { return nil }
         return decoded.frame
     }

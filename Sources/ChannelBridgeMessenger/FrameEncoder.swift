@@ -10,14 +10,14 @@
 /// A frame that cannot be encoded — a channel name outside 1 to 65,535 UTF-8 bytes, a peer name
 /// over 65,535 bytes, a total length that does not fit the u32 length field — is refused with
 /// `MessengerError` (`invalidChannel`, `frameTooLarge`); nothing here traps on size.
-public enum FrameEncoder {
+package enum FrameEncoder {
     /// Bytes before the kind byte: the u32 length field.
-    public static let lengthFieldSize = 4
+    package static let lengthFieldSize = 4
 
     /// Appends `frame` to `buffer`.
     ///
     /// - Throws: `MessengerError` when the frame cannot be encoded; `buffer` is then unchanged.
-    public static func encode(_ frame: Frame, into buffer: inout [UInt8]) throws(MessengerError) {
+    package static func encode(_ frame: Frame, into buffer: inout [UInt8]) throws(MessengerError) {
         try validate(frame)
         encodeValidated(frame, into: &buffer)
     }
@@ -25,7 +25,7 @@ public enum FrameEncoder {
     /// Returns `frame` as a fresh byte array.
     ///
     /// - Throws: `MessengerError` when the frame cannot be encoded.
-    public static func encode(_ frame: Frame) throws(MessengerError) -> [UInt8] {
+    package static func encode(_ frame: Frame) throws(MessengerError) -> [UInt8] {
         try validate(frame)
         var buffer: [UInt8] = []   // `append` gives it the frame's own array: nothing to reserve
         encodeValidated(frame, into: &buffer)
@@ -33,12 +33,12 @@ public enum FrameEncoder {
     }
 
     /// The number of bytes `encode` writes for `frame`, length field included.
-    public static func encodedLength(of frame: Frame) -> Int {
+    package static func encodedLength(of frame: Frame) -> Int {
         lengthFieldSize + 1 + bodyLength(of: frame)
     }
 
     /// Checks that `frame` can be encoded.
-    public static func validate(_ frame: Frame, extraPayloadLength: Int = 0) throws(MessengerError) {
+    package static func validate(_ frame: Frame, extraPayloadLength: Int = 0) throws(MessengerError) {
         switch frame {
         case .request(_, let channel, _), .message(let channel, _):
             let count = channel.utf8.count

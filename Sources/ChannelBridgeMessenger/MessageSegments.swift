@@ -6,21 +6,21 @@
 /// let header: [UInt8] = [0x08, 0xFF, 0x00, 0x00, 0x00, 0x01]   // a 16 MiB Uint8List follows
 /// let reply = try await messenger.send(onChannel: "bulk", segments: MessageSegments(header, rest: [bigBuffer]))
 /// ```
-public struct MessageSegments: Sendable, Hashable {
-    public var first: [UInt8]
+package struct MessageSegments: Sendable, Hashable {
+    package var first: [UInt8]
     /// Empty for a message of one array; an empty array costs no allocation.
-    public var rest: [[UInt8]]
+    package var rest: [[UInt8]]
 
-    public init(_ first: [UInt8], rest: [[UInt8]] = []) {
+    package init(_ first: [UInt8], rest: [[UInt8]] = []) {
         self.first = first
         self.rest = rest
     }
 
     /// The number of bytes in all segments.
-    public var count: Int { rest.reduce(first.count) { $0 + $1.count } }
+    package var count: Int { rest.reduce(first.count) { $0 + $1.count } }
 
     /// The message as one array; no copy when `rest` is empty.
-    public var joined: [UInt8] {
+    package var joined: [UInt8] {
         guard !rest.isEmpty else { return first }
         var all: [UInt8] = []
         all.reserveCapacity(count)

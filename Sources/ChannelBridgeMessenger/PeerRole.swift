@@ -4,7 +4,7 @@ public enum PeerRole: UInt8, Sendable, Hashable, CustomStringConvertible {
     case host = 1
 
     /// The role the other end of a session must have.
-    public var peer: PeerRole { self == .client ? .host : .client }
+    package var peer: PeerRole { self == .client ? .host : .client }
 
     public var description: String { self == .client ? "client" : "host" }
 }

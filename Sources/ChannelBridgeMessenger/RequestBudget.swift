@@ -24,12 +24,12 @@ public final class RequestBudget: Sendable {
 
     /// Requests smaller than this are not charged: what they cost is bounded per connection by
     /// `maxHandlersInFlight`, and the calls that make up most traffic take no lock for it.
-    public static let requestChargeThreshold = 4 << 10
+    package static let requestChargeThreshold = 4 << 10
     /// The least a charged request takes from the budget: the Standard codec's slack
     /// (`StandardMessageCodec.allowanceSlack`), which decoding may build beyond its per-byte
     /// allowance whatever the request's size. So an admitted request costs at most 8 × its charge:
     /// its frame, and 6 × its size + the slack in decoded values.
-    public static let minimumCharge = 2 << 20
+    package static let minimumCharge = 2 << 20
     /// The default capacity of the extension host's budget.
     public static let defaultCapacity = 256 << 20
 

@@ -49,7 +49,7 @@ extension InMemoryMessenger {
         /// written, if the connection closes first or the waiting task is cancelled (a hang guard).
         ///
         /// ```swift
-        /// let frames = await peer.waitForFrames { $0.contains { $0.kind == .goodbye } }
+        /// let frames = await peer.waitForFrames { $0.contains { if case .goodbye = $0 { true } else { false } } }
         /// ```
         @discardableResult
         public func waitForFrames(until condition: @escaping @Sendable ([Frame]) -> Bool) async -> [Frame] {
