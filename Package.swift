@@ -19,19 +19,14 @@ let platformLocks: [SwiftSetting] =
 // Linux only (README "Platform"): no `platforms`, as nothing here is built or tested on another OS.
 let package = Package(
     name: "ChannelBridge",
+    // A plugin, a client or a containing app imports `ChannelBridge`; a host of one's own adds
+    // `ChannelBridgeHost`, a plugin's tests `ChannelBridgeTesting`, and Flutter-style plugin code
+    // `Flutter`. The per-layer modules under `ChannelBridge` are targets, not products.
     products: [
-        .library(name: "ChannelBridgeCodec", targets: ["ChannelBridgeCodec"]),
-        .library(name: "ChannelBridgeMessenger", targets: ["ChannelBridgeMessenger"]),
-        .library(name: "ChannelBridgeChannels", targets: ["ChannelBridgeChannels"]),
-        .library(name: "ChannelBridgeSocket", targets: ["ChannelBridgeSocket"]),
-        .library(name: "ChannelBridgeTesting", targets: ["ChannelBridgeTesting"]),
-        .library(name: "ChannelBridgeContracts", targets: ["ChannelBridgeContracts"]),
-        .library(name: "ChannelBridgeStore", targets: ["ChannelBridgeStore"]),
-        .library(name: "ChannelBridgeConformance", targets: ["ChannelBridgeConformance"]),
-        .library(name: "ChannelBridgePlugins", targets: ["ChannelBridgePlugins"]),
-        .library(name: "ChannelBridgeSharedPreferences", targets: ["ChannelBridgeSharedPreferences"]),
+        .library(name: "ChannelBridge", targets: ["ChannelBridge"]),
         .library(name: "ChannelBridgeHost", targets: ["ChannelBridgeHost"]),
-        .library(name: "ChannelBridgeClient", targets: ["ChannelBridgeClient"]),
+        .library(name: "ChannelBridgeTesting", targets: ["ChannelBridgeTesting"]),
+        .library(name: "ChannelBridgeConformance", targets: ["ChannelBridgeConformance"]),
         .library(name: "Flutter", targets: ["Flutter"]),
         .executable(name: "extension-host", targets: ["extension-host"]),
         .executable(name: "channelbridge", targets: ["channelbridge"]),
@@ -92,6 +87,13 @@ let package = Package(
                 dependencies: ["ChannelBridgeSocket", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger",
                                "ChannelBridgePlatform"],
                 swiftSettings: strict),
+        // The umbrella module (`import ChannelBridge`): re-exports the layers a plugin, a client or a
+        // containing app is written with; declares nothing of its own.
+        .target(name: "ChannelBridge",
+                dependencies: ["ChannelBridgeCodec", "ChannelBridgeMessenger", "ChannelBridgeChannels", "ChannelBridgePlugins",
+                               "ChannelBridgeSocket", "ChannelBridgeClient", "ChannelBridgeStore",
+                               "ChannelBridgeSharedPreferences"],
+                swiftSettings: strict),
         // Raw C baselines for `channelbridge bench`: socket ping-pong, pipelining, bulk, streams, and a C codec.
         .executableTarget(name: "channelbridge-raw-bench", path: "Sources/channelbridge-raw-bench"),
         // Depends on the executables it starts (`bench`'s baselines, `demo`'s host) so that SwiftPM builds them
@@ -126,23 +128,19 @@ let package = Package(
         .target(name: "ChannelBridgeTestSupport", dependencies: ["ChannelBridgePlatform"], path: "Tests/Support/ChannelBridgeTestSupport",
                 swiftSettings: strict),
         // Examples: small programs built with the package and run by ExamplesTests.
-        .executableTarget(name: "containing-app-example", dependencies: ["ChannelBridgeStore", "ChannelBridgeCodec"],
+        .executableTarget(name: "containing-app-example", dependencies: ["ChannelBridge"],
                           path: "Examples/ContainingApp", swiftSettings: strict),
-        .executableTarget(name: "event-stream-example",
-                          dependencies: ["ChannelBridgeChannels", "ChannelBridgeSocket", "ChannelBridgeCodec"],
+        .executableTarget(name: "event-stream-example", dependencies: ["ChannelBridge"],
                           path: "Examples/EventStream", swiftSettings: strict),
-        .target(name: "GreeterPlugin", dependencies: ["ChannelBridgePlugins", "ChannelBridgeChannels", "ChannelBridgeCodec"],
+        .target(name: "GreeterPlugin", dependencies: ["ChannelBridge"],
                 path: "Examples/GreeterPlugin", swiftSettings: strict),
-        .executableTarget(name: "custom-plugin-example",
-                          dependencies: ["GreeterPlugin", "ChannelBridgePlugins", "ChannelBridgeChannels", "ChannelBridgeSocket",
-                                         "ChannelBridgeCodec"],
+        .executableTarget(name: "custom-plugin-example", dependencies: ["GreeterPlugin", "ChannelBridge"],
                           path: "Examples/CustomPlugin", swiftSettings: strict),
         .executableTarget(name: "greeter-host-example",
-                          dependencies: ["GreeterPlugin", "ChannelBridgeHost", "ChannelBridgePlugins"],
+                          dependencies: ["GreeterPlugin", "ChannelBridgeHost", "ChannelBridge"],
                           path: "Examples/GreeterHost", swiftSettings: strict),
         .testTarget(name: "GreeterPluginTests",
-                    dependencies: ["GreeterPlugin", "ChannelBridgePlugins", "ChannelBridgeChannels", "ChannelBridgeTesting",
-                                   "ChannelBridgeCodec", "ChannelBridgeMessenger"],
+                    dependencies: ["GreeterPlugin", "ChannelBridge", "ChannelBridgeTesting"],
                     path: "Examples/GreeterPluginTests", swiftSettings: strict),
         .testTarget(name: "ExamplesTests",
                     dependencies: ["ChannelBridgeTestSupport", "containing-app-example", "event-stream-example",
@@ -213,7 +211,7 @@ let package = Package(
                                "ChannelBridgePlatform"],
                 swiftSettings: strict),
         .executableTarget(name: "flutter-style-plugin-example",
-                          dependencies: ["Flutter", "ChannelBridgeHost", "ChannelBridgePlugins"],
+                          dependencies: ["Flutter", "ChannelBridgeHost", "ChannelBridge"],
                           path: "Examples/FlutterStylePlugin", swiftSettings: strict),
         // Pigeon 28.0.0's Swift output, in the Swift 5 language mode as Pigeon's own test plugin builds it.
         .executableTarget(name: "pigeon-api-example",

@@ -15,8 +15,7 @@
 // The options are the CLI's and the host's: --data-dir defaults to the host's store
 // ($XDG_DATA_HOME/channelbridge, else ~/.local/share/channelbridge), --app-group to group.local.
 
-import ChannelBridgeCodec
-import ChannelBridgeStore
+import ChannelBridge
 import Foundation
 
 let itemListKey = "itemList"

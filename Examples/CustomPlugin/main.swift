@@ -6,10 +6,7 @@
 // The socket lives in a private scratch directory (under $TMPDIR, else /tmp) that is removed at
 // the end, with the listener's lock file: nothing is left behind.
 
-import ChannelBridgeChannels
-import ChannelBridgeCodec
-import ChannelBridgePlugins
-import ChannelBridgeSocket
+import ChannelBridge
 import Foundation
 import GreeterPlugin
 

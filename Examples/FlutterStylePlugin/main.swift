@@ -10,8 +10,8 @@
 // This executable links the `Flutter` module (and with it full Foundation); the stock
 // `extension-host` does not, so it cannot load these plugins (Protocol/flutter-embedder.md §6).
 
+import ChannelBridge
 import ChannelBridgeHost
-import ChannelBridgePlugins
 import Flutter
 
 // By name, like the built-in plugins: `--plugin PlatformVersionPlugin` selects it.

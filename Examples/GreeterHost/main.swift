@@ -5,8 +5,8 @@
 //   channelbridge call example/greeter greet '{"name": "Ada"}' --socket /tmp/greeter.sock
 //   channelbridge list example/greeter --socket /tmp/greeter.sock
 
+import ChannelBridge
 import ChannelBridgeHost
-import ChannelBridgePlugins
 import GreeterPlugin
 
 // By name, like the built-in plugins.

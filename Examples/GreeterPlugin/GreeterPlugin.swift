@@ -2,9 +2,7 @@
 // name the way Flutter's generated registrant registers plugins. Its tests are in
 // Examples/GreeterPluginTests.
 
-import ChannelBridgeChannels
-import ChannelBridgeCodec
-public import ChannelBridgePlugins
+public import ChannelBridge
 import Synchronization
 
 /// The arguments of `greet`, as the caller sends them: `{"name": "Ada"}` from Dart, or this

@@ -2,9 +2,7 @@
 // from the test's side with `test.invokeMethod`, and assert on the exchange the recorder saw —
 // which calls arrived, and the exact reply to each, errors and "not implemented" included.
 
-import ChannelBridgeChannels
-import ChannelBridgeCodec
-import ChannelBridgePlugins
+import ChannelBridge
 import ChannelBridgeTesting
 import GreeterPlugin
 import Testing

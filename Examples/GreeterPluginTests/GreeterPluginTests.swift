@@ -2,10 +2,7 @@
 // of an in-memory messenger pair and call it from the other end through a MethodChannel, exactly
 // as a client would over a socket.
 
-import ChannelBridgeChannels
-import ChannelBridgeCodec
-import ChannelBridgeMessenger
-import ChannelBridgePlugins
+import ChannelBridge
 import ChannelBridgeTesting
 import GreeterPlugin
 import Testing

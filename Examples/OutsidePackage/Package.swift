@@ -13,15 +13,14 @@ let package = Package(
     targets: [
         // README "Flutter's iOS API": Flutter-style plugins served by a host of one's own.
         .executableTarget(name: "flutter-host", dependencies: [
-            .product(name: "ChannelBridgeHost", package: "ChannelBridge"),       // ExtensionHostCommand, HostPlugins
-            .product(name: "ChannelBridgePlugins", package: "ChannelBridge"),    // PluginCatalogue
-            .product(name: "Flutter", package: "ChannelBridge"),                 // import Flutter
+            .product(name: "ChannelBridgeHost", package: "ChannelBridge"),    // ExtensionHostCommand, HostPlugins
+            .product(name: "ChannelBridge", package: "ChannelBridge"),        // PluginCatalogue
+            .product(name: "Flutter", package: "ChannelBridge"),              // import Flutter
         ]),
         // README "Serving a plugin of your own": a ChannelBridge plugin served the same way.
         .executableTarget(name: "greeter-host", dependencies: [
-            .product(name: "ChannelBridgeHost", package: "ChannelBridge"),
-            .product(name: "ChannelBridgePlugins", package: "ChannelBridge"),
-            .product(name: "ChannelBridgeChannels", package: "ChannelBridge"),
+            .product(name: "ChannelBridgeHost", package: "ChannelBridge"),    // ExtensionHostCommand, HostPlugins
+            .product(name: "ChannelBridge", package: "ChannelBridge"),        // Plugin, MethodChannel, MethodRouter
         ]),
     ]
 )
