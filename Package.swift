@@ -230,7 +230,7 @@ let package = Package(
                                    "ChannelBridgePlatform"],
                     swiftSettings: strict),
 
-        // The repository's scripts, run as CI runs them (Scripts/public-api-count's baseline check).
+        // The repository's checking scripts, run as CI runs them: the public-API baseline, unused dependencies.
         .testTarget(name: "ScriptsTests", dependencies: ["ChannelBridgeTestSupport"], swiftSettings: strict),
 
         .testTarget(name: "ChannelBridgeChannelsTests",
