@@ -34,5 +34,6 @@ public struct HostError: Error, Sendable, Hashable, CustomStringConvertible {
     /// 64 (`EX_USAGE`) for usage errors, 1 for every other failure to start.
     package var exitStatus: Int32 { code == .usage ? 64 : 1 }
 
+    /// The message, which names the option, file or rule concerned.
     public var description: String { message }
 }

@@ -81,6 +81,7 @@ public struct HostOptions: Sendable, Equatable {
     package static let echoChannel = "channelbridge/echo"
     @usableFromInline package static let defaultShutdownTimeout: Duration = .seconds(5)
 
+    /// Options with these values, each defaulting to what `extension-host` takes without its option.
     public init(
         socketPath: String = SocketPath.defaultPath(),
         maxFrameBytes: Int? = nil,

@@ -31,6 +31,7 @@ public enum HostOutcome: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The outcome's name, with the signal's for `interrupted`: `interrupted (SIGTERM)`.
     public var description: String {
         if case .interrupted(let signal) = self { return "interrupted (\(signal.name))" }
         return name

@@ -22,6 +22,7 @@ public struct HostPlugins: Sendable {
     /// `extensionRequest`). An error it throws is logged; the session goes on.
     package var setUpSession: (@Sendable (PluginRegistry) throws -> Void)?
 
+    /// Plugins by key, and a setup run once per session with its registry.
     public init(catalogue: PluginCatalogue = PluginCatalogue(),
                 setUpSession: (@Sendable (PluginRegistry) throws -> Void)? = nil) {
         self.catalogue = catalogue

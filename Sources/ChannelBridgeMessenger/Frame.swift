@@ -73,6 +73,7 @@ extension Frame {
         /// Feature bits; receivers ignore bits they do not know. Bit 0 (`maxFrameLengthFlag`) is
         /// set by the encoder exactly when `maxFrameLength` is given.
         package var flags: UInt16
+        /// Which end of the session the sender is.
         public var role: PeerRole
         /// Free text naming the sender, e.g. `channelbridge 0.1 pid 4242`; at most 65,535 UTF-8 bytes.
         public var peerName: String
@@ -80,6 +81,7 @@ extension Frame {
         /// least 16. Its peer sends no longer frame (wire protocol §2.1).
         package var maxFrameLength: Int?
 
+        /// A HELLO; the encoder sets bit 0 of `flags` exactly when `maxFrameLength` is given.
         public init(version: UInt16 = Hello.currentVersion, flags: UInt16 = 0, role: PeerRole, peerName: String,
                     maxFrameLength: Int? = nil) {
             self.version = version

@@ -42,6 +42,7 @@ public final class RequestBudget: Sendable {
 
     private let state = Mutex(State())
 
+    /// A budget of `capacity` bytes (at least 1).
     public init(capacity: Int = RequestBudget.defaultCapacity) {
         self.capacity = max(1, capacity)
     }
