@@ -31,6 +31,9 @@ package struct CodeUnitString: Hashable, Sendable, CustomStringConvertible {
     /// for native strings), then the bytes in place, eight at a time.
     @inlinable
     package static func equal(_ a: String, _ b: String) -> Bool {
+        // The same representation is the same code units: a string compared with itself (one
+        // storage object) or a small string with the same bytes, without opening either.
+        if unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self) { return true }
         guard a.utf8.count == b.utf8.count else { return false }
         let inPlace = a.utf8.withContiguousStorageIfAvailable { x in
             b.utf8.withContiguousStorageIfAvailable { y in sameBytes(x, y) }
