@@ -38,8 +38,8 @@ public final class MethodChannel: Sendable {
     /// optional copies it, a retain and two releases per call.
     let standardCodec: StandardMethodCodec
     let isStandard: Bool
-    /// `messenger` again when it is a socket session itself (no wrapper): calls then await their
-    /// reply in `invokeMethod`'s own frame. Looked up once, here.
+    /// The connection that serves `messenger` directly (`FastPathMessenger.directConnection`):
+    /// calls then await their reply in `invokeMethod`'s own frame. Looked up once, here.
     let connection: MessengerConnection?
     /// The buffer calls on `connection` with the Standard codec are encoded into, reused.
     let encodeBuffers = EncodeBufferPool()
@@ -49,11 +49,12 @@ public final class MethodChannel: Sendable {
         self.name = name
         self.messenger = messenger
         self.codec = codec
+        // The codec and the messenger say which fast paths they offer; nothing is assumed of types.
         segmentingCodec = codec as? any SegmentingMethodCodec
-        let standard = codec as? StandardMethodCodec
+        let standard = segmentingCodec?.standard
         standardCodec = standard ?? StandardMethodCodec()
         isStandard = standard != nil
-        connection = messenger as? MessengerConnection
+        connection = messenger.fastPath?.directConnection
         // A large reply whose result is one `Uint8List` then comes in two parts, so that the
         // decoded list is the array the connection read it into.
         if isStandard { connection?.splitReplies(with: StandardMethodCodec.byteListStart(inEnvelope:count:)) }
@@ -94,8 +95,8 @@ public final class MethodChannel: Sendable {
     nonisolated(nonsending) private static func send(_ request: MessageSegments, on channel: String, method: String,
                              messenger: any BinaryMessenger) async throws -> ReceivedPayload? {
         do {
-            // A connection itself hands over a split reply in its two parts (a call with a timeout).
-            if let connection = messenger as? MessengerConnection {
+            // A connection hands over a split reply in its two parts (a call with a timeout).
+            if let connection = messenger.fastPath?.directConnection {
                 return try await connection.sendKeepingParts(onChannel: channel, request)
             }
             // One array is the common case; the plain send is what every messenger implements.

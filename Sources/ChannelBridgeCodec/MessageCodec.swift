@@ -54,6 +54,9 @@ package protocol SegmentingMethodCodec: MethodCodec {
     func encodeMethodCallSegments(_ call: MethodCall) throws(CodecError) -> EncodedSegments
     /// The bytes of `encodeSuccessEnvelope`, in segments.
     func encodeSuccessEnvelopeSegments(_ result: StandardValue) throws(CodecError) -> EncodedSegments
+    /// This codec when it is the Standard one, whose fast paths (encoding into a reused buffer,
+    /// decoding in place) a channel then calls directly.
+    var standard: StandardMethodCodec? { get }
 }
 
 extension MethodCodec {

@@ -153,6 +153,8 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     }
 
     /// A `Uint8List` of 64 KiB or more stays the value's own array, uncopied.
+    package var standard: StandardMethodCodec? { self }
+
     package func encodeSuccessEnvelopeSegments(_ result: StandardValue) throws(CodecError) -> EncodedSegments {
         var writer = try written(segmenting: true) { (writer) throws(CodecError) in try Self.writeSuccess(result, into: &writer) }
         return writer.takeSegments()

@@ -54,6 +54,12 @@ package protocol FastPathMessenger: BinaryMessenger {
 
     /// The largest frame this side may send, when the messenger knows it.
     var frameLimit: FrameLimit? { get }
+
+    /// The connection that may serve this messenger's calls and answer its channels' requests in
+    /// place directly, past this messenger: the connection itself, or what a wrapper that adds
+    /// nothing per message forwards. `nil` for a messenger that must see every message (a
+    /// tracing or recording one) or has no connection.
+    var directConnection: MessengerConnection? { get }
 }
 
 extension BinaryMessenger {

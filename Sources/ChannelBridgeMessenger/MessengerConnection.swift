@@ -159,6 +159,8 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
 
     package var frameLimit: FrameLimit? { limit }
 
+    package var directConnection: MessengerConnection? { self }
+
     /// The largest frame this side may send now.
     var outboundFrameLimit: Int { min(options.maxFrameLength, peerMaxFrameLength.load(ordering: .relaxed)) }
 

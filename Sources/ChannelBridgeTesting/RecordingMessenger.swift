@@ -196,6 +196,7 @@ public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
 
     package var outboundFlow: OutboundFlow? { nil }
     package var frameLimit: FrameLimit? { nil }
+    package var directConnection: MessengerConnection? { nil }
 
     private func install(_ handler: SegmentedMessageHandler?, onChannel channel: String) -> MessageHandlerToken {
         state.update { state in

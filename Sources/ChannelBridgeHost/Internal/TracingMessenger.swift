@@ -132,6 +132,8 @@ final class TracingMessenger: BinaryMessenger, FastPathMessenger {
     // Flow control and frame limits are the wrapped messenger's.
     var outboundFlow: OutboundFlow? { base.fastPath?.outboundFlow }
     var frameLimit: FrameLimit? { base.fastPath?.frameLimit }
+    // Sees every message it passes on, so never bypassed.
+    var directConnection: MessengerConnection? { nil }
 
     private func describeCall(_ message: [UInt8]?, channel: String) -> String {
         guard let message else { return "null" }

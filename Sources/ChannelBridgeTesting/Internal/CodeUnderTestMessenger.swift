@@ -64,4 +64,6 @@ final class CodeUnderTestMessenger: BinaryMessenger, FastPathMessenger {
 
     var outboundFlow: OutboundFlow? { core.codeUnderTestConnection.outboundFlow }
     var frameLimit: FrameLimit? { core.codeUnderTestConnection.frameLimit }
+    // Sees every message it passes on, so never bypassed.
+    var directConnection: MessengerConnection? { nil }
 }

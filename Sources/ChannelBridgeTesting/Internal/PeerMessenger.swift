@@ -56,6 +56,8 @@ final class PeerMessenger: BinaryMessenger, FastPathMessenger {
 
     var outboundFlow: OutboundFlow? { core.testConnection.outboundFlow }
     var frameLimit: FrameLimit? { core.testConnection.frameLimit }
+    // Sees every message it passes on, so never bypassed.
+    var directConnection: MessengerConnection? { nil }
 
     func removeMessageHandler(_ token: MessageHandlerToken) {
         core.remove(token)

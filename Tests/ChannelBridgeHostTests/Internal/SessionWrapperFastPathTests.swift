@@ -157,6 +157,8 @@ private final class FastPathProbe: FastPathMessenger {
 
     var outboundFlow: OutboundFlow? { flow }
     var frameLimit: FrameLimit? { limit }
+    // Sees every message it passes on, so never bypassed.
+    var directConnection: MessengerConnection? { nil }
 }
 
 /// The outbound side of a host connection, handing every frame written to the test.
