@@ -1,5 +1,5 @@
+import ChannelBridge
 import ChannelBridgeHost
-import ChannelBridgePlugins
 import Flutter
 
 // Plugins by name, like the built-in ones (`--plugin BatteryPlugin` selects it) …

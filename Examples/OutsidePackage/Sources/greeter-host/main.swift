@@ -1,6 +1,5 @@
-import ChannelBridgeChannels
+import ChannelBridge
 import ChannelBridgeHost
-import ChannelBridgePlugins
 
 enum GreeterPlugin: Plugin {
     static func register(with registrar: PluginRegistrar) throws {
