@@ -13,14 +13,24 @@ import Testing
         return Set(products.components(separatedBy: ".library(name: \"").dropFirst().map { $0.components(separatedBy: "\"")[0] })
     }
 
-    /// The ChannelBridge modules (and `Flutter`) a Swift file imports, whatever the import's access.
+    /// The ChannelBridge modules (and `Flutter`) a Swift file imports.
     static func channelBridgeImports(of path: String) throws -> [String] {
-        let text = try String(contentsOf: packageRoot.appendingPathComponent(path), encoding: .utf8)
+        channelBridgeImports(inText: try String(contentsOf: packageRoot.appendingPathComponent(path), encoding: .utf8))
+    }
+
+    /// The ChannelBridge modules (and `Flutter`) a Swift text imports, whatever the import's
+    /// attributes, access or kind: `@preconcurrency public import struct ChannelBridgeCodec.StandardValue`
+    /// imports `ChannelBridgeCodec`.
+    static func channelBridgeImports(inText text: String) -> [String] {
+        let access: Set<Substring> = ["public", "package", "internal", "fileprivate", "private"]
+        let kinds: Set<Substring> = ["struct", "class", "enum", "protocol", "typealias", "func", "let", "var"]
         return text.split(separator: "\n").compactMap { line -> String? in
-            let words = line.split(separator: " ")
-            guard let index = words.firstIndex(of: "import"), index + 1 < words.count,
-                  words[..<index].allSatisfy({ ["public", "package", "internal", "@_exported"].contains($0) }) else { return nil }
-            let module = String(words[index + 1])
+            var words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })[...]
+            while let word = words.first, word.hasPrefix("@") || access.contains(word) { words = words.dropFirst() }
+            guard words.first == "import" else { return nil }
+            words = words.dropFirst()
+            if let kind = words.first, kinds.contains(kind) { words = words.dropFirst() }
+            guard let path = words.first, let module = path.split(separator: ".").first.map(String.init) else { return nil }
             return module.hasPrefix("ChannelBridge") || module == "Flutter" ? module : nil
         }
     }
@@ -37,10 +47,9 @@ import Testing
         }
     }
 
-    /// Every example but two imports products only. `Examples/PigeonAPI` sets its process's signal
-    /// policy with `ChannelBridgePlatform`, as the package's own executables do; the
-    /// `main.swift` files of `Examples/OutsidePackage` are README blocks, byte for byte, and follow
-    /// the README's imports.
+    /// Every example in this package but one imports products only: `Examples/PigeonAPI` sets its
+    /// process's signal policy with `ChannelBridgePlatform`, as the package's own executables do.
+    /// `Examples/OutsidePackage`, a package of its own, is checked by `OutsidePackageTests`.
     @Test func theExamplesImportLibraryProductsOnly() throws {
         let products = try Self.libraryProducts()
         let examples = packageRoot.appendingPathComponent("Examples")
