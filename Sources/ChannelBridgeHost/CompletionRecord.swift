@@ -11,7 +11,8 @@ package import ChannelBridgeCodec
 /// `null` when completed, else `{"code","message","details"}` (details in TVN). A last member,
 /// `shutdownDeadlinePassed`, is present only when the shutdown ran out of time.
 public struct CompletionRecord: Sendable, Hashable {
-    package var outcome: HostOutcome
+    /// How the request ended; the host's exit status is this outcome's.
+    public package(set) var outcome: HostOutcome
     package var returnedItems: StandardValue?
     package var error: MethodError?
     package var openedURLs: [OpenedURL]
@@ -48,12 +49,13 @@ public struct CompletionRecord: Sendable, Hashable {
         return .object(members)
     }
 
-    /// The record as one line of compact JSON, without the line break.
-    package var jsonLine: String { json.text }
+    /// The record as one line of compact JSON, without the line break: the line `run()` prints
+    /// last on standard output (`extension-host` does too).
+    public var jsonLine: String { json.text }
 }
 
 /// One `openURL` call: the URL as given and what the host answered.
-public struct OpenedURL: Sendable, Hashable {
+package struct OpenedURL: Sendable, Hashable {
     package var url: String
     package var opened: Bool
 

@@ -5,7 +5,7 @@ import ChannelBridgePlatform
 import ChannelBridgePlugins
 import ChannelBridgeSharedPreferences
 import ChannelBridgeSocket
-public import ChannelBridgeStore
+package import ChannelBridgeStore
 import FoundationEssentials
 
 /// An app extension's native side as a process: serves the extension channel, the built-in
@@ -14,8 +14,8 @@ import FoundationEssentials
 ///
 /// ```swift
 /// let host = try await ExtensionHost.start(options: options)   // bound, files copied, share key written
-/// let record = await host.run()                                // prints "ready <path>" ... the record
-/// exit(record.outcome.exitStatus)
+/// let record = await host.run()   // prints "ready <path>", serves, prints record.jsonLine
+/// if case .interrupted(let signal) = record.outcome { print("stopped by \(signal)") }
 /// ```
 ///
 /// Ending, exactly once, whichever comes first: `exit`/`completeRequest` (completed), `cancel`,
@@ -30,12 +30,14 @@ import FoundationEssentials
 /// it passes first (a store write stuck in `flock` or `fsync` holds a reply back), the record
 /// says so in `shutdownDeadlinePassed` and `run()` returns without waiting any longer.
 public final class ExtensionHost: Sendable {
-    public let options: HostOptions
+    /// The options as `start` used them: `dataDirectory` absolute.
+    package let options: HostOptions
     /// The socket path as given (or the default), as the ready line shows it.
     public let socketPath: String
     /// The extension request every session shares.
     public let request: ExtensionRequest
-    public let store: AppGroupStore
+    /// The app-group store in the data directory, the one every session's preferences use.
+    package let store: AppGroupStore
     private let listener: SocketListener
     private let sessions: SessionTable
     private let output: HostOutput
@@ -64,8 +66,9 @@ public final class ExtensionHost: Sendable {
     /// Checks the options, binds the socket, copies shared files into the first entitled group's
     /// container and writes the share key. A relative `dataDirectory` is made absolute against the
     /// working directory now (without resolving symbolic links), so every path the host hands out
-    /// (input items, containers, the share key's file URLs) is absolute; `options` shows it so. Nothing is printed on standard output. `plugins` are
-    /// registered in every session besides the built-in ones (see `HostPlugins`).
+    /// (input items, containers, the share key's file URLs) is absolute. Nothing is printed on
+    /// standard output. `plugins` are registered in every session besides the built-in ones (see
+    /// `HostPlugins`).
     ///
     /// - Throws: `HostError` (the host exits with `exitStatus`); nothing is left bound, and nothing
     ///   is written to the store unless the failure came from the store itself.
@@ -168,7 +171,7 @@ public final class ExtensionHost: Sendable {
     }
 
     /// The text of REPLY status 2 for requests that arrive once the request has ended.
-    public static let shuttingDownReason = "host is shutting down"
+    package static let shuttingDownReason = "host is shutting down"
 
     /// Prints the ready line, serves until the request ends, shuts down as described above and
     /// prints the completion record, which it returns. Sessions wait in the socket's backlog
@@ -289,7 +292,7 @@ public final class ExtensionHost: Sendable {
     }
 
     /// The number of sessions now connected.
-    public var sessionCount: Int { sessions.count }
+    package var sessionCount: Int { sessions.count }
 
     private func shutDown(reason: String) async {
         listener.close()

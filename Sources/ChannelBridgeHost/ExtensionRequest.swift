@@ -87,10 +87,10 @@ public final class ExtensionRequest: Sendable {
     public var outcome: HostOutcome? { state.withLock { $0.ending?.outcome } }
 
     /// Whether the request has ended.
-    public var hasEnded: Bool { state.withLock { $0.ending != nil } }
+    package var hasEnded: Bool { state.withLock { $0.ending != nil } }
 
     /// Records an `openURL` call for the completion record.
-    public func recordOpenedURL(_ url: OpenedURL) {
+    package func recordOpenedURL(_ url: OpenedURL) {
         state.withLock { $0.openedURLs.append(url) }
     }
 

@@ -3,7 +3,7 @@ import ChannelBridgePlatform
 /// Where the host writes its lines: the ready line and the completion record on one side,
 /// diagnostics and `--trace` on the other. Each call writes one whole line. Outside the package a
 /// host writes to the process's standard streams (`ExtensionHost.start`'s default); the package's
-/// tests and commands give closures of their own.
+/// tests and commands give closures of their own, with an initializer that is not public:
 ///
 /// ```swift
 /// let lines = Mutex<[String]>([])

@@ -12,7 +12,7 @@ public struct InputItem: Sendable, Hashable {
     package var contentText: String?
     package var attachments: [InputAttachment]
 
-    package init(title: String? = nil, contentText: String? = nil, attachments: [InputAttachment] = []) {
+    public init(title: String? = nil, contentText: String? = nil, attachments: [InputAttachment] = []) {
         self.title = title
         self.contentText = contentText
         self.attachments = attachments
@@ -30,7 +30,7 @@ public struct InputItem: Sendable, Hashable {
 }
 
 /// One shared attachment (`NSItemProvider`): text, a URL, or a file, with its type identifier.
-package struct InputAttachment: Sendable, Hashable {
+public struct InputAttachment: Sendable, Hashable {
     package enum Content: Sendable, Hashable {
         case text(String)
         /// The URL exactly as it was given.
@@ -52,17 +52,19 @@ package struct InputAttachment: Sendable, Hashable {
         self.content = content
     }
 
-    package static func text(_ text: String) -> InputAttachment {
+    /// Text, typed `public.plain-text`.
+    public static func text(_ text: String) -> InputAttachment {
         InputAttachment(typeIdentifier: TypeIdentifiers.plainText, content: .text(text))
     }
 
-    package static func url(_ url: String) -> InputAttachment {
+    /// A URL exactly as given, typed `public.url`.
+    public static func url(_ url: String) -> InputAttachment {
         InputAttachment(typeIdentifier: TypeIdentifiers.url, content: .url(url))
     }
 
     /// A file whose type identifier is inferred from its extension (`public.image`,
     /// `public.movie`, else `public.file-url`).
-    package static func file(path: String, name: String? = nil) -> InputAttachment {
+    public static func file(path: String, name: String? = nil) -> InputAttachment {
         let name = name ?? TypeIdentifiers.lastPathComponent(path)
         return InputAttachment(typeIdentifier: TypeIdentifiers.forFile(named: name), content: .file(path: path, name: name))
     }
