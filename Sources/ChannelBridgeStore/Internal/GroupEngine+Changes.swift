@@ -12,7 +12,7 @@ extension GroupEngine {
         let queue = ChangeQueue<String>()
         var wakeups: Wakeups = []
         defer { for wakeup in wakeups { wakeup.resume() } }
-        try loading.withLock { (_: inout Void) throws(StoreError) in
+        try loading.withLock { (_: inout UInt8) throws(StoreError) in
             try streams.withLock { (watchers: inout Watchers) throws(StoreError) in
                 if !watchers.watching {
                     try DirectoryWatcher.shared.add(self)

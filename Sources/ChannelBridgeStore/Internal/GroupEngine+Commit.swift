@@ -93,7 +93,7 @@ extension GroupEngine {
         do throws(StoreError) {
             let lock = try FileSystem.lockExclusively(files.lock, creatingDirectory: files.directory)
             defer { FileSystem.unlock(lock) }
-            try loading.withLock { (_: inout Void) throws(StoreError) in
+            try loading.withLock { (_: inout UInt8) throws(StoreError) in
                 try refreshLocked(&wakeups)
                 var buffers = commits.withLock { commits in
                     defer { commits.spare = DocumentEdit.Buffers() }
