@@ -21,14 +21,15 @@ import Foundation
 let itemListKey = "itemList"
 let usage = "usage: containing-app-example share ITEM|import [--data-dir DIR] [--app-group G]\n"
 
-let help = usage + """
+let help =
+    usage + """
 
-    The containing app's side of a share extension, on the app group's store directly (no host):
-    share appends ITEM to the list under "itemList"; import takes the whole list and prints one
-    item per line, so items appended meanwhile are never lost or imported twice.
-      --data-dir DIR   the store (default: the host's, $XDG_DATA_HOME/channelbridge or ~/.local/share/channelbridge)
-      --app-group G    the app group (default group.local)
-    """
+        The containing app's side of a share extension, on the app group's store directly (no host):
+        share appends ITEM to the list under "itemList"; import takes the whole list and prints one
+        item per line, so items appended meanwhile are never lost or imported twice.
+          --data-dir DIR   the store (default: the host's, $XDG_DATA_HOME/channelbridge or ~/.local/share/channelbridge)
+          --app-group G    the app group (default group.local)
+        """
 
 if CommandLine.arguments.dropFirst().contains(where: { $0 == "--help" || $0 == "-h" }) {
     print(help)

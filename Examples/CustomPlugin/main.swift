@@ -49,7 +49,9 @@ func run(name: String, socket path: String) async throws {
     let reflection = MethodChannel(name: ChannelCatalog.reflectionChannel, messenger: connection.messenger)
     if case .list(let listed) = try await reflection.invokeMethod("listChannels") {
         for channel in listed.compactMap(ChannelDescription.init) {
-            print("listed: \(channel.name) (\(channel.kind.rawValue) channel): " + (channel.methods ?? []).map(\.name).joined(separator: ", "))
+            print(
+                "listed: \(channel.name) (\(channel.kind.rawValue) channel): "
+                    + (channel.methods ?? []).map(\.name).joined(separator: ", "))
         }
     }
     connection.close()
@@ -60,7 +62,8 @@ func run(name: String, socket path: String) async throws {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--help" || arguments.first == "-h" {
-    print("""
+    print(
+        """
         usage: custom-plugin-example [NAME]
 
         Registers the example greeter plugin by name on each session of a socket in a scratch
@@ -70,7 +73,8 @@ if arguments.first == "--help" || arguments.first == "-h" {
     exit(0)
 }
 if let option = arguments.first(where: { $0.hasPrefix("-") }) {
-    FileHandle.standardError.write(Data("custom-plugin-example: unknown option \(option); run 'custom-plugin-example --help'\n".utf8))
+    FileHandle.standardError.write(
+        Data("custom-plugin-example: unknown option \(option); run 'custom-plugin-example --help'\n".utf8))
     exit(64)
 }
 let name = arguments.first ?? "world"

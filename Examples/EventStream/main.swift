@@ -38,8 +38,10 @@ func run(count: Int, socket path: String) async throws {
     let listener = try SocketListener(path: path) { session in
         EventChannel(name: "example/countdown", messenger: session.messenger).setStreamHandler(Countdown())
         let channels = ChannelCatalog()
-        channels.add(ChannelDescription(name: "example/countdown", kind: .event, codec: "standard",
-                                        summary: #"listen {"from"?: int}; events from, …, 1, then "liftoff""#))
+        channels.add(
+            ChannelDescription(
+                name: "example/countdown", kind: .event, codec: "standard",
+                summary: #"listen {"from"?: int}; events from, …, 1, then "liftoff""#))
         channels.serveReflection(on: session.messenger)
     }
 
@@ -49,7 +51,9 @@ func run(count: Int, socket path: String) async throws {
     let reflection = MethodChannel(name: ChannelCatalog.reflectionChannel, messenger: connection.messenger)
     if case .list(let listed) = try await reflection.invokeMethod("listChannels") {
         for channel in listed.compactMap(ChannelDescription.init) {
-            print("listed: \(channel.name) (\(channel.kind.rawValue) channel)" + (channel.summary.map { ": " + $0 } ?? ""))
+            print(
+                "listed: \(channel.name) (\(channel.kind.rawValue) channel)" + (channel.summary.map { ": " + $0 } ?? "")
+            )
         }
     }
     let events = EventChannel(name: "example/countdown", messenger: connection.messenger)
@@ -65,7 +69,8 @@ func run(count: Int, socket path: String) async throws {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--help" || arguments.first == "-h" {
-    print("""
+    print(
+        """
         usage: event-stream-example [COUNT]
 
         Serves an EventChannel on a socket in a scratch directory, lists the session's channels
@@ -75,7 +80,10 @@ if arguments.first == "--help" || arguments.first == "-h" {
     exit(0)
 }
 if let argument = arguments.first, Int(argument) == nil {
-    FileHandle.standardError.write(Data("event-stream-example: COUNT must be a whole number, not '\(argument)'; run 'event-stream-example --help'\n".utf8))
+    FileHandle.standardError.write(
+        Data(
+            "event-stream-example: COUNT must be a whole number, not '\(argument)'; run 'event-stream-example --help'\n"
+                .utf8))
     exit(64)
 }
 let count = arguments.first.flatMap { Int($0) } ?? 3

@@ -30,8 +30,9 @@ final class ShareViewController: NSObject, FlutterPluginRegistry {
     }
 
     func viewDidLoad() {
-        let shareExtensionChannel = FlutterMethodChannel(name: "share_extension",
-                                                         binaryMessenger: flutterViewController.binaryMessenger)
+        let shareExtensionChannel = FlutterMethodChannel(
+            name: "share_extension",
+            binaryMessenger: flutterViewController.binaryMessenger)
         shareExtensionChannel.setMethodCallHandler({
             (call: FlutterMethodCall, result: @escaping FlutterResult) -> Void in
             switch call.method {

@@ -28,12 +28,14 @@ let plugins = HostPlugins(catalogue: catalogue) { registry in
 // last line), and extension-host's options; the main thread runs the main run loop, where the
 // plugins' handlers run, as in an iOS app (so the top-level code stays synchronous).
 FlutterRunLoop.runMain {
-    await ExtensionHostCommand.main(plugins: plugins, help: """
-        usage: flutter-style-plugin-example [extension-host options]
+    await ExtensionHostCommand.main(
+        plugins: plugins,
+        help: """
+            usage: flutter-style-plugin-example [extension-host options]
 
-        Seed 000's share extension written for iOS (`import Flutter`): an extension host that also
-        serves the share_extension channel, example/notes (registered through a registrant) and
-        PlatformVersionPlugin (by name). It takes extension-host's options and prints what it
-        prints; they follow.
-        """)
+            Seed 000's share extension written for iOS (`import Flutter`): an extension host that also
+            serves the share_extension channel, example/notes (registered through a registrant) and
+            PlatformVersionPlugin (by name). It takes extension-host's options and prints what it
+            prints; they follow.
+            """)
 }

@@ -12,10 +12,12 @@ import GreeterPlugin
 // By name, like the built-in plugins.
 let plugins = HostPlugins(catalogue: PluginCatalogue([GreeterPlugin.pluginKey: GreeterPlugin.self]))
 // Process-wide policy, as `extension-host` decides it, and extension-host's options.
-await ExtensionHostCommand.main(plugins: plugins, help: """
-    usage: greeter-host-example [extension-host options]
+await ExtensionHostCommand.main(
+    plugins: plugins,
+    help: """
+        usage: greeter-host-example [extension-host options]
 
-    An extension host that also serves GreeterPlugin on example/greeter (selectable with
-    --plugin GreeterPlugin). It takes extension-host's options and prints what it prints;
-    they follow.
-    """)
+        An extension host that also serves GreeterPlugin on example/greeter (selectable with
+        --plugin GreeterPlugin). It takes extension-host's options and prints what it prints;
+        they follow.
+        """)

@@ -30,12 +30,16 @@ public enum GreeterPlugin: Plugin {
             router.on("greet", greeter.greet)
             router.on("greetings", greeter.greetings)
         }
-        registrar.addMethodCallDelegate(router, channel: MethodChannel(name: channelName, messenger: registrar.messenger))
+        registrar.addMethodCallDelegate(
+            router, channel: MethodChannel(name: channelName, messenger: registrar.messenger))
         // For `channelbridge list`: the router's method names are listed anyway; this adds a line each.
-        registrar.describe(ChannelDescription(name: channelName, kind: .method, codec: "standard", methods: [
-            MethodDescription(name: "greet", summary: #"{"name": String} -> "Hello, NAME!""#),
-            MethodDescription(name: "greetings", summary: "-> int: the session's greetings so far"),
-        ], summary: "Greets by name"))
+        registrar.describe(
+            ChannelDescription(
+                name: channelName, kind: .method, codec: "standard",
+                methods: [
+                    MethodDescription(name: "greet", summary: #"{"name": String} -> "Hello, NAME!""#),
+                    MethodDescription(name: "greetings", summary: "-> int: the session's greetings so far"),
+                ], summary: "Greets by name"))
         registrar.publish("greets on \(channelName)")
     }
 }

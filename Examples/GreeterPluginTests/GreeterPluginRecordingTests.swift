@@ -19,20 +19,22 @@ import Testing
         let test = try await makeTest()
         defer { test.close() }
 
-        #expect(try await test.invokeMethod(channel: "example/greeter", method: "greet", arguments: ["name": "Ada"])
-            == "Hello, Ada!")
+        #expect(
+            try await test.invokeMethod(channel: "example/greeter", method: "greet", arguments: ["name": "Ada"])
+                == "Hello, Ada!")
         #expect(try await test.invokeMethod(channel: "example/greeter", method: "greetings") == 1)
         _ = try? await test.invokeMethod(channel: "example/greeter", method: "greet", arguments: ["nom": "Ada"])
         _ = try? await test.invokeMethod(channel: "example/greeter", method: "wave")
 
         let recorder = test.recorder
         #expect(recorder.calls(on: "example/greeter").map(\.method) == ["greet", "greetings", "greet", "wave"])
-        #expect(recorder.replies(on: "example/greeter").map { $0?.envelope } == [
-            .success("Hello, Ada!"),
-            .success(1),
-            .error(MethodError(code: "INVALID_ARGUMENTS", message: "`name`: missing")),
-            nil,   // no envelope at all: a null reply, "not implemented"
-        ])
+        #expect(
+            recorder.replies(on: "example/greeter").map { $0?.envelope } == [
+                .success("Hello, Ada!"),
+                .success(1),
+                .error(MethodError(code: "INVALID_ARGUMENTS", message: "`name`: missing")),
+                nil,  // no envelope at all: a null reply, "not implemented"
+            ])
         #expect(recorder.replies(on: "example/greeter").last == .null)
         // The plugin only answered: it sent nothing of its own.
         #expect(recorder.records(on: "example/greeter", direction: .sent).isEmpty)

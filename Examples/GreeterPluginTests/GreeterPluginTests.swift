@@ -23,11 +23,13 @@ import Testing
         let (greeter, registry, client) = try await makeGreeter()
         defer { client.close() }
         // From Swift, typed; from Dart (or untyped Swift), a map with a "name".
-        #expect(try await greeter.invokeMethod("greet", arguments: Greeting(name: "Ada"), as: String.self) == "Hello, Ada!")
+        #expect(
+            try await greeter.invokeMethod("greet", arguments: Greeting(name: "Ada"), as: String.self) == "Hello, Ada!")
         #expect(try await greeter.invokeMethod("greet", arguments: ["name": "Grace"]) == "Hello, Grace!")
         #expect(try await greeter.invokeMethod("greetings", as: Int.self) == 2)
         #expect(registry.hasPlugin("GreeterPlugin"))
-        #expect(registry.valuePublished(byPlugin: "GreeterPlugin")?.value(as: String.self) == "greets on example/greeter")
+        #expect(
+            registry.valuePublished(byPlugin: "GreeterPlugin")?.value(as: String.self) == "greets on example/greeter")
     }
 
     @Test func refusesArgumentsThatAreNotAGreeting() async throws {
@@ -37,7 +39,9 @@ import Testing
         await #expect(throws: MethodError(code: "INVALID_ARGUMENTS", message: "`name`: missing")) {
             try await greeter.invokeMethod("greet", arguments: ["nom": "Ada"])
         }
-        await #expect(throws: MethodError(code: "INVALID_ARGUMENTS", message: "`name`: expected a String, found int32 3")) {
+        await #expect(
+            throws: MethodError(code: "INVALID_ARGUMENTS", message: "`name`: expected a String, found int32 3")
+        ) {
             try await greeter.invokeMethod("greet", arguments: ["name": 3])
         }
         await #expect(throws: MethodError(code: "INVALID_ARGUMENTS", message: "expected a Map, found String \"Ada\"")) {

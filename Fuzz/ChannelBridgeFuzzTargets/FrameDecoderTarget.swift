@@ -24,7 +24,9 @@ import ChannelBridgeMessenger
 enum FrameDecoderTarget: FuzzTarget {
     static let name = "frame-decoder"
 
-    static let maximumLengths = [FrameDecoder.defaultMaxFrameLength, 1 << 20, FrameDecoder.directPayloadThreshold + 100, 64]
+    static let maximumLengths = [
+        FrameDecoder.defaultMaxFrameLength, 1 << 20, FrameDecoder.directPayloadThreshold + 100, 64,
+    ]
     static let minimumCapacities = [1, 3, 7, 64, 4096, 64 << 10, 1 << 20, 5]
 
     struct Outcome: Equatable {
@@ -43,7 +45,8 @@ enum FrameDecoderTarget: FuzzTarget {
             let run = FrameDecoder.directPayloadThreshold + grow.extra
             let lengthAt = grow.lengthAt % (stream.count + 1)
             if lengthAt + 4 <= stream.count {
-                let old = UInt32(stream[lengthAt]) | UInt32(stream[lengthAt + 1]) << 8
+                let old =
+                    UInt32(stream[lengthAt]) | UInt32(stream[lengthAt + 1]) << 8
                     | UInt32(stream[lengthAt + 2]) << 16 | UInt32(stream[lengthAt + 3]) << 24
                 let new = old &+ UInt32(run)
                 for index in 0..<4 { stream[lengthAt + index] = UInt8(truncatingIfNeeded: new >> (8 * index)) }
@@ -70,15 +73,19 @@ enum FrameDecoderTarget: FuzzTarget {
         split.append(stream[position...])
         drain(&split, into: &splitOutcome, inPlace: true)
 
-        require(wholeOutcome.frames == splitOutcome.frames,
-                "split decoding gave other frames: \(wholeOutcome.frames.count) whole, \(splitOutcome.frames.count) split")
-        require(wholeOutcome.error == splitOutcome.error,
-                "split decoding gave another error: \(String(describing: wholeOutcome.error)) whole, \(String(describing: splitOutcome.error)) split")
+        require(
+            wholeOutcome.frames == splitOutcome.frames,
+            "split decoding gave other frames: \(wholeOutcome.frames.count) whole, \(splitOutcome.frames.count) split")
+        require(
+            wholeOutcome.error == splitOutcome.error,
+            "split decoding gave another error: \(String(describing: wholeOutcome.error)) whole, \(String(describing: splitOutcome.error)) split"
+        )
         if wholeOutcome.error == nil {
             wholeOutcome.buffered = whole.bufferedByteCount
             splitOutcome.buffered = split.bufferedByteCount
-            require(wholeOutcome.buffered == splitOutcome.buffered,
-                    "buffered bytes differ: \(wholeOutcome.buffered) whole, \(splitOutcome.buffered) split")
+            require(
+                wholeOutcome.buffered == splitOutcome.buffered,
+                "buffered bytes differ: \(wholeOutcome.buffered) whole, \(splitOutcome.buffered) split")
         }
         for frame in wholeOutcome.frames { FrameChecks.roundTrip(frame) }
     }
@@ -112,8 +119,9 @@ enum FrameDecoderTarget: FuzzTarget {
                 while let decoded = try decoder.nextInPlace() {
                     switch decoded {
                     case .request(_, _, let buffer, let payload?), .reply(_, let buffer, let payload):
-                        require(payload.lowerBound >= 0 && payload.upperBound <= buffer.count,
-                                "an in-place payload \(payload) lies outside its buffer of \(buffer.count) bytes")
+                        require(
+                            payload.lowerBound >= 0 && payload.upperBound <= buffer.count,
+                            "an in-place payload \(payload) lies outside its buffer of \(buffer.count) bytes")
                     default:
                         break
                     }
@@ -137,7 +145,7 @@ enum FrameDecoderTarget: FuzzTarget {
         let streams = try source.framingStreams()
         var seeds: [[UInt8]] = []
         for stream in streams {
-            seeds.append([0x00] + stream)                              // whole
+            seeds.append([0x00] + stream)  // whole
             seeds.append([0x83, 1, 0, 0x01, 3, 0, 0x31, 0, 0, 0x00] + stream)  // split, both paths
         }
         // Valid frames back to back, split byte by byte through the buffer path.

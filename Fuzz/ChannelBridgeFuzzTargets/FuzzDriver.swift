@@ -16,7 +16,9 @@ package enum FuzzDriver {
         }
         let name = options["target"] ?? ProcessInfo.processInfo.environment["CHANNELBRIDGE_FUZZ_TARGET"]
         guard let name, let target = FuzzTargets.named(name) else {
-            fail("name a target with --target=NAME, one of: \(FuzzTargets.all.map(\.name).joined(separator: ", "))", status: 64)
+            fail(
+                "name a target with --target=NAME, one of: \(FuzzTargets.all.map(\.name).joined(separator: ", "))",
+                status: 64)
         }
         if let directory = options["write-seeds"] {
             let count: Int

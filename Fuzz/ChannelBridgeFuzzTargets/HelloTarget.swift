@@ -3,8 +3,10 @@ import ChannelBridgeMessenger
 /// Entry point: HELLO parsing, through `FrameDecoder` with the input as a HELLO frame's body.
 enum HelloTarget: FuzzTarget {
     static let name = "hello"
-    static let codes: Set<ProtocolViolation.Code> = [.badMagic, .unsupportedVersion, .unknownRole, .invalidUTF8, .shortBody,
-                                                      .badMaxFrameLength]
+    static let codes: Set<ProtocolViolation.Code> = [
+        .badMagic, .unsupportedVersion, .unknownRole, .invalidUTF8, .shortBody,
+        .badMaxFrameLength,
+    ]
 
     static func run(_ input: [UInt8]) {
         var frame: [UInt8] = []
@@ -16,7 +18,9 @@ enum HelloTarget: FuzzTarget {
         decoder.append(frame)
         let hello: Frame.Hello
         do {
-            guard case .hello(let decoded)? = try decoder.next() else { finding("a whole HELLO frame did not give a HELLO") }
+            guard case .hello(let decoded)? = try decoder.next() else {
+                finding("a whole HELLO frame did not give a HELLO")
+            }
             hello = decoded
         } catch {
             require(codes.contains(error.code), "HELLO refused with \(error.code): \(error)")

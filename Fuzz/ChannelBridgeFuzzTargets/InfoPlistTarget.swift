@@ -39,7 +39,8 @@ enum InfoPlistTarget: FuzzTarget {
         case .dictionary(let limits):
             var entries = ""
             if limits.presentKeys.contains("NSExtensionActivationSupportsText") {
-                entries += "<key>NSExtensionActivationSupportsText</key>" + (limits.supportsText ? "<true/>" : "<false/>")
+                entries +=
+                    "<key>NSExtensionActivationSupportsText</key>" + (limits.supportsText ? "<true/>" : "<false/>")
             }
             let counts: [(String, Int?)] = [
                 ("NSExtensionActivationSupportsWebURLWithMaxCount", limits.webURLMax),

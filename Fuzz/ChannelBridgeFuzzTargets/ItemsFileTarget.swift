@@ -19,8 +19,9 @@ enum ItemsFileTarget: FuzzTarget {
             if case .file(let path, let name) = attachment.content {
                 require(path.hasPrefix("/"), "file attachment path \(path) is not absolute")
                 // The copy goes to CONTAINER/NAME: one file name, never a way out of the container.
-                require(!name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.utf8.contains(0),
-                        "file attachment \(path) gets the name \(name.debugDescription)")
+                require(
+                    !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.utf8.contains(0),
+                    "file attachment \(path) gets the name \(name.debugDescription)")
             }
         }
         // The items, written back as an items file, read back the same.
@@ -35,22 +36,34 @@ enum ItemsFileTarget: FuzzTarget {
 
     /// An items file for `items`, every field explicit.
     static func json(_ items: [InputItem]) -> JSONValue {
-        .object([.init("items", .array(items.map { item in
-            var members: [JSONValue.Member] = []
-            if let title = item.title { members.append(.init("title", .string(title))) }
-            if let contentText = item.contentText { members.append(.init("contentText", .string(contentText))) }
-            members.append(.init("attachments", .array(item.attachments.map { attachment in
-                var fields: [JSONValue.Member]
-                switch attachment.content {
-                case .text(let text): fields = [.init("text", .string(text))]
-                case .url(let url): fields = [.init("url", .string(url))]
-                case .file(let path, let name): fields = [.init("file", .string(path)), .init("name", .string(name))]
-                }
-                fields.append(.init("typeIdentifier", .string(attachment.typeIdentifier)))
-                return .object(fields)
-            })))
-            return .object(members)
-        }))])
+        .object([
+            .init(
+                "items",
+                .array(
+                    items.map { item in
+                        var members: [JSONValue.Member] = []
+                        if let title = item.title { members.append(.init("title", .string(title))) }
+                        if let contentText = item.contentText {
+                            members.append(.init("contentText", .string(contentText)))
+                        }
+                        members.append(
+                            .init(
+                                "attachments",
+                                .array(
+                                    item.attachments.map { attachment in
+                                        var fields: [JSONValue.Member]
+                                        switch attachment.content {
+                                        case .text(let text): fields = [.init("text", .string(text))]
+                                        case .url(let url): fields = [.init("url", .string(url))]
+                                        case .file(let path, let name):
+                                            fields = [.init("file", .string(path)), .init("name", .string(name))]
+                                        }
+                                        fields.append(.init("typeIdentifier", .string(attachment.typeIdentifier)))
+                                        return .object(fields)
+                                    })))
+                        return .object(members)
+                    }))
+        ])
     }
 
     static func seeds(_ source: SeedSource) throws -> [[UInt8]] {

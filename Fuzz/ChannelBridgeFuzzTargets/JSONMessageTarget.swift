@@ -28,11 +28,13 @@ enum JSONChecks {
     /// every such value too.
     static func laws(_ value: StandardValue) {
         let codec = JSONMessageCodec()
-        let bytes = CodecChecks.must("encoding a decoded JSON value") { () throws(CodecError) in try codec.encode(value) }
+        let bytes = CodecChecks.must("encoding a decoded JSON value") { () throws(CodecError) in try codec.encode(value)
+        }
         let again = CodecChecks.must("decoding an encoding") { () throws(CodecError) in try codec.decode(bytes) }
         require(again == value, "JSON decode(encode(v)) != v for \(value)")
-        require(CodecChecks.must("re-encoding") { () throws(CodecError) in try codec.encode(again) } == bytes,
-                "JSON encoding is not a fixed point for \(value)")
+        require(
+            CodecChecks.must("re-encoding") { () throws(CodecError) in try codec.encode(again) } == bytes,
+            "JSON encoding is not a fixed point for \(value)")
         CodecChecks.standardLaws(value)
     }
 }

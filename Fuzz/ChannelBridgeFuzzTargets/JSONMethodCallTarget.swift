@@ -14,9 +14,13 @@ enum JSONMethodCallTarget: FuzzTarget {
             CodecChecks.decodingError(error, input, CodecChecks.jsonCodes.union([.invalidMethodCall]))
             return
         }
-        let bytes = CodecChecks.must("encoding a decoded call") { () throws(CodecError) in try codec.encodeMethodCall(call) }
-        require(CodecChecks.must("decoding an encoded call") { () throws(CodecError) in try codec.decodeMethodCall(bytes) } == call,
-                "decode(encode(call)) != call for \(call)")
+        let bytes = CodecChecks.must("encoding a decoded call") { () throws(CodecError) in
+            try codec.encodeMethodCall(call)
+        }
+        require(
+            CodecChecks.must("decoding an encoded call") { () throws(CodecError) in try codec.decodeMethodCall(bytes) }
+                == call,
+            "decode(encode(call)) != call for \(call)")
         JSONChecks.laws(call.arguments)
     }
 

@@ -12,7 +12,9 @@ enum PreferencesFileTarget: FuzzTarget {
         do {
             contents = try PreferencesFile.read(input, path: path)
         } catch {
-            require([.corruptFile, .unsupportedVersion].contains(error.code), "the reader failed with \(error.code): \(error)")
+            require(
+                [.corruptFile, .unsupportedVersion].contains(error.code),
+                "the reader failed with \(error.code): \(error)")
             return
         }
         // A commit that writes nothing new (every value stored again as it is) keeps every value
@@ -25,8 +27,10 @@ enum PreferencesFileTarget: FuzzTarget {
         changed.append(PreferenceEntry(key: added, value: .int32(7)))
         let edits: [([(key: String, value: StandardValue?)], [PreferenceEntry])] = [
             (same, contents.values),
-            ((contents.values.first.map { [(key: $0.key, value: nil)] } ?? [])
-                + [(key: added, value: .int32(7))], changed),
+            (
+                (contents.values.first.map { [(key: $0.key, value: nil)] } ?? [])
+                    + [(key: added, value: .int32(7))], changed
+            ),
         ]
         for (writes, expected) in edits {
             do {
@@ -36,7 +40,8 @@ enum PreferencesFileTarget: FuzzTarget {
                 require(again.otherMembers == contents.otherMembers, "a rewrite lost or reordered unknown members")
                 require(again.seq == (contents.seq ?? 0) + 1, "a rewrite did not count one more write")
             } catch {
-                require(error.code == .invalidValue, "a rewrite of a file that read failed with \(error.code): \(error)")
+                require(
+                    error.code == .invalidValue, "a rewrite of a file that read failed with \(error.code): \(error)")
             }
         }
     }

@@ -36,7 +36,10 @@ enum EnvelopeChecks {
         let encodings: [[UInt8]]
         switch envelope {
         case .success(let value):
-            encodings = [CodecChecks.must("encoding a success") { () throws(CodecError) in try codec.encodeSuccessEnvelope(value) }]
+            encodings = [
+                CodecChecks.must("encoding a success") { () throws(CodecError) in try codec.encodeSuccessEnvelope(value)
+                }
+            ]
         case .error(let error):
             encodings = [false, true].map { slot in
                 CodecChecks.must("encoding an error") { () throws(CodecError) in
@@ -45,7 +48,9 @@ enum EnvelopeChecks {
             }
         }
         for bytes in encodings {
-            let again = CodecChecks.must("decoding an encoded envelope") { () throws(CodecError) in try codec.decodeEnvelope(bytes) }
+            let again = CodecChecks.must("decoding an encoded envelope") { () throws(CodecError) in
+                try codec.decodeEnvelope(bytes)
+            }
             require(again == envelope, "decode(encode(envelope)) != envelope for \(envelope)")
         }
     }

@@ -9,21 +9,28 @@ enum TVNChecks {
         do {
             value = try TypedValueNotation.parse(text, lenient: lenient)
         } catch {
-            require([.invalidNotation, .nestingTooDeep].contains(error.code), "TVN failed with code \(error.code): \(error)")
+            require(
+                [.invalidNotation, .nestingTooDeep].contains(error.code), "TVN failed with code \(error.code): \(error)"
+            )
             return
         }
         // Canonical text reads back strictly and leniently, and is a fixed point.
         let canonical = TypedValueNotation.canonicalText(value)
-        let strict = CodecChecks.must("parsing canonical TVN") { () throws(CodecError) in try TypedValueNotation.parse(canonical) }
+        let strict = CodecChecks.must("parsing canonical TVN") { () throws(CodecError) in
+            try TypedValueNotation.parse(canonical)
+        }
         require(strict == value, "canonical TVN reads back differently: \(canonical)")
-        require(TypedValueNotation.canonicalText(strict) == canonical, "canonical TVN is not a fixed point: \(canonical)")
-        require(CodecChecks.must("lenient canonical TVN") { () throws(CodecError) in
-            try TypedValueNotation.parse(canonical, lenient: true)
-        } == value, "lenient reading of canonical TVN differs: \(canonical)")
+        require(
+            TypedValueNotation.canonicalText(strict) == canonical, "canonical TVN is not a fixed point: \(canonical)")
+        require(
+            CodecChecks.must("lenient canonical TVN") { () throws(CodecError) in
+                try TypedValueNotation.parse(canonical, lenient: true)
+            } == value, "lenient reading of canonical TVN differs: \(canonical)")
         if !lenient {
-            require(CodecChecks.must("strict TVN read leniently") { () throws(CodecError) in
-                try TypedValueNotation.parse(text, lenient: true)
-            } == value, "lenient reading of strict TVN differs")
+            require(
+                CodecChecks.must("strict TVN read leniently") { () throws(CodecError) in
+                    try TypedValueNotation.parse(text, lenient: true)
+                } == value, "lenient reading of strict TVN differs")
         }
         // Whatever TVN reads, the Standard codec carries (typed-value-notation.md §6).
         if !CodecChecks.containsCustom(value) { CodecChecks.standardLaws(value) }

@@ -8,8 +8,10 @@ import ChannelBridgeFuzzTargets
 nonisolated(unsafe) private var selected: (AnyFuzzTarget)?
 
 @_cdecl("LLVMFuzzerInitialize")
-public func fuzzerInitialize(_ argc: UnsafeMutablePointer<Int32>,
-                      _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> Int32 {
+public func fuzzerInitialize(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+) -> Int32 {
     var arguments: [String] = []
     if let vector = argv.pointee {
         for index in 0..<Int(argc.pointee) {

@@ -30,7 +30,9 @@ package struct BenchPeer {
         let child = try ChildProcess(product: "channelbridge", arguments: ["bench", "serve", "--socket", path])
         do {
             let line = try await child.readLine()
-            guard line == "ready \(path)" else { throw BenchError("channelbridge bench serve said '\(line)', not its ready line") }
+            guard line == "ready \(path)" else {
+                throw BenchError("channelbridge bench serve said '\(line)', not its ready line")
+            }
             let connection = try await SocketConnection.connect(
                 to: path, options: SocketConnection.Options(runsTasksOnReaderThread: readerExecutor))
             _ = try await connection.messenger.waitForPeerHello()

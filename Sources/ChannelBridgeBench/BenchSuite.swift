@@ -9,21 +9,36 @@ package enum BenchSuite {
     }
 
     package static let scenarios: [Scenario] = [
-        Scenario(name: "rtt", summary: "invokeMethod round trips, one at a time, to another process\n"
-                    + "            vs raw C 64-byte ping-pong (p50_us, p99_us, calls_per_s)", run: RttBenchmark.run),
-        Scenario(name: "pipeline", summary: "256 calls in flight on one connection vs raw C batched and\n"
-                    + "            one-write-per-frame pipelines (calls_per_s)", run: PipelineBenchmark.run),
-        Scenario(name: "bulk", summary: "1 MiB and 16 MiB Uint8List round trips vs raw C round trips\n"
-                    + "            (gb_per_s_1mib, gb_per_s_16mib; 2 × size / round-trip time)", run: BulkBenchmark.run),
-        Scenario(name: "codec", summary: "StandardMessageCodec encode+decode of the representative payload\n"
-                    + "            vs a C codec and Foundation JSON (encdec_us)", run: CodecBenchmark.run),
-        Scenario(name: "events", summary: "EventChannel events/s from another process vs a raw C one-way\n"
-                    + "            stream of 64-byte frames (events_per_s)", run: EventsBenchmark.run),
-        Scenario(name: "host", summary: "extension-host start to ready line, resident memory idle and\n"
-                    + "            after 10k calls (ready_ms, rss_idle_mb, rss_busy_mb; no baseline)", run: HostBenchmark.run),
-        Scenario(name: "prefs", summary: "an extension host's preferences at 10 to 100k keys: get and set p50,\n"
-                    + "            1,000 pipelined sets/s, 50 writers' sets/s, host RSS, vs the echo call and\n"
-                    + "            a C durable write (fsync, rename, fsync dir) in the same run", run: PrefsBenchmark.run),
+        Scenario(
+            name: "rtt",
+            summary: "invokeMethod round trips, one at a time, to another process\n"
+                + "            vs raw C 64-byte ping-pong (p50_us, p99_us, calls_per_s)", run: RttBenchmark.run),
+        Scenario(
+            name: "pipeline",
+            summary: "256 calls in flight on one connection vs raw C batched and\n"
+                + "            one-write-per-frame pipelines (calls_per_s)", run: PipelineBenchmark.run),
+        Scenario(
+            name: "bulk",
+            summary: "1 MiB and 16 MiB Uint8List round trips vs raw C round trips\n"
+                + "            (gb_per_s_1mib, gb_per_s_16mib; 2 × size / round-trip time)", run: BulkBenchmark.run),
+        Scenario(
+            name: "codec",
+            summary: "StandardMessageCodec encode+decode of the representative payload\n"
+                + "            vs a C codec and Foundation JSON (encdec_us)", run: CodecBenchmark.run),
+        Scenario(
+            name: "events",
+            summary: "EventChannel events/s from another process vs a raw C one-way\n"
+                + "            stream of 64-byte frames (events_per_s)", run: EventsBenchmark.run),
+        Scenario(
+            name: "host",
+            summary: "extension-host start to ready line, resident memory idle and\n"
+                + "            after 10k calls (ready_ms, rss_idle_mb, rss_busy_mb; no baseline)",
+            run: HostBenchmark.run),
+        Scenario(
+            name: "prefs",
+            summary: "an extension host's preferences at 10 to 100k keys: get and set p50,\n"
+                + "            1,000 pipelined sets/s, 50 writers' sets/s, host RSS, vs the echo call and\n"
+                + "            a C durable write (fsync, rename, fsync dir) in the same run", run: PrefsBenchmark.run),
     ]
 
     /// Runs `chosen` in order and prints the table (or, with `json`, one JSON object at the end).

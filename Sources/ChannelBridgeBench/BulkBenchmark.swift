@@ -29,17 +29,21 @@ enum BulkBenchmark {
                 for (index, size) in sizes.enumerated() {
                     let rounds = settings.scaled(size.rounds)
                     let warmup = settings.scaled(size.warmup, minimum: 0)
-                    ours[index].values.append(try await peer.onReaderThread {
-                        try await measure(channel, payloads[index], rounds: rounds, warmup: warmup)
-                    })
-                    let baseline = try await RawBaseline.run("bulk", ["size": size.bytes, "count": rounds, "warmup": warmup])
+                    ours[index].values.append(
+                        try await peer.onReaderThread {
+                            try await measure(channel, payloads[index], rounds: rounds, warmup: warmup)
+                        })
+                    let baseline = try await RawBaseline.run(
+                        "bulk", ["size": size.bytes, "count": rounds, "warmup": warmup])
                     raw[index].values.append(try RawBaseline.figure("gb_per_s", in: baseline))
                 }
             }
         }
-        return ScenarioResult(scenario: "bulk", rows: zip(ours, raw).map {
-            BenchRow(figure: $0.name, ours: $0, baseline: $1, baselineLabel: "raw C round trip of one frame")
-        })
+        return ScenarioResult(
+            scenario: "bulk",
+            rows: zip(ours, raw).map {
+                BenchRow(figure: $0.name, ours: $0, baseline: $1, baselineLabel: "raw C round trip of one frame")
+            })
     }
 
     /// `count` varied bytes, written eight at a time. A closure per byte took over a minute for the
@@ -71,7 +75,8 @@ enum BulkBenchmark {
             let reply = try await channel.invokeMethod("echo", arguments: argument)
             // The ends and the length: comparing every byte would cost as much as the transfer.
             guard case .uint8List(let bytes) = reply, bytes.count == payload.count,
-                  bytes.first == payload.first, bytes.last == payload.last else {
+                bytes.first == payload.first, bytes.last == payload.last
+            else {
                 throw BenchError("the bulk echo did not return the \(payload.count) bytes sent")
             }
             BenchWatchdog.tick()

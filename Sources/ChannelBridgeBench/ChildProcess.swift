@@ -17,8 +17,9 @@ package final class ChildProcess: @unchecked Sendable {
             // `channelbridge` depends on its siblings, so SwiftPM builds them with it; this is a copied or
             // half-built folder. Name the configuration this binary was built in: a debug build does not help.
             let configuration = productsDirectory.lastPathComponent == "release" ? " -c release" : ""
-            throw BenchError("\(product) is not built beside channelbridge (\(path)); build it with "
-                + "'swift build\(configuration) --product \(product)'")
+            throw BenchError(
+                "\(product) is not built beside channelbridge (\(path)); build it with "
+                    + "'swift build\(configuration) --product \(product)'")
         }
         return path
     }
@@ -115,14 +116,17 @@ package final class ChildProcess: @unchecked Sendable {
     package func residentMegabytes() throws -> Double {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") else {
+            let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
+        else {
             throw BenchError("no VmRSS for \(name) (pid \(pid))")
         }
         return kilobytes / 1024
     }
 
     /// Runs `body` on a new thread and waits for it without holding a pool thread.
-    package static func onThread<T: Sendable>(_ name: String, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+    package static func onThread<T: Sendable>(
+        _ name: String, _ body: @escaping @Sendable () throws -> T
+    ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread { continuation.resume(with: Result(catching: body)) }
             thread.name = name

@@ -20,7 +20,8 @@ enum CodecBenchmark {
 
     static func loadPayload() throws -> StandardValue {
         guard let url = Bundle.module.url(forResource: "representative-payload.tvn", withExtension: "json"),
-              let data = FileManager.default.contents(atPath: url.path) else {
+            let data = FileManager.default.contents(atPath: url.path)
+        else {
             throw BenchError("the representative payload is missing from the ChannelBridgeBench bundle")
         }
         return try TypedValueNotation.value(from: try JSONValue.parse(Array(data)))
@@ -77,32 +78,41 @@ enum CodecBenchmark {
         var codableEncode = BenchSeries("encode_us_codable"), valueEncode = BenchSeries("encode_us_value")
         let valueEncoder = StandardValueEncoder()
         for _ in 0..<settings.repetitions {
-            ours.values.append(try measure(iterations: oursIterations) {
-                let bytes = try codec.encode(value)
-                guard case .map(let entries) = try codec.decode(bytes) else { return 0 }
-                return entries.count + bytes.count
-            })
+            ours.values.append(
+                try measure(iterations: oursIterations) {
+                    let bytes = try codec.encode(value)
+                    guard case .map(let entries) = try codec.decode(bytes) else { return 0 }
+                    return entries.count + bytes.count
+                })
             BenchWatchdog.tick()
             let raw = try await RawBaseline.run("codec", ["count": cIterations], payload: payloadPath)
             c.values.append(try RawBaseline.figure("encdec_us", in: raw))
-            json.values.append(try measure(iterations: jsonIterations) {
-                let data = try encoder.encode(payload)
-                return try decoder.decode(Payload.self, from: data).samples.count + data.count
-            })
-            codableEncode.values.append(try measure(iterations: oursIterations) {
-                try codec.encode(try valueEncoder.encode(payload)).count
-            })
-            valueEncode.values.append(try measure(iterations: oursIterations) {
-                try codec.encode(value).count
-            })
+            json.values.append(
+                try measure(iterations: jsonIterations) {
+                    let data = try encoder.encode(payload)
+                    return try decoder.decode(Payload.self, from: data).samples.count + data.count
+                })
+            codableEncode.values.append(
+                try measure(iterations: oursIterations) {
+                    try codec.encode(try valueEncoder.encode(payload)).count
+                })
+            valueEncode.values.append(
+                try measure(iterations: oursIterations) {
+                    try codec.encode(value).count
+                })
         }
-        return ScenarioResult(scenario: "codec", rows: [
-            BenchRow(figure: "encdec_us", ours: ours, baseline: c,
-                     baselineLabel: "C Standard codec, \(encoded.count)-byte payload"),
-            BenchRow(figure: "encdec_us_foundation_json", ours: ours, baseline: json,
-                     baselineLabel: "Foundation JSONEncoder/JSONDecoder, Codable struct"),
-            BenchRow(figure: "encode_us_codable", ours: codableEncode, baseline: valueEncode,
-                     baselineLabel: "encode of the same StandardValue tree, already built"),
-        ])
+        return ScenarioResult(
+            scenario: "codec",
+            rows: [
+                BenchRow(
+                    figure: "encdec_us", ours: ours, baseline: c,
+                    baselineLabel: "C Standard codec, \(encoded.count)-byte payload"),
+                BenchRow(
+                    figure: "encdec_us_foundation_json", ours: ours, baseline: json,
+                    baselineLabel: "Foundation JSONEncoder/JSONDecoder, Codable struct"),
+                BenchRow(
+                    figure: "encode_us_codable", ours: codableEncode, baseline: valueEncode,
+                    baselineLabel: "encode of the same StandardValue tree, already built"),
+            ])
     }
 }

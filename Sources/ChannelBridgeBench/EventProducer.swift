@@ -9,7 +9,8 @@ final class EventProducer: StreamHandler {
 
     func onListen(arguments: StandardValue, events: EventSink) async throws {
         guard let count = arguments["count"]?.intValue, let size = arguments["size"]?.intValue,
-              count >= 0, size >= 0 else {
+            count >= 0, size >= 0
+        else {
             throw MethodError(code: "INVALID_ARGUMENTS", message: "listen needs {\"count\": N, \"size\": S}")
         }
         let event = StandardValue.uint8List([UInt8](repeating: 0xA5, count: size))

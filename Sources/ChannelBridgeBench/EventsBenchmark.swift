@@ -23,12 +23,16 @@ enum EventsBenchmark {
                 batched.values.append(try RawBaseline.figure("events_per_s", in: many))
             }
         }
-        return ScenarioResult(scenario: "events", rows: [
-            BenchRow(figure: "events_per_s", ours: ours, baseline: oneWrite,
-                     baselineLabel: "raw C stream, one write per 64-byte frame"),
-            BenchRow(figure: "events_per_s_batched", ours: ours, baseline: batched,
-                     baselineLabel: "raw C stream, 256 frames per write"),
-        ])
+        return ScenarioResult(
+            scenario: "events",
+            rows: [
+                BenchRow(
+                    figure: "events_per_s", ours: ours, baseline: oneWrite,
+                    baselineLabel: "raw C stream, one write per 64-byte frame"),
+                BenchRow(
+                    figure: "events_per_s_batched", ours: ours, baseline: batched,
+                    baselineLabel: "raw C stream, 256 frames per write"),
+            ])
     }
 
     /// Events per second from `listen` to the end of a stream of `count` events.

@@ -19,9 +19,11 @@ enum HostBenchmark {
             idle.values.append(figures.idle)
             busy.values.append(figures.busy)
         }
-        return ScenarioResult(scenario: "host", rows: [ready, idle, busy].map {
-            BenchRow(figure: $0.name, ours: $0, baseline: nil, baselineLabel: "")
-        })
+        return ScenarioResult(
+            scenario: "host",
+            rows: [ready, idle, busy].map {
+                BenchRow(figure: $0.name, ours: $0, baseline: nil, baselineLabel: "")
+            })
     }
 
     static func measure(calls: Int) async throws -> (readyMilliseconds: Double, idle: Double, busy: Double) {
@@ -29,12 +31,15 @@ enum HostBenchmark {
         let path = directory + "/host.sock"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // The host creates no directory for a socket it is given.
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o700])
         let start = BenchClock.now()
-        let host = try ChildProcess(product: product, arguments: [
-            "--socket", path, "--echo", "--data-dir", directory + "/data",
-        ])
+        let host = try ChildProcess(
+            product: product,
+            arguments: [
+                "--socket", path, "--echo", "--data-dir", directory + "/data",
+            ])
         do {
             let line = try await host.readLine()
             let readyMilliseconds = (BenchClock.now() - start) * 1000

@@ -29,26 +29,36 @@ enum PipelineBenchmark {
                     return try await measure(channel, on: peer.connection.messenger, calls: calls)
                 }
                 ours.values.append(rate)
-                let raw = try await RawBaseline.run("pipeline", ["count": calls, "warmup": warmup, "depth": depth],
-                                                    flags: ["--batched"])
+                let raw = try await RawBaseline.run(
+                    "pipeline", ["count": calls, "warmup": warmup, "depth": depth],
+                    flags: ["--batched"])
                 batched.values.append(try RawBaseline.figure("calls_per_s", in: raw))
-                let single = try await RawBaseline.run("pipeline", ["count": oneWriteCalls, "warmup": warmup / 10,
-                                                                    "depth": depth], flags: ["--one-write"])
+                let single = try await RawBaseline.run(
+                    "pipeline",
+                    [
+                        "count": oneWriteCalls, "warmup": warmup / 10,
+                        "depth": depth,
+                    ], flags: ["--one-write"])
                 oneWrite.values.append(try RawBaseline.figure("calls_per_s", in: single))
             }
         }
-        return ScenarioResult(scenario: "pipeline", rows: [
-            BenchRow(figure: "calls_per_s", ours: ours, baseline: batched,
-                     baselineLabel: "raw C, \(depth) in flight, batched writes"),
-            BenchRow(figure: "calls_per_s_one_write", ours: ours, baseline: oneWrite,
-                     baselineLabel: "raw C, \(depth) in flight, one write per frame"),
-        ])
+        return ScenarioResult(
+            scenario: "pipeline",
+            rows: [
+                BenchRow(
+                    figure: "calls_per_s", ours: ours, baseline: batched,
+                    baselineLabel: "raw C, \(depth) in flight, batched writes"),
+                BenchRow(
+                    figure: "calls_per_s_one_write", ours: ours, baseline: oneWrite,
+                    baselineLabel: "raw C, \(depth) in flight, one write per frame"),
+            ])
     }
 
     /// Calls per second of `calls` echo calls made by `depth` tasks at once. Each task makes its
     /// calls in its own call scope on `messenger` (one cancellation handler for its loop, as
     /// `rtt`'s single task has; package API).
-    static func measure(_ channel: MethodChannel, on messenger: MessengerConnection, calls: Int) async throws -> Double {
+    static func measure(_ channel: MethodChannel, on messenger: MessengerConnection, calls: Int) async throws -> Double
+    {
         let counter = Counter()
         let argument = RttBenchmark.argument
         let begin = BenchClock.now()

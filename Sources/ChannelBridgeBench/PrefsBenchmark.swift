@@ -55,8 +55,9 @@ enum PrefsBenchmark {
             pinned?.restore()
             echo.values.append(echoP50)
             for size in sizes {
-                let figures = try await measure(size: size, settings: settings, gets: gets, sets: sets,
-                                                pipelined: pipelined, writerSets: writerSets)
+                let figures = try await measure(
+                    size: size, settings: settings, gets: gets, sets: sets,
+                    pipelined: pipelined, writerSets: writerSets)
                 perSize[size, default: []].append(figures)
             }
         }
@@ -68,27 +69,36 @@ enum PrefsBenchmark {
                 BenchSeries("\(prefix)_\(name)", figures.map(value))
             }
             let sequential = series("sequential_sets_per_s", \.sequentialRate)
-            let floorPlusEcho = BenchSeries("echo_plus_durable_us_\(name)",
-                                            zip(echo.values, figures.map(\.floorP50)).map { $0 + $1 })
+            let floorPlusEcho = BenchSeries(
+                "echo_plus_durable_us_\(name)",
+                zip(echo.values, figures.map(\.floorP50)).map { $0 + $1 })
             rows += [
-                BenchRow(figure: "get_p50_us_\(name)", ours: series("get_p50_us", \.getP50), baseline: echo,
-                         baselineLabel: "echo call p50 (rtt), same run"),
-                BenchRow(figure: "set_p50_us_\(name)", ours: series("set_p50_us", \.setP50), baseline: floorPlusEcho,
-                         baselineLabel: "echo p50 + C durable write of the \(figures.last?.fileBytes ?? 0)-byte file"),
-                BenchRow(figure: "pipelined_sets_per_s_\(name)", ours: series("pipelined_sets_per_s", \.pipelinedRate),
-                         baseline: sequential, baselineLabel: "sets one at a time, same group"),
-                BenchRow(figure: "writers50_sets_per_s_\(name)", ours: series("writers50_sets_per_s", \.writersRate),
-                         baseline: sequential, baselineLabel: "sets one at a time, same group"),
+                BenchRow(
+                    figure: "get_p50_us_\(name)", ours: series("get_p50_us", \.getP50), baseline: echo,
+                    baselineLabel: "echo call p50 (rtt), same run"),
+                BenchRow(
+                    figure: "set_p50_us_\(name)", ours: series("set_p50_us", \.setP50), baseline: floorPlusEcho,
+                    baselineLabel: "echo p50 + C durable write of the \(figures.last?.fileBytes ?? 0)-byte file"),
+                BenchRow(
+                    figure: "pipelined_sets_per_s_\(name)", ours: series("pipelined_sets_per_s", \.pipelinedRate),
+                    baseline: sequential, baselineLabel: "sets one at a time, same group"),
+                BenchRow(
+                    figure: "writers50_sets_per_s_\(name)", ours: series("writers50_sets_per_s", \.writersRate),
+                    baseline: sequential, baselineLabel: "sets one at a time, same group"),
                 BenchRow(figure: "rss_mb_\(name)", ours: series("rss_mb", \.rss), baseline: nil, baselineLabel: ""),
-                BenchRow(figure: "durable_us_\(name)", ours: nil, baseline: BenchSeries("durable_us_\(name)", figures.map(\.floorP50)),
-                         baselineLabel: "C floor alone: write, fsync, rename, fsync dir"),
+                BenchRow(
+                    figure: "durable_us_\(name)", ours: nil,
+                    baseline: BenchSeries("durable_us_\(name)", figures.map(\.floorP50)),
+                    baselineLabel: "C floor alone: write, fsync, rename, fsync dir"),
             ]
         }
         if let small = perSize[10], let large = perSize[10_000] {
-            rows.append(BenchRow(figure: "set_p50_us_10k_vs_10",
-                                 ours: BenchSeries("set_p50_us_10k", large.map(\.setP50)),
-                                 baseline: BenchSeries("set_p50_us_10", small.map(\.setP50)),
-                                 baselineLabel: "set p50 at 10 keys"))
+            rows.append(
+                BenchRow(
+                    figure: "set_p50_us_10k_vs_10",
+                    ours: BenchSeries("set_p50_us_10k", large.map(\.setP50)),
+                    baseline: BenchSeries("set_p50_us_10", small.map(\.setP50)),
+                    baselineLabel: "set p50 at 10 keys"))
         }
         return ScenarioResult(scenario: "prefs", rows: rows)
     }
@@ -98,20 +108,26 @@ enum PrefsBenchmark {
     }
 
     /// One host on a group of `size` keys: every figure of that size.
-    static func measure(size: Int, settings: BenchSettings, gets: Int, sets: Int, pipelined: Int,
-                        writerSets: Int) async throws -> SizeFigures {
+    static func measure(
+        size: Int, settings: BenchSettings, gets: Int, sets: Int, pipelined: Int,
+        writerSets: Int
+    ) async throws -> SizeFigures {
         let directory = BenchPeer.socketDirectory("prefs")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let socket = directory + "/host.sock"
         let data = directory + "/data"
         var figures = SizeFigures()
         figures.fileBytes = try populate(dataDirectory: data, keys: size)
-        let host = try ChildProcess(product: HostBenchmark.product, arguments: [
-            "--socket", socket, "--data-dir", data, "--app-group", group,
-        ])
+        let host = try ChildProcess(
+            product: HostBenchmark.product,
+            arguments: [
+                "--socket", socket, "--data-dir", data, "--app-group", group,
+            ])
         do {
             let line = try await host.readLine()
-            guard line == "ready \(socket)" else { throw BenchError("\(HostBenchmark.product) said '\(line)', not its ready line") }
+            guard line == "ready \(socket)" else {
+                throw BenchError("\(HostBenchmark.product) said '\(line)', not its ready line")
+            }
             let connection = try await SocketConnection.connect(
                 to: socket, options: SocketConnection.Options(runsTasksOnReaderThread: settings.readerExecutor))
             _ = try await connection.messenger.waitForPeerHello()
@@ -131,8 +147,9 @@ enum PrefsBenchmark {
             let (getP50, setFigures, floorP50) = try await withTaskExecutorPreference(connection.executor) {
                 try await messenger.withCallScope {
                     let getP50 = try await measureGets(channel, size: size, count: gets)
-                    let measured = try await measureSets(channel, size: size, count: sets, fileBytes: fileBytes,
-                                                         counter: counter)
+                    let measured = try await measureSets(
+                        channel, size: size, count: sets, fileBytes: fileBytes,
+                        counter: counter)
                     return (getP50, measured.sets, measured.floorP50)
                 }
             }
@@ -143,7 +160,8 @@ enum PrefsBenchmark {
             figures.sequentialRate = setFigures.rate
             figures.floorP50 = floorP50
             figures.pipelinedRate = try await measurePipelined(channel, size: size, count: pipelined, counter: counter)
-            figures.writersRate = try await measureWriters(socket: socket, size: size, setsEach: writerSets, counter: counter)
+            figures.writersRate = try await measureWriters(
+                socket: socket, size: size, setsEach: writerSets, counter: counter)
             figures.rss = try host.residentMegabytes()
             connection.close()
             await connection.waitUntilClosed()
@@ -190,19 +208,26 @@ enum PrefsBenchmark {
 
     /// Sets one at a time, each followed by one write of the C floor (a file of `fileBytes`); the
     /// sets' p50 and rate (the floor's writes not counted), and the floor's p50.
-    static func measureSets(_ channel: MethodChannel, size: Int, count: Int, fileBytes: Int,
-                            counter: Counter) async throws -> (sets: (p50: Double, rate: Double), floorP50: Double) {
+    static func measureSets(
+        _ channel: MethodChannel, size: Int, count: Int, fileBytes: Int,
+        counter: Counter
+    ) async throws -> (sets: (p50: Double, rate: Double), floorP50: Double) {
         var samples = [Double](repeating: 0, count: count)
         var floors = [Double](repeating: 0, count: count)
-        let floor = try ChildProcess(product: RawBaseline.product, arguments: ["durable", "--size", String(fileBytes), "--stepped"])
+        let floor = try ChildProcess(
+            product: RawBaseline.product, arguments: ["durable", "--size", String(fileBytes), "--stepped"])
         defer { floor.closeInput() }
         func floorWrite() async throws -> Double {
             try floor.writeLine("")
             let line = try await floor.readLine()
-            guard let micros = Double(line) else { throw BenchError("\(RawBaseline.product) durable --stepped said '\(line)'") }
+            guard let micros = Double(line) else {
+                throw BenchError("\(RawBaseline.product) durable --stepped said '\(line)'")
+            }
             return micros
         }
-        guard try await floor.readLine() == "ready" else { throw BenchError("\(RawBaseline.product) durable --stepped did not start") }
+        guard try await floor.readLine() == "ready" else {
+            throw BenchError("\(RawBaseline.product) durable --stepped did not start")
+        }
         _ = try await channel.invokeMethod("setString", arguments: setArguments(counter, size: size))
         for _ in 0..<2 { _ = try await floorWrite() }
         var last: StandardValue = .null
@@ -227,7 +252,9 @@ enum PrefsBenchmark {
     }
 
     /// `count` sets sent at once on one connection; sets/s until the last reply.
-    static func measurePipelined(_ channel: MethodChannel, size: Int, count: Int, counter: Counter) async throws -> Double {
+    static func measurePipelined(
+        _ channel: MethodChannel, size: Int, count: Int, counter: Counter
+    ) async throws -> Double {
         let begin = BenchClock.now()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<count {

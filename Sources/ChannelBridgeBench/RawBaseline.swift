@@ -5,8 +5,10 @@ import Foundation
 enum RawBaseline {
     static let product = "channelbridge-raw-bench"
 
-    static func run(_ command: String, _ options: [String: Int], flags: [String] = [],
-                    payload: String? = nil) async throws -> [String: Double] {
+    static func run(
+        _ command: String, _ options: [String: Int], flags: [String] = [],
+        payload: String? = nil
+    ) async throws -> [String: Double] {
         var arguments = [command]
         for (name, value) in options.sorted(by: { $0.key < $1.key }) {
             arguments += ["--\(name)", String(value)]

@@ -28,9 +28,11 @@ enum RttBenchmark {
             }
         }
         let label = "raw C 64-byte ping-pong" + (pinned == nil ? "" : ", both on CPU 0")
-        return ScenarioResult(scenario: "rtt", rows: zip(ours, raw).map {
-            BenchRow(figure: $0.name, ours: $0, baseline: $1, baselineLabel: label)
-        })
+        return ScenarioResult(
+            scenario: "rtt",
+            rows: zip(ours, raw).map {
+                BenchRow(figure: $0.name, ours: $0, baseline: $1, baselineLabel: label)
+            })
     }
 
     /// p50 µs, p99 µs and calls/s of `calls` sequential calls after `warmup` more.

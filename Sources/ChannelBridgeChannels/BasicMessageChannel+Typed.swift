@@ -21,13 +21,16 @@ extension BasicMessageChannel where Codec.Message == StandardValue {
         do {
             return try decoder.decode(Reply.self, from: reply)
         } catch {
-            throw ChannelError(.malformedReply, "The reply is not \(Reply.self): \(codingErrorMessage(error))", channel: name)
+            throw ChannelError(
+                .malformedReply, "The reply is not \(Reply.self): \(codingErrorMessage(error))", channel: name)
         }
     }
 
     /// Sends `message` and ignores the reply.
-    public func send(_ message: some Encodable, as type: Void.Type, timeout: Duration? = nil,
-                     encoder: StandardValueEncoder = StandardValueEncoder()) async throws {
+    public func send(
+        _ message: some Encodable, as type: Void.Type, timeout: Duration? = nil,
+        encoder: StandardValueEncoder = StandardValueEncoder()
+    ) async throws {
         _ = try await send(try encodeMessage(message, encoder), timeout: timeout)
     }
 
@@ -52,8 +55,9 @@ extension BasicMessageChannel where Codec.Message == StandardValue {
             do {
                 decoded = try decoder.decode(Message.self, from: message ?? .null)
             } catch {
-                throw ChannelError(.malformedMessage, "The message is not \(Message.self): \(codingErrorMessage(error))",
-                                   channel: name)
+                throw ChannelError(
+                    .malformedMessage, "The message is not \(Message.self): \(codingErrorMessage(error))",
+                    channel: name)
             }
             let reply = try await handler(decoded)
             do {
@@ -64,7 +68,9 @@ extension BasicMessageChannel where Codec.Message == StandardValue {
         }
     }
 
-    private func encodeMessage(_ message: some Encodable, _ encoder: StandardValueEncoder) throws(ChannelError) -> StandardValue {
+    private func encodeMessage(
+        _ message: some Encodable, _ encoder: StandardValueEncoder
+    ) throws(ChannelError) -> StandardValue {
         do {
             return try encoder.encode(message)
         } catch {

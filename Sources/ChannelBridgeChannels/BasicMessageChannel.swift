@@ -42,9 +42,12 @@ public final class BasicMessageChannel<Codec: MessageCodec>: Sendable {
         let (name, messenger) = (self.name, self.messenger)
         let reply: [UInt8]?
         if let timeout {
-            reply = try await withTimeout(timeout, onTimeout: {
-                ChannelError.timedOut(channel: name, method: nil, after: timeout)
-            }) {
+            reply = try await withTimeout(
+                timeout,
+                onTimeout: {
+                    ChannelError.timedOut(channel: name, method: nil, after: timeout)
+                }
+            ) {
                 try await Self.send(payload, on: name, messenger: messenger)
             }
         } else {
@@ -58,8 +61,10 @@ public final class BasicMessageChannel<Codec: MessageCodec>: Sendable {
         }
     }
 
-    private static func send(_ payload: [UInt8]?, on channel: String,
-                             messenger: any BinaryMessenger) async throws -> [UInt8]? {
+    private static func send(
+        _ payload: [UInt8]?, on channel: String,
+        messenger: any BinaryMessenger
+    ) async throws -> [UInt8]? {
         do {
             return try await messenger.send(onChannel: channel, message: payload)
         } catch let error as MessengerError {
@@ -78,20 +83,23 @@ public final class BasicMessageChannel<Codec: MessageCodec>: Sendable {
             return
         }
         let (name, codec) = (self.name, self.codec)
-        slot.install({ payload in
-            let message: Codec.Message?
-            do throws(CodecError) {
-                message = try payload.map(codec.decode)
-            } catch {
-                throw ChannelError(.malformedMessage, "Cannot decode the message: \(error)", channel: name,
-                                   codecError: error)
-            }
-            let reply = try await handler(message)
-            do throws(CodecError) {
-                return try reply.map(codec.encode)
-            } catch {
-                throw ChannelError(.unencodable, "Cannot encode the reply: \(error)", channel: name, codecError: error)
-            }
-        }, on: messenger, channel: name)
+        slot.install(
+            { payload in
+                let message: Codec.Message?
+                do throws(CodecError) {
+                    message = try payload.map(codec.decode)
+                } catch {
+                    throw ChannelError(
+                        .malformedMessage, "Cannot decode the message: \(error)", channel: name,
+                        codecError: error)
+                }
+                let reply = try await handler(message)
+                do throws(CodecError) {
+                    return try reply.map(codec.encode)
+                } catch {
+                    throw ChannelError(
+                        .unencodable, "Cannot encode the reply: \(error)", channel: name, codecError: error)
+                }
+            }, on: messenger, channel: name)
     }
 }

@@ -65,22 +65,31 @@ public struct MethodDescription: Sendable, Equatable {
 extension ChannelDescription {
     /// The Standard-codec form of Protocol/reflection.md: `{"name", "kind", "codec", "methods", "description"}`.
     public var standardValue: StandardValue {
-        let methods: StandardValue = self.methods.map { list in
-            .list(list.map { ["name": .string($0.name), "description": $0.summary.map(StandardValue.string) ?? .null] })
-        } ?? .null
-        return ["name": .string(name), "kind": .string(kind.rawValue), "codec": .string(codec), "methods": methods,
-                "description": summary.map(StandardValue.string) ?? .null]
+        let methods: StandardValue =
+            self.methods.map { list in
+                .list(
+                    list.map {
+                        ["name": .string($0.name), "description": $0.summary.map(StandardValue.string) ?? .null]
+                    })
+            } ?? .null
+        return [
+            "name": .string(name), "kind": .string(kind.rawValue), "codec": .string(codec), "methods": methods,
+            "description": summary.map(StandardValue.string) ?? .null,
+        ]
     }
 
     /// Reads the form `standardValue` writes; `nil` when `value` is not one.
     public init?(_ value: StandardValue) {
         guard case .string(let name)? = value["name"], case .string(let kindName)? = value["kind"],
-              let kind = Kind(rawValue: kindName), case .string(let codec)? = value["codec"] else { return nil }
+            let kind = Kind(rawValue: kindName), case .string(let codec)? = value["codec"]
+        else { return nil }
         var methods: [MethodDescription]?
         if case .list(let list)? = value["methods"] {
             methods = list.compactMap { method in
                 guard case .string(let methodName)? = method["name"] else { return nil }
-                if case .string(let summary)? = method["description"] { return MethodDescription(name: methodName, summary: summary) }
+                if case .string(let summary)? = method["description"] {
+                    return MethodDescription(name: methodName, summary: summary)
+                }
                 return MethodDescription(name: methodName)
             }
         }

@@ -68,8 +68,10 @@ public struct ChannelError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `handlerFailed`, `frameTooLarge`, `invalidChannel`, ...).
     public var messengerError: MessengerError?
 
-    public init(_ code: Code, _ message: String, channel: String, method: String? = nil, codecError: CodecError? = nil,
-                messengerError: MessengerError? = nil) {
+    public init(
+        _ code: Code, _ message: String, channel: String, method: String? = nil, codecError: CodecError? = nil,
+        messengerError: MessengerError? = nil
+    ) {
         self.code = code
         self.message = message
         self.channel = channel
@@ -81,8 +83,9 @@ public struct ChannelError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The messenger failed a call or message on `channel`: the same code and message, now naming
     /// the channel and the method, which the messenger (bytes only) does not know.
     public init(_ messengerError: MessengerError, channel: String, method: String? = nil) {
-        self.init(.messenger(messengerError.code), messengerError.message, channel: messengerError.channel ?? channel,
-                  method: method, messengerError: messengerError)
+        self.init(
+            .messenger(messengerError.code), messengerError.message, channel: messengerError.channel ?? channel,
+            method: method, messengerError: messengerError)
     }
 
     public var description: String {
@@ -94,13 +97,15 @@ public struct ChannelError: Error, Sendable, Hashable, CustomStringConvertible {
 
 extension ChannelError {
     static func notImplemented(channel: String, method: String) -> ChannelError {
-        ChannelError(.notImplemented, "No implementation found for method \(method) on channel \(channel)",
-                     channel: channel, method: method)
+        ChannelError(
+            .notImplemented, "No implementation found for method \(method) on channel \(channel)",
+            channel: channel, method: method)
     }
 
     static func timedOut(channel: String, method: String?, after timeout: Duration) -> ChannelError {
         let what = method.map { "method \($0)" } ?? "message"
-        return ChannelError(.timedOut, "No reply to \(what) on channel \(channel) within \(timeout)",
-                            channel: channel, method: method)
+        return ChannelError(
+            .timedOut, "No reply to \(what) on channel \(channel) within \(timeout)",
+            channel: channel, method: method)
     }
 }

@@ -23,8 +23,9 @@ extension EventChannel {
         do {
             encoded = try encoder.encode(arguments)
         } catch {
-            throw ChannelError(.unencodable, "Cannot encode the listen arguments: \(codingErrorMessage(error))",
-                               channel: name, method: "listen")
+            throw ChannelError(
+                .unencodable, "Cannot encode the listen arguments: \(codingErrorMessage(error))",
+                channel: name, method: "listen")
         }
         return decodedEvents(receiveBroadcastStream(arguments: encoded), decoder)
     }
@@ -50,8 +51,9 @@ extension EventChannel {
                 do {
                     return .success(try decoder.decode(Event.self, from: value))
                 } catch {
-                    throw ChannelError(.malformedEvent, "An event is not \(Event.self): \(codingErrorMessage(error))",
-                                       channel: name)
+                    throw ChannelError(
+                        .malformedEvent, "An event is not \(Event.self): \(codingErrorMessage(error))",
+                        channel: name)
                 }
             }
         }

@@ -69,16 +69,19 @@ public final class EventChannel: Sendable {
     ///
     /// - Parameter maxBufferedBytes: how many bytes of events may wait for a listener that is
     ///   behind before its stream ends for overflow (see `EventSink`); 4 MiB by default.
-    public func setStreamHandler(_ handler: (any StreamHandler)?,
-                                 maxBufferedBytes: Int = EventChannel.defaultMaxBufferedBytes) {
+    public func setStreamHandler(
+        _ handler: (any StreamHandler)?,
+        maxBufferedBytes: Int = EventChannel.defaultMaxBufferedBytes
+    ) {
         let previous = shared.state.withLock { state -> EventStreamOwner? in
             let previous = state.owner
             // Messenger calls run under the lock so the kept token is the one the messenger kept.
             // Lock order: this channel's lock, then the messenger's; safe because a messenger never
             // calls back from setMessageHandler / removeMessageHandler (`BinaryMessenger`).
             if let handler {
-                let owner = EventStreamOwner(channel: name, messenger: messenger, codec: codec, handler: handler,
-                                             maxBufferedBytes: maxBufferedBytes)
+                let owner = EventStreamOwner(
+                    channel: name, messenger: messenger, codec: codec, handler: handler,
+                    maxBufferedBytes: maxBufferedBytes)
                 state.owner = owner
                 state.ownerToken = messenger.installSegmentedHandler(onChannel: name) { try await owner.handle($0) }
             } else {
@@ -115,15 +118,19 @@ public final class EventChannel: Sendable {
     /// Events wait in the stream until the consumer takes them. When more than `maxBufferedBytes`
     /// of them wait (16 MiB by default), the consumer has fallen too far behind: the stream throws
     /// `ChannelError.streamOverflow` naming the channel, and `cancel` is sent (wire protocol §4.10).
-    public func receiveBroadcastStream(arguments: StandardValue = .null,
-                                       maxBufferedBytes: Int = EventChannel.defaultListenerMaxBufferedBytes)
-        -> AsyncThrowingStream<Event, any Error> {
+    public func receiveBroadcastStream(
+        arguments: StandardValue = .null,
+        maxBufferedBytes: Int = EventChannel.defaultListenerMaxBufferedBytes
+    )
+        -> AsyncThrowingStream<Event, any Error>
+    {
         // Unbounded in count (the bytes are what is bounded); a bounded policy makes `yield` say
         // how many events wait, which is how the bytes waiting are known.
         let (stream, continuation) = AsyncThrowingStream.makeStream(
             of: Event.self, throwing: (any Error).self, bufferingPolicy: .bufferingOldest(Int.max))
-        let subscription = EventSubscription(methods: methods, requests: requests, arguments: arguments,
-                                             continuation: continuation, maxBufferedBytes: maxBufferedBytes)
+        let subscription = EventSubscription(
+            methods: methods, requests: requests, arguments: arguments,
+            continuation: continuation, maxBufferedBytes: maxBufferedBytes)
         let previous = shared.state.withLock { state -> EventSubscription? in
             let previous = state.subscription
             state.subscription = subscription

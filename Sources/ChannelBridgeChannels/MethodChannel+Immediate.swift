@@ -20,32 +20,38 @@ extension MethodChannel {
         let (name, codec, segmenting, limit) = (self.name, self.codec, segmentingCodec, messenger.fastPath?.frameLimit)
         if let connection, isStandard {
             // Read and answered in place when the result is at hand (see `inPlaceHandler(immediate:)`).
-            slot.install(inPlace: Self.inPlaceHandler(immediate: handler, codec: standardCodec, channel: name, limit: limit),
-                         splitter: StandardMethodCodec.byteListStart(inCall:count:), mayAnswerLater: true,
-                         on: connection, channel: name)
+            slot.install(
+                inPlace: Self.inPlaceHandler(immediate: handler, codec: standardCodec, channel: name, limit: limit),
+                splitter: StandardMethodCodec.byteListStart(inCall:count:), mayAnswerLater: true,
+                on: connection, channel: name)
             return
         }
-        slot.install(immediate: { message in
-            let call: MethodCall
-            switch Self.decodeCall(message, codec: codec, channel: name) {
-            case .success(let decoded): call = decoded
-            case .failure(let malformed): return .now(try malformed.reply())
-            }
-            let outcome: Result<StandardValue, any Error>
-            do {
-                switch try handler(call) {
-                case .value(let value):
-                    outcome = .success(value)
-                case .later(let work):
-                    return .later {
-                        HandlerReply(try await Self.reply(to: call, from: work, codec: codec, segmenting: segmenting,
-                                                          channel: name, limit: limit))
-                    }
+        slot.install(
+            immediate: { message in
+                let call: MethodCall
+                switch Self.decodeCall(message, codec: codec, channel: name) {
+                case .success(let decoded): call = decoded
+                case .failure(let malformed): return .now(try malformed.reply())
                 }
-            } catch {
-                outcome = .failure(error)
-            }
-            return .now(try Self.reply(to: outcome, of: call, codec: codec, segmenting: segmenting, channel: name, limit: limit))
-        }, on: messenger, channel: name)
+                let outcome: Result<StandardValue, any Error>
+                do {
+                    switch try handler(call) {
+                    case .value(let value):
+                        outcome = .success(value)
+                    case .later(let work):
+                        return .later {
+                            HandlerReply(
+                                try await Self.reply(
+                                    to: call, from: work, codec: codec, segmenting: segmenting,
+                                    channel: name, limit: limit))
+                        }
+                    }
+                } catch {
+                    outcome = .failure(error)
+                }
+                return .now(
+                    try Self.reply(
+                        to: outcome, of: call, codec: codec, segmenting: segmenting, channel: name, limit: limit))
+            }, on: messenger, channel: name)
     }
 }

@@ -8,16 +8,20 @@ extension MethodChannel {
     /// no array of its own for the request or the reply. It answers exactly as the general path
     /// does (`decodeCall`, `encodeOutcome`, `tooLarge`), through which error envelopes and the
     /// other rare answers go.
-    static func inPlaceHandler(_ handler: @escaping SynchronousHandler, codec: StandardMethodCodec, channel: String,
-                               limit: FrameLimit?) -> InPlaceMessageHandler {
+    static func inPlaceHandler(
+        _ handler: @escaping SynchronousHandler, codec: StandardMethodCodec, channel: String,
+        limit: FrameLimit?
+    ) -> InPlaceMessageHandler {
         let recent = RecentMethodName()
         return { message, tail, reply in
             // Bound from an optional rather than assigned in a `do` block: a `let` assigned so
             // lives in memory, and is copied to be passed to `handler` (a retain and a release of
             // the method and of the arguments).
             var malformed: CodecError?
-            guard let call = decodeCall(message, tail: tail, codec: codec, recent: &recent.name, failure: &malformed) else {
-                return .segments(try MalformedCall(error: malformed!, codec: codec, channel: channel, message: message).reply())
+            guard let call = decodeCall(message, tail: tail, codec: codec, recent: &recent.name, failure: &malformed)
+            else {
+                return .segments(
+                    try MalformedCall(error: malformed!, codec: codec, channel: channel, message: message).reply())
             }
             var failure: (any Error)?
             guard let value = result(of: handler, for: call, failure: &failure) else {
@@ -31,13 +35,17 @@ extension MethodChannel {
     /// was received as `inPlaceHandler(_:codec:channel:limit:)` runs a synchronous one: a result at
     /// hand is encoded into the connection's reply buffer; work that has to suspend is handed back
     /// (`.later`) and answered as `setMethodCallHandler` answers it.
-    static func inPlaceHandler(immediate handler: @escaping ImmediateHandler, codec: StandardMethodCodec,
-                               channel: String, limit: FrameLimit?) -> InPlaceMessageHandler {
+    static func inPlaceHandler(
+        immediate handler: @escaping ImmediateHandler, codec: StandardMethodCodec,
+        channel: String, limit: FrameLimit?
+    ) -> InPlaceMessageHandler {
         let recent = RecentMethodName()
         return { message, tail, reply in
             var malformed: CodecError?
-            guard let call = decodeCall(message, tail: tail, codec: codec, recent: &recent.name, failure: &malformed) else {
-                return .segments(try MalformedCall(error: malformed!, codec: codec, channel: channel, message: message).reply())
+            guard let call = decodeCall(message, tail: tail, codec: codec, recent: &recent.name, failure: &malformed)
+            else {
+                return .segments(
+                    try MalformedCall(error: malformed!, codec: codec, channel: channel, message: message).reply())
             }
             let value: StandardValue
             do {
@@ -45,10 +53,13 @@ extension MethodChannel {
                 case .value(let result):
                     value = result
                 case .later(let work):
-                    return .later(LaterWork {
-                        HandlerReply(try await Self.reply(to: call, from: work, codec: codec, segmenting: codec, channel: channel,
-                                                          limit: limit))
-                    })
+                    return .later(
+                        LaterWork {
+                            HandlerReply(
+                                try await Self.reply(
+                                    to: call, from: work, codec: codec, segmenting: codec, channel: channel,
+                                    limit: limit))
+                        })
                 }
             } catch {
                 return try answer(.failure(error), of: call, codec: codec, channel: channel, limit: limit)
@@ -60,8 +71,10 @@ extension MethodChannel {
     /// The success envelope of `value` written over `reply`, or in segments, or the answer the
     /// general path gives when it cannot be encoded or is larger than the caller accepts.
     @inline(__always)
-    private static func encode(_ value: StandardValue, of call: MethodCall, into reply: inout [UInt8],
-                               codec: StandardMethodCodec, channel: String, limit: FrameLimit?) throws -> InPlaceReply {
+    private static func encode(
+        _ value: StandardValue, of call: MethodCall, into reply: inout [UInt8],
+        codec: StandardMethodCodec, channel: String, limit: FrameLimit?
+    ) throws -> InPlaceReply {
         // No `Result` around the encoding and no `outcome` variable on this path: each would be a
         // copy and a destroy of the value more.
         let encoding: ReusedBufferEncoding
@@ -80,15 +93,18 @@ extension MethodChannel {
             }
             return .written(count: count)
         case .segments(let kept):
-            return try checked(MessageSegments(kept.first, rest: kept.rest), of: call, codec: codec,
-                               channel: channel, limit: limit)
+            return try checked(
+                MessageSegments(kept.first, rest: kept.rest), of: call, codec: codec,
+                channel: channel, limit: limit)
         }
     }
 
     /// The call in `message` (and `tail`), or nil with why it is malformed in `failure`.
     @inline(__always)
-    private static func decodeCall(_ message: UnsafeRawBufferPointer?, tail: [UInt8]?, codec: StandardMethodCodec,
-                                   recent: inout StandardMethodCodec.RecentMethod, failure: inout CodecError?) -> MethodCall? {
+    private static func decodeCall(
+        _ message: UnsafeRawBufferPointer?, tail: [UInt8]?, codec: StandardMethodCodec,
+        recent: inout StandardMethodCodec.RecentMethod, failure: inout CodecError?
+    ) -> MethodCall? {
         do throws(CodecError) {
             guard let message else { throw CodecError(.invalidMethodCall, "method call payload is null") }
             if let tail { return try codec.decodeMethodCall(head: message, tail: tail) }
@@ -102,7 +118,9 @@ extension MethodChannel {
     /// What `handler` returns for `call`, or nil with what it threw in `failure`. (For the same
     /// reason as `decodeCall`: a value assigned in a `do` block was copied to be encoded.)
     @inline(__always)
-    private static func result(of handler: SynchronousHandler, for call: MethodCall, failure: inout (any Error)?) -> StandardValue? {
+    private static func result(
+        of handler: SynchronousHandler, for call: MethodCall, failure: inout (any Error)?
+    ) -> StandardValue? {
         do {
             return try handler(call)
         } catch {
@@ -113,17 +131,22 @@ extension MethodChannel {
 
     /// What the general path answers for `outcome` (an error envelope, or the answer to a result
     /// the codec cannot encode), checked against the caller's limit.
-    private static func answer(_ outcome: Result<StandardValue, any Error>, of call: MethodCall, codec: StandardMethodCodec,
-                               channel: String, limit: FrameLimit?) throws -> InPlaceReply {
-        guard let segments = try encodeOutcome(outcome, of: call, codec: codec, segmenting: codec, channel: channel) else {
+    private static func answer(
+        _ outcome: Result<StandardValue, any Error>, of call: MethodCall, codec: StandardMethodCodec,
+        channel: String, limit: FrameLimit?
+    ) throws -> InPlaceReply {
+        guard let segments = try encodeOutcome(outcome, of: call, codec: codec, segmenting: codec, channel: channel)
+        else {
             return .null
         }
         return try checked(segments, of: call, codec: codec, channel: channel, limit: limit)
     }
 
     /// The reply in segments, or `REPLY_TOO_LARGE` instead when the caller would refuse it.
-    private static func checked(_ segments: MessageSegments, of call: MethodCall, codec: StandardMethodCodec,
-                                channel: String, limit: FrameLimit?) throws -> InPlaceReply {
+    private static func checked(
+        _ segments: MessageSegments, of call: MethodCall, codec: StandardMethodCodec,
+        channel: String, limit: FrameLimit?
+    ) throws -> InPlaceReply {
         if let limit, segments.count > limit.current - MessengerConnection.replyFrameOverhead {
             return .segments(try tooLarge(segments.count, of: call, codec: codec, channel: channel, limit: limit))
         }

@@ -10,8 +10,10 @@ extension MethodChannel {
     /// itself, without a timeout) a Standard call goes out of the channel's reused encode buffer,
     /// and `pooledCount` says how many of its first bytes are the call.
     @inline(__always)
-    func encodeCall(_ method: String, arguments: StandardValue, pooled: Bool,
-                    pooledCount: inout Int?) throws(ChannelError) -> MessageSegments {
+    func encodeCall(
+        _ method: String, arguments: StandardValue, pooled: Bool,
+        pooledCount: inout Int?
+    ) throws(ChannelError) -> MessageSegments {
         do throws(CodecError) {
             if isStandard {
                 guard pooled else {
@@ -38,8 +40,9 @@ extension MethodChannel {
             }
             return MessageSegments(try codec.encodeMethodCall(MethodCall(method, arguments: arguments)))
         } catch {
-            throw ChannelError(.unencodable, "Cannot encode the call: \(error)", channel: name, method: method,
-                               codecError: error)
+            throw ChannelError(
+                .unencodable, "Cannot encode the call: \(error)", channel: name, method: method,
+                codecError: error)
         }
     }
 
@@ -48,8 +51,10 @@ extension MethodChannel {
     /// and the continuation costs a hop back on return, and under a task-executor preference every
     /// hop takes the concurrency runtime's status-record lock.
     @inline(__always)
-    nonisolated(nonsending) func call(_ method: String, _ request: consuming MessageSegments, pooledCount: Int?,
-                                      on connection: MessengerConnection) async throws -> ReceivedPayload? {
+    nonisolated(nonsending) func call(
+        _ method: String, _ request: consuming MessageSegments, pooledCount: Int?,
+        on connection: MessengerConnection
+    ) async throws -> ReceivedPayload? {
         do {
             var segments = consume request
             let prepared = try connection.prepareRequest(onChannel: name, payloadCount: pooledCount ?? segments.count)
@@ -60,8 +65,10 @@ extension MethodChannel {
             if prepared.scopeTask != 0, connection.canDriveReader {
                 // On the reader thread with nothing else for it to do: read the reply here
                 // instead of suspending (`MessengerConnection+DrivenCalls`).
-                switch try connection.startDrivenRequest(prepared, onChannel: name, segments: Self.take(&segments),
-                                                         firstCount: pooledCount) {
+                switch try connection.startDrivenRequest(
+                    prepared, onChannel: name, segments: Self.take(&segments),
+                    firstCount: pooledCount)
+                {
                 case .replied(let payload):
                     return payload
                 case .waiting:
@@ -74,15 +81,17 @@ extension MethodChannel {
             if prepared.scopeTask != 0 {
                 // Safe: resumed exactly once by the connection (`startRequest`).
                 return try await _unsafeInheritExecutor_withUnsafeThrowingContinuation { continuation in
-                    connection.startRequest(prepared, onChannel: name, segments: Self.take(&segments),
-                                            firstCount: pooledCount, continuation: continuation)
+                    connection.startRequest(
+                        prepared, onChannel: name, segments: Self.take(&segments),
+                        firstCount: pooledCount, continuation: continuation)
                 }
             }
             return try await withTaskCancellationHandler {
                 // Safe: resumed exactly once by the connection (`startRequest`).
                 try await _unsafeInheritExecutor_withUnsafeThrowingContinuation { continuation in
-                    connection.startRequest(prepared, onChannel: name, segments: Self.take(&segments),
-                                            firstCount: pooledCount, continuation: continuation)
+                    connection.startRequest(
+                        prepared, onChannel: name, segments: Self.take(&segments),
+                        firstCount: pooledCount, continuation: continuation)
                 }
             } onCancel: {
                 connection.cancelRequest(prepared.id)
@@ -126,8 +135,9 @@ extension MethodChannel {
                 }.get()
             }
         } catch {
-            throw ChannelError(.malformedReply, "Cannot decode the reply: \(error)", channel: name, method: method,
-                               codecError: error)
+            throw ChannelError(
+                .malformedReply, "Cannot decode the reply: \(error)", channel: name, method: method,
+                codecError: error)
         }
         return try envelope.get()
     }

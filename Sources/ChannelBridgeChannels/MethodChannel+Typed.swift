@@ -18,7 +18,8 @@ extension MethodChannel {
         encoder: StandardValueEncoder = StandardValueEncoder(), decoder: StandardValueDecoder = StandardValueDecoder()
     ) async throws -> Result {
         let encoded = try encodeArguments(arguments, of: method, encoder)
-        return try decodeResult(try await invokeMethod(method, arguments: encoded, timeout: timeout), of: method, decoder)
+        return try decodeResult(
+            try await invokeMethod(method, arguments: encoded, timeout: timeout), of: method, decoder)
     }
 
     /// Calls `method` with no arguments (null) and decodes its result as `Result`.
@@ -34,11 +35,14 @@ extension MethodChannel {
         _ method: String, arguments: some Encodable, as type: Void.Type, timeout: Duration? = nil,
         encoder: StandardValueEncoder = StandardValueEncoder()
     ) async throws {
-        _ = try await invokeMethod(method, arguments: try encodeArguments(arguments, of: method, encoder), timeout: timeout)
+        _ = try await invokeMethod(
+            method, arguments: try encodeArguments(arguments, of: method, encoder), timeout: timeout)
     }
 
     /// Calls `method` with no arguments and ignores its result.
-    nonisolated(nonsending) public func invokeMethod(_ method: String, as type: Void.Type, timeout: Duration? = nil) async throws {
+    nonisolated(nonsending) public func invokeMethod(
+        _ method: String, as type: Void.Type, timeout: Duration? = nil
+    ) async throws {
         _ = try await invokeMethod(method, arguments: .null, timeout: timeout)
     }
 
@@ -48,23 +52,29 @@ extension MethodChannel {
         setMethodCallHandler { call in try await router.handle(call) }
     }
 
-    private func encodeArguments(_ arguments: some Encodable, of method: String,
-                                 _ encoder: StandardValueEncoder) throws(ChannelError) -> StandardValue {
+    private func encodeArguments(
+        _ arguments: some Encodable, of method: String,
+        _ encoder: StandardValueEncoder
+    ) throws(ChannelError) -> StandardValue {
         do {
             return try encoder.encode(arguments)
         } catch {
-            throw ChannelError(.unencodable, "Cannot encode the arguments of \(method): \(codingErrorMessage(error))",
-                               channel: name, method: method)
+            throw ChannelError(
+                .unencodable, "Cannot encode the arguments of \(method): \(codingErrorMessage(error))",
+                channel: name, method: method)
         }
     }
 
-    private func decodeResult<Result: Decodable>(_ value: StandardValue, of method: String,
-                                                 _ decoder: StandardValueDecoder) throws(ChannelError) -> Result {
+    private func decodeResult<Result: Decodable>(
+        _ value: StandardValue, of method: String,
+        _ decoder: StandardValueDecoder
+    ) throws(ChannelError) -> Result {
         do {
             return try decoder.decode(Result.self, from: value)
         } catch {
-            throw ChannelError(.malformedReply, "The result of \(method) is not \(Result.self): \(codingErrorMessage(error))",
-                               channel: name, method: method)
+            throw ChannelError(
+                .malformedReply, "The result of \(method) is not \(Result.self): \(codingErrorMessage(error))",
+                channel: name, method: method)
         }
     }
 }

@@ -68,19 +68,25 @@ public final class MethodChannel: Sendable {
     ///   `frameTooLarge` or `invalidChannel` (with the messenger's error as `messengerError`).
     ///   Cancelling the calling task withdraws the request.
     /// - Parameter timeout: when set, the request is withdrawn (CANCEL) if no reply arrives in time.
-    nonisolated(nonsending) public func invokeMethod(_ method: String, arguments: StandardValue = .null,
-                                                     timeout: Duration? = nil) async throws -> StandardValue {
+    nonisolated(nonsending) public func invokeMethod(
+        _ method: String, arguments: StandardValue = .null,
+        timeout: Duration? = nil
+    ) async throws -> StandardValue {
         // Set when the request is the channel's reused encode buffer, to be given back: how many of
         // its first bytes are the call (the rest is room).
         var pooledCount: Int?
-        let request = try encodeCall(method, arguments: arguments, pooled: connection != nil && timeout == nil,
-                                     pooledCount: &pooledCount)
+        let request = try encodeCall(
+            method, arguments: arguments, pooled: connection != nil && timeout == nil,
+            pooledCount: &pooledCount)
         let reply: ReceivedPayload?
         if let timeout {
             let (name, messenger) = (self.name, self.messenger)
-            reply = try await withTimeout(timeout, onTimeout: {
-                ChannelError.timedOut(channel: name, method: method, after: timeout)
-            }) {
+            reply = try await withTimeout(
+                timeout,
+                onTimeout: {
+                    ChannelError.timedOut(channel: name, method: method, after: timeout)
+                }
+            ) {
                 try await Self.send(request, on: name, method: method, messenger: messenger)
             }
         } else if let connection {
@@ -92,15 +98,19 @@ public final class MethodChannel: Sendable {
         return try decodeReply(reply, method: method)
     }
 
-    nonisolated(nonsending) private static func send(_ request: MessageSegments, on channel: String, method: String,
-                             messenger: any BinaryMessenger) async throws -> ReceivedPayload? {
+    nonisolated(nonsending) private static func send(
+        _ request: MessageSegments, on channel: String, method: String,
+        messenger: any BinaryMessenger
+    ) async throws -> ReceivedPayload? {
         do {
             // A connection hands over a split reply in its two parts (a call with a timeout).
             if let connection = messenger.fastPath?.directConnection {
                 return try await connection.sendKeepingParts(onChannel: channel, request)
             }
             // One array is the common case; the plain send is what every messenger implements.
-            if request.rest.isEmpty { return try await messenger.send(onChannel: channel, message: request.first).map(ReceivedPayload.bytes) }
+            if request.rest.isEmpty {
+                return try await messenger.send(onChannel: channel, message: request.first).map(ReceivedPayload.bytes)
+            }
             return try await messenger.sendSegments(onChannel: channel, request)
                 .map(ReceivedPayload.bytes)
         } catch let error as MessengerError {
@@ -119,30 +129,37 @@ public final class MethodChannel: Sendable {
             return
         }
         let (name, codec, segmenting, limit) = (self.name, self.codec, segmentingCodec, messenger.fastPath?.frameLimit)
-        slot.install(segmented: { message in
-            HandlerReply(try await Self.answer(message, with: handler, codec: codec, segmenting: segmenting,
-                                               channel: name, limit: limit))
-        }, on: messenger, channel: name)
+        slot.install(
+            segmented: { message in
+                HandlerReply(
+                    try await Self.answer(
+                        message, with: handler, codec: codec, segmenting: segmenting,
+                        channel: name, limit: limit))
+            }, on: messenger, channel: name)
     }
 
     /// A handler that also returns work to run once its reply has been queued (package API: the
     /// extension host shuts down only after the reply to the call that ended its request is out).
-    package typealias ReplyThenHandler = @Sendable (MethodCall) async throws -> (StandardValue, afterReply: (@Sendable () -> Void)?)
+    package typealias ReplyThenHandler =
+        @Sendable (MethodCall) async throws -> (StandardValue, afterReply: (@Sendable () -> Void)?)
 
     /// Installs a handler whose `afterReply` work the messenger runs after queuing the reply (see
     /// `HandlerReply`); on a messenger outside the package it runs as the handler returns.
     package func setMethodCallHandler(replyThen handler: @escaping ReplyThenHandler) {
         let (name, codec, segmenting, limit) = (self.name, self.codec, segmentingCodec, messenger.fastPath?.frameLimit)
-        slot.install(segmented: { message in
-            // One call's after-work, set by the handler below before `answer` returns.
-            let after = LockedValue<(@Sendable () -> Void)?>(nil)
-            let reply = try await Self.answer(message, with: { call in
-                let (value, afterReply) = try await handler(call)
-                after.withLock { $0 = afterReply }
-                return value
-            }, codec: codec, segmenting: segmenting, channel: name, limit: limit)
-            return HandlerReply(reply, afterReply: after.withLock { $0 })
-        }, on: messenger, channel: name)
+        slot.install(
+            segmented: { message in
+                // One call's after-work, set by the handler below before `answer` returns.
+                let after = LockedValue<(@Sendable () -> Void)?>(nil)
+                let reply = try await Self.answer(
+                    message,
+                    with: { call in
+                        let (value, afterReply) = try await handler(call)
+                        after.withLock { $0 = afterReply }
+                        return value
+                    }, codec: codec, segmenting: segmenting, channel: name, limit: limit)
+                return HandlerReply(reply, afterReply: after.withLock { $0 })
+            }, on: messenger, channel: name)
     }
 
     /// Installs (or, with `nil`, removes) a handler that answers at once, without suspending.
@@ -167,36 +184,44 @@ public final class MethodChannel: Sendable {
         if let connection, isStandard {
             // A large call whose arguments are one `Uint8List` comes in two parts, so that the
             // decoded list is the array the connection read it into.
-            slot.install(inPlace: Self.inPlaceHandler(handler, codec: standardCodec, channel: name, limit: limit),
-                         splitter: StandardMethodCodec.byteListStart(inCall:count:), on: connection, channel: name)
+            slot.install(
+                inPlace: Self.inPlaceHandler(handler, codec: standardCodec, channel: name, limit: limit),
+                splitter: StandardMethodCodec.byteListStart(inCall:count:), on: connection, channel: name)
             return
         }
-        slot.install(synchronous: { message in
-            let call: MethodCall
-            switch Self.decodeCall(message, codec: codec, channel: name) {
-            case .success(let decoded): call = decoded
-            case .failure(let malformed): return try malformed.reply()
-            }
-            return try Self.reply(to: Result { try handler(call) }, of: call, codec: codec, segmenting: segmenting,
-                                  channel: name, limit: limit)
-        }, on: messenger, channel: name)
+        slot.install(
+            synchronous: { message in
+                let call: MethodCall
+                switch Self.decodeCall(message, codec: codec, channel: name) {
+                case .success(let decoded): call = decoded
+                case .failure(let malformed): return try malformed.reply()
+                }
+                return try Self.reply(
+                    to: Result { try handler(call) }, of: call, codec: codec, segmenting: segmenting,
+                    channel: name, limit: limit)
+            }, on: messenger, channel: name)
     }
 
     /// Turns one incoming request into its reply bytes, in segments (`nil` for "not implemented").
-    static func answer(_ message: [UInt8]?, with handler: Handler, codec: any MethodCodec,
-                       segmenting: (any SegmentingMethodCodec)?, channel: String, limit: FrameLimit? = nil) async throws -> MessageSegments? {
+    static func answer(
+        _ message: [UInt8]?, with handler: Handler, codec: any MethodCodec,
+        segmenting: (any SegmentingMethodCodec)?, channel: String, limit: FrameLimit? = nil
+    ) async throws -> MessageSegments? {
         let call: MethodCall
         switch decodeCall(message, codec: codec, channel: channel) {
         case .success(let decoded): call = decoded
         case .failure(let malformed): return try malformed.reply()
         }
-        return try await reply(to: call, from: { try await handler(call) }, codec: codec, segmenting: segmenting,
-                               channel: channel, limit: limit)
+        return try await reply(
+            to: call, from: { try await handler(call) }, codec: codec, segmenting: segmenting,
+            channel: channel, limit: limit)
     }
 
     /// The reply to `call` once `work` has found its result or thrown.
-    static func reply(to call: MethodCall, from work: () async throws -> StandardValue, codec: any MethodCodec,
-                      segmenting: (any SegmentingMethodCodec)?, channel: String, limit: FrameLimit?) async throws -> MessageSegments? {
+    static func reply(
+        to call: MethodCall, from work: () async throws -> StandardValue, codec: any MethodCodec,
+        segmenting: (any SegmentingMethodCodec)?, channel: String, limit: FrameLimit?
+    ) async throws -> MessageSegments? {
         let outcome: Result<StandardValue, any Error>
         do { outcome = .success(try await work()) } catch { outcome = .failure(error) }
         return try reply(to: outcome, of: call, codec: codec, segmenting: segmenting, channel: channel, limit: limit)
@@ -204,8 +229,10 @@ public final class MethodChannel: Sendable {
 
     /// The reply to `call` for what its handler returned or threw, or `REPLY_TOO_LARGE` instead
     /// when the caller would refuse it.
-    static func reply(to outcome: Result<StandardValue, any Error>, of call: MethodCall, codec: any MethodCodec,
-                      segmenting: (any SegmentingMethodCodec)?, channel: String, limit: FrameLimit?) throws -> MessageSegments? {
+    static func reply(
+        to outcome: Result<StandardValue, any Error>, of call: MethodCall, codec: any MethodCodec,
+        segmenting: (any SegmentingMethodCodec)?, channel: String, limit: FrameLimit?
+    ) throws -> MessageSegments? {
         let reply = try encodeOutcome(outcome, of: call, codec: codec, segmenting: segmenting, channel: channel)
         if let limit, let size = reply?.count, size > limit.current - MessengerConnection.replyFrameOverhead {
             return try tooLarge(size, of: call, codec: codec, channel: channel, limit: limit)
@@ -219,15 +246,19 @@ public final class MethodChannel: Sendable {
     /// The answer instead of a reply of `size` bytes, larger than a frame the caller accepts can
     /// carry: the error envelope `REPLY_TOO_LARGE` naming the channel, the method and the size
     /// (wire protocol §4.8).
-    static func tooLarge(_ size: Int, of call: MethodCall, codec: any MethodCodec, channel: String,
-                         limit frameLimit: FrameLimit) throws -> MessageSegments {
+    static func tooLarge(
+        _ size: Int, of call: MethodCall, codec: any MethodCodec, channel: String,
+        limit frameLimit: FrameLimit
+    ) throws -> MessageSegments {
         let limit = frameLimit.current - MessengerConnection.replyFrameOverhead
         let error = MethodError(
             code: replyTooLargeErrorCode,
             message: "The reply to \(call.method) on channel \(channel) has \(size) bytes; the caller accepts at most "
                 + "\(limit), so it was not sent",
-            details: ["channel": .string(channel), "method": .string(call.method), "size": .int64(Int64(size)),
-                      "limit": .int64(Int64(limit))])
+            details: [
+                "channel": .string(channel), "method": .string(call.method), "size": .int64(Int64(size)),
+                "limit": .int64(Int64(limit)),
+            ])
         return MessageSegments(try encodeError(error, codec: codec))
     }
 
@@ -256,7 +287,8 @@ public final class MethodChannel: Sendable {
 
         func reply() throws -> MessageSegments {
             guard error.code == .decodedTooLarge else {
-                return MessageSegments(try encodeError(MethodError(code: "malformed", message: error.description), codec: codec))
+                return MessageSegments(
+                    try encodeError(MethodError(code: "malformed", message: error.description), codec: codec))
             }
             let call = method.map { "The call to \($0)" } ?? "A call"
             var details: [StandardValue.MapEntry] = [.init("channel", .string(channel))]
@@ -269,20 +301,27 @@ public final class MethodChannel: Sendable {
         }
     }
 
-    static func decodeCall(_ message: [UInt8]?, codec: any MethodCodec, channel: String) -> Result<MethodCall, MalformedCall> {
+    static func decodeCall(
+        _ message: [UInt8]?, codec: any MethodCodec, channel: String
+    ) -> Result<MethodCall, MalformedCall> {
         do throws(CodecError) {
             guard let message else { throw CodecError(.invalidMethodCall, "method call payload is null") }
             return .success(try codec.decodeMethodCall(message))
         } catch {
-            guard let message else { return .failure(MalformedCall(error: error, codec: codec, channel: channel, message: nil)) }
-            return .failure(message.withUnsafeBytes { MalformedCall(error: error, codec: codec, channel: channel, message: $0) })
+            guard let message else {
+                return .failure(MalformedCall(error: error, codec: codec, channel: channel, message: nil))
+            }
+            return .failure(
+                message.withUnsafeBytes { MalformedCall(error: error, codec: codec, channel: channel, message: $0) })
         }
     }
 
     /// The reply to `call` for what its handler returned or threw.
-    static func encodeOutcome(_ outcome: Result<StandardValue, any Error>, of call: MethodCall,
-                              codec: any MethodCodec, segmenting: (any SegmentingMethodCodec)?,
-                              channel: String) throws -> MessageSegments? {
+    static func encodeOutcome(
+        _ outcome: Result<StandardValue, any Error>, of call: MethodCall,
+        codec: any MethodCodec, segmenting: (any SegmentingMethodCodec)?,
+        channel: String
+    ) throws -> MessageSegments? {
         let result: StandardValue
         switch outcome {
         case .success(let value):
@@ -292,7 +331,8 @@ public final class MethodChannel: Sendable {
         case .failure(is MethodNotImplemented):
             return nil
         case .failure(let error):
-            return MessageSegments(try encodeError(MethodError(code: "error", message: String(describing: error)), codec: codec))
+            return MessageSegments(
+                try encodeError(MethodError(code: "error", message: String(describing: error)), codec: codec))
         }
         do {
             // One array unless the codec kept a large byte value uncopied. Optional chaining calls
@@ -302,9 +342,12 @@ public final class MethodChannel: Sendable {
             }
             return MessageSegments(try codec.encodeSuccessEnvelope(result))
         } catch {
-            return MessageSegments(try encodeError(MethodError(
-                code: "error", message: "Cannot encode the result of \(call.method) on channel \(channel): \(error)"),
-                codec: codec))
+            return MessageSegments(
+                try encodeError(
+                    MethodError(
+                        code: "error",
+                        message: "Cannot encode the result of \(call.method) on channel \(channel): \(error)"),
+                    codec: codec))
         }
     }
 

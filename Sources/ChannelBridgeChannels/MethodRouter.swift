@@ -35,14 +35,18 @@ public struct MethodRouter: Sendable {
     /// Decodes every call's arguments.
     public var decoder: StandardValueDecoder
 
-    public init(encoder: StandardValueEncoder = StandardValueEncoder(), decoder: StandardValueDecoder = StandardValueDecoder()) {
+    public init(
+        encoder: StandardValueEncoder = StandardValueEncoder(), decoder: StandardValueDecoder = StandardValueDecoder()
+    ) {
         self.encoder = encoder
         self.decoder = decoder
     }
 
     /// A router with the routes `build` adds.
-    public init(encoder: StandardValueEncoder = StandardValueEncoder(), decoder: StandardValueDecoder = StandardValueDecoder(),
-                _ build: (inout MethodRouter) throws -> Void) rethrows {
+    public init(
+        encoder: StandardValueEncoder = StandardValueEncoder(), decoder: StandardValueDecoder = StandardValueDecoder(),
+        _ build: (inout MethodRouter) throws -> Void
+    ) rethrows {
         self.init(encoder: encoder, decoder: decoder)
         try build(&self)
     }
@@ -62,8 +66,10 @@ public struct MethodRouter: Sendable {
     }
 
     /// Routes `method` to a handler with no result: the caller gets null.
-    public mutating func on<Arguments: Decodable & SendableMetatype>(_ method: String,
-                                                  _ handler: @escaping @Sendable (Arguments) async throws -> Void) {
+    public mutating func on<Arguments: Decodable & SendableMetatype>(
+        _ method: String,
+        _ handler: @escaping @Sendable (Arguments) async throws -> Void
+    ) {
         routes[method] = { call, _, decoder in
             try await handler(try Self.decodeArguments(call, as: Arguments.self, decoder))
             return .null
@@ -72,7 +78,9 @@ public struct MethodRouter: Sendable {
 
     /// Routes `method` to a handler that takes no arguments (whatever the call carries is ignored,
     /// as a Flutter handler that never reads `call.arguments` does).
-    public mutating func on<Result: Encodable & SendableMetatype>(_ method: String, _ handler: @escaping @Sendable () async throws -> Result) {
+    public mutating func on<Result: Encodable & SendableMetatype>(
+        _ method: String, _ handler: @escaping @Sendable () async throws -> Result
+    ) {
         routes[method] = { call, encoder, _ in
             try Self.encodeResult(try await handler(), of: call, encoder)
         }
@@ -96,8 +104,10 @@ public struct MethodRouter: Sendable {
         return try await route(call, encoder, decoder)
     }
 
-    private static func decodeArguments<Arguments: Decodable>(_ call: MethodCall, as type: Arguments.Type,
-                                                              _ decoder: StandardValueDecoder) throws(MethodError) -> Arguments {
+    private static func decodeArguments<Arguments: Decodable>(
+        _ call: MethodCall, as type: Arguments.Type,
+        _ decoder: StandardValueDecoder
+    ) throws(MethodError) -> Arguments {
         do {
             return try decoder.decode(Arguments.self, from: call.arguments)
         } catch let error as DecodingError {
@@ -111,12 +121,16 @@ public struct MethodRouter: Sendable {
         }
     }
 
-    private static func encodeResult(_ result: some Encodable, of call: MethodCall,
-                                     _ encoder: StandardValueEncoder) throws(MethodError) -> StandardValue {
+    private static func encodeResult(
+        _ result: some Encodable, of call: MethodCall,
+        _ encoder: StandardValueEncoder
+    ) throws(MethodError) -> StandardValue {
         do {
             return try encoder.encode(result)
         } catch let error as EncodingError {
-            throw MethodError(code: "error", message: "Cannot encode the result of \(call.method): \(StandardValueEncoder.message(for: error))")
+            throw MethodError(
+                code: "error",
+                message: "Cannot encode the result of \(call.method): \(StandardValueEncoder.message(for: error))")
         } catch {
             throw MethodError(code: "error", message: "Cannot encode the result of \(call.method): \(error)")
         }

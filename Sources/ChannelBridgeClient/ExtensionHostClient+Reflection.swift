@@ -15,13 +15,15 @@ extension ExtensionHostClient {
     public func listChannels() async throws -> [ChannelDescription] {
         let reply = try await invokeMethod("listChannels", onChannel: ChannelCatalog.reflectionChannel)
         guard case .list(let list) = reply else {
-            throw ChannelError(.malformedReply, "listChannels answered \(reply.dartTypeName), not a List",
-                               channel: ChannelCatalog.reflectionChannel, method: "listChannels")
+            throw ChannelError(
+                .malformedReply, "listChannels answered \(reply.dartTypeName), not a List",
+                channel: ChannelCatalog.reflectionChannel, method: "listChannels")
         }
         return try list.map { value in
             guard let description = ChannelDescription(value) else {
-                throw ChannelError(.malformedReply, "listChannels answered an element that is no channel description",
-                                   channel: ChannelCatalog.reflectionChannel, method: "listChannels")
+                throw ChannelError(
+                    .malformedReply, "listChannels answered an element that is no channel description",
+                    channel: ChannelCatalog.reflectionChannel, method: "listChannels")
             }
             return description
         }

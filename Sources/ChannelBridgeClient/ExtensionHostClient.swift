@@ -46,18 +46,23 @@ public final class ExtensionHostClient: Sendable {
     /// host at PATH within 5 s: it may be stopped or overloaded"). `callTimeout` bounds each call
     /// made through this client afterwards. The connection's own `options.helloTimeout` is raised
     /// to `options.connectTimeout` when shorter, so that this deadline, with its error, decides.
-    public static func connect(to path: String = SocketPath.defaultPath(),
-                               extensionChannel: String = extensionChannelName,
-                               options: SocketConnection.Options = SocketConnection.Options(),
-                               callTimeout: Duration? = defaultCallTimeout) async throws -> ExtensionHostClient {
+    public static func connect(
+        to path: String = SocketPath.defaultPath(),
+        extensionChannel: String = extensionChannelName,
+        options: SocketConnection.Options = SocketConnection.Options(),
+        callTimeout: Duration? = defaultCallTimeout
+    ) async throws -> ExtensionHostClient {
         let clock = ContinuousClock()
         let start = clock.now
         var options = options
-        if let hello = options.helloTimeout, hello < options.connectTimeout { options.helloTimeout = options.connectTimeout }
+        if let hello = options.helloTimeout, hello < options.connectTimeout {
+            options.helloTimeout = options.connectTimeout
+        }
         let connection = try await SocketConnection.connect(to: path, options: options)
         do {
-            try await HelloDeadline.wait(for: connection, remaining: options.connectTimeout - (clock.now - start),
-                                         total: options.connectTimeout)
+            try await HelloDeadline.wait(
+                for: connection, remaining: options.connectTimeout - (clock.now - start),
+                total: options.connectTimeout)
         } catch {
             connection.close()
             throw error
@@ -82,8 +87,9 @@ public final class ExtensionHostClient: Sendable {
 
     /// Cancels the extension request with an error; the host then exits 2.
     public func cancel(code: String, message: String? = nil, details: StandardValue = .null) async throws {
-        try await extensionChannel.invokeMethod("cancel", arguments: Cancellation(code: code, message: message, details: details),
-                                                as: Void.self, timeout: callTimeout)
+        try await extensionChannel.invokeMethod(
+            "cancel", arguments: Cancellation(code: code, message: message, details: details),
+            as: Void.self, timeout: callTimeout)
     }
 
     /// Asks the host to open a URL; answers whether it did (per its `--open-url` policy).
@@ -93,8 +99,9 @@ public final class ExtensionHostClient: Sendable {
 
     /// The path of an app group's shared container directory.
     public func appGroupContainer(_ appGroup: String) async throws -> String {
-        try await extensionChannel.invokeMethod("getAppGroupContainer", arguments: ["appGroup": appGroup], as: String.self,
-                                                timeout: callTimeout)
+        try await extensionChannel.invokeMethod(
+            "getAppGroupContainer", arguments: ["appGroup": appGroup], as: String.self,
+            timeout: callTimeout)
     }
 
     /// The `shared_preference_app_group` plugin, with `appGroup` chosen first when given; its calls
@@ -104,7 +111,8 @@ public final class ExtensionHostClient: Sendable {
         let channel = extensionChannel.name
         let callTimeout = callTimeout
         var client = SharedPreferencesClient(messenger: connection.messenger) {
-            let host = try await ExtensionHostClient.connect(to: path, extensionChannel: channel, callTimeout: callTimeout)
+            let host = try await ExtensionHostClient.connect(
+                to: path, extensionChannel: channel, callTimeout: callTimeout)
             return (host.messenger, { host.close() })
         }
         client.callTimeout = callTimeout
@@ -113,8 +121,10 @@ public final class ExtensionHostClient: Sendable {
     }
 
     /// Any method on any channel of the host, waiting at most `timeout` (`nil`: `callTimeout`).
-    public func invokeMethod(_ method: String, onChannel channel: String, arguments: StandardValue = .null,
-                             codec: some MethodCodec = StandardMethodCodec(), timeout: Duration? = nil) async throws -> StandardValue {
+    public func invokeMethod(
+        _ method: String, onChannel channel: String, arguments: StandardValue = .null,
+        codec: some MethodCodec = StandardMethodCodec(), timeout: Duration? = nil
+    ) async throws -> StandardValue {
         try await MethodChannel(name: channel, messenger: connection.messenger, codec: codec)
             .invokeMethod(method, arguments: arguments, timeout: timeout ?? callTimeout)
     }

@@ -44,15 +44,18 @@ public struct SharedPreferencesClient: Sendable {
 
     /// A client whose `take` reconnects with `reconnect` (which returns a new connection's
     /// messenger and how to close it) when its connection ends before the reply.
-    public init(messenger: any BinaryMessenger,
-                reconnect: @escaping @Sendable () async throws -> (messenger: any BinaryMessenger, close: @Sendable () -> Void)) {
+    public init(
+        messenger: any BinaryMessenger,
+        reconnect: @escaping @Sendable () async throws -> (messenger: any BinaryMessenger, close: @Sendable () -> Void)
+    ) {
         self.messenger = messenger
         channel = MethodChannel(name: Self.channelName, messenger: messenger)
         reconnector = Reconnector(reconnect)
     }
 
     public func setAppGroup(_ appGroup: String) async throws {
-        try await channel.invokeMethod("setAppGroup", arguments: ["appGroup": appGroup], as: Void.self, timeout: callTimeout)
+        try await channel.invokeMethod(
+            "setAppGroup", arguments: ["appGroup": appGroup], as: Void.self, timeout: callTimeout)
         group.set(appGroup)
     }
 
@@ -74,22 +77,26 @@ public struct SharedPreferencesClient: Sendable {
     public func getAll() async throws -> [StandardValue.MapEntry] {
         let value = try await channel.invokeMethod("getAll", timeout: callTimeout)
         guard let entries = value.mapEntries else {
-            throw ChannelError(.malformedReply, "getAll answered \(value), not a map", channel: channel.name, method: "getAll")
+            throw ChannelError(
+                .malformedReply, "getAll answered \(value), not a map", channel: channel.name, method: "getAll")
         }
         return entries
     }
 
     /// `method` with `{"key": key, "value": value}`; a `nil` value is sent as null, which removes the key.
     private func set(_ method: String, _ key: String, _ value: (some Encodable)?) async throws {
-        try await channel.invokeMethod(method, arguments: Assignment(key: key, value: value), as: Void.self,
-                                       timeout: callTimeout)
+        try await channel.invokeMethod(
+            method, arguments: Assignment(key: key, value: value), as: Void.self,
+            timeout: callTimeout)
     }
 
     public func setString(_ key: String, _ value: String?) async throws { try await set("setString", key, value) }
     public func setInt(_ key: String, _ value: Int?) async throws { try await set("setInt", key, value) }
     public func setDouble(_ key: String, _ value: Double?) async throws { try await set("setDouble", key, value) }
     public func setBool(_ key: String, _ value: Bool?) async throws { try await set("setBool", key, value) }
-    public func setStringArray(_ key: String, _ value: [String]?) async throws { try await set("setStringArray", key, value) }
+    public func setStringArray(_ key: String, _ value: [String]?) async throws {
+        try await set("setStringArray", key, value)
+    }
     public func setBytes(_ key: String, _ value: [UInt8]?) async throws { try await set("setBytes", key, value) }
 
     public func remove(_ key: String) async throws {
@@ -104,8 +111,9 @@ public struct SharedPreferencesClient: Sendable {
     /// the list when the key is absent; appenders in any number of processes lose no item.
     /// Throws `MethodError` `WRONG_TYPE` (nothing written) when the key holds something else.
     public func appendToList(_ key: String, _ values: [StandardValue]) async throws {
-        _ = try await channel.invokeMethod("appendToList", arguments: ["key": .string(key), "values": .list(values)],
-                                       timeout: callTimeout)
+        _ = try await channel.invokeMethod(
+            "appendToList", arguments: ["key": .string(key), "values": .list(values)],
+            timeout: callTimeout)
     }
 
     /// Reads and removes `key` in one atomic step: an item appended meanwhile is either in the
@@ -120,8 +128,10 @@ public struct SharedPreferencesClient: Sendable {
     public func take(_ key: String, requestID: String? = nil) async throws -> StandardValue {
         let arguments: StandardValue = ["key": .string(key), "requestId": .string(requestID ?? UUID().uuidString)]
         let callTimeout = callTimeout
-        return try await TakeRetry.run(retryFor: takeRetryPeriod, reconnector: reconnector, first: messenger,
-                                       appGroup: group.value, callTimeout: callTimeout) { channel in
+        return try await TakeRetry.run(
+            retryFor: takeRetryPeriod, reconnector: reconnector, first: messenger,
+            appGroup: group.value, callTimeout: callTimeout
+        ) { channel in
             try await channel.invokeMethod("take", arguments: arguments, timeout: callTimeout)
         }
     }
@@ -130,7 +140,9 @@ public struct SharedPreferencesClient: Sendable {
     /// or by any other process on the same store; `keys` limits it to those keys. An error event
     /// ends the sequence with its `MethodError`; an event that is not `{key: String, value}` ends
     /// it with `ChannelError` `malformedEvent`.
-    public func changes(appGroup: String? = nil, keys: [String]? = nil) -> AsyncThrowingStream<PreferenceChange, any Error> {
+    public func changes(
+        appGroup: String? = nil, keys: [String]? = nil
+    ) -> AsyncThrowingStream<PreferenceChange, any Error> {
         let arguments = ChangesArguments(appGroup: appGroup ?? group.value, keys: keys)
         // Listens now, as the call is made. The task only hands the events on, because the
         // public type is an AsyncThrowingStream, which the typed stream mapped is not.

@@ -71,7 +71,9 @@ public struct JSONMessageCodec: MessageCodec {
             members.reserveCapacity(entries.count)
             for entry in entries {
                 guard case .string(let key) = entry.key else {
-                    throw CodecError(.unencodable, "JSON object keys must be strings, got \(TypedValueNotation.canonicalText(entry.key))")
+                    throw CodecError(
+                        .unencodable,
+                        "JSON object keys must be strings, got \(TypedValueNotation.canonicalText(entry.key))")
                 }
                 members.append(.init(key, try json(for: entry.value)))
             }

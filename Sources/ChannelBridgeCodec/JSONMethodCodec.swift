@@ -15,13 +15,19 @@ public struct JSONMethodCodec: MethodCodec {
     }
 
     private func parse(_ bytes: [UInt8], _ what: String) throws(CodecError) -> JSONValue {
-        guard !bytes.isEmpty else { throw CodecError(what == "method call" ? .invalidMethodCall : .invalidEnvelope, "\(what) is empty", offset: 0) }
+        guard !bytes.isEmpty else {
+            throw CodecError(
+                what == "method call" ? .invalidMethodCall : .invalidEnvelope, "\(what) is empty", offset: 0)
+        }
         return try JSONValue.parseMessage(bytes, maxDepth: messageCodec.maxDepth)
     }
 
     public func encodeMethodCall(_ call: MethodCall) throws(CodecError) -> [UInt8] {
-        text(.object([.init("method", .string(call.method)),
-                      .init("args", try JSONMessageCodec.json(for: call.arguments))]))
+        text(
+            .object([
+                .init("method", .string(call.method)),
+                .init("args", try JSONMessageCodec.json(for: call.arguments)),
+            ]))
     }
 
     public func decodeMethodCall(_ bytes: [UInt8]) throws(CodecError) -> MethodCall {
@@ -67,11 +73,14 @@ public struct JSONMethodCodec: MethodCodec {
             }
             let message = try optionalString(elements[1], "error message")
             let stacktrace = elements.count == 4 ? try optionalString(elements[3], "error stacktrace") : nil
-            return .error(MethodError(code: code, message: message,
-                                      details: try JSONMessageCodec.value(from: elements[2]), stacktrace: stacktrace))
+            return .error(
+                MethodError(
+                    code: code, message: message,
+                    details: try JSONMessageCodec.value(from: elements[2]), stacktrace: stacktrace))
         default:
-            throw CodecError(.invalidEnvelope,
-                             "envelope has \(elements.count) elements, expected 1 (success) or 3 or 4 (error)", offset: 0)
+            throw CodecError(
+                .invalidEnvelope,
+                "envelope has \(elements.count) elements, expected 1 (success) or 3 or 4 (error)", offset: 0)
         }
     }
 

@@ -84,10 +84,13 @@ public struct StandardMessageCodec: MessageCodec {
     /// exactly `tail` is decoded as that array, uncopied. Anything else, every
     /// error included, is decided on the message joined into one array, so that the result is
     /// always the one `read(raw:)` gives for the whole message.
-    func read<T>(head: UnsafeRawBufferPointer, tail: [UInt8],
-                 _ body: (inout StandardReader) throws(CodecError) -> T) throws(CodecError) -> T {
-        var reader = StandardReader(head, maxDepth: maxDepth, extensionBox: extensionBox,
-                                    messageCount: head.count + tail.count)
+    func read<T>(
+        head: UnsafeRawBufferPointer, tail: [UInt8],
+        _ body: (inout StandardReader) throws(CodecError) -> T
+    ) throws(CodecError) -> T {
+        var reader = StandardReader(
+            head, maxDepth: maxDepth, extensionBox: extensionBox,
+            messageCount: head.count + tail.count)
         reader.tail = tail
         if let value = try? body(&reader), reader.isAtEnd { return value }
         var joined: [UInt8] = []
@@ -98,12 +101,15 @@ public struct StandardMessageCodec: MessageCodec {
     }
 
     /// Runs `body` on a reader over `bytes` where they lie and insists that it consumed every byte.
-    func read<T>(raw bytes: UnsafeRawBufferPointer,
-                 _ body: (inout StandardReader) throws(CodecError) -> T) throws(CodecError) -> T {
+    func read<T>(
+        raw bytes: UnsafeRawBufferPointer,
+        _ body: (inout StandardReader) throws(CodecError) -> T
+    ) throws(CodecError) -> T {
         var reader = StandardReader(bytes, maxDepth: maxDepth, extensionBox: extensionBox)
         let value = try body(&reader)
         guard reader.isAtEnd else {
-            throw CodecError(.trailingBytes, "\(reader.remaining) unexpected bytes after the value", offset: reader.offset)
+            throw CodecError(
+                .trailingBytes, "\(reader.remaining) unexpected bytes after the value", offset: reader.offset)
         }
         return value
     }

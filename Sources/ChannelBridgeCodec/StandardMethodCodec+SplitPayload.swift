@@ -8,7 +8,8 @@ extension StandardMethodCodec {
     package static func byteListStart(inCall prefix: UnsafeRawBufferPointer, count: Int) -> Int? {
         var reader = StandardReader(prefix, maxDepth: 1, extensionBox: nil)
         guard (try? reader.readByte()) == 7, let nameCount = try? reader.readSize(),
-              nameCount <= reader.remaining else { return nil }
+            nameCount <= reader.remaining
+        else { return nil }
         reader.skip(nameCount)
         return byteListEnding(&reader, count: count)
     }
@@ -23,7 +24,8 @@ extension StandardMethodCodec {
 
     private static func byteListEnding(_ reader: inout StandardReader, count: Int) -> Int? {
         guard (try? reader.readByte()) == 8, let size = try? reader.readSize(), size > 0,
-              reader.offset + size == count else { return nil }
+            reader.offset + size == count
+        else { return nil }
         return reader.offset
     }
 

@@ -14,13 +14,17 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     }
 
     public func encodeMethodCall(_ call: MethodCall) throws(CodecError) -> [UInt8] {
-        var writer = try written(segmenting: false) { (writer) throws(CodecError) in try Self.write(call.method, arguments: call.arguments, into: &writer) }
+        var writer = try written(segmenting: false) { (writer) throws(CodecError) in
+            try Self.write(call.method, arguments: call.arguments, into: &writer)
+        }
         return writer.takeBytes()
     }
 
     /// A `Uint8List` of 64 KiB or more stays the value's own array, uncopied.
     package func encodeMethodCallSegments(_ call: MethodCall) throws(CodecError) -> EncodedSegments {
-        var writer = try written(segmenting: true) { (writer) throws(CodecError) in try Self.write(call.method, arguments: call.arguments, into: &writer) }
+        var writer = try written(segmenting: true) { (writer) throws(CodecError) in
+            try Self.write(call.method, arguments: call.arguments, into: &writer)
+        }
         return writer.takeSegments()
     }
 
@@ -28,35 +32,47 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     /// array (so a call costs no allocation): `.inBuffer(count:)`, the message being
     /// `buffer`'s first `count` bytes. When a large byte value was kept uncopied, returns the
     /// segments instead and leaves `buffer` empty.
-    package func encodeMethodCall(_ call: MethodCall, reusing buffer: inout [UInt8]) throws(CodecError) -> ReusedBufferEncoding {
+    package func encodeMethodCall(
+        _ call: MethodCall, reusing buffer: inout [UInt8]
+    ) throws(CodecError) -> ReusedBufferEncoding {
         try encodeMethodCall(call.method, arguments: call.arguments, reusing: &buffer)
     }
 
     /// `encodeMethodCall(_:reusing:)` of the call's parts, which a channel has apart: no
     /// `MethodCall` to build, and no `StandardValue` around the name.
-    package func encodeMethodCall(_ method: String, arguments: StandardValue,
-                                  reusing buffer: inout [UInt8]) throws(CodecError) -> ReusedBufferEncoding {
-        try written(reusing: &buffer) { (writer) throws(CodecError) in try Self.write(method, arguments: arguments, into: &writer) }
+    package func encodeMethodCall(
+        _ method: String, arguments: StandardValue,
+        reusing buffer: inout [UInt8]
+    ) throws(CodecError) -> ReusedBufferEncoding {
+        try written(reusing: &buffer) { (writer) throws(CodecError) in
+            try Self.write(method, arguments: arguments, into: &writer)
+        }
     }
 
     /// Where what `body` wrote is: in `buffer` when it makes one array, else in segments.
-    private func written(reusing buffer: inout [UInt8],
-                         _ body: (inout StandardWriter) throws(CodecError) -> Void) throws(CodecError) -> ReusedBufferEncoding {
+    private func written(
+        reusing buffer: inout [UInt8],
+        _ body: (inout StandardWriter) throws(CodecError) -> Void
+    ) throws(CodecError) -> ReusedBufferEncoding {
         var writer = messageCodec.makeWriter(reusing: &buffer)
         try body(&writer)
         if let count = writer.giveBackBuffer(to: &buffer) { return .inBuffer(count: count) }
         return .segments(writer.takeSegments())
     }
 
-    private static func write(_ method: String, arguments: StandardValue, into writer: inout StandardWriter) throws(CodecError) {
+    private static func write(
+        _ method: String, arguments: StandardValue, into writer: inout StandardWriter
+    ) throws(CodecError) {
         writer.writeString(method)
         try writer.writeValue(arguments)
     }
 
     /// A fresh writer after `body` wrote to it. The writer goes by `inout` rather than as a
     /// returned copy: copying it cost a retain and release of its buffers per message.
-    private func written(segmenting: Bool,
-                         _ body: (inout StandardWriter) throws(CodecError) -> Void) throws(CodecError) -> StandardWriter {
+    private func written(
+        segmenting: Bool,
+        _ body: (inout StandardWriter) throws(CodecError) -> Void
+    ) throws(CodecError) -> StandardWriter {
         var writer = messageCodec.makeWriter(segmenting: segmenting)
         try body(&writer)
         return writer
@@ -92,7 +108,9 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     /// to the same method takes that string again instead of building one from its bytes
     /// (building one is a large share of decoding a small call). Calls to the same methods in
     /// a row are the common case; any other call is decoded in full and remembered.
-    package func decodeMethodCall(in bytes: UnsafeRawBufferPointer, recentMethod recent: inout RecentMethod) throws(CodecError) -> MethodCall {
+    package func decodeMethodCall(
+        in bytes: UnsafeRawBufferPointer, recentMethod recent: inout RecentMethod
+    ) throws(CodecError) -> MethodCall {
         guard let nameLength = Self.recentNameLength(of: recent, startsCall: bytes) else {
             let call = try decodeMethodCall(in: bytes)
             recent.name = call.method
@@ -112,7 +130,9 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
         guard bytes.count >= 2, bytes[0] == 7, bytes[1] < 254 else { return nil }
         let count = Int(bytes[1])
         guard count == recent.utf8.count, bytes.count >= 2 + count else { return nil }
-        let equal = recent.utf8.withUnsafeBytes { Self.sameBytes($0, UnsafeRawBufferPointer(rebasing: bytes[2..<2 + count])) }
+        let equal = recent.utf8.withUnsafeBytes {
+            Self.sameBytes($0, UnsafeRawBufferPointer(rebasing: bytes[2..<2 + count]))
+        }
         return equal ? count : nil
     }
 
@@ -120,7 +140,9 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     private static func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         var index = 0
         while index + 8 <= a.count {
-            if a.loadUnaligned(fromByteOffset: index, as: UInt64.self) != b.loadUnaligned(fromByteOffset: index, as: UInt64.self) {
+            if a.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                != b.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            {
                 return false
             }
             index += 8
@@ -148,7 +170,9 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     }
 
     public func encodeSuccessEnvelope(_ result: StandardValue) throws(CodecError) -> [UInt8] {
-        var writer = try written(segmenting: false) { (writer) throws(CodecError) in try Self.writeSuccess(result, into: &writer) }
+        var writer = try written(segmenting: false) { (writer) throws(CodecError) in
+            try Self.writeSuccess(result, into: &writer)
+        }
         return writer.takeBytes()
     }
 
@@ -156,7 +180,9 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     package var standard: StandardMethodCodec? { self }
 
     package func encodeSuccessEnvelopeSegments(_ result: StandardValue) throws(CodecError) -> EncodedSegments {
-        var writer = try written(segmenting: true) { (writer) throws(CodecError) in try Self.writeSuccess(result, into: &writer) }
+        var writer = try written(segmenting: true) { (writer) throws(CodecError) in
+            try Self.writeSuccess(result, into: &writer)
+        }
         return writer.takeSegments()
     }
 
@@ -164,7 +190,9 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     /// one array (so a reply costs no allocation): `.inBuffer(count:)`, the message being
     /// `buffer`'s first `count` bytes. When a large byte value was kept uncopied, returns the
     /// segments instead and leaves `buffer` empty.
-    package func encodeSuccessEnvelope(_ result: StandardValue, reusing buffer: inout [UInt8]) throws(CodecError) -> ReusedBufferEncoding {
+    package func encodeSuccessEnvelope(
+        _ result: StandardValue, reusing buffer: inout [UInt8]
+    ) throws(CodecError) -> ReusedBufferEncoding {
         try written(reusing: &buffer) { (writer) throws(CodecError) in try Self.writeSuccess(result, into: &writer) }
     }
 
@@ -229,7 +257,8 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
         return MethodError(code: code, message: message, details: details, stacktrace: stacktrace)
     }
 
-    private static func readOptionalString(_ reader: inout StandardReader, _ what: String) throws(CodecError) -> String? {
+    private static func readOptionalString(_ reader: inout StandardReader, _ what: String) throws(CodecError) -> String?
+    {
         let start = reader.offset
         switch try reader.readValue() {
         case .null: return nil

@@ -97,9 +97,10 @@ public struct StandardReader {
     /// `minimumSize` bytes each must fit in what is left.
     mutating func checkCount(_ count: Int, minimumSize: Int, _ what: String, at start: Int) throws(CodecError) {
         if count > (base.count - offset) / minimumSize {
-            throw CodecError(.sizeTooLarge,
-                             "\(what) claims \(count) elements but only \(base.count - offset) bytes are left",
-                             offset: start)
+            throw CodecError(
+                .sizeTooLarge,
+                "\(what) claims \(count) elements but only \(base.count - offset) bytes are left",
+                offset: start)
         }
     }
 
@@ -115,10 +116,11 @@ public struct StandardReader {
         let k = StandardMessageCodec.allowanceBytesPerByte
         let slack = StandardMessageCodec.allowanceSlack
         let limit = StandardMessageCodec.decodingAllowance(forMessageOf: messageCount)
-        return CodecError(.decodedTooLarge,
-                          "\(what) would take \(bytes) bytes of memory, past the decoding allowance of this "
-                          + "\(messageCount)-byte message: \(limit) bytes (\(k) × its size + \(slack)) for all its values",
-                          offset: start)
+        return CodecError(
+            .decodedTooLarge,
+            "\(what) would take \(bytes) bytes of memory, past the decoding allowance of this "
+                + "\(messageCount)-byte message: \(limit) bytes (\(k) × its size + \(slack)) for all its values",
+            offset: start)
     }
 
     /// What a heap buffer of `count` elements of `size` bytes costs: its header and elements.
@@ -131,10 +133,13 @@ public struct StandardReader {
     mutating func readString(at start: Int) throws(CodecError) -> String {
         let count = try readSize()
         guard count <= base.count - offset else {
-            throw CodecError(.sizeTooLarge, "string claims \(count) bytes but only \(base.count - offset) are left",
-                             offset: start)
+            throw CodecError(
+                .sizeTooLarge, "string claims \(count) bytes but only \(base.count - offset) are left",
+                offset: start)
         }
-        if count > Self.smallStringCapacity { try charge(Self.heapCost(count + 1, 1), "string of \(count) bytes", at: start) }
+        if count > Self.smallStringCapacity {
+            try charge(Self.heapCost(count + 1, 1), "string of \(count) bytes", at: start)
+        }
         let utf8 = UnsafeRawBufferPointer(rebasing: base[offset..<offset + count])
         // ASCII is valid UTF-8: checked a word at a time, it skips the generic validator, whose
         // metadata lookups cost more than the copy.
@@ -158,7 +163,9 @@ public struct StandardReader {
         return string
     }
 
-    mutating func readTypedList<T: FixedWidthInteger>(_: T.Type, _ what: String, at start: Int) throws(CodecError) -> [T] {
+    mutating func readTypedList<T: FixedWidthInteger>(
+        _: T.Type, _ what: String, at start: Int
+    ) throws(CodecError) -> [T] {
         let count = try readSize()
         let size = MemoryLayout<T>.size
         // Checked before and after the padding, so an absurd count is named as such.
@@ -236,7 +243,9 @@ public struct StandardReader {
     private mutating func readList(at start: Int) throws(CodecError) -> [StandardValue] {
         let count = try readSize()
         try checkCount(count, minimumSize: 1, "list", at: start)
-        if count > 0 { try charge(Self.heapCost(count, MemoryLayout<StandardValue>.stride), "list of \(count) elements", at: start) }
+        if count > 0 {
+            try charge(Self.heapCost(count, MemoryLayout<StandardValue>.stride), "list of \(count) elements", at: start)
+        }
         try enter(at: start)
         var elements: [StandardValue] = []
         elements.reserveCapacity(count)
@@ -248,7 +257,10 @@ public struct StandardReader {
     private mutating func readMap(at start: Int) throws(CodecError) -> [StandardValue.MapEntry] {
         let count = try readSize()
         try checkCount(count, minimumSize: 2, "map", at: start)
-        if count > 0 { try charge(Self.heapCost(count, MemoryLayout<StandardValue.MapEntry>.stride), "map of \(count) entries", at: start) }
+        if count > 0 {
+            try charge(
+                Self.heapCost(count, MemoryLayout<StandardValue.MapEntry>.stride), "map of \(count) entries", at: start)
+        }
         try enter(at: start)
         var entries: [StandardValue.MapEntry] = []
         entries.reserveCapacity(count)

@@ -28,16 +28,22 @@ extension StandardValue: Encodable {
             var container = encoder.container(keyedBy: StandardCodingKey.self)
             for entry in entries {
                 guard case .string(let key) = entry.key else {
-                    throw EncodingError.invalidValue(self, EncodingError.Context(
-                        codingPath: encoder.codingPath,
-                        debugDescription: "a map key \(StandardValue.describe(entry.key)) has no form outside the Standard codec"))
+                    throw EncodingError.invalidValue(
+                        self,
+                        EncodingError.Context(
+                            codingPath: encoder.codingPath,
+                            debugDescription:
+                                "a map key \(StandardValue.describe(entry.key)) has no form outside the Standard codec")
+                    )
                 }
                 try container.encode(entry.value, forKey: StandardCodingKey(mapKey: .string(key)))
             }
         case .custom(let custom):
-            throw EncodingError.invalidValue(self, EncodingError.Context(
-                codingPath: encoder.codingPath,
-                debugDescription: "a custom value (type \(custom.tag)) has no form outside the Standard codec"))
+            throw EncodingError.invalidValue(
+                self,
+                EncodingError.Context(
+                    codingPath: encoder.codingPath,
+                    debugDescription: "a custom value (type \(custom.tag)) has no form outside the Standard codec"))
         }
     }
 }
@@ -60,8 +66,9 @@ extension StandardValue: Decodable {
             return
         }
         let container = try decoder.container(keyedBy: StandardCodingKey.self)
-        self = .map(try container.allKeys.map { key in
-            MapEntry(.string(key.stringValue), try container.decode(StandardValue.self, forKey: key))
-        })
+        self = .map(
+            try container.allKeys.map { key in
+                MapEntry(.string(key.stringValue), try container.decode(StandardValue.self, forKey: key))
+            })
     }
 }

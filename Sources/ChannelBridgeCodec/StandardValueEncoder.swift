@@ -55,13 +55,15 @@ public struct StandardValueEncoder: Sendable {
         do {
             try value.encode(to: encoder)
         } catch {
-            encoder.dismantle()   // its nested encoders and it hold each other
+            encoder.dismantle()  // its nested encoders and it hold each other
             throw error
         }
         TypeFacts.recordMapCapacity(encoder.entryCount, of: T.self)
         guard let result = try encoder.takeValue() else {
-            throw EncodingError.invalidValue(value, EncodingError.Context(
-                codingPath: [], debugDescription: "\(T.self) did not encode any value"))
+            throw EncodingError.invalidValue(
+                value,
+                EncodingError.Context(
+                    codingPath: [], debugDescription: "\(T.self) did not encode any value"))
         }
         return result
     }

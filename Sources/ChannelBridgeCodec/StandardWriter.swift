@@ -26,8 +26,9 @@ public struct StandardWriter {
     static let initialRoom = 64
 
     public init(reservingCapacity capacity: Int = 64, extension codecExtension: (any StandardCodecExtension)? = nil) {
-        self.init(reservingCapacity: capacity, extensionBox: codecExtension.map(CodecExtensionBox.init),
-                  keepingLargeByteLists: false)
+        self.init(
+            reservingCapacity: capacity, extensionBox: codecExtension.map(CodecExtensionBox.init),
+            keepingLargeByteLists: false)
     }
 
     init(reservingCapacity capacity: Int, extensionBox: CodecExtensionBox?, keepingLargeByteLists: Bool) {
@@ -359,7 +360,8 @@ public struct StandardWriter {
         if let extensionBox, try extensionBox.value.writeValue(custom, to: &self) {
             return
         }
-        throw CodecError(.unencodable,
-                         "no codec extension writes custom type \(type(of: custom.base)) (tag \(custom.tag))")
+        throw CodecError(
+            .unencodable,
+            "no codec extension writes custom type \(type(of: custom.base)) (tag \(custom.tag))")
     }
 }

@@ -25,8 +25,9 @@ public enum TypedValueNotation {
         do {
             json = try JSONValue.parse(text, maxDepth: maxJSONDepth)
         } catch {
-            throw CodecError(error.code == .nestingTooDeep ? .nestingTooDeep : .invalidNotation,
-                             "not JSON: \(error.description)", offset: error.offset)
+            throw CodecError(
+                error.code == .nestingTooDeep ? .nestingTooDeep : .invalidNotation,
+                "not JSON: \(error.description)", offset: error.offset)
         }
         return try value(from: json, lenient: lenient)
     }
@@ -78,10 +79,15 @@ public enum TypedValueNotation {
         case .float32List(let v): return tagged("float32list", .array(v.map(float32)))
         case .custom(let custom):
             if let raw = custom.as(RawCustomValue.self) {
-                return .object([.init("custom", .number(String(raw.customTag))), .init("hex", .string(Hex.encode(raw.payload)))])
+                return .object([
+                    .init("custom", .number(String(raw.customTag))), .init("hex", .string(Hex.encode(raw.payload))),
+                ])
             }
             // A typed custom value has no byte form without its codec extension; describe it.
-            return .object([.init("custom", .number(String(custom.tag))), .init("description", .string(String(describing: custom.base)))])
+            return .object([
+                .init("custom", .number(String(custom.tag))),
+                .init("description", .string(String(describing: custom.base))),
+            ])
         case .list, .map:
             return json(for: value)
         }

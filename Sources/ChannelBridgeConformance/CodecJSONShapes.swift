@@ -36,9 +36,10 @@ public enum CodecJSONShapes {
             default: throw CodecError(.invalidNotation, "\"\(key)\" must be a string or null")
             }
         }
-        let error = MethodError(code: code, message: try optionalString("message"),
-                                details: try TypedValueNotation.value(from: json["details"] ?? .null),
-                                stacktrace: try optionalString("stacktrace"))
+        let error = MethodError(
+            code: code, message: try optionalString("message"),
+            details: try TypedValueNotation.value(from: json["details"] ?? .null),
+            stacktrace: try optionalString("stacktrace"))
         return (error, json["stacktrace"] != nil)
     }
 
@@ -65,8 +66,13 @@ public enum CodecJSONShapes {
     /// An error to encode: the `"stacktrace"` key is present (possibly null) exactly when the
     /// envelope must carry the fourth value.
     public static func json(for error: MethodError, includingStacktrace: Bool) -> JSONValue {
-        guard case .object(var members) = json(for: .error(MethodError(code: error.code, message: error.message,
-                                                                         details: error.details))) else { return .null }
+        guard
+            case .object(var members) = json(
+                for: .error(
+                    MethodError(
+                        code: error.code, message: error.message,
+                        details: error.details)))
+        else { return .null }
         if includingStacktrace { members.append(.init("stacktrace", error.stacktrace.map(JSONValue.string) ?? .null)) }
         return .object(members)
     }

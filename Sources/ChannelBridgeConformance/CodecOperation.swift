@@ -32,7 +32,10 @@ public struct CodecOperation: Sendable, Hashable {
         }
         guard allowed.contains(kind) else {
             let shown = kind.isEmpty ? "no kind" : "kind '\(kind)'"
-            throw CodecError(.invalidNotation, "\(shown) for \(direction.rawValue) with codec \(codec.rawValue); use one of: \(allowed.joined(separator: ", "))")
+            throw CodecError(
+                .invalidNotation,
+                "\(shown) for \(direction.rawValue) with codec \(codec.rawValue); use one of: \(allowed.joined(separator: ", "))"
+            )
         }
         self.direction = direction
         self.codec = codec
@@ -77,7 +80,9 @@ public struct CodecOperation: Sendable, Hashable {
 extension String {
     func trimmingWhitespace() -> Substring {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
         return self[first...last]
     }
 }

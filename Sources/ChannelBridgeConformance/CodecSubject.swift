@@ -8,7 +8,9 @@ public protocol CodecSubject: Sendable {
     func encodeMethodCall(_ call: MethodCall, codec: VectorCodec) async throws -> [UInt8]
     func decodeMethodCall(_ bytes: [UInt8], codec: VectorCodec) async throws -> MethodCall
     func encodeSuccessEnvelope(_ result: StandardValue, codec: VectorCodec) async throws -> [UInt8]
-    func encodeErrorEnvelope(_ error: MethodError, includingStacktrace: Bool, codec: VectorCodec) async throws -> [UInt8]
+    func encodeErrorEnvelope(
+        _ error: MethodError, includingStacktrace: Bool, codec: VectorCodec
+    ) async throws -> [UInt8]
     func decodeEnvelope(_ bytes: [UInt8], codec: VectorCodec) async throws -> MethodEnvelope
 }
 
@@ -44,7 +46,9 @@ public struct BuiltInCodecs: CodecSubject {
         try method(codec).encodeSuccessEnvelope(result)
     }
 
-    public func encodeErrorEnvelope(_ error: MethodError, includingStacktrace: Bool, codec: VectorCodec) throws -> [UInt8] {
+    public func encodeErrorEnvelope(
+        _ error: MethodError, includingStacktrace: Bool, codec: VectorCodec
+    ) throws -> [UInt8] {
         try method(codec).encodeErrorEnvelope(error, includingStacktrace: includingStacktrace)
     }
 

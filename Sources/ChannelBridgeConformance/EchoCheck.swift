@@ -24,7 +24,7 @@ public struct EchoCheck: Sendable {
             let bytes: [UInt8]
             switch vector.check {
             case .message(_, let hex), .methodCall(_, let hex), .successEnvelope(_, let hex),
-                 .errorEnvelope(_, _, let hex):
+                .errorEnvelope(_, _, let hex):
                 bytes = hex
             case .malformed:
                 continue
@@ -33,7 +33,9 @@ public struct EchoCheck: Sendable {
             do {
                 let reply = try await messenger.send(onChannel: channel, message: bytes)
                 if reply != bytes {
-                    failures.append("echo on \(channel): sent \(Hex.encode(bytes)), got back \(reply.map(Hex.encode) ?? "a null reply")")
+                    failures.append(
+                        "echo on \(channel): sent \(Hex.encode(bytes)), got back \(reply.map(Hex.encode) ?? "a null reply")"
+                    )
                 }
             } catch {
                 failures.append("echo on \(channel): sent \(Hex.encode(bytes)), got error: \(error)")

@@ -72,7 +72,7 @@ public final class PeerCodecSubject: CodecSubject, @unchecked Sendable {
     /// whatever an adapter script started (which would otherwise keep the pipes open).
     private func killGroup() {
         let pid = process.processIdentifier
-        if pid > 0 { Syscalls.killImmediately(-pid) }   // a negative pid names the group
+        if pid > 0 { Syscalls.killImmediately(-pid) }  // a negative pid names the group
     }
 
     /// Sends one request line and returns the payload of its `ok` answer.
@@ -133,7 +133,8 @@ public final class PeerCodecSubject: CodecSubject, @unchecked Sendable {
 
     private func died() -> Failure {
         process.waitUntilExit()
-        let reason = process.terminationReason == .uncaughtSignal
+        let reason =
+            process.terminationReason == .uncaughtSignal
             ? "peer '\(command)' died from signal \(process.terminationStatus)"
             : "peer '\(command)' exited with status \(process.terminationStatus)"
         markDead(reason)
@@ -153,19 +154,25 @@ public final class PeerCodecSubject: CodecSubject, @unchecked Sendable {
     }
 
     public func encodeMessage(_ value: StandardValue, codec: VectorCodec) async throws -> [UInt8] {
-        try Hex.decode(try await request("encode \(name(codec, method: false)) message \(TypedValueNotation.canonicalText(value))"))
+        try Hex.decode(
+            try await request("encode \(name(codec, method: false)) message \(TypedValueNotation.canonicalText(value))")
+        )
     }
 
     public func decodeMessage(_ bytes: [UInt8], codec: VectorCodec) async throws -> StandardValue {
-        try TypedValueNotation.value(from: try decodeJSON(try await request("decode \(name(codec, method: false)) message \(Hex.encode(bytes))")))
+        try TypedValueNotation.value(
+            from: try decodeJSON(try await request("decode \(name(codec, method: false)) message \(Hex.encode(bytes))"))
+        )
     }
 
     public func encodeMethodCall(_ call: MethodCall, codec: VectorCodec) async throws -> [UInt8] {
-        try Hex.decode(try await request("encode \(name(codec, method: true)) call \(CodecJSONShapes.json(for: call).text)"))
+        try Hex.decode(
+            try await request("encode \(name(codec, method: true)) call \(CodecJSONShapes.json(for: call).text)"))
     }
 
     public func decodeMethodCall(_ bytes: [UInt8], codec: VectorCodec) async throws -> MethodCall {
-        try CodecJSONShapes.methodCall(from: try decodeJSON(try await request("decode \(name(codec, method: true)) call \(Hex.encode(bytes))")))
+        try CodecJSONShapes.methodCall(
+            from: try decodeJSON(try await request("decode \(name(codec, method: true)) call \(Hex.encode(bytes))")))
     }
 
     public func encodeSuccessEnvelope(_ result: StandardValue, codec: VectorCodec) async throws -> [UInt8] {
@@ -173,12 +180,16 @@ public final class PeerCodecSubject: CodecSubject, @unchecked Sendable {
         return try Hex.decode(try await request("encode \(name(codec, method: true)) success \(json.text)"))
     }
 
-    public func encodeErrorEnvelope(_ error: MethodError, includingStacktrace: Bool, codec: VectorCodec) async throws -> [UInt8] {
+    public func encodeErrorEnvelope(
+        _ error: MethodError, includingStacktrace: Bool, codec: VectorCodec
+    ) async throws -> [UInt8] {
         let json = CodecJSONShapes.json(for: error, includingStacktrace: includingStacktrace)
         return try Hex.decode(try await request("encode \(name(codec, method: true)) error \(json.text)"))
     }
 
     public func decodeEnvelope(_ bytes: [UInt8], codec: VectorCodec) async throws -> MethodEnvelope {
-        try CodecJSONShapes.envelope(from: try decodeJSON(try await request("decode \(name(codec, method: true)) envelope \(Hex.encode(bytes))")))
+        try CodecJSONShapes.envelope(
+            from: try decodeJSON(try await request("decode \(name(codec, method: true)) envelope \(Hex.encode(bytes))"))
+        )
     }
 }

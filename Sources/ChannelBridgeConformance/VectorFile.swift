@@ -21,7 +21,8 @@ public enum VectorFile {
 
     /// The sections that hold codec vectors; other keys (documentation, framing vectors) are skipped.
     static let codecSections: Set<String> = [
-        "messages", "method_calls", "success_envelopes", "error_envelopes", "error_envelopes_with_stacktrace", "malformed",
+        "messages", "method_calls", "success_envelopes", "error_envelopes", "error_envelopes_with_stacktrace",
+        "malformed",
     ]
 
     public static func parse(_ bytes: [UInt8], file: String) throws -> [Vector] {
@@ -52,7 +53,8 @@ public enum VectorFile {
         CodecError(.invalidNotation, "\(file): \(message)")
     }
 
-    private static func check(_ section: String, _ entry: JSONValue, file: String, name: String) throws -> Vector.Check? {
+    private static func check(_ section: String, _ entry: JSONValue, file: String, name: String) throws -> Vector.Check?
+    {
         func field(_ key: String) throws -> JSONValue {
             guard let value = entry[key] else { throw bad(file, "\(name): missing \"\(key)\"") }
             return value
@@ -81,9 +83,10 @@ public enum VectorFile {
             return .successEnvelope(try tvn("result"), hex: hex)
         case "error_envelopes", "error_envelopes_with_stacktrace":
             let withStack = section == "error_envelopes_with_stacktrace"
-            let error = MethodError(code: try string("code"), message: try optionalString("message"),
-                                    details: try tvn("details"),
-                                    stacktrace: withStack ? try optionalString("stacktrace") : nil)
+            let error = MethodError(
+                code: try string("code"), message: try optionalString("message"),
+                details: try tvn("details"),
+                stacktrace: withStack ? try optionalString("stacktrace") : nil)
             return .errorEnvelope(error, includingStacktrace: withStack, hex: hex)
         case "malformed":
             guard let mode = Vector.Mode(rawValue: try string("mode")) else {
@@ -91,7 +94,9 @@ public enum VectorFile {
             }
             switch try string("expect") {
             case "reject": return .malformed(mode, hex: hex, expected: nil)
-            case "accept": return .malformed(mode, hex: hex, expected: try expected(mode, try field("value"), file: file, name: name))
+            case "accept":
+                return .malformed(
+                    mode, hex: hex, expected: try expected(mode, try field("value"), file: file, name: name))
             default: throw bad(file, "\(name): expect must be \"reject\" or \"accept\"")
             }
         default:
@@ -101,7 +106,9 @@ public enum VectorFile {
 
     /// Accepted method calls are written `{"method": …, "args": TVN}`; accepted envelopes
     /// `{"result": TVN}` or `{"code", "message", "details", "stacktrace"?}`.
-    private static func expected(_ mode: Vector.Mode, _ json: JSONValue, file: String, name: String) throws -> Vector.Expected {
+    private static func expected(
+        _ mode: Vector.Mode, _ json: JSONValue, file: String, name: String
+    ) throws -> Vector.Expected {
         switch mode {
         case .message:
             return .message(try TypedValueNotation.value(from: json))

@@ -58,26 +58,34 @@ public struct VectorRunner: Sendable {
         switch vector.check {
         case .message(let value, let hex):
             await checkEncode("message", hex) { try await subject.encodeMessage(value, codec: codec) }
-            await checkDecode(value, TypedValueNotation.canonicalText) { try await subject.decodeMessage(hex, codec: codec) }
+            await checkDecode(value, TypedValueNotation.canonicalText) {
+                try await subject.decodeMessage(hex, codec: codec)
+            }
         case .methodCall(let call, let hex):
             await checkEncode("method call", hex) { try await subject.encodeMethodCall(call, codec: codec) }
             await checkDecode(call, showCall) { try await subject.decodeMethodCall(hex, codec: codec) }
         case .successEnvelope(let result, let hex):
             await checkEncode("success envelope", hex) { try await subject.encodeSuccessEnvelope(result, codec: codec) }
-            await checkDecode(MethodEnvelope.success(result), showEnvelope) { try await subject.decodeEnvelope(hex, codec: codec) }
+            await checkDecode(MethodEnvelope.success(result), showEnvelope) {
+                try await subject.decodeEnvelope(hex, codec: codec)
+            }
         case .errorEnvelope(let error, let includingStacktrace, let hex):
             await checkEncode("error envelope", hex) {
                 try await subject.encodeErrorEnvelope(error, includingStacktrace: includingStacktrace, codec: codec)
             }
-            await checkDecode(MethodEnvelope.error(error), showEnvelope) { try await subject.decodeEnvelope(hex, codec: codec) }
+            await checkDecode(MethodEnvelope.error(error), showEnvelope) {
+                try await subject.decodeEnvelope(hex, codec: codec)
+            }
         case .malformed(let mode, let hex, let expected):
             await checkMalformed(mode, hex, expected, codec, &failures)
         }
         return failures
     }
 
-    private func checkMalformed(_ mode: Vector.Mode, _ hex: [UInt8], _ expected: Vector.Expected?,
-                                _ codec: VectorCodec, _ failures: inout [String]) async {
+    private func checkMalformed(
+        _ mode: Vector.Mode, _ hex: [UInt8], _ expected: Vector.Expected?,
+        _ codec: VectorCodec, _ failures: inout [String]
+    ) async {
         let outcome: Result<Vector.Expected, any Error>
         do {
             switch mode {
@@ -94,10 +102,12 @@ public struct VectorRunner: Sendable {
         case (nil, .success(let got)):
             failures.append("decode \(mode.rawValue) \(Hex.encode(hex)): expected rejection, got \(Self.show(got))")
         case (let want?, .failure(let error)):
-            failures.append("decode \(mode.rawValue) \(Hex.encode(hex)): expected \(Self.show(want)), got error: \(error)")
+            failures.append(
+                "decode \(mode.rawValue) \(Hex.encode(hex)): expected \(Self.show(want)), got error: \(error)")
         case (let want?, .success(let got)):
             if want != got {
-                failures.append("decode \(mode.rawValue) \(Hex.encode(hex)): expected \(Self.show(want)), got \(Self.show(got))")
+                failures.append(
+                    "decode \(mode.rawValue) \(Hex.encode(hex)): expected \(Self.show(want)), got \(Self.show(got))")
             }
         }
     }

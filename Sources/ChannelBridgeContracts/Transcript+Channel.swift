@@ -27,8 +27,9 @@ extension Transcript.Channel {
         case .error(let code, let message, let details):
             var text: String?
             if case .string(let string)? = message.example { text = string }
-            return try methodCodec.encodeErrorEnvelope(MethodError(code: code, message: text, details: details.example ?? .null),
-                                                       includingStacktrace: false)
+            return try methodCodec.encodeErrorEnvelope(
+                MethodError(code: code, message: text, details: details.example ?? .null),
+                includingStacktrace: false)
         }
     }
 }

@@ -10,8 +10,9 @@ extension Transcript {
         do {
             document = try JSONValue.parse(bytes, maxDepth: TypedValueNotation.maxJSONDepth + 8)
         } catch {
-            throw TranscriptError(location: error.offset.map { Self.lineAndColumn(bytes, offset: $0) } ?? "",
-                                  "not JSON: \(error.message)")
+            throw TranscriptError(
+                location: error.offset.map { Self.lineAndColumn(bytes, offset: $0) } ?? "",
+                "not JSON: \(error.message)")
         }
         try self.init(document: document)
     }
@@ -43,13 +44,22 @@ extension Transcript {
     package init(document: JSONValue) throws(TranscriptError) {
         let root = Field(document, path: "")
         let top = try root.members(allowed: ["transcript", "about", "channels", "given", "interactions"])
-        guard let version = top["transcript"] else { throw root.error("the member 'transcript' (the format version, 1) is missing") }
-        guard case .number("1") = version.json else { throw version.error("unsupported transcript version \(version.json.text) (this reader knows 1)") }
+        guard let version = top["transcript"] else {
+            throw root.error("the member 'transcript' (the format version, 1) is missing")
+        }
+        guard case .number("1") = version.json else {
+            throw version.error("unsupported transcript version \(version.json.text) (this reader knows 1)")
+        }
         about = try top["about"]?.string()
         guard let channelsField = top["channels"] else { throw root.error("the member 'channels' is missing") }
         channels = try Self.parseChannels(channelsField)
-        given = try top["given"].map { (field: Field) throws(TranscriptError) -> ProviderStates in try Self.parseGiven(field) } ?? ProviderStates()
-        guard let interactionsField = top["interactions"] else { throw root.error("the member 'interactions' is missing") }
+        given =
+            try top["given"].map { (field: Field) throws(TranscriptError) -> ProviderStates in
+                try Self.parseGiven(field)
+            } ?? ProviderStates()
+        guard let interactionsField = top["interactions"] else {
+            throw root.error("the member 'interactions' is missing")
+        }
         var interactions: [Interaction] = []
         for (index, field) in try interactionsField.array().enumerated() {
             interactions.append(try Self.parseInteraction(field, index: index, channels: channels))
@@ -65,14 +75,17 @@ extension Transcript {
             guard !member.key.isEmpty else { throw entry.error("a channel name must not be empty") }
             guard channels[member.key] == nil else { throw entry.error("channel given twice") }
             let found = try entry.members(allowed: ["kind", "codec", "order"])
-            guard let kindField = found["kind"] else { throw entry.error("the member 'kind' (method, event or message) is missing") }
+            guard let kindField = found["kind"] else {
+                throw entry.error("the member 'kind' (method, event or message) is missing")
+            }
             guard let kind = Channel.Kind(rawValue: try kindField.string()) else {
                 throw kindField.error("unknown kind \(kindField.json.text) (expected method, event or message)")
             }
             var codec = Channel.Codec.standard
             if let codecField = found["codec"] {
                 guard let named = Channel.Codec(rawValue: try codecField.string()) else {
-                    throw codecField.error("unknown codec \(codecField.json.text) (this reader knows standard and json)")
+                    throw codecField.error(
+                        "unknown codec \(codecField.json.text) (this reader knows standard and json)")
                 }
                 codec = named
             }
@@ -96,8 +109,10 @@ extension Transcript {
             guard let group = members["appGroup"], let key = members["key"], let value = members["value"] else {
                 throw entry.error("a preference needs appGroup, key and value")
             }
-            states.preferences.append(ProviderStates.Preference(appGroup: try group.string(), key: try key.string(),
-                                                                value: try value.value()))
+            states.preferences.append(
+                ProviderStates.Preference(
+                    appGroup: try group.string(), key: try key.string(),
+                    value: try value.value()))
         }
         if let items = found["inputItems"] {
             _ = try items.array()
@@ -108,9 +123,13 @@ extension Transcript {
 
     private static let kinds = ["call", "listen", "cancel", "send", "post"]
 
-    private static func parseInteraction(_ field: Field, index: Int, channels: [String: Channel]) throws(TranscriptError) -> Interaction {
-        let found = try field.members(allowed: ["channel", "from", "call", "reply", "listen", "events", "end", "cancel", "send",
-                                                "post", "hex", "replyHex"])
+    private static func parseInteraction(
+        _ field: Field, index: Int, channels: [String: Channel]
+    ) throws(TranscriptError) -> Interaction {
+        let found = try field.members(allowed: [
+            "channel", "from", "call", "reply", "listen", "events", "end", "cancel", "send",
+            "post", "hex", "replyHex",
+        ])
         guard let channelField = found["channel"] else { throw field.error("the member 'channel' is missing") }
         let name = try channelField.string()
         guard let channel = channels[name] else {
@@ -125,12 +144,17 @@ extension Transcript {
         }
         let named = kinds.filter { found[$0] != nil }
         guard named.count == 1, let kind = named.first, let body = found[kind] else {
-            throw field.error(named.isEmpty ? "an interaction needs one of: \(kinds.joined(separator: ", "))"
-                                            : "an interaction has one of \(kinds.joined(separator: ", ")), got \(named.joined(separator: " and "))")
+            throw field.error(
+                named.isEmpty
+                    ? "an interaction needs one of: \(kinds.joined(separator: ", "))"
+                    : "an interaction has one of \(kinds.joined(separator: ", ")), got \(named.joined(separator: " and "))"
+            )
         }
         func require(_ kinds: Set<Channel.Kind>) throws(TranscriptError) {
             guard kinds.contains(channel.kind) else {
-                throw body.error("'\(kind)' on the \(channel.kind.rawValue) channel '\(name)' (needs a channel of kind \(kinds.map(\.rawValue).sorted().joined(separator: " or ")))")
+                throw body.error(
+                    "'\(kind)' on the \(channel.kind.rawValue) channel '\(name)' (needs a channel of kind \(kinds.map(\.rawValue).sorted().joined(separator: " or ")))"
+                )
             }
         }
         func refuse(_ members: [String]) throws(TranscriptError) {
@@ -146,8 +170,9 @@ extension Transcript {
             let call = try body.members(allowed: ["method", "args"])
             guard let method = call["method"] else { throw body.error("the member 'method' is missing") }
             guard let replyField = found["reply"] else { throw field.error("a call needs a 'reply'") }
-            action = .call(method: try method.string(), arguments: try call["args"].map(ValuePattern.parse) ?? .exact(.null),
-                           reply: try parseReply(replyField))
+            action = .call(
+                method: try method.string(), arguments: try call["args"].map(ValuePattern.parse) ?? .exact(.null),
+                reply: try parseReply(replyField))
         case "listen":
             try require([.event])
             var events: [ReplyPattern] = []
@@ -156,36 +181,46 @@ extension Transcript {
                 if case .notImplemented = reply { throw event.error("an event is a success or an error") }
                 events.append(reply)
             }
-            action = .stream(arguments: try ValuePattern.parse(body), reply: try found["reply"].map(parseReply) ?? .success(.exact(.null)),
-                             events: events, end: try found["end"]?.bool() ?? false)
+            action = .stream(
+                arguments: try ValuePattern.parse(body),
+                reply: try found["reply"].map(parseReply) ?? .success(.exact(.null)),
+                events: events, end: try found["end"]?.bool() ?? false)
         case "cancel":
             try require([.event])
             try refuse(["events", "end"])
-            action = .cancel(arguments: try ValuePattern.parse(body), reply: try found["reply"].map(parseReply) ?? .success(.exact(.null)))
+            action = .cancel(
+                arguments: try ValuePattern.parse(body),
+                reply: try found["reply"].map(parseReply) ?? .success(.exact(.null)))
         case "send":
             try require([.message])
             try refuse(["events", "end"])
-            guard let replyField = found["reply"] else { throw field.error("a send needs a 'reply' (null for a null reply)") }
+            guard let replyField = found["reply"] else {
+                throw field.error("a send needs a 'reply' (null for a null reply)")
+            }
             action = .send(message: try ValuePattern.parse(body), reply: try ValuePattern.parse(replyField))
         default:
             try refuse(["events", "end", "reply", "replyHex"])
             action = .post(message: try ValuePattern.parse(body))
         }
-        let interaction = Interaction(index: index, channel: name, from: from, action: action,
-                                      hex: try found["hex"]?.hex(), replyHex: try found["replyHex"]?.hex())
+        let interaction = Interaction(
+            index: index, channel: name, from: from, action: action,
+            hex: try found["hex"]?.hex(), replyHex: try found["replyHex"]?.hex())
         try checkBytes(interaction, channel: channel, field: field)
         return interaction
     }
 
     private static func parseReply(_ field: Field) throws(TranscriptError) -> ReplyPattern {
         let found = try field.members(allowed: ["success", "error", "notImplemented"])
-        guard found.count == 1 else { throw field.error("a reply is one of {\"success\": V}, {\"error\": {...}}, {\"notImplemented\": true}") }
+        guard found.count == 1 else {
+            throw field.error("a reply is one of {\"success\": V}, {\"error\": {...}}, {\"notImplemented\": true}")
+        }
         if let success = found["success"] { return .success(try ValuePattern.parse(success)) }
         if let error = found["error"] {
             let members = try error.members(allowed: ["code", "message", "details"])
             guard let code = members["code"] else { throw error.error("the member 'code' is missing") }
-            return .error(code: try code.string(), message: try members["message"].map(ValuePattern.parse) ?? .exact(.null),
-                          details: try members["details"].map(ValuePattern.parse) ?? .exact(.null))
+            return .error(
+                code: try code.string(), message: try members["message"].map(ValuePattern.parse) ?? .exact(.null),
+                details: try members["details"].map(ValuePattern.parse) ?? .exact(.null))
         }
         let flag = found["notImplemented"]!
         guard try flag.bool() else { throw flag.error("notImplemented must be true") }
@@ -196,26 +231,33 @@ extension Transcript {
 extension Transcript {
     /// §2: raw bytes given beside a value must decode, with the channel's codec, to what the
     /// value matches.
-    fileprivate static func checkBytes(_ interaction: Interaction, channel: Channel, field: Field) throws(TranscriptError) {
+    fileprivate static func checkBytes(
+        _ interaction: Interaction, channel: Channel, field: Field
+    ) throws(TranscriptError) {
         if let hex = interaction.hex {
             let path = field.path + ".hex"
             do {
                 if let method = interaction.method {
                     let call = try channel.methodCodec.decodeMethodCall(hex)
                     guard call.method == method else {
-                        throw TranscriptError(location: path, "the bytes carry the method '\(call.method)', not '\(method)'")
+                        throw TranscriptError(
+                            location: path, "the bytes carry the method '\(call.method)', not '\(method)'")
                     }
                     if let difference = interaction.arguments.difference(from: call.arguments, at: "args") {
-                        throw TranscriptError(location: path, "the bytes do not match the value beside them: \(difference)")
+                        throw TranscriptError(
+                            location: path, "the bytes do not match the value beside them: \(difference)")
                     }
                 } else {
                     let message = try channel.messageCodec.decode(hex)
                     if let difference = interaction.arguments.difference(from: message, at: "message") {
-                        throw TranscriptError(location: path, "the bytes do not match the value beside them: \(difference)")
+                        throw TranscriptError(
+                            location: path, "the bytes do not match the value beside them: \(difference)")
                     }
                 }
             } catch let error as CodecError {
-                throw TranscriptError(location: path, "the bytes do not decode with the \(channel.codec.rawValue) codec: \(error.message)")
+                throw TranscriptError(
+                    location: path, "the bytes do not decode with the \(channel.codec.rawValue) codec: \(error.message)"
+                )
             } catch let error as TranscriptError {
                 throw error
             } catch {
@@ -229,18 +271,22 @@ extension Transcript {
                 case .call(_, _, let reply), .stream(_, let reply, _, _), .cancel(_, let reply):
                     let envelope = try channel.methodCodec.decodeEnvelope(replyHex)
                     if let difference = reply.difference(from: envelope, at: "reply") {
-                        throw TranscriptError(location: path, "the bytes do not match the reply beside them: \(difference)")
+                        throw TranscriptError(
+                            location: path, "the bytes do not match the reply beside them: \(difference)")
                     }
                 case .send(_, let reply):
                     let message = try channel.messageCodec.decode(replyHex)
                     if let difference = reply.difference(from: message, at: "reply") {
-                        throw TranscriptError(location: path, "the bytes do not match the reply beside them: \(difference)")
+                        throw TranscriptError(
+                            location: path, "the bytes do not match the reply beside them: \(difference)")
                     }
                 case .post:
                     break
                 }
             } catch let error as CodecError {
-                throw TranscriptError(location: path, "the bytes do not decode with the \(channel.codec.rawValue) codec: \(error.message)")
+                throw TranscriptError(
+                    location: path, "the bytes do not decode with the \(channel.codec.rawValue) codec: \(error.message)"
+                )
             } catch let error as TranscriptError {
                 throw error
             } catch {

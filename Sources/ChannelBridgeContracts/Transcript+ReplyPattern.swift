@@ -11,10 +11,13 @@ extension Transcript.ReplyPattern {
             return pattern.difference(from: value, at: path + ".success")
         case (.error(let code, let message, let details), .error(let error)?):
             if error.code != code {
-                return ValueDifference(path: path + ".error.code", expected: TypedValueNotation.canonicalText(.string(code)),
-                                       actual: TypedValueNotation.canonicalText(.string(error.code)))
+                return ValueDifference(
+                    path: path + ".error.code", expected: TypedValueNotation.canonicalText(.string(code)),
+                    actual: TypedValueNotation.canonicalText(.string(error.code)))
             }
-            if let found = message.difference(from: error.message.map(StandardValue.string) ?? .null, at: path + ".error.message") {
+            if let found = message.difference(
+                from: error.message.map(StandardValue.string) ?? .null, at: path + ".error.message")
+            {
                 return found
             }
             return details.difference(from: error.details, at: path + ".error.details")

@@ -13,19 +13,26 @@ extension Transcript {
             let where_ = "interactions[\(interaction.index)]"
             switch interaction.action {
             case .call(_, _, let reply), .cancel(_, let reply):
-                if interaction.replyHex == nil, !reply.canBeSent { return "\(where_).reply: a matcher without an example cannot be sent" }
+                if interaction.replyHex == nil, !reply.canBeSent {
+                    return "\(where_).reply: a matcher without an example cannot be sent"
+                }
             case .stream(_, let reply, let events, _):
-                if interaction.replyHex == nil, !reply.canBeSent { return "\(where_).reply: a matcher without an example cannot be sent" }
+                if interaction.replyHex == nil, !reply.canBeSent {
+                    return "\(where_).reply: a matcher without an example cannot be sent"
+                }
                 if let index = events.firstIndex(where: { !$0.canBeSent }) {
                     return "\(where_).events[\(index)]: a matcher without an example cannot be sent"
                 }
             case .send(_, let reply):
-                if interaction.replyHex == nil, reply.example == nil { return "\(where_).reply: a matcher without an example cannot be sent" }
+                if interaction.replyHex == nil, reply.example == nil {
+                    return "\(where_).reply: a matcher without an example cannot be sent"
+                }
             case .post:
                 break
             }
         }
-        for interaction in interactions where interaction.from == .host && interaction.hex == nil && interaction.arguments.example == nil {
+        for interaction in interactions
+        where interaction.from == .host && interaction.hex == nil && interaction.arguments.example == nil {
             return "interactions[\(interaction.index)]: a matcher without an example cannot be sent"
         }
         return nil

@@ -67,7 +67,8 @@ public struct Transcript: Sendable {
         /// The arguments (or message) the side that begins it sends.
         package var arguments: ValuePattern {
             switch action {
-            case .call(_, let arguments, _), .stream(let arguments, _, _, _), .cancel(let arguments, _): return arguments
+            case .call(_, let arguments, _), .stream(let arguments, _, _, _), .cancel(let arguments, _):
+                return arguments
             case .send(let message, _), .post(let message): return message
             }
         }

@@ -21,9 +21,12 @@ package struct TranscriptVerifier: Sendable {
         var streams: [String: (interaction: Transcript.Interaction, inbox: EventInbox)] = [:]
         for interaction in transcript.interactions {
             guard let channel = transcript.channel(named: interaction.channel) else { continue }
-            let label = "interaction \(interaction.index) on \(interaction.channel), method \(interaction.method ?? "message")"
+            let label =
+                "interaction \(interaction.index) on \(interaction.channel), method \(interaction.method ?? "message")"
             guard interaction.from == .client else {
-                lines.append("not checked: interaction \(interaction.index) on \(interaction.channel) is begun by the host; verify replays the client's side")
+                lines.append(
+                    "not checked: interaction \(interaction.index) on \(interaction.channel) is begun by the host; verify replays the client's side"
+                )
                 continue
             }
             // A stream's events are checked before the next interaction on its channel.
@@ -72,7 +75,9 @@ package struct TranscriptVerifier: Sendable {
         return lines
     }
 
-    private func encodeRequest(_ interaction: Transcript.Interaction, channel: Transcript.Channel) -> Result<[UInt8]?, Unsendable> {
+    private func encodeRequest(
+        _ interaction: Transcript.Interaction, channel: Transcript.Channel
+    ) -> Result<[UInt8]?, Unsendable> {
         if let hex = interaction.hex { return .success(hex) }
         guard let value = interaction.arguments.example else {
             return .failure(Unsendable(reason: "a matcher in its arguments has no example to send"))
@@ -100,7 +105,9 @@ package struct TranscriptVerifier: Sendable {
         }
     }
 
-    private func compare(_ reply: [UInt8]?, with interaction: Transcript.Interaction, channel: Transcript.Channel) -> ValueDifference? {
+    private func compare(
+        _ reply: [UInt8]?, with interaction: Transcript.Interaction, channel: Transcript.Channel
+    ) -> ValueDifference? {
         switch interaction.action {
         case .call(_, _, let pattern), .stream(_, let pattern, _, _), .cancel(_, let pattern):
             var envelope: MethodEnvelope?
@@ -108,7 +115,8 @@ package struct TranscriptVerifier: Sendable {
                 do {
                     envelope = try channel.methodCodec.decodeEnvelope(reply)
                 } catch {
-                    return ValueDifference(path: "reply", expected: pattern.text, actual: "bytes that are no envelope (\(error.message))")
+                    return ValueDifference(
+                        path: "reply", expected: pattern.text, actual: "bytes that are no envelope (\(error.message))")
                 }
             }
             if let difference = pattern.difference(from: envelope, at: "reply") { return difference }
@@ -117,27 +125,34 @@ package struct TranscriptVerifier: Sendable {
             do {
                 value = try reply.map { try channel.messageCodec.decode($0) } ?? .null
             } catch {
-                return ValueDifference(path: "reply", expected: pattern.text, actual: "bytes that do not decode (\(error))")
+                return ValueDifference(
+                    path: "reply", expected: pattern.text, actual: "bytes that do not decode (\(error))")
             }
             if let difference = pattern.difference(from: value, at: "reply") { return difference }
         case .post:
             return nil
         }
         if let expected = interaction.replyHex, expected != reply {
-            return ValueDifference(path: "replyHex", expected: Hex.encode(expected), actual: reply.map { Hex.encode($0) } ?? "a null reply")
+            return ValueDifference(
+                path: "replyHex", expected: Hex.encode(expected), actual: reply.map { Hex.encode($0) } ?? "a null reply"
+            )
         }
         return nil
     }
 
     /// Compares the events a stream delivered with its interaction's, waiting for them.
-    private func check(_ interaction: Transcript.Interaction, _ inbox: EventInbox, channel: Transcript.Channel) async -> [String] {
+    private func check(
+        _ interaction: Transcript.Interaction, _ inbox: EventInbox, channel: Transcript.Channel
+    ) async -> [String] {
         guard case .stream(_, _, let events, let end) = interaction.action else { return [] }
         let label = "interaction \(interaction.index) on \(interaction.channel), method listen"
         let wanted = events.count + (end ? 1 : 0)
         let payloads = await inbox.payloads(atLeast: wanted, within: eventTimeout)
         for (index, event) in events.enumerated() {
             guard index < payloads.count else {
-                return ["mismatch: \(label): events[\(index)]: expected \(event.text), got nothing within \(eventTimeout)"]
+                return [
+                    "mismatch: \(label): events[\(index)]: expected \(event.text), got nothing within \(eventTimeout)"
+                ]
             }
             guard let payload = payloads[index] else {
                 return ["mismatch: \(label): events[\(index)]: expected \(event.text), got the end of the stream"]
@@ -146,7 +161,9 @@ package struct TranscriptVerifier: Sendable {
             do {
                 envelope = try channel.methodCodec.decodeEnvelope(payload)
             } catch {
-                return ["mismatch: \(label): events[\(index)]: expected \(event.text), got bytes that are no envelope (\(error.message))"]
+                return [
+                    "mismatch: \(label): events[\(index)]: expected \(event.text), got bytes that are no envelope (\(error.message))"
+                ]
             }
             if let difference = event.difference(from: envelope, at: "events[\(index)]") {
                 return ["mismatch: \(label): \(difference)"]
@@ -157,13 +174,17 @@ package struct TranscriptVerifier: Sendable {
                 return ["mismatch: \(label): end: expected the end of the stream, got nothing within \(eventTimeout)"]
             }
             if let payload = payloads[events.count] {
-                let shown = (try? channel.methodCodec.decodeEnvelope(payload)).map { Transcript.ReplyPattern.describe($0) } ?? Hex.encode(payload)
+                let shown =
+                    (try? channel.methodCodec.decodeEnvelope(payload)).map { Transcript.ReplyPattern.describe($0) }
+                    ?? Hex.encode(payload)
                 return ["mismatch: \(label): end: expected the end of the stream, got \(shown)"]
             }
         } else if payloads.count > events.count, let payload = payloads[events.count] {
             // Without `end`, whether and when the stream ends is not part of the contract; a
             // further event is.
-            let shown = (try? channel.methodCodec.decodeEnvelope(payload)).map { Transcript.ReplyPattern.describe($0) } ?? Hex.encode(payload)
+            let shown =
+                (try? channel.methodCodec.decodeEnvelope(payload)).map { Transcript.ReplyPattern.describe($0) }
+                ?? Hex.encode(payload)
             return ["mismatch: \(label): events[\(events.count)]: expected nothing more, got \(shown)"]
         }
         return []

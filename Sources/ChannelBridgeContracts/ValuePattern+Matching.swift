@@ -28,7 +28,9 @@ extension ValuePattern {
                 let entry = entries[index]
                 let keyText = ValueDifference.shown(entry.key)
                 if let found = pair.key.difference(from: entry.key, at: "\(path).key(\(keyText))") { return found }
-                if let found = pair.value.difference(from: entry.value, at: "\(path).value(\(keyText))") { return found }
+                if let found = pair.value.difference(from: entry.value, at: "\(path).value(\(keyText))") {
+                    return found
+                }
             }
             return nil
         case .anyOrder(let pairs, _, let written):
@@ -37,16 +39,19 @@ extension ValuePattern {
             }
             var used = [Bool](repeating: false, count: entries.count)
             for pair in pairs {
-                guard let index = entries.indices.first(where: {
-                    !used[$0] && pair.key.matches(entries[$0].key) && pair.value.matches(entries[$0].value)
-                }) else {
+                guard
+                    let index = entries.indices.first(where: {
+                        !used[$0] && pair.key.matches(entries[$0].key) && pair.value.matches(entries[$0].value)
+                    })
+                else {
                     return ValueDifference(path: path, expected: written, actual: ValueDifference.shown(value))
                 }
                 used[index] = true
             }
             return nil
         case .any(let type, _, let written):
-            return type.admits(value) ? nil : ValueDifference(path: path, expected: written, actual: ValueDifference.shown(value))
+            return type.admits(value)
+                ? nil : ValueDifference(path: path, expected: written, actual: ValueDifference.shown(value))
         case .regex(let source, _, let written):
             guard case .string(let string) = value, Self.wholeMatch(string, source) else {
                 return ValueDifference(path: path, expected: written, actual: ValueDifference.shown(value))
@@ -74,17 +79,22 @@ extension ValuePattern {
         case (.map(let want), .map(let got)) where want.count == got.count:
             for index in want.indices {
                 let keyText = ValueDifference.shown(want[index].key)
-                if let found = exactDifference(expected: want[index].key, actual: got[index].key, at: "\(path).key(\(keyText))") {
+                if let found = exactDifference(
+                    expected: want[index].key, actual: got[index].key, at: "\(path).key(\(keyText))")
+                {
                     return found
                 }
-                if let found = exactDifference(expected: want[index].value, actual: got[index].value, at: "\(path).value(\(keyText))") {
+                if let found = exactDifference(
+                    expected: want[index].value, actual: got[index].value, at: "\(path).value(\(keyText))")
+                {
                     return found
                 }
             }
         default:
             break
         }
-        return ValueDifference(path: path, expected: ValueDifference.shown(expected), actual: ValueDifference.shown(actual))
+        return ValueDifference(
+            path: path, expected: ValueDifference.shown(expected), actual: ValueDifference.shown(actual))
     }
 
     static func wholeMatch(_ string: String, _ source: String) -> Bool {

@@ -7,13 +7,16 @@ extension ValuePattern {
         guard Self.holdsMatcher(field.json) else { return .exact(try field.value()) }
         switch field.json {
         case .array:
-            return .list(try field.array().map { (element: Field) throws(TranscriptError) -> ValuePattern in try parse(element) },
-                         written: field.json.text)
+            return .list(
+                try field.array().map { (element: Field) throws(TranscriptError) -> ValuePattern in try parse(element)
+                },
+                written: field.json.text)
         case .object(let members):
             if members.count == 1, members[0].key == "map" {
                 let pairs = try Field(members[0].value, path: field.path + ".map").array()
-                return .map(try pairs.map { (pair: Field) throws(TranscriptError) -> Pair in try parsePair(pair) },
-                            written: field.json.text)
+                return .map(
+                    try pairs.map { (pair: Field) throws(TranscriptError) -> Pair in try parsePair(pair) },
+                    written: field.json.text)
             }
             return try parseMatcher(field, members)
         default:
@@ -23,7 +26,9 @@ extension ValuePattern {
 
     private static func parsePair(_ field: Field) throws(TranscriptError) -> Pair {
         let parts = try field.array()
-        guard parts.count == 2 else { throw field.error("a map pair must be [key, value], got \(parts.count) elements") }
+        guard parts.count == 2 else {
+            throw field.error("a map pair must be [key, value], got \(parts.count) elements")
+        }
         return Pair(try parse(parts[0]), try parse(parts[1]))
     }
 
@@ -41,7 +46,9 @@ extension ValuePattern {
 
     private static let operators: Set<String> = ["$any", "$regex", "$anyOrder", "$range", "$type", "example"]
 
-    private static func parseMatcher(_ field: Field, _ members: [JSONValue.Member]) throws(TranscriptError) -> ValuePattern {
+    private static func parseMatcher(
+        _ field: Field, _ members: [JSONValue.Member]
+    ) throws(TranscriptError) -> ValuePattern {
         let found = try field.members(allowed: operators)
         let written = field.json.text
         var example: StandardValue?
@@ -51,7 +58,9 @@ extension ValuePattern {
             try only(found, "$any", field)
             let name = try any.string()
             guard let type = TypeName(rawValue: name) else {
-                throw any.error("unknown type '\(name)' (expected one of: \(TypeName.allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw any.error(
+                    "unknown type '\(name)' (expected one of: \(TypeName.allCases.map(\.rawValue).joined(separator: ", ")))"
+                )
             }
             pattern = .any(type, example: example, written: written)
         } else if let regex = found["$regex"] {
@@ -65,7 +74,8 @@ extension ValuePattern {
             pattern = .regex(source, example: example, written: written)
         } else if let anyOrder = found["$anyOrder"] {
             try only(found, "$anyOrder", field)
-            let pairs = try anyOrder.array().map { (pair: Field) throws(TranscriptError) -> Pair in try parsePair(pair) }
+            let pairs = try anyOrder.array().map { (pair: Field) throws(TranscriptError) -> Pair in try parsePair(pair)
+            }
             pattern = .anyOrder(pairs, example: example, written: written)
         } else if let range = found["$range"] {
             let bounds = try range.array()

@@ -38,9 +38,10 @@ package indirect enum ValuePattern: Sendable, Hashable {
         package func admits(_ value: StandardValue) -> Bool {
             switch (self, value) {
             case (.value, _), (.null, .null), (.bool, .bool), (.int32, .int32), (.int64, .int64), (.float64, .float64),
-                 (.string, .string), (.uint8list, .uint8List), (.int32list, .int32List), (.int64list, .int64List),
-                 (.float32list, .float32List), (.float64list, .float64List), (.list, .list), (.map, .map), (.custom, .custom),
-                 (.int, .int32), (.int, .int64):
+                (.string, .string), (.uint8list, .uint8List), (.int32list, .int32List), (.int64list, .int64List),
+                (.float32list, .float32List), (.float64list, .float64List), (.list, .list), (.map, .map),
+                (.custom, .custom),
+                (.int, .int32), (.int, .int64):
                 return true
             default:
                 return false
@@ -76,7 +77,8 @@ package indirect enum ValuePattern: Sendable, Hashable {
                 entries.append(StandardValue.MapEntry(key, value))
             }
             return .map(entries)
-        case .anyOrder(_, let example, _), .any(_, let example, _), .regex(_, let example, _), .range(_, _, _, let example, _):
+        case .anyOrder(_, let example, _), .any(_, let example, _), .regex(_, let example, _),
+            .range(_, _, _, let example, _):
             return example
         }
     }
@@ -87,7 +89,7 @@ package indirect enum ValuePattern: Sendable, Hashable {
         switch self {
         case .exact(let value): return TypedValueNotation.canonicalText(value)
         case .list(_, let written), .map(_, let written), .anyOrder(_, _, let written), .any(_, _, let written),
-             .regex(_, _, let written), .range(_, _, _, _, let written):
+            .regex(_, _, let written), .range(_, _, _, _, let written):
             return written
         }
     }

@@ -52,8 +52,12 @@ package struct ActivationRule: Sendable, Hashable {
     static let attachmentsMax = "NSExtensionActivationSupportsAttachmentsWithMaxCount"
     static let attachmentsMin = "NSExtensionActivationSupportsAttachmentsWithMinCount"
     /// Accepted and not evaluated: the host matches by the keys above only.
-    static let ignoredKeys: Set<String> = ["NSExtensionActivationDictionaryVersion", "NSExtensionActivationUsesStrictMatching"]
-    static let countKeys: [String] = [webURLMax, webPageMax, imageMax, movieMax, fileMax, attachmentsMax, attachmentsMin]
+    static let ignoredKeys: Set<String> = [
+        "NSExtensionActivationDictionaryVersion", "NSExtensionActivationUsesStrictMatching",
+    ]
+    static let countKeys: [String] = [
+        webURLMax, webPageMax, imageMax, movieMax, fileMax, attachmentsMax, attachmentsMin,
+    ]
 
     /// Reads the rule from an `Info.plist` (XML, binary or OpenStep format) at
     /// `NSExtension` → `NSExtensionAttributes` → `NSExtensionActivationRule`.
@@ -62,7 +66,8 @@ package struct ActivationRule: Sendable, Hashable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw HostError(.activationRule, "--info-plist \(path): cannot read the file: \(InputItemsFile.reason(error))")
+            throw HostError(
+                .activationRule, "--info-plist \(path): cannot read the file: \(InputItemsFile.reason(error))")
         }
         return try parse(propertyList: data, source: path)
     }
@@ -79,7 +84,8 @@ package struct ActivationRule: Sendable, Hashable {
         do {
             lookup = try PropertyListDecoder().decode(InfoPlistRuleLookup.self, from: data)
         } catch {
-            throw HostError(.activationRule, "--info-plist \(source): not a property list: \(InputItemsFile.reason(error))")
+            throw HostError(
+                .activationRule, "--info-plist \(source): not a property list: \(InputItemsFile.reason(error))")
         }
         return try parse(lookup.outcome, source: source)
     }
@@ -103,9 +109,10 @@ package struct ActivationRule: Sendable, Hashable {
             case "FALSEPREDICATE": return ActivationRule(form: .falsePredicate, source: source)
             default:
                 let shown = predicate.count > 60 ? String(predicate.prefix(60)) + "…" : predicate
-                throw fail("cannot evaluate the NSExtensionActivationRule predicate \(shown.debugDescription): "
-                           + "the host evaluates TRUEPREDICATE, FALSEPREDICATE and the dictionary form "
-                           + "(NSExtensionActivationSupports… keys)")
+                throw fail(
+                    "cannot evaluate the NSExtensionActivationRule predicate \(shown.debugDescription): "
+                        + "the host evaluates TRUEPREDICATE, FALSEPREDICATE and the dictionary form "
+                        + "(NSExtensionActivationSupports… keys)")
             }
         }
         guard case .dictionary(let dictionary) = rule else {
@@ -124,8 +131,9 @@ package struct ActivationRule: Sendable, Hashable {
                 continue
             }
             guard countKeys.contains(key) else {
-                throw fail("NSExtensionActivationRule has the key \(key), which the host does not know; known keys: "
-                           + ([supportsText] + countKeys + ignoredKeys.sorted()).joined(separator: ", "))
+                throw fail(
+                    "NSExtensionActivationRule has the key \(key), which the host does not know; known keys: "
+                        + ([supportsText] + countKeys + ignoredKeys.sorted()).joined(separator: ", "))
             }
             guard case .integer(let count) = value, count >= 0 else {
                 throw fail("NSExtensionActivationRule → \(key) must be an integer of 0 or more")
@@ -147,8 +155,9 @@ package struct ActivationRule: Sendable, Hashable {
     /// every item: text, web URLs, images, movies, and other files (see `InputAttachment.kind`).
     package func check(_ items: [InputItem]) throws(HostError) {
         func refuse(_ reason: String) -> HostError {
-            HostError(.activationRule,
-                      "--info-plist \(source): its NSExtensionActivationRule does not allow the input items: \(reason)")
+            HostError(
+                .activationRule,
+                "--info-plist \(source): its NSExtensionActivationRule does not allow the input items: \(reason)")
         }
         let limits: Limits
         switch form {

@@ -5,7 +5,7 @@ import ChannelBridgeSharedPreferences
 package enum BuiltInPlugins {
     /// The built-in plugin types by key.
     package static let catalogue = PluginCatalogue([
-        SharedPreferenceAppGroupPlugin.pluginKey: SharedPreferenceAppGroupPlugin.self,
+        SharedPreferenceAppGroupPlugin.pluginKey: SharedPreferenceAppGroupPlugin.self
     ])
 
     /// The keys a session registers: every built-in one, or `selection` checked against the catalogue.

@@ -20,8 +20,10 @@ public struct CompletionRecord: Sendable, Hashable {
     /// status) is still how the request ended.
     package var shutdownDeadlinePassed: ShutdownDeadlinePassed?
 
-    package init(outcome: HostOutcome, returnedItems: StandardValue? = nil, error: MethodError? = nil,
-                openedURLs: [OpenedURL] = [], shutdownDeadlinePassed: ShutdownDeadlinePassed? = nil) {
+    package init(
+        outcome: HostOutcome, returnedItems: StandardValue? = nil, error: MethodError? = nil,
+        openedURLs: [OpenedURL] = [], shutdownDeadlinePassed: ShutdownDeadlinePassed? = nil
+    ) {
         self.outcome = outcome
         self.returnedItems = returnedItems
         self.error = error
@@ -30,20 +32,24 @@ public struct CompletionRecord: Sendable, Hashable {
     }
 
     package var json: JSONValue {
-        let errorJSON: JSONValue = error.map { error in
-            .object([
-                .init("code", .string(error.code)),
-                .init("message", error.message.map(JSONValue.string) ?? .null),
-                .init("details", TypedValueNotation.json(for: error.details)),
-            ])
-        } ?? .null
+        let errorJSON: JSONValue =
+            error.map { error in
+                .object([
+                    .init("code", .string(error.code)),
+                    .init("message", error.message.map(JSONValue.string) ?? .null),
+                    .init("details", TypedValueNotation.json(for: error.details)),
+                ])
+            } ?? .null
         var members: [JSONValue.Member] = [
             .init("outcome", .string(outcome.name)),
             .init("returnedItems", returnedItems.map(TypedValueNotation.json(for:)) ?? .null),
             .init("error", errorJSON),
-            .init("openedURLs", .array(openedURLs.map { url in
-                .object([.init("url", .string(url.url)), .init("opened", .bool(url.opened))])
-            })),
+            .init(
+                "openedURLs",
+                .array(
+                    openedURLs.map { url in
+                        .object([.init("url", .string(url.url)), .init("opened", .bool(url.opened))])
+                    })),
         ]
         if let shutdownDeadlinePassed { members.append(.init("shutdownDeadlinePassed", shutdownDeadlinePassed.json)) }
         return .object(members)

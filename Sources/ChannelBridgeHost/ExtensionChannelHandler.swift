@@ -35,8 +35,10 @@ package struct ExtensionChannelHandler: Sendable {
     package let entitledAppGroups: [String]
     package let allowsOpenURL: Bool
 
-    package init(channel: String, request: ExtensionRequest, store: AppGroupStore, entitledAppGroups: [String],
-                allowsOpenURL: Bool) {
+    package init(
+        channel: String, request: ExtensionRequest, store: AppGroupStore, entitledAppGroups: [String],
+        allowsOpenURL: Bool
+    ) {
         self.channel = channel
         self.request = request
         self.store = store
@@ -55,7 +57,9 @@ package struct ExtensionChannelHandler: Sendable {
     /// Answers `call`, and for a call that ended the request returns the work that lets the host
     /// shut down, for the messenger to run once this call's reply has been queued
     /// (`MethodChannel.setMethodCallHandler(replyThen:)`).
-    package func handleThenAfterReply(_ call: MethodCall) async throws -> (StandardValue, afterReply: (@Sendable () -> Void)?) {
+    package func handleThenAfterReply(
+        _ call: MethodCall
+    ) async throws -> (StandardValue, afterReply: (@Sendable () -> Void)?) {
         switch call.method {
         case "exit", "completeRequest", "cancel":
             let replied = try endingCall(call)
@@ -71,16 +75,19 @@ package struct ExtensionChannelHandler: Sendable {
             let code = try string(call, "code")
             let message = try optionalString(call, "message")
             let details = call.arguments["details"] ?? .null
-            return try end(.cancelled, returnedItems: nil,
-                           error: MethodError(code: code, message: message, details: details), method: call.method)
+            return try end(
+                .cancelled, returnedItems: nil,
+                error: MethodError(code: code, message: message, details: details), method: call.method)
         default:
             let returned: StandardValue?
             switch call.arguments {
             case .null: returned = nil
             case .list: returned = call.arguments
             default:
-                throw invalid(call.method, nil, "the arguments must be null or a list of returned items, got "
-                              + call.arguments.dartTypeName)
+                throw invalid(
+                    call.method, nil,
+                    "the arguments must be null or a list of returned items, got "
+                        + call.arguments.dartTypeName)
             }
             return try end(.completed, returnedItems: returned, error: nil, method: call.method)
         }
@@ -103,16 +110,19 @@ package struct ExtensionChannelHandler: Sendable {
                     code: ErrorCode.appGroupNotEntitled,
                     message: "getAppGroupContainer: not entitled to the app group '\(appGroup)' (entitled app groups: "
                         + "\(entitledAppGroups.joined(separator: ", ")))",
-                    details: ["appGroup": .string(appGroup),
-                              "entitledAppGroups": .list(entitledAppGroups.map(StandardValue.string))])
+                    details: [
+                        "appGroup": .string(appGroup),
+                        "entitledAppGroups": .list(entitledAppGroups.map(StandardValue.string)),
+                    ])
             }
             do {
                 return .string(try await store.group(appGroup).containerDirectory())
             } catch {
                 var details: [StandardValue.MapEntry] = [.init("storeCode", .string(error.code.description))]
                 if let path = error.path { details.append(.init("path", .string(path))) }
-                throw MethodError(code: ErrorCode.storeError, message: "getAppGroupContainer: \(error.message)",
-                                  details: .map(details))
+                throw MethodError(
+                    code: ErrorCode.storeError, message: "getAppGroupContainer: \(error.message)",
+                    details: .map(details))
             }
         default:
             throw MethodNotImplemented()
@@ -122,8 +132,10 @@ package struct ExtensionChannelHandler: Sendable {
     /// Ends the request, or answers `REQUEST_ALREADY_COMPLETED`. The host shuts down once the
     /// returned signal is raised, after this call's reply has been queued. Nothing before the end
     /// suspends, so a request the session reads after this one already sees the end.
-    private func end(_ outcome: HostOutcome, returnedItems: StandardValue?, error: MethodError?,
-                     method: String) throws -> OneShotSignal {
+    private func end(
+        _ outcome: HostOutcome, returnedItems: StandardValue?, error: MethodError?,
+        method: String
+    ) throws -> OneShotSignal {
         let replied = OneShotSignal()
         if let earlier = request.end(outcome, returnedItems: returnedItems, error: error, endingReply: replied) {
             throw MethodError(
@@ -136,8 +148,10 @@ package struct ExtensionChannelHandler: Sendable {
 
     private func string(_ call: MethodCall, _ name: String) throws(MethodError) -> String {
         guard case .map = call.arguments else {
-            throw invalid(call.method, nil, "the arguments must be a map with '\(name)', got "
-                          + call.arguments.dartTypeName)
+            throw invalid(
+                call.method, nil,
+                "the arguments must be a map with '\(name)', got "
+                    + call.arguments.dartTypeName)
         }
         guard let value = call.arguments[name] else {
             throw invalid(call.method, name, "the argument '\(name)' is missing")
@@ -153,12 +167,14 @@ package struct ExtensionChannelHandler: Sendable {
         case nil, .null?: return nil
         case .string(let text)?: return text
         case let value?:
-            throw invalid(call.method, name, "the argument '\(name)' must be a String or null, got \(value.dartTypeName)")
+            throw invalid(
+                call.method, name, "the argument '\(name)' must be a String or null, got \(value.dartTypeName)")
         }
     }
 
     private func invalid(_ method: String, _ argument: String?, _ problem: String) -> MethodError {
-        MethodError(code: ErrorCode.invalidArguments, message: "\(method): \(problem)",
-                    details: ["method": .string(method), "argument": argument.map(StandardValue.string) ?? .null])
+        MethodError(
+            code: ErrorCode.invalidArguments, message: "\(method): \(problem)",
+            details: ["method": .string(method), "argument": argument.map(StandardValue.string) ?? .null])
     }
 }

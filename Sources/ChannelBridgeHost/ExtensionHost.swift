@@ -52,8 +52,10 @@ public final class ExtensionHost: Sendable {
         case finished(CompletionRecord)
     }
 
-    private init(options: HostOptions, request: ExtensionRequest, store: AppGroupStore, listener: SocketListener,
-                 sessions: SessionTable, output: HostOutput) {
+    private init(
+        options: HostOptions, request: ExtensionRequest, store: AppGroupStore, listener: SocketListener,
+        sessions: SessionTable, output: HostOutput
+    ) {
         self.options = options
         self.socketPath = options.socketPath
         self.request = request
@@ -72,8 +74,10 @@ public final class ExtensionHost: Sendable {
     ///
     /// - Throws: `HostError` (the host exits with `exitStatus`); nothing is left bound, and nothing
     ///   is written to the store unless the failure came from the store itself.
-    public static func start(options given: HostOptions, output: HostOutput = .process,
-                             plugins: HostPlugins = HostPlugins()) async throws(HostError) -> ExtensionHost {
+    public static func start(
+        options given: HostOptions, output: HostOutput = .process,
+        plugins: HostPlugins = HostPlugins()
+    ) async throws(HostError) -> ExtensionHost {
         let options = {
             var options = given
             options.dataDirectory = AbsolutePath.of(given.dataDirectory)
@@ -105,9 +109,10 @@ public final class ExtensionHost: Sendable {
         let sessions = SessionTable()
         let gate = ExtensionRequest.sessionGate(extensionChannel: options.channel)
         let request = ExtensionRequest(inputItems: items.planned, gate: gate)
-        let setup = SessionSetup(options: options, pluginKeys: pluginKeys, catalogue: catalogue,
-                                 setUpSession: plugins.setUpSession, request: request, store: store,
-                                 sessions: sessions, output: output)
+        let setup = SessionSetup(
+            options: options, pluginKeys: pluginKeys, catalogue: catalogue,
+            setUpSession: plugins.setUpSession, request: request, store: store,
+            sessions: sessions, output: output)
         var listenerOptions = SocketListener.Options()
         listenerOptions.connection.name = "extension-host pid \(ProcessInfo.processInfo.processIdentifier)"
         if let maxFrameBytes = options.maxFrameBytes { listenerOptions.connection.maxFrameLength = maxFrameBytes }
@@ -125,11 +130,14 @@ public final class ExtensionHost: Sendable {
         // Only the default socket's directory is created (for it, nothing else makes one); a
         // directory named with --socket must exist, so that a mistyped one is not made.
         if options.socketPath != SocketPath.defaultPath(), let slash = options.socketPath.lastIndex(of: "/"),
-           slash != options.socketPath.startIndex {
+            slash != options.socketPath.startIndex
+        {
             let directory = String(options.socketPath[..<slash])
             guard FileCalls.status(directory) != nil else {
-                throw HostError(.socket, "cannot listen on \(options.socketPath): there is no directory \(directory); "
-                                + "create it first, or choose a socket path in an existing directory")
+                throw HostError(
+                    .socket,
+                    "cannot listen on \(options.socketPath): there is no directory \(directory); "
+                        + "create it first, or choose a socket path in an existing directory")
             }
         }
         do {
@@ -141,13 +149,15 @@ public final class ExtensionHost: Sendable {
         } catch {
             throw HostError(.socket, "cannot listen on \(options.socketPath): \(error.message) (\(error.code))")
         }
-        let host = ExtensionHost(options: options, request: request, store: store, listener: listener,
-                                 sessions: sessions, output: output)
+        let host = ExtensionHost(
+            options: options, request: request, store: store, listener: listener,
+            sessions: sessions, output: output)
         do {
             if hasFiles {
                 let created = try await primary.containerDirectory()
                 guard created == container else {
-                    throw HostError(.store, "the container of \(options.primaryAppGroup) is \(created), not \(container)")
+                    throw HostError(
+                        .store, "the container of \(options.primaryAppGroup) is \(created), not \(container)")
                 }
                 let copies = items.copies
                 try await BlockingWork.run { () throws(HostError) in try InputPreparation.copy(copies) }
@@ -155,16 +165,20 @@ public final class ExtensionHost: Sendable {
         } catch {
             await host.abandon()
             if let error = error as? HostError { throw error }
-            throw HostError(.store, "cannot create the container of app group \(options.primaryAppGroup): "
-                            + ((error as? StoreError)?.message ?? String(describing: error)))
+            throw HostError(
+                .store,
+                "cannot create the container of app group \(options.primaryAppGroup): "
+                    + ((error as? StoreError)?.message ?? String(describing: error)))
         }
         if let shareKey = options.shareKey {
             do {
                 try await primary.set(.string(SharePayload.json(for: items.planned)), forKey: shareKey)
             } catch {
                 await host.abandon()
-                throw HostError(.store, "--share-key \(shareKey): cannot write it in app group "
-                                + "\(options.primaryAppGroup): \(error.message)")
+                throw HostError(
+                    .store,
+                    "--share-key \(shareKey): cannot write it in app group "
+                        + "\(options.primaryAppGroup): \(error.message)")
             }
         }
         return host
@@ -234,9 +248,11 @@ public final class ExtensionHost: Sendable {
             if let deadline = options.deadline {
                 group.addTask {
                     do { try await Task.sleep(for: deadline) } catch { return }
-                    request.end(.expired, error: MethodError(
-                        code: "EXPIRED",
-                        message: "the deadline of \(Self.seconds(deadline)) s passed with neither exit nor cancel"))
+                    request.end(
+                        .expired,
+                        error: MethodError(
+                            code: "EXPIRED",
+                            message: "the deadline of \(Self.seconds(deadline)) s passed with neither exit nor cancel"))
                 }
             }
             let ending = await withTaskCancellationHandler {
@@ -281,14 +297,17 @@ public final class ExtensionHost: Sendable {
             session.connection.close(code: .shuttingDown, reason: reason)
             unfinished += session.connection.messenger.owedReplyCount
         }
-        return ShutdownDeadlinePassed(timeout: options.shutdownTimeout, unfinishedCalls: unfinished,
-                                      openSessions: live.count)
+        return ShutdownDeadlinePassed(
+            timeout: options.shutdownTimeout, unfinishedCalls: unfinished,
+            openSessions: live.count)
     }
 
     /// Ends the request as interrupted by `signal`, unless it has already ended.
     public func interrupt(_ signal: HostSignal) {
-        request.end(.interrupted(signal), error: MethodError(
-            code: signal.name, message: "the host was interrupted by \(signal.name)"))
+        request.end(
+            .interrupted(signal),
+            error: MethodError(
+                code: signal.name, message: "the host was interrupted by \(signal.name)"))
     }
 
     /// The number of sessions now connected.

@@ -33,7 +33,9 @@ extension ExtensionHostCommand {
         ProcessSignals.ignoreBrokenPipes()
         FatalSignalReport.install()
         let interruptions = HostSignal.watch(onRepeat: { ProcessExit.immediately($0.exitStatus) })
-        ProcessExit.normally(await main(arguments: Array(CommandLine.arguments.dropFirst()), interruptions: interruptions,
-                                        output: .process, plugins: plugins, help: help))
+        ProcessExit.normally(
+            await main(
+                arguments: Array(CommandLine.arguments.dropFirst()), interruptions: interruptions,
+                output: .process, plugins: plugins, help: help))
     }
 }

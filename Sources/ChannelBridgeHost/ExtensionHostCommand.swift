@@ -14,14 +14,18 @@ public enum ExtensionHostCommand {
     /// after `--help`. The first signal on `interruptions` cancels the host's `run()`, which ends
     /// the request as interrupted by that signal and shuts down in order. A custom host passes
     /// its own `plugins`.
-    package static func main(arguments: [String], interruptions: AsyncStream<HostSignal>,
-                            output: HostOutput = .process, plugins: HostPlugins = HostPlugins()) async -> Int32 {
+    package static func main(
+        arguments: [String], interruptions: AsyncStream<HostSignal>,
+        output: HostOutput = .process, plugins: HostPlugins = HostPlugins()
+    ) async -> Int32 {
         await main(arguments: arguments, interruptions: interruptions, output: output, plugins: plugins, help: nil)
     }
 
     /// `main`, with `help` printed before the options' usage for `--help`.
-    static func main(arguments: [String], interruptions: AsyncStream<HostSignal>, output: HostOutput,
-                     plugins: HostPlugins, help: String?) async -> Int32 {
+    static func main(
+        arguments: [String], interruptions: AsyncStream<HostSignal>, output: HostOutput,
+        plugins: HostPlugins, help: String?
+    ) async -> Int32 {
         let options: HostOptions
         do {
             switch try HostOptions.parse(arguments) {
@@ -58,11 +62,11 @@ public enum ExtensionHostCommand {
                     interruption.withLock { $0 = signal }
                     return nil
                 }
-                return nil   // no more signals can come: the host runs on
+                return nil  // no more signals can come: the host runs on
             }
             while let result = await group.next() {
                 if let record = result {
-                    group.cancelAll()   // the host ended first: stop waiting for signals
+                    group.cancelAll()  // the host ended first: stop waiting for signals
                     return record
                 }
                 if interruption.withLock({ $0 }) != nil { group.cancelAll() }

@@ -53,7 +53,8 @@ public final class ExtensionRequest: Sendable {
     static func sessionGate(extensionChannel: String) -> RequestGate {
         RequestGate(reason: ExtensionHost.shuttingDownReason) { channel, payload in
             guard channel == extensionChannel, let payload,
-                  let call = try? StandardMethodCodec().decodeMethodCall(Array(payload)) else { return false }
+                let call = try? StandardMethodCodec().decodeMethodCall(Array(payload))
+            else { return false }
             return ["exit", "completeRequest", "cancel"].contains(call.method)
         }
     }
@@ -62,14 +63,19 @@ public final class ExtensionRequest: Sendable {
     ///
     /// - Returns: `nil` when this call ended it; the earlier outcome when it had already ended.
     @discardableResult
-    public func end(_ outcome: HostOutcome, returnedItems: StandardValue? = nil,
-                    error: MethodError? = nil) -> HostOutcome? {
+    public func end(
+        _ outcome: HostOutcome, returnedItems: StandardValue? = nil,
+        error: MethodError? = nil
+    ) -> HostOutcome? {
         end(outcome, returnedItems: returnedItems, error: error, endingReply: nil)
     }
 
-    func end(_ outcome: HostOutcome, returnedItems: StandardValue?, error: MethodError?,
-             endingReply: OneShotSignal?) -> HostOutcome? {
-        let (earlier, ending, waiters) = state.withLock { state -> (HostOutcome?, Ending?, [CheckedContinuation<Ending, Never>]) in
+    func end(
+        _ outcome: HostOutcome, returnedItems: StandardValue?, error: MethodError?,
+        endingReply: OneShotSignal?
+    ) -> HostOutcome? {
+        let (earlier, ending, waiters) = state.withLock {
+            state -> (HostOutcome?, Ending?, [CheckedContinuation<Ending, Never>]) in
             if let ending = state.ending { return (ending.outcome, nil, []) }
             let ending = Ending(outcome: outcome, returnedItems: returnedItems, error: error, endingReply: endingReply)
             state.ending = ending
@@ -110,8 +116,9 @@ public final class ExtensionRequest: Sendable {
     public var completionRecord: CompletionRecord? {
         state.withLock { state in
             state.ending.map {
-                CompletionRecord(outcome: $0.outcome, returnedItems: $0.returnedItems, error: $0.error,
-                                 openedURLs: state.openedURLs)
+                CompletionRecord(
+                    outcome: $0.outcome, returnedItems: $0.returnedItems, error: $0.error,
+                    openedURLs: state.openedURLs)
             }
         }
     }

@@ -62,7 +62,8 @@ extension HostOptions {
             case "--max-frame-bytes":
                 let text = try value()
                 guard let bytes = Int(text), bytes >= 16, bytes <= Int(UInt32.max) else {
-                    throw usage("--max-frame-bytes needs a whole number from 16 to \(UInt32.max), not \(text.debugDescription)")
+                    throw usage(
+                        "--max-frame-bytes needs a whole number from 16 to \(UInt32.max), not \(text.debugDescription)")
                 }
                 options.maxFrameBytes = bytes
             case "--title":
@@ -101,7 +102,8 @@ extension HostOptions {
             case "--deadline":
                 let text = try value()
                 guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 31_536_000 else {
-                    throw usage("--deadline needs a number of seconds above 0 (at most a year), not \(text.debugDescription)")
+                    throw usage(
+                        "--deadline needs a number of seconds above 0 (at most a year), not \(text.debugDescription)")
                 }
                 options.deadline = .milliseconds(Int64((seconds * 1000).rounded(.up)))
             case "--open-url":
@@ -116,11 +118,16 @@ extension HostOptions {
                 guard let count = Int(text), count >= 1, count <= 1_000_000 else {
                     throw usage("\(name) needs a whole number from 1 to 1000000, not \(text.debugDescription)")
                 }
-                if name == "--max-connections" { options.maxConnections = count } else { options.maxHandlersInFlight = count }
+                if name == "--max-connections" {
+                    options.maxConnections = count
+                } else {
+                    options.maxHandlersInFlight = count
+                }
             case "--request-budget":
                 let text = try value()
                 guard let bytes = Int(text), bytes >= 1, bytes <= 1 << 40 else {
-                    throw usage("--request-budget needs a number of bytes from 1 to \(1 << 40), not \(text.debugDescription)")
+                    throw usage(
+                        "--request-budget needs a number of bytes from 1 to \(1 << 40), not \(text.debugDescription)")
                 }
                 options.requestBudget = bytes
             case "--outbound-high-water", "--outbound-low-water":
@@ -138,14 +145,17 @@ extension HostOptions {
             case "--hello-timeout", "--frame-timeout":
                 let text = try value()
                 guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 3600 else {
-                    throw usage("\(name) needs a number of seconds from 0 to 3600 (0: wait for ever), not \(text.debugDescription)")
+                    throw usage(
+                        "\(name) needs a number of seconds from 0 to 3600 (0: wait for ever), not \(text.debugDescription)"
+                    )
                 }
                 let timeout: Duration? = seconds == 0 ? nil : .milliseconds(Int64((seconds * 1000).rounded(.up)))
                 if name == "--hello-timeout" { options.helloTimeout = timeout } else { options.frameTimeout = timeout }
             case "--shutdown-timeout":
                 let text = try value()
                 guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 3600 else {
-                    throw usage("--shutdown-timeout needs a number of seconds from 0 to 3600, not \(text.debugDescription)")
+                    throw usage(
+                        "--shutdown-timeout needs a number of seconds from 0 to 3600, not \(text.debugDescription)")
                 }
                 options.shutdownTimeout = .milliseconds(Int64((seconds * 1000).rounded(.up)))
             case "--plugin":
@@ -161,7 +171,9 @@ extension HostOptions {
             options.outboundLowWater = min(options.outboundLowWater, options.outboundHighWater / 4)
         }
         if options.outboundLowWater > options.outboundHighWater {
-            throw usage("--outbound-low-water (\(options.outboundLowWater)) must not exceed --outbound-high-water (\(options.outboundHighWater))")
+            throw usage(
+                "--outbound-low-water (\(options.outboundLowWater)) must not exceed --outbound-high-water (\(options.outboundHighWater))"
+            )
         }
         if !appGroups.isEmpty { options.appGroups = appGroups }
         if !plugins.isEmpty { options.plugins = plugins }

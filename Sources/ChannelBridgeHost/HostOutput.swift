@@ -14,8 +14,10 @@ public struct HostOutput: Sendable {
     package var standardOutput: @Sendable (String) -> Void
     package var standardError: @Sendable (String) -> Void
 
-    package init(standardOutput: @escaping @Sendable (String) -> Void,
-                standardError: @escaping @Sendable (String) -> Void) {
+    package init(
+        standardOutput: @escaping @Sendable (String) -> Void,
+        standardError: @escaping @Sendable (String) -> Void
+    ) {
         self.standardOutput = standardOutput
         self.standardError = standardError
     }

@@ -23,8 +23,10 @@ public struct HostPlugins: Sendable {
     package var setUpSession: (@Sendable (PluginRegistry) throws -> Void)?
 
     /// Plugins by key, and a setup run once per session with its registry.
-    public init(catalogue: PluginCatalogue = PluginCatalogue(),
-                setUpSession: (@Sendable (PluginRegistry) throws -> Void)? = nil) {
+    public init(
+        catalogue: PluginCatalogue = PluginCatalogue(),
+        setUpSession: (@Sendable (PluginRegistry) throws -> Void)? = nil
+    ) {
         self.catalogue = catalogue
         self.setUpSession = setUpSession
     }

@@ -17,8 +17,10 @@ final class HostSession: Sendable {
     let echoChannel: BasicMessageChannel<BinaryCodec>?
     private let tornDown = LockedValue(false)
 
-    init(id: Int, connection: SocketConnection, messenger: any BinaryMessenger, registry: PluginRegistry,
-         extensionChannel: MethodChannel, echoChannel: BasicMessageChannel<BinaryCodec>?) {
+    init(
+        id: Int, connection: SocketConnection, messenger: any BinaryMessenger, registry: PluginRegistry,
+        extensionChannel: MethodChannel, echoChannel: BasicMessageChannel<BinaryCodec>?
+    ) {
         self.id = id
         self.connection = connection
         self.messenger = messenger

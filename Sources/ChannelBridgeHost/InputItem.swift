@@ -66,7 +66,8 @@ public struct InputAttachment: Sendable, Hashable {
     /// `public.movie`, else `public.file-url`).
     public static func file(path: String, name: String? = nil) -> InputAttachment {
         let name = name ?? TypeIdentifiers.lastPathComponent(path)
-        return InputAttachment(typeIdentifier: TypeIdentifiers.forFile(named: name), content: .file(path: path, name: name))
+        return InputAttachment(
+            typeIdentifier: TypeIdentifiers.forFile(named: name), content: .file(path: path, name: name))
     }
 
     package var kind: Kind {

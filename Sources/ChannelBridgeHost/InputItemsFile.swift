@@ -29,7 +29,8 @@ package enum InputItemsFile {
     }
 
     /// Parses the JSON text of an items file; `source` names it in errors.
-    package static func parse(_ bytes: [UInt8], source: String, baseDirectory: String) throws(HostError) -> [InputItem] {
+    package static func parse(_ bytes: [UInt8], source: String, baseDirectory: String) throws(HostError) -> [InputItem]
+    {
         func fail(_ where_: String, _ message: String) -> HostError {
             HostError(.invalidInput, "--items \(source): \(where_.isEmpty ? "" : where_ + ": ")\(message)")
         }
@@ -64,8 +65,10 @@ package enum InputItemsFile {
         return items
     }
 
-    private static func attachment(_ value: JSONValue, path: String, baseDirectory: String,
-                                   _ fail: (String, String) -> HostError) throws(HostError) -> InputAttachment {
+    private static func attachment(
+        _ value: JSONValue, path: String, baseDirectory: String,
+        _ fail: (String, String) -> HostError
+    ) throws(HostError) -> InputAttachment {
         guard case .object(let members) = value else { throw fail(path, "an attachment must be an object") }
         try checkMembers(members, allowed: ["text", "url", "file", "typeIdentifier", "name"], where_: path, fail)
         let contentKeys = members.map(\.key).filter { ["text", "url", "file"].contains($0) }
@@ -116,8 +119,10 @@ package enum InputItemsFile {
             && !bytes.contains(UInt8(ascii: "/")) && !bytes.contains(0)
     }
 
-    private static func checkMembers(_ members: [JSONValue.Member], allowed: Set<String>, where_: String,
-                                     _ fail: (String, String) -> HostError) throws(HostError) {
+    private static func checkMembers(
+        _ members: [JSONValue.Member], allowed: Set<String>, where_: String,
+        _ fail: (String, String) -> HostError
+    ) throws(HostError) {
         var seen: Set<String> = []
         for member in members {
             guard allowed.contains(member.key) else {
@@ -128,8 +133,10 @@ package enum InputItemsFile {
         }
     }
 
-    private static func optionalString(_ value: JSONValue?, _ key: String, _ where_: String,
-                                       _ fail: (String, String) -> HostError) throws(HostError) -> String? {
+    private static func optionalString(
+        _ value: JSONValue?, _ key: String, _ where_: String,
+        _ fail: (String, String) -> HostError
+    ) throws(HostError) -> String? {
         switch value {
         case nil, .null?: return nil
         case .string(let text)?: return text

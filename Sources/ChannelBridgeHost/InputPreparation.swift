@@ -41,8 +41,11 @@ package enum InputPreparation {
     /// Where every file attachment's copy goes in `container`, and the items pointing at the
     /// copies. A copy is named as its attachment; two attachments with one name in the same
     /// request get distinct copies (`photo.png`, `photo-2.png`).
-    package static func plannedCopies(_ items: [InputItem], into container: String)
-        -> (planned: [InputItem], copies: [Copy]) {
+    package static func plannedCopies(
+        _ items: [InputItem], into container: String
+    )
+        -> (planned: [InputItem], copies: [Copy])
+    {
         var used: Set<String> = []
         var planned = items
         var copies: [Copy] = []
@@ -94,8 +97,10 @@ package enum InputPreparation {
             try manager.moveItem(atPath: partial, toPath: destination)
         } catch {
             try? manager.removeItem(atPath: partial)
-            throw HostError(.store, "cannot copy \(source) into the container as \(destination): "
-                            + InputItemsFile.reason(error))
+            throw HostError(
+                .store,
+                "cannot copy \(source) into the container as \(destination): "
+                    + InputItemsFile.reason(error))
         }
     }
 

@@ -21,17 +21,19 @@ package enum SharePayload {
             case .url(let url):
                 texts.append(.string(url))
             case .file(let path, _):
-                let type: Int = switch attachment.kind {
-                case .image: 0
-                case .movie: 1
-                default: 2
-                }
-                files.append(.object([
-                    .init("path", .string(URL(fileURLWithPath: path).absoluteString)),
-                    .init("thumbnail", .null),
-                    .init("duration", .null),
-                    .init("type", .number(String(type))),
-                ]))
+                let type: Int =
+                    switch attachment.kind {
+                    case .image: 0
+                    case .movie: 1
+                    default: 2
+                    }
+                files.append(
+                    .object([
+                        .init("path", .string(URL(fileURLWithPath: path).absoluteString)),
+                        .init("thumbnail", .null),
+                        .init("duration", .null),
+                        .init("type", .number(String(type))),
+                    ]))
             }
         }
         return JSONValue.object([.init("text", .array(texts)), .init("files", .array(files))]).text

@@ -39,15 +39,21 @@ package protocol FastPathMessenger: BinaryMessenger {
 
     /// Installs (or removes) a handler whose replies come in segments, with work after the reply.
     @discardableResult
-    func setSegmentedMessageHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken
+    func setSegmentedMessageHandler(
+        onChannel channel: String, _ handler: SegmentedMessageHandler?
+    ) -> MessageHandlerToken
 
     /// Installs (or removes) a handler that answers without suspending.
     @discardableResult
-    func setSynchronousMessageHandler(onChannel channel: String, _ handler: SynchronousMessageHandler?) -> MessageHandlerToken
+    func setSynchronousMessageHandler(
+        onChannel channel: String, _ handler: SynchronousMessageHandler?
+    ) -> MessageHandlerToken
 
     /// Installs (or removes) a handler that answers at once when it can, in a task when it cannot.
     @discardableResult
-    func setImmediateMessageHandler(onChannel channel: String, _ handler: ImmediateMessageHandler?) -> MessageHandlerToken
+    func setImmediateMessageHandler(
+        onChannel channel: String, _ handler: ImmediateMessageHandler?
+    ) -> MessageHandlerToken
 
     /// The connection's outbound flow state, when its transport has one.
     var outboundFlow: OutboundFlow? { get }
@@ -67,7 +73,9 @@ extension BinaryMessenger {
     package var fastPath: (any FastPathMessenger)? { self as? any FastPathMessenger }
 
     /// Sends `segments` on the fast path, or joined with `send(onChannel:message:)`.
-    nonisolated(nonsending) package func sendSegments(onChannel channel: String, _ segments: MessageSegments) async throws -> [UInt8]? {
+    nonisolated(nonsending) package func sendSegments(
+        onChannel channel: String, _ segments: MessageSegments
+    ) async throws -> [UInt8]? {
         if let fast = fastPath { return try await fast.send(onChannel: channel, segments: segments) }
         return try await send(onChannel: channel, message: segments.joined)
     }
@@ -77,7 +85,9 @@ extension BinaryMessenger {
     /// before its reply is sent (as in Flutter's own embedders, where events a stream handler sends
     /// from `onListen` go out before the `listen` reply).
     @discardableResult
-    package func installSegmentedHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken {
+    package func installSegmentedHandler(
+        onChannel channel: String, _ handler: SegmentedMessageHandler?
+    ) -> MessageHandlerToken {
         if let fast = fastPath { return fast.setSegmentedMessageHandler(onChannel: channel, handler) }
         guard let handler else { return setMessageHandler(onChannel: channel, nil) }
         return setMessageHandler(onChannel: channel) { message in
@@ -89,7 +99,9 @@ extension BinaryMessenger {
 
     /// Installs `handler` on the fast path, or as a plain handler.
     @discardableResult
-    package func installSynchronousHandler(onChannel channel: String, _ handler: SynchronousMessageHandler?) -> MessageHandlerToken {
+    package func installSynchronousHandler(
+        onChannel channel: String, _ handler: SynchronousMessageHandler?
+    ) -> MessageHandlerToken {
         if let fast = fastPath { return fast.setSynchronousMessageHandler(onChannel: channel, handler) }
         guard let handler else { return setMessageHandler(onChannel: channel, nil) }
         return setMessageHandler(onChannel: channel) { message in try handler(message)?.joined }
@@ -97,7 +109,9 @@ extension BinaryMessenger {
 
     /// Installs `handler` on the fast path, or as a plain handler (which always runs in a task).
     @discardableResult
-    package func installImmediateHandler(onChannel channel: String, _ handler: ImmediateMessageHandler?) -> MessageHandlerToken {
+    package func installImmediateHandler(
+        onChannel channel: String, _ handler: ImmediateMessageHandler?
+    ) -> MessageHandlerToken {
         if let fast = fastPath { return fast.setImmediateMessageHandler(onChannel: channel, handler) }
         guard let handler else { return setMessageHandler(onChannel: channel, nil) }
         return setMessageHandler(onChannel: channel) { message in
@@ -107,4 +121,3 @@ extension BinaryMessenger {
         }
     }
 }
-

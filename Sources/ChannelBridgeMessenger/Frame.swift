@@ -82,8 +82,10 @@ extension Frame {
         package var maxFrameLength: Int?
 
         /// A HELLO; the encoder sets bit 0 of `flags` exactly when `maxFrameLength` is given.
-        public init(version: UInt16 = Hello.currentVersion, flags: UInt16 = 0, role: PeerRole, peerName: String,
-                    maxFrameLength: Int? = nil) {
+        public init(
+            version: UInt16 = Hello.currentVersion, flags: UInt16 = 0, role: PeerRole, peerName: String,
+            maxFrameLength: Int? = nil
+        ) {
             self.version = version
             self.flags = flags
             self.role = role

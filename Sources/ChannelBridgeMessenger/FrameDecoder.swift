@@ -167,7 +167,7 @@
             case .split(.reply(let id, .bytes(let head)), let tail):
                 .reply(id: id, result: .bytes(head + tail))
             case .split(let frame, _):
-                frame   // never made: only REQUESTs and REPLYs with bytes are split
+                frame  // never made: only REQUESTs and REPLYs with bytes are split
             }
         }
     }
@@ -210,8 +210,9 @@
             Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: readIndex, as: UInt32.self)))
         }
         guard length <= maxFrameLength else {
-            throw ProtocolViolation(.frameTooLarge,
-                                    "frame length \(length) exceeds the maximum of \(maxFrameLength) bytes")
+            throw ProtocolViolation(
+                .frameTooLarge,
+                "frame length \(length) exceeds the maximum of \(maxFrameLength) bytes")
         }
         guard length >= 1 else { throw ProtocolViolation(.emptyFrame, "frame length 0 leaves no kind byte") }
         let bodyStart = readIndex + 5
@@ -220,27 +221,34 @@
         if available >= 4 + length {
             let kind = storage[readIndex + 4]
             if bodyLength >= Self.directPayloadThreshold, splitting != nil,
-               let split = try splitWhole(kind: kind, bodyStart: bodyStart, bodyLength: bodyLength) {
+                let split = try splitWhole(kind: kind, bodyStart: bodyStart, bodyLength: bodyLength)
+            {
                 readIndex += 4 + length
                 if readIndex == writeIndex { readIndex = 0; writeIndex = 0 }
                 return split
             }
             let decoded: DecodedFrame
             if inPlace, kind == Frame.Kind.request.rawValue {
-                let parsed = try Self.parseHead(.request, in: storage, at: bodyStart..<bodyStart + bodyLength,
-                                                bodyLength: bodyLength, names: &channelNames)
+                let parsed = try Self.parseHead(
+                    .request, in: storage, at: bodyStart..<bodyStart + bodyLength,
+                    bodyLength: bodyLength, names: &channelNames)
                 guard case (.request(let id, let channel, let isNull), let headLength)? = parsed else {
                     throw FrameParser.shortBody(.request, bodyLength)
                 }
-                decoded = .request(id: id, channel: channel, buffer: storage,
-                                   payload: isNull ? nil : bodyStart + headLength..<bodyStart + bodyLength)
+                decoded = .request(
+                    id: id, channel: channel, buffer: storage,
+                    payload: isNull ? nil : bodyStart + headLength..<bodyStart + bodyLength)
             } else if inPlace, kind == Frame.Kind.reply.rawValue, bodyLength >= 5, storage[bodyStart + 4] == 0 {
                 // Status 0, whose checks `parse` makes are all made: the id and status are there.
-                let id = storage.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: bodyStart, as: UInt32.self)) }
+                let id = storage.withUnsafeBytes {
+                    UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: bodyStart, as: UInt32.self))
+                }
                 decoded = .reply(id: id, buffer: storage, payload: bodyStart + 5..<bodyStart + bodyLength)
             } else {
-                decoded = .frame(try Self.parse(kind: kind, in: storage, at: bodyStart..<bodyStart + bodyLength,
-                                                names: &channelNames))
+                decoded = .frame(
+                    try Self.parse(
+                        kind: kind, in: storage, at: bodyStart..<bodyStart + bodyLength,
+                        names: &channelNames))
             }
             readIndex += 4 + length
             if readIndex == writeIndex { readIndex = 0; writeIndex = 0 }
@@ -251,9 +259,11 @@
         let kind = storage[readIndex + 4]
         guard let known = Frame.Kind(rawValue: kind) else { throw FrameParser.unknownKind(kind) }
         guard bodyLength >= Self.directPayloadThreshold,
-              known == .request || known == .message || known == .reply else { return nil }
+            known == .request || known == .message || known == .reply
+        else { return nil }
         let end = writeIndex
-        let parsed = try Self.parseHead(known, in: storage, at: bodyStart..<end, bodyLength: bodyLength, names: &channelNames)
+        let parsed = try Self.parseHead(
+            known, in: storage, at: bodyStart..<end, bodyLength: bodyLength, names: &channelNames)
         guard let (head, headLength) = parsed else { return nil }
         // Everything buffered belongs to this incomplete frame: move its payload bytes over, into
         // two arrays when the payload's consumer can adopt its last part.
@@ -295,15 +305,19 @@
 
     /// A complete large REQUEST or REPLY whose payload a splitter picks, copied out in two arrays
     /// (one copy, as for a whole payload); `nil` for any other frame.
-    private mutating func splitWhole(kind: UInt8, bodyStart: Int, bodyLength: Int) throws(ProtocolViolation) -> DecodedFrame? {
+    private mutating func splitWhole(
+        kind: UInt8, bodyStart: Int, bodyLength: Int
+    ) throws(ProtocolViolation) -> DecodedFrame? {
         guard let known = Frame.Kind(rawValue: kind), known == .request || known == .reply else { return nil }
-        let parsed = try Self.parseHead(known, in: storage, at: bodyStart..<bodyStart + bodyLength, bodyLength: bodyLength,
-                                        names: &channelNames)
+        let parsed = try Self.parseHead(
+            known, in: storage, at: bodyStart..<bodyStart + bodyLength, bodyLength: bodyLength,
+            names: &channelNames)
         guard let (head, headLength) = parsed, let splitter = splitting?.splitter(for: head) else { return nil }
         let from = bodyStart + headLength, end = bodyStart + bodyLength
         let split = splitPoint(splitter, payloadAt: from, payloadLength: end - from)
         guard split > 0 else { return nil }
-        return .split(head.frame(payload: Array(storage[from..<from + split])), tail: Array(storage[from + split..<end]))
+        return .split(
+            head.frame(payload: Array(storage[from..<from + split])), tail: Array(storage[from + split..<end]))
     }
 
     // The parsers are static, given the buffer and the name cache apart: a closure over `self`
@@ -311,19 +325,24 @@
     // a release of its entries.
 
     /// `FrameParser.parseHead` over `storage[bytes]`.
-    private static func parseHead(_ kind: Frame.Kind, in storage: borrowing [UInt8], at bytes: Range<Int>, bodyLength: Int,
-                                  names: inout ChannelNameCache) throws(ProtocolViolation) -> (PayloadHead, Int)? {
+    private static func parseHead(
+        _ kind: Frame.Kind, in storage: borrowing [UInt8], at bytes: Range<Int>, bodyLength: Int,
+        names: inout ChannelNameCache
+    ) throws(ProtocolViolation) -> (PayloadHead, Int)? {
         try storage.withUnsafeBytes { raw in
             Result { () throws(ProtocolViolation) in
-                try FrameParser.parseHead(kind: kind, bytes: UnsafeRawBufferPointer(rebasing: raw[bytes]), bodyLength: bodyLength,
-                                          names: &names)
+                try FrameParser.parseHead(
+                    kind: kind, bytes: UnsafeRawBufferPointer(rebasing: raw[bytes]), bodyLength: bodyLength,
+                    names: &names)
             }
         }.get()
     }
 
     /// `FrameParser.parse` of the body at `storage[body]`.
-    private static func parse(kind: UInt8, in storage: borrowing [UInt8], at body: Range<Int>,
-                              names: inout ChannelNameCache) throws(ProtocolViolation) -> Frame {
+    private static func parse(
+        kind: UInt8, in storage: borrowing [UInt8], at body: Range<Int>,
+        names: inout ChannelNameCache
+    ) throws(ProtocolViolation) -> Frame {
         try storage.withUnsafeBytes { raw in
             Result { () throws(ProtocolViolation) in
                 try FrameParser.parse(kind: kind, body: UnsafeRawBufferPointer(rebasing: raw[body]), names: &names)

@@ -18,7 +18,9 @@ extension FrameEncoder {
     /// Writes a whole REPLY status 0 (bytes) whose payload is `payload` into `target`, which has
     /// `encodedReplyLength(payloadCount:)` bytes: the frame `storeValidated` writes for
     /// `.reply(id:result: .bytes(payload))`, without the `Frame`.
-    package static func storeReply(id: UInt32, payload: UnsafeRawBufferPointer, into target: UnsafeMutableRawBufferPointer) {
+    package static func storeReply(
+        id: UInt32, payload: UnsafeRawBufferPointer, into target: UnsafeMutableRawBufferPointer
+    ) {
         precondition(target.count == 10 + payload.count, "a REPLY's memory is not the frame's length")
         guard let frame = target.baseAddress else { return }
         // Stored field by field with one check, for the few bytes of a small reply.
@@ -33,20 +35,26 @@ extension FrameEncoder {
     /// `encodedRequestLength(channel:payloadCount:)` bytes: the frame `storeValidated` writes for
     /// `.request(id:channel:payload:)`, without the `Frame`. The channel name has 1 to
     /// 65,535 UTF-8 bytes (checked before, as `validate` does).
-    package static func storeRequest(id: UInt32, channel: String, payload: UnsafeRawBufferPointer,
-                                     into target: UnsafeMutableRawBufferPointer) {
+    package static func storeRequest(
+        id: UInt32, channel: String, payload: UnsafeRawBufferPointer,
+        into target: UnsafeMutableRawBufferPointer
+    ) {
         let stored: Void? = channel.utf8.withContiguousStorageIfAvailable { name in
             let nameLength = name.count
-            precondition(nameLength <= Int(UInt16.max) && target.count == 12 + nameLength + payload.count,
-                         "a REQUEST's memory is not the frame's length")
+            precondition(
+                nameLength <= Int(UInt16.max) && target.count == 12 + nameLength + payload.count,
+                "a REQUEST's memory is not the frame's length")
             guard let frame = target.baseAddress else { return }
-            frame.storeBytes(of: UInt32(truncatingIfNeeded: target.count - lengthFieldSize).littleEndian, as: UInt32.self)
+            frame.storeBytes(
+                of: UInt32(truncatingIfNeeded: target.count - lengthFieldSize).littleEndian, as: UInt32.self)
             frame.storeBytes(of: Frame.Kind.request.rawValue, toByteOffset: 4, as: UInt8.self)
             frame.storeBytes(of: id.littleEndian, toByteOffset: 5, as: UInt32.self)
             frame.storeBytes(of: UInt16(truncatingIfNeeded: nameLength).littleEndian, toByteOffset: 9, as: UInt16.self)
             if let bytes = name.baseAddress { (frame + 11).copyMemory(from: bytes, byteCount: nameLength) }
-            frame.storeBytes(of: 0, toByteOffset: 11 + nameLength, as: UInt8.self)   // payload flags: not null
-            if let bytes = payload.baseAddress { (frame + 12 + nameLength).copyMemory(from: bytes, byteCount: payload.count) }
+            frame.storeBytes(of: 0, toByteOffset: 11 + nameLength, as: UInt8.self)  // payload flags: not null
+            if let bytes = payload.baseAddress {
+                (frame + 12 + nameLength).copyMemory(from: bytes, byteCount: payload.count)
+            }
         }
         guard stored == nil else { return }
         // A name that does not lend its UTF-8 (bridged): field by field.
@@ -70,7 +78,8 @@ extension FrameEncoder {
             Frame.Hello.magic.withUnsafeBytes { writer.write($0) }
             writer.writeLittleEndian(hello.version)
             let announces = hello.maxFrameLength != nil
-            writer.writeLittleEndian(hello.flags & ~Frame.Hello.maxFrameLengthFlag | (announces ? Frame.Hello.maxFrameLengthFlag : 0))
+            writer.writeLittleEndian(
+                hello.flags & ~Frame.Hello.maxFrameLengthFlag | (announces ? Frame.Hello.maxFrameLengthFlag : 0))
             writer.write(hello.role.rawValue)
             writer.writeShortString(hello.peerName)
             if let max = hello.maxFrameLength { writer.writeLittleEndian(UInt32(truncatingIfNeeded: max)) }

@@ -27,7 +27,7 @@ package enum FrameEncoder {
     /// - Throws: `MessengerError` when the frame cannot be encoded.
     package static func encode(_ frame: Frame) throws(MessengerError) -> [UInt8] {
         try validate(frame)
-        var buffer: [UInt8] = []   // `append` gives it the frame's own array: nothing to reserve
+        var buffer: [UInt8] = []  // `append` gives it the frame's own array: nothing to reserve
         encodeValidated(frame, into: &buffer)
         return buffer
     }
@@ -43,15 +43,17 @@ package enum FrameEncoder {
         case .request(_, let channel, _), .message(let channel, _):
             let count = channel.utf8.count
             guard count >= 1, count <= Int(UInt16.max) else {
-                throw MessengerError(.invalidChannel, "a channel name must have 1 to 65,535 UTF-8 bytes, not \(count)",
-                                     channel: channel)
+                throw MessengerError(
+                    .invalidChannel, "a channel name must have 1 to 65,535 UTF-8 bytes, not \(count)",
+                    channel: channel)
             }
         case .hello(let hello):
             guard hello.peerName.utf8.count <= Int(UInt16.max) else {
                 throw MessengerError(.frameTooLarge, "a HELLO peer name is limited to 65,535 UTF-8 bytes")
             }
             if let max = hello.maxFrameLength, max < Frame.Hello.minimumMaxFrameLength || max > Int(UInt32.max) {
-                throw MessengerError(.frameTooLarge, "a HELLO maximum frame length must be 16 to \(UInt32.max), not \(max)")
+                throw MessengerError(
+                    .frameTooLarge, "a HELLO maximum frame length must be 16 to \(UInt32.max), not \(max)")
             }
         default:
             break
@@ -75,7 +77,9 @@ package enum FrameEncoder {
     /// `extraPayloadLength` counts payload bytes that are not in `frame` (whose payload is then
     /// empty): segments the caller writes after the head. The frame must have passed `validate`.
     package static func encodeHead(of frame: Frame, extraPayloadLength: Int = 0, into buffer: inout [UInt8]) {
-        append(headLength(of: frame), to: &buffer) { storeHead(of: frame, extraPayloadLength: extraPayloadLength, into: $0) }
+        append(headLength(of: frame), to: &buffer) {
+            storeHead(of: frame, extraPayloadLength: extraPayloadLength, into: $0)
+        }
     }
 
     /// Appends `count` bytes, all of which `store` writes.
@@ -84,7 +88,8 @@ package enum FrameEncoder {
     /// usual case) and is otherwise appended in one copy. Zero-filling `buffer` first and writing in
     /// place went through `append(contentsOf: repeatElement(0, count:))`, a loop over every byte in
     /// an unoptimised build: 7 s for a 16 MiB frame in the debug test suite.
-    private static func append(_ count: Int, to buffer: inout [UInt8], _ store: (UnsafeMutableRawBufferPointer) -> Void) {
+    private static func append(_ count: Int, to buffer: inout [UInt8], _ store: (UnsafeMutableRawBufferPointer) -> Void)
+    {
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { region, initialized in
             store(UnsafeMutableRawBufferPointer(region))
             initialized = count

@@ -73,10 +73,11 @@ extension FrameTransport {
 
     package func write(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
         guard length > 0 else { return }
-        write([UInt8](unsafeUninitializedCapacity: length) { buffer, count in
-            encode(UnsafeMutableRawBufferPointer(buffer))
-            count = length
-        })
+        write(
+            [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+                encode(UnsafeMutableRawBufferPointer(buffer))
+                count = length
+            })
     }
 
     package func writeAtEndOfDelivery(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {

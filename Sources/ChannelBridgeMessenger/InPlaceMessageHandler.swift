@@ -35,5 +35,8 @@ package final class LaterWork: Sendable {
 /// received bytes; `MethodChannel.setSynchronousMethodCallHandler` and
 /// `setImmediateMethodCallHandler` install one when its messenger is a connection itself and its
 /// codec the Standard one.
-package typealias InPlaceMessageHandler = @Sendable (_ message: UnsafeRawBufferPointer?, _ tail: [UInt8]?,
-                                                     _ reply: inout [UInt8]) throws -> InPlaceReply
+package typealias InPlaceMessageHandler =
+    @Sendable (
+        _ message: UnsafeRawBufferPointer?, _ tail: [UInt8]?,
+        _ reply: inout [UInt8]
+    ) throws -> InPlaceReply

@@ -62,7 +62,8 @@ extension MessengerConnection {
     /// Withdraws the calls of `scope` still waiting for their reply, and has the task's later calls
     /// refused (`register`).
     private func cancelCalls(in scope: CallScope) {
-        let (withdrawn, drained) = state.withLock { state -> ([(UInt32, UnsafeContinuation<ReceivedPayload?, any Error>?)], Bool) in
+        let (withdrawn, drained) = state.withLock {
+            state -> ([(UInt32, UnsafeContinuation<ReceivedPayload?, any Error>?)], Bool) in
             state.cancelledCallScopeTasks.insert(scope.task)
             let withdrawn = state.pending.removeAll { $0.scopeTask == scope.task }
             for entry in withdrawn { state.noteWithdrawn(entry.call, failure: CancellationError()) }

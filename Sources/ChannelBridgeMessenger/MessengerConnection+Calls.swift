@@ -20,14 +20,16 @@ extension MessengerConnection {
     /// A caller that awaits the reply in its own frame (`MethodChannel.invokeMethod`) saves the
     /// hops back to its executor that every async function in between costs on return; with a
     /// task-executor preference each hop takes the concurrency runtime's status-record lock.
-    package func prepareRequest(onChannel channel: String, payloadCount: Int) throws(MessengerError) -> PreparedRequest {
+    package func prepareRequest(onChannel channel: String, payloadCount: Int) throws(MessengerError) -> PreparedRequest
+    {
         try validate(channel: channel, payloadCount: payloadCount, fixedBodyBytes: 4 + 2 + 1)
         // The id is taken without the state lock, so that a call takes that lock once: ids are
         // 32 bits, and one still in flight 4 billion requests later is refused in `register`.
         let taken = requestIDs.wrappingAdd(1, ordering: .relaxed).newValue
         let id = taken != 0 ? taken : requestIDs.wrappingAdd(1, ordering: .relaxed).newValue
-        return PreparedRequest(id: id, scopeTask: callScopeTaskOfCurrentTask(),
-                               mustWaitForRoom: flow?.isWritable == false)
+        return PreparedRequest(
+            id: id, scopeTask: callScopeTaskOfCurrentTask(),
+            mustWaitForRoom: flow?.isWritable == false)
     }
 
     /// The second half: registers `prepared` for its reply and queues the REQUEST with `segments`
@@ -39,10 +41,14 @@ extension MessengerConnection {
     /// `lentReplyBufferLimit` bytes comes back in it (`ReceivedPayload.inBuffer`), any other
     /// as usual. For the reply to be read into it without a copy of the buffer, the caller keeps
     /// no reference to it.
-    package func startRequest(_ prepared: PreparedRequest, onChannel channel: String, segments: consuming MessageSegments,
-                              firstCount: Int? = nil, continuation: UnsafeContinuation<ReceivedPayload?, any Error>) {
-        if case .refused(let failure) = enrollAndWrite(prepared, onChannel: channel, segments: segments, firstCount: firstCount,
-                                                       continuation: continuation) {
+    package func startRequest(
+        _ prepared: PreparedRequest, onChannel channel: String, segments: consuming MessageSegments,
+        firstCount: Int? = nil, continuation: UnsafeContinuation<ReceivedPayload?, any Error>
+    ) {
+        if case .refused(let failure) = enrollAndWrite(
+            prepared, onChannel: channel, segments: segments, firstCount: firstCount,
+            continuation: continuation)
+        {
             continuation.resume(throwing: failure)
         }
     }
@@ -50,8 +56,10 @@ extension MessengerConnection {
     /// `startRequest` for a caller that waits by its continuation or, with none, by driving the
     /// reader (`startDrivenRequest`): registers the call and writes the REQUEST, or returns why it
     /// cannot be sent (and registers nothing).
-    func enrollAndWrite(_ prepared: PreparedRequest, onChannel channel: String, segments: consuming MessageSegments,
-                        firstCount: Int?, continuation: UnsafeContinuation<ReceivedPayload?, any Error>?) -> Enrollment {
+    func enrollAndWrite(
+        _ prepared: PreparedRequest, onChannel channel: String, segments: consuming MessageSegments,
+        firstCount: Int?, continuation: UnsafeContinuation<ReceivedPayload?, any Error>?
+    ) -> Enrollment {
         let count = firstCount ?? segments.first.count
         guard !segments.rest.isEmpty || count >= Self.separatePayloadThreshold else {
             // One array, the common case: moved out of `segments`, registered, and written straight
@@ -59,13 +67,16 @@ extension MessengerConnection {
             // the write to capture it.
             let message = (consume segments).first
             let lends = firstCount != nil && message.count <= Self.lentReplyBufferLimit
-            let enrollment = enroll(prepared, channel: channel, continuation: continuation, replyBuffer: lends ? message : [])
+            let enrollment = enroll(
+                prepared, channel: channel, continuation: continuation, replyBuffer: lends ? message : [])
             if case .refused = enrollment { return enrollment }
             let id = prepared.id
-            transport.write(frameOfLength: FrameEncoder.encodedRequestLength(channel: channel, payloadCount: count)) { frame in
+            transport.write(frameOfLength: FrameEncoder.encodedRequestLength(channel: channel, payloadCount: count)) {
+                frame in
                 message.withUnsafeBytes {
-                    FrameEncoder.storeRequest(id: id, channel: channel, payload: UnsafeRawBufferPointer(rebasing: $0[..<count]),
-                                              into: frame)
+                    FrameEncoder.storeRequest(
+                        id: id, channel: channel, payload: UnsafeRawBufferPointer(rebasing: $0[..<count]),
+                        into: frame)
                 }
             }
             return enrollment
@@ -80,8 +91,10 @@ extension MessengerConnection {
     /// Registers request `prepared.id` with `continuation` and writes it. The continuation is
     /// resumed exactly once, by whoever takes entry `id` out of `state.pending` under the lock
     /// (the REPLY, a cancellation, or close), or right here when it is never registered.
-    func register(_ prepared: PreparedRequest, channel: String, continuation: UnsafeContinuation<ReceivedPayload?, any Error>,
-                  writeRequest: (UInt32) -> Void) {
+    func register(
+        _ prepared: PreparedRequest, channel: String, continuation: UnsafeContinuation<ReceivedPayload?, any Error>,
+        writeRequest: (UInt32) -> Void
+    ) {
         if case .refused(let failure) = enroll(prepared, channel: channel, continuation: continuation) {
             continuation.resume(throwing: failure)
             return
@@ -102,8 +115,10 @@ extension MessengerConnection {
 
     /// `register`'s first half: enters the call in `state.pending` with `replyBuffer` lent for
     /// its reply, or returns why it cannot be sent (and enters nothing).
-    private func enroll(_ prepared: PreparedRequest, channel: String, continuation: UnsafeContinuation<ReceivedPayload?, any Error>?,
-                        replyBuffer: [UInt8] = []) -> Enrollment {
+    private func enroll(
+        _ prepared: PreparedRequest, channel: String, continuation: UnsafeContinuation<ReceivedPayload?, any Error>?,
+        replyBuffer: [UInt8] = []
+    ) -> Enrollment {
         let id = prepared.id
         defer {
             // The reader may wait, before a request's body, for the budget: this call's reply
@@ -123,13 +138,15 @@ extension MessengerConnection {
             } else if Task.isCancelled {
                 return .refused(CancellationError())
             }
-            let call = ConnectionState.PendingCall(channel: channel, continuation: continuation, scopeTask: prepared.scopeTask,
-                                                   replyBuffer: replyBuffer)
+            let call = ConnectionState.PendingCall(
+                channel: channel, continuation: continuation, scopeTask: prepared.scopeTask,
+                replyBuffer: replyBuffer)
             switch state.pending.insert(call, id: id) {
             case .solo: return .alone
             case .table: return .besideOthers
             case .idInFlight:
-                return .refused(MessengerError(.connectionClosed, "request id \(id) is still in flight", channel: channel))
+                return .refused(
+                    MessengerError(.connectionClosed, "request id \(id) is still in flight", channel: channel))
             }
         }
     }

@@ -38,10 +38,14 @@ extension MessengerConnection {
     /// registers the call and writes its REQUEST, then reads and delivers until the reply comes
     /// or the thread is needed first. Throws what the call failed with (a refusal to send, the
     /// handler's failure, a cancel, the session's end).
-    package func startDrivenRequest(_ prepared: PreparedRequest, onChannel channel: String, segments: consuming MessageSegments,
-                                    firstCount: Int? = nil) throws -> DrivenRequest {
+    package func startDrivenRequest(
+        _ prepared: PreparedRequest, onChannel channel: String, segments: consuming MessageSegments,
+        firstCount: Int? = nil
+    ) throws -> DrivenRequest {
         precondition(prepared.scopeTask != 0, "a driven call is cancelled through its call scope")
-        switch enrollAndWrite(prepared, onChannel: channel, segments: segments, firstCount: firstCount, continuation: nil) {
+        switch enrollAndWrite(
+            prepared, onChannel: channel, segments: segments, firstCount: firstCount, continuation: nil)
+        {
         case .refused(let failure): throw failure
         // With other calls in flight (a pipeline), their replies will want the thread for their
         // callers: wait as they do.
@@ -64,7 +68,9 @@ extension MessengerConnection {
 
     /// After `startDrivenRequest` returned `.waiting`: hands `continuation` the call's outcome,
     /// now or when it comes. Called on the reader thread, from the same job, outside any delivery.
-    package func awaitDrivenReply(_ prepared: PreparedRequest, continuation: UnsafeContinuation<ReceivedPayload?, any Error>) {
+    package func awaitDrivenReply(
+        _ prepared: PreparedRequest, continuation: UnsafeContinuation<ReceivedPayload?, any Error>
+    ) {
         // No reply can be delivered meanwhile: this thread is the only one that delivers.
         if let outcome = takeDrivenOutcome() {
             continuation.resume(with: outcome)
@@ -95,7 +101,9 @@ extension MessengerConnection {
     /// Fails a call taken out of `pending` by another hand than its reply (a cancel, a close):
     /// resumes its continuation with `error`, or, for the driven call, whose failure
     /// `ConnectionState.noteWithdrawn` recorded in the same lock, lets its driver see it.
-    func failWithdrawn(_ continuation: UnsafeContinuation<ReceivedPayload?, any Error>?, with error: @autoclosure () -> any Error) {
+    func failWithdrawn(
+        _ continuation: UnsafeContinuation<ReceivedPayload?, any Error>?, with error: @autoclosure () -> any Error
+    ) {
         if let continuation { continuation.resume(throwing: error()) } else { endDrivenWait() }
     }
 

@@ -29,12 +29,15 @@ extension MessengerConnection {
     func routesInPlace(_ channel: String, payload: RequestPayload) -> Bool {
         // Fields compared in place: binding the route copied it, two retains and two releases.
         guard inPlaceRoute?.epoch == answerRules.epoch.load(ordering: .acquiring),
-              answerRules.inboundCount.load(ordering: .relaxed) == 0,
-              inPlaceRoute?.channel == channel else { return false }
+            answerRules.inboundCount.load(ordering: .relaxed) == 0,
+            inPlaceRoute?.channel == channel
+        else { return false }
         // A closed gate decides each request by its payload, which the route does not look at.
         if requestGate?.isClosed == true { return false }
         // Work left for later holds its request's budget charge, taken only in the lock.
-        if inPlaceRoute.unsafelyUnwrapped.mayAnswerLater, payload.count >= RequestBudget.requestChargeThreshold { return false }
+        if inPlaceRoute.unsafelyUnwrapped.mayAnswerLater, payload.count >= RequestBudget.requestChargeThreshold {
+            return false
+        }
         // Every request is answered, so none starts while the answers pile up unsent.
         return !(flow?.isAnswerBacklogged ?? false)
     }
@@ -59,22 +62,27 @@ extension MessengerConnection {
             return state.nextInboundSerial
         }
         guard let serial else { return }
-        startHandlerTask(.segmented { _ in try await work.run() }, channel: channel, id: id, serial: serial, payload: nil)
+        startHandlerTask(
+            .segmented { _ in try await work.run() }, channel: channel, id: id, serial: serial, payload: nil)
     }
 
     /// Runs a `mayAnswerLater` handler in place for a request decided in the lock, which holds an
     /// owed entry (and a handler slot) already: its answer at hand is the reply, copied out of
     /// `replyScratch`, and its later work runs in a task that holds the entry.
-    func answerOwedInPlace(_ handler: InPlaceMessageHandler, id: UInt32, channel: String, serial: UInt64,
-                           payload: RequestPayload) {
+    func answerOwedInPlace(
+        _ handler: InPlaceMessageHandler, id: UInt32, channel: String, serial: UInt64,
+        payload: RequestPayload
+    ) {
         let answer = payload.withBytes { message, tail in Result { try handler(message, tail, &replyScratch) } }
         let reply: Result<MessageSegments?, any Error>
         switch answer {
         case .success(.later(let work)):
-            startHandlerTask(.segmented { _ in try await work.run() }, channel: channel, id: id, serial: serial, payload: nil)
+            startHandlerTask(
+                .segmented { _ in try await work.run() }, channel: channel, id: id, serial: serial, payload: nil)
             return
         case .success(.written(let count)):
-            precondition(count >= 0 && count <= replyScratch.count, "an in-place handler reported more bytes than it was lent")
+            precondition(
+                count >= 0 && count <= replyScratch.count, "an in-place handler reported more bytes than it was lent")
             reply = .success(MessageSegments(Array(replyScratch[..<count])))
         case .success(.null):
             reply = .success(nil)

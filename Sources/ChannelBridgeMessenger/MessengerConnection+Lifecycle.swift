@@ -151,7 +151,9 @@ extension MessengerConnection {
         // input lock is not taken here: the reader holds it while it blocks in `read`.)
         if let goodbye { writeFrame(goodbye) }
         transport.close()
-        for call in closed.pending { failWithdrawn(call.continuation, with: Self.closedBeforeReply(channel: call.channel, error)) }
+        for call in closed.pending {
+            failWithdrawn(call.continuation, with: Self.closedBeforeReply(channel: call.channel, error))
+        }
         for task in closed.inboundTasks { task.cancel() }
         if let requestBudget {
             requestBudget.forget(ObjectIdentifier(self))
@@ -167,28 +169,32 @@ extension MessengerConnection {
     func finishDrained() {
         let cause = state.withLock { state -> MessengerError in
             if let peerGoodbye = state.peerGoodbye { return Self.error(forPeerGoodbye: peerGoodbye) }
-            return MessengerError(.connectionClosed, "this side closed the connection (GOODBYE \(state.sentGoodbye ?? .normal))")
+            return MessengerError(
+                .connectionClosed, "this side closed the connection (GOODBYE \(state.sentGoodbye ?? .normal))")
         }
         finish(cause)
     }
 
     /// Answers a broken rule with GOODBYE and ends the session.
     func violated(_ violation: ProtocolViolation) {
-        let code: MessengerError.Code = switch violation.goodbyeCode {
-        case .frameTooLarge: .frameTooLarge
-        case .unsupportedVersion: .unsupportedVersion
-        default: .protocolError
-        }
-        finish(MessengerError(code, "the peer broke the protocol: \(violation.reason)"),
-               goodbye: .goodbye(code: violation.goodbyeCode, reason: violation.reason))
+        let code: MessengerError.Code =
+            switch violation.goodbyeCode {
+            case .frameTooLarge: .frameTooLarge
+            case .unsupportedVersion: .unsupportedVersion
+            default: .protocolError
+            }
+        finish(
+            MessengerError(code, "the peer broke the protocol: \(violation.reason)"),
+            goodbye: .goodbye(code: violation.goodbyeCode, reason: violation.reason))
     }
 
     /// The peer did not send a frame it had begun in time (wire protocol §4.10, rule 9): GOODBYE
     /// `frameTimeout`, and the session ends without waiting for the replies it is owed. Called
     /// by the transport's reader, outside a delivery.
     package func frameTimedOut(_ reason: String) {
-        finish(MessengerError(.frameTimeout, "the peer was too slow: \(reason)"),
-               goodbye: .goodbye(code: .frameTimeout, reason: reason))
+        finish(
+            MessengerError(.frameTimeout, "the peer was too slow: \(reason)"),
+            goodbye: .goodbye(code: .frameTimeout, reason: reason))
     }
 
     static func error(forPeerGoodbye goodbye: (code: GoodbyeCode, reason: String)) -> MessengerError {
@@ -196,11 +202,14 @@ extension MessengerConnection {
         return switch goodbye.code {
         case .forbidden: MessengerError(.forbidden, "the peer refused this connection\(detail)")
         case .tooManyConnections: MessengerError(.tooManyConnections, "the host refused this connection\(detail)")
-        case .unsupportedVersion: MessengerError(.unsupportedVersion, "the peer does not speak this protocol version\(detail)")
+        case .unsupportedVersion:
+            MessengerError(.unsupportedVersion, "the peer does not speak this protocol version\(detail)")
         case .protocolError: MessengerError(.protocolError, "the peer reported a protocol error\(detail)")
         case .frameTooLarge: MessengerError(.frameTooLarge, "the peer refused a frame as too large\(detail)")
         case .frameTimeout:
-            MessengerError(.frameTimeout, "the peer closed the session: a frame from this side did not arrive in full in time\(detail)")
+            MessengerError(
+                .frameTimeout,
+                "the peer closed the session: a frame from this side did not arrive in full in time\(detail)")
         default: MessengerError(.connectionClosed, "the peer said goodbye (\(goodbye.code))\(detail)")
         }
     }

@@ -29,9 +29,11 @@ extension MessengerConnection {
         /// The default for `maxHandlersInFlight`.
         public static let defaultMaxHandlersInFlight = 64
 
-        public init(name: String = "channelbridge", maxFrameLength: Int = FrameDecoder.defaultMaxFrameLength,
-                    maxHandlersInFlight: Int = Options.defaultMaxHandlersInFlight,
-                    requestBudget: RequestBudget? = nil) {
+        public init(
+            name: String = "channelbridge", maxFrameLength: Int = FrameDecoder.defaultMaxFrameLength,
+            maxHandlersInFlight: Int = Options.defaultMaxHandlersInFlight,
+            requestBudget: RequestBudget? = nil
+        ) {
             self.requestBudget = requestBudget
             self.name = name
             self.maxFrameLength = maxFrameLength

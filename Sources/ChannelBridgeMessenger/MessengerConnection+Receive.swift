@@ -35,7 +35,8 @@ extension MessengerConnection {
         let waitsForRoom = first.needsAnswerRoom && (flow?.isAnswerBacklogged ?? false)
         // Asked last: a request that does not fit registers this connection to be woken by the
         // next release, so that a wait that follows is never missed.
-        let waitsForBudget = !waitsForSlot && !waitsForRoom && first.needsBudget > 0
+        let waitsForBudget =
+            !waitsForSlot && !waitsForRoom && first.needsBudget > 0
             && !(requestBudget?.admits(first.needsBudget, waiter: ObjectIdentifier(self), wake: budgetWake) ?? true)
         guard waitsForSlot || waitsForRoom || waitsForBudget else { return .resume }
         return full ? .wait : .readOrWait
@@ -74,7 +75,10 @@ extension MessengerConnection {
                 case .hold(let slot, let room, let budget):
                     let prepaid = prepaidCharge
                     prepaidCharge = 0
-                    input.withLock { $0.updateFirst(needsHandlerSlot: slot, needsAnswerRoom: room, needsBudget: budget, prepaid: prepaid) }
+                    input.withLock {
+                        $0.updateFirst(
+                            needsHandlerSlot: slot, needsAnswerRoom: room, needsBudget: budget, prepaid: prepaid)
+                    }
                     return
                 }
             }
@@ -122,7 +126,9 @@ extension MessengerConnection {
                     defer { state.deferredClose = nil }
                     return state.deferredClose
                 }
-                if let deferred { close(code: deferred.code, reason: deferred.reason, waitForOwedReplies: deferred.waitForOwedReplies) }
+                if let deferred {
+                    close(code: deferred.code, reason: deferred.reason, waitForOwedReplies: deferred.waitForOwedReplies)
+                }
             }
         }
         deliver()
@@ -161,7 +167,9 @@ extension MessengerConnection {
                         if partial > 0, decodedAny || partialFrameBytes == 0 { partialFrameSerial &+= 1 }
                         partialFrameBytes = partial
                         if partial > 0, requestBudget != nil, prepaidCharge == 0,
-                           let length = input.decoder.pendingRequestLength, length >= RequestBudget.requestChargeThreshold {
+                            let length = input.decoder.pendingRequestLength,
+                            length >= RequestBudget.requestChargeThreshold
+                        {
                             return .stopInsideRequest(length)
                         }
                         return .stop
@@ -216,7 +224,11 @@ extension MessengerConnection {
             case .hold(let slot, let room, let budget):
                 let prepaid = prepaidCharge
                 prepaidCharge = 0
-                input.withLock { $0.hold(decoded.frame, needsHandlerSlot: slot, needsAnswerRoom: room, needsBudget: budget, prepaid: prepaid) }
+                input.withLock {
+                    $0.hold(
+                        decoded.frame, needsHandlerSlot: slot, needsAnswerRoom: room, needsBudget: budget,
+                        prepaid: prepaid)
+                }
                 holdsInput.store(true, ordering: .relaxed)
                 let waiters = state.withLock { state in
                     defer { state.inputHeldWaiters = [] }
@@ -265,10 +277,10 @@ extension MessengerConnection {
             violated(ProtocolViolation(.frameBeforeHello, "\(decoded.kind) frame before HELLO"))
             return .closed
         }
-        guard case .frame(let frame) = decoded else { return .delivered }   // `.request`, `.split`: delivered above
+        guard case .frame(let frame) = decoded else { return .delivered }  // `.request`, `.split`: delivered above
         switch frame {
         case .hello, .request, .reply:
-            return .delivered   // delivered above
+            return .delivered  // delivered above
         case .message(let channel, let payload):
             return handleMessage(channel: channel, payload: payload)
         case .cancel(let id):
@@ -320,7 +332,6 @@ extension MessengerConnection {
         }
     }
 
-
     /// The session's end and a frame before the peer's HELLO, checked under the lock a request's
     /// or a reply's delivery takes: what `deliver` checks for every other frame.
     static func unopened(_ state: ConnectionState) -> UnopenedSession? {
@@ -341,8 +352,10 @@ extension MessengerConnection {
 
     /// `tail`: the last part of a split payload (`ReceivedPayload.split`), after `result`'s bytes.
     /// `inBuffer`: a status-0 payload left in the receive buffer, instead of `result`'s bytes.
-    private func handleReply(id: UInt32, result: Frame.Reply, tail: [UInt8]? = nil,
-                             inBuffer: (buffer: [UInt8], payload: Range<Int>)? = nil) -> Delivery {
+    private func handleReply(
+        id: UInt32, result: Frame.Reply, tail: [UInt8]? = nil,
+        inBuffer: (buffer: [UInt8], payload: Range<Int>)? = nil
+    ) -> Delivery {
         // A REPLY for an id not in flight is ignored: it can cross this side's CANCEL.
         var unopened: UnopenedSession?
         var drained = false
@@ -363,7 +376,8 @@ extension MessengerConnection {
         guard let call = found else { return .delivered }
         guard let continuation = call.continuation else {
             // A driven call: its caller is this thread, reading until it finds this.
-            drivenReply = Self.outcome(result, tail: tail, inBuffer: inBuffer, lent: consume lent, channel: call.channel)
+            drivenReply = Self.outcome(
+                result, tail: tail, inBuffer: inBuffer, lent: consume lent, channel: call.channel)
             if drained { finishDrained() }
             return .delivered
         }
@@ -386,8 +400,10 @@ extension MessengerConnection {
     }
 
     /// A driven call's outcome from its REPLY (see `handleReply`).
-    private static func outcome(_ result: Frame.Reply, tail: [UInt8]?, inBuffer: (buffer: [UInt8], payload: Range<Int>)?,
-                                lent: consuming [UInt8], channel: String) -> Result<ReceivedPayload?, any Error> {
+    private static func outcome(
+        _ result: Frame.Reply, tail: [UInt8]?, inBuffer: (buffer: [UInt8], payload: Range<Int>)?,
+        lent: consuming [UInt8], channel: String
+    ) -> Result<ReceivedPayload?, any Error> {
         if let (buffer, payload) = inBuffer { return .success(reply(buffer[payload], into: lent)) }
         switch result {
         case .bytes(let bytes): return .success(tail.map { .split(bytes, tail: $0) } ?? .bytes(bytes))

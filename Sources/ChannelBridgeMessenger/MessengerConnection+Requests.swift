@@ -80,7 +80,8 @@ extension MessengerConnection {
             guard let installed = state.lookupHandler(channel) else { return .answer(.null) }
             if let gateRefusal { return .answer(.failure(gateRefusal)) }
             switch installed.handler {
-            case .inPlace(let handler): return .answerInPlace(handler, epoch: answerRules.epoch.load(ordering: .relaxed))
+            case .inPlace(let handler):
+                return .answerInPlace(handler, epoch: answerRules.epoch.load(ordering: .relaxed))
             case .synchronous(let handler): return .answerNow(handler)
             case .plain, .segmented, .immediate, .inPlaceOrLater: break
             }
@@ -91,14 +92,17 @@ extension MessengerConnection {
             // The budget's lock is taken inside this one and never the other way round; it calls
             // nothing while held.
             if prepaid == 0, charge > 0, let requestBudget,
-               !requestBudget.acquire(charge, waiter: ObjectIdentifier(self), wake: budgetWake) {
+                !requestBudget.acquire(charge, waiter: ObjectIdentifier(self), wake: budgetWake)
+            {
                 return .hold(slot: false, room: false, budget: charge)
             }
             state.nextInboundSerial &+= 1
-            state.inbound[id] = ConnectionState.InboundRequest(serial: state.nextInboundSerial,
-                                                               charged: prepaid > 0 ? prepaid : charge)
+            state.inbound[id] = ConnectionState.InboundRequest(
+                serial: state.nextInboundSerial,
+                charged: prepaid > 0 ? prepaid : charge)
             if case .inPlaceOrLater(let handler) = installed.handler {
-                return .runInPlace(handler, serial: state.nextInboundSerial, epoch: answerRules.epoch.load(ordering: .relaxed))
+                return .runInPlace(
+                    handler, serial: state.nextInboundSerial, epoch: answerRules.epoch.load(ordering: .relaxed))
             }
             return .run(installed.handler, serial: state.nextInboundSerial)
         }
@@ -123,7 +127,8 @@ extension MessengerConnection {
             writeFrame(.reply(id: id, result: fitting(result)))
             return .delivered
         case .answerNow(let handler):
-            writeReply(id: id, channel: channel, Result { try handler(payload.array) }, endsDelivery: deliveringLastFrame)
+            writeReply(
+                id: id, channel: channel, Result { try handler(payload.array) }, endsDelivery: deliveringLastFrame)
             return .delivered
         case .answerInPlace(let handler, let epoch):
             inPlaceRoute = InPlaceRoute(channel: channel, handler: handler, epoch: epoch, mayAnswerLater: false)
@@ -139,10 +144,12 @@ extension MessengerConnection {
                 // Called right here; a task starts only for work that has to suspend.
                 switch Result(catching: { try immediate(payload) }) {
                 case .success(.now(let reply)):
-                    finishRequest(id: id, channel: channel, serial: serial, .success(reply), endsDelivery: deliveringLastFrame)
+                    finishRequest(
+                        id: id, channel: channel, serial: serial, .success(reply), endsDelivery: deliveringLastFrame)
                     return .delivered
                 case .failure(let error):
-                    finishRequest(id: id, channel: channel, serial: serial, .failure(error), endsDelivery: deliveringLastFrame)
+                    finishRequest(
+                        id: id, channel: channel, serial: serial, .failure(error), endsDelivery: deliveringLastFrame)
                     return .delivered
                 case .success(.later(let work)):
                     handler = .segmented { _ in try await work() }
@@ -154,8 +161,10 @@ extension MessengerConnection {
     }
 
     /// Runs `handler` for owed request `id` in a task of its own, started here.
-    func startHandlerTask(_ handler: ConnectionState.Handler, channel: String, id: UInt32, serial: UInt64,
-                          payload: [UInt8]?) {
+    func startHandlerTask(
+        _ handler: ConnectionState.Handler, channel: String, id: UInt32, serial: UInt64,
+        payload: [UInt8]?
+    ) {
         let task = Task.immediate {
             await self.runHandler(handler, channel: channel, id: id, serial: serial, payload: payload)
         }
@@ -172,8 +181,10 @@ extension MessengerConnection {
         return refused ? requestGate.reason : nil
     }
 
-    func runHandler(_ handler: ConnectionState.Handler, channel: String, id: UInt32, serial: UInt64,
-                            payload: [UInt8]?) async {
+    func runHandler(
+        _ handler: ConnectionState.Handler, channel: String, id: UInt32, serial: UInt64,
+        payload: [UInt8]?
+    ) async {
         let answer: Result<MessageSegments?, any Error>
         // Work the handler asks for after its reply (an event stream's first events) runs once the
         // reply is queued, whether or not it is still owed.
@@ -208,8 +219,10 @@ extension MessengerConnection {
 
     /// Sends the reply to a request that held an owed entry (and a handler slot), unless it was
     /// cancelled or closed meanwhile, then lets the entry go.
-    func finishRequest(id: UInt32, channel: String, serial: UInt64, _ answer: Result<MessageSegments?, any Error>,
-                       endsDelivery: Bool = false) {
+    func finishRequest(
+        id: UInt32, channel: String, serial: UInt64, _ answer: Result<MessageSegments?, any Error>,
+        endsDelivery: Bool = false
+    ) {
         // A cancelled or closed request is no longer owed: its entry is gone. The reply is queued
         // before the entry goes: a session that is ending (after either side's GOODBYE) closes as
         // soon as nothing is owed, and another handler finishing between this removal and this
@@ -233,7 +246,9 @@ extension MessengerConnection {
     /// arrays), null, or the failure's description. A reply larger than the peer accepts is not
     /// sent: the requester gets REPLY status 2 saying so, and the session goes on. `endsDelivery`:
     /// written by the delivering thread for the last frame received so far (`writeSmallReply`).
-    func writeReply(id: UInt32, channel: String, _ answer: Result<MessageSegments?, any Error>, endsDelivery: Bool = false) {
+    func writeReply(
+        id: UInt32, channel: String, _ answer: Result<MessageSegments?, any Error>, endsDelivery: Bool = false
+    ) {
         switch answer {
         case .success(nil):
             writeFrame(.reply(id: id, result: .null))
@@ -241,7 +256,10 @@ extension MessengerConnection {
             let count = reply.count
             let limit = outboundFrameLimit
             guard count <= limit - Self.replyFrameOverhead else {
-                writeFrame(.reply(id: id, result: fitting(.failure(Self.replyTooLarge(channel: channel, count: count, limit: limit)))))
+                writeFrame(
+                    .reply(
+                        id: id,
+                        result: fitting(.failure(Self.replyTooLarge(channel: channel, count: count, limit: limit)))))
                 return
             }
             guard !reply.rest.isEmpty, count >= Self.separatePayloadThreshold else {
@@ -264,7 +282,8 @@ extension MessengerConnection {
     func writeInPlaceReply(id: UInt32, channel: String, _ answer: Result<InPlaceReply, any Error>, endsDelivery: Bool) {
         switch answer {
         case .success(.written(let count)):
-            precondition(count >= 0 && count <= replyScratch.count, "an in-place handler reported more bytes than it was lent")
+            precondition(
+                count >= 0 && count <= replyScratch.count, "an in-place handler reported more bytes than it was lent")
             if count > outboundFrameLimit - Self.replyFrameOverhead || count >= Self.separatePayloadThreshold {
                 var bytes = replyScratch
                 replyScratch = []
@@ -272,7 +291,8 @@ extension MessengerConnection {
                 writeReply(id: id, channel: channel, .success(MessageSegments(bytes)))
             } else {
                 replyScratch.withUnsafeBytes {
-                    writeSmallReply(id: id, payload: UnsafeRawBufferPointer(rebasing: $0[..<count]), endsDelivery: endsDelivery)
+                    writeSmallReply(
+                        id: id, payload: UnsafeRawBufferPointer(rebasing: $0[..<count]), endsDelivery: endsDelivery)
                 }
             }
         case .success(.null):
@@ -293,7 +313,9 @@ extension MessengerConnection {
     private func writeSmallReply(id: UInt32, payload: UnsafeRawBufferPointer, endsDelivery: Bool) {
         let length = FrameEncoder.encodedReplyLength(payloadCount: payload.count)
         if endsDelivery {
-            transport.writeAtEndOfDelivery(frameOfLength: length) { FrameEncoder.storeReply(id: id, payload: payload, into: $0) }
+            transport.writeAtEndOfDelivery(frameOfLength: length) {
+                FrameEncoder.storeReply(id: id, payload: payload, into: $0)
+            }
         } else {
             transport.write(frameOfLength: length) { FrameEncoder.storeReply(id: id, payload: payload, into: $0) }
         }
@@ -344,7 +366,9 @@ extension MessengerConnection {
         }
         if refusalByGate(channel: channel, payload: .owned(payload)) != nil { return .delivered }
         let outcome = state.withLock { state -> Outcome in
-            guard state.peerGoodbye == nil, !state.isClosed, let installed = state.lookupHandler(channel) else { return .drop }
+            guard state.peerGoodbye == nil, !state.isClosed, let installed = state.lookupHandler(channel) else {
+                return .drop
+            }
             switch installed.handler {
             case .synchronous, .inPlace: return .now(installed.handler)
             case .plain, .segmented, .immediate, .inPlaceOrLater: break
@@ -368,7 +392,7 @@ extension MessengerConnection {
             // Not installed to answer later, so its answer is at hand.
             _ = try? Self.answer(of: handler, payload)
         case .now:
-            break   // only synchronous and in-place handlers run at once
+            break  // only synchronous and in-place handlers run at once
         case .run(let handler, let serial):
             let task = Task.immediate {
                 switch handler {

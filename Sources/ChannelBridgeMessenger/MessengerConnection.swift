@@ -150,7 +150,9 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
         // length other than the default is announced, so that the peer keeps to it.
         let announced = options.maxFrameLength == FrameDecoder.defaultMaxFrameLength ? nil : options.maxFrameLength
         let hello = Frame.hello(Frame.Hello(role: role, peerName: self.options.name, maxFrameLength: announced))
-        transport.write(frameOfLength: FrameEncoder.encodedLength(of: hello)) { FrameEncoder.storeValidated(hello, into: $0) }
+        transport.write(frameOfLength: FrameEncoder.encodedLength(of: hello)) {
+            FrameEncoder.storeValidated(hello, into: $0)
+        }
     }
 
     // MARK: FastPathMessenger
@@ -185,8 +187,10 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
 
     /// `send(onChannel:segments:)`, with a reply split for the channel layer (`splitReplies`) left
     /// in its two parts.
-    nonisolated(nonsending) package func sendKeepingParts(onChannel channel: String,
-                                                          _ segments: MessageSegments) async throws -> ReceivedPayload? {
+    nonisolated(nonsending) package func sendKeepingParts(
+        onChannel channel: String,
+        _ segments: MessageSegments
+    ) async throws -> ReceivedPayload? {
         try await request(onChannel: channel, payloadCount: segments.count) { id in
             writeRequest(id: id, channel: channel, segments: segments)
         }
@@ -204,8 +208,10 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     }
 
     /// Sends a REQUEST, written by `writeRequest` once its id is registered, and waits for the reply.
-    nonisolated(nonsending) private func request(onChannel channel: String, payloadCount: Int,
-                                                 writeRequest: (UInt32) -> Void) async throws -> ReceivedPayload? {
+    nonisolated(nonsending) private func request(
+        onChannel channel: String, payloadCount: Int,
+        writeRequest: (UInt32) -> Void
+    ) async throws -> ReceivedPayload? {
         let prepared = try prepareRequest(onChannel: channel, payloadCount: payloadCount)
         if prepared.mustWaitForRoom { await waitUntilWritable() }
         // Inside this task's call scope its handler covers the call (see `CallScope`).
@@ -247,17 +253,23 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     }
 
     @discardableResult
-    package func setSegmentedMessageHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken {
+    package func setSegmentedMessageHandler(
+        onChannel channel: String, _ handler: SegmentedMessageHandler?
+    ) -> MessageHandlerToken {
         install(handler.map(ConnectionState.Handler.segmented), onChannel: channel)
     }
 
     @discardableResult
-    package func setSynchronousMessageHandler(onChannel channel: String, _ handler: SynchronousMessageHandler?) -> MessageHandlerToken {
+    package func setSynchronousMessageHandler(
+        onChannel channel: String, _ handler: SynchronousMessageHandler?
+    ) -> MessageHandlerToken {
         install(handler.map(ConnectionState.Handler.synchronous), onChannel: channel)
     }
 
     @discardableResult
-    package func setImmediateMessageHandler(onChannel channel: String, _ handler: ImmediateMessageHandler?) -> MessageHandlerToken {
+    package func setImmediateMessageHandler(
+        onChannel channel: String, _ handler: ImmediateMessageHandler?
+    ) -> MessageHandlerToken {
         install(handler.map(ConnectionState.Handler.immediate), onChannel: channel)
     }
 
@@ -267,12 +279,15 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// `mayAnswerLater`, the handler may answer `.later`: it then holds a handler slot while it
     /// runs, as an immediate handler does, unless it answers on the in-place route.
     @discardableResult
-    package func setInPlaceMessageHandler(onChannel channel: String, _ handler: InPlaceMessageHandler?,
-                                          splitter: PayloadSplitter? = nil, mayAnswerLater: Bool = false) -> MessageHandlerToken {
+    package func setInPlaceMessageHandler(
+        onChannel channel: String, _ handler: InPlaceMessageHandler?,
+        splitter: PayloadSplitter? = nil, mayAnswerLater: Bool = false
+    ) -> MessageHandlerToken {
         // Wrapped case by case, not through a function value chosen at run time: that would store
         // the handler behind two reabstraction thunks, called with every request.
         guard let handler else { return install(nil, onChannel: channel) }
-        return install(mayAnswerLater ? .inPlaceOrLater(handler) : .inPlace(handler), onChannel: channel, splitter: splitter)
+        return install(
+            mayAnswerLater ? .inPlaceOrLater(handler) : .inPlace(handler), onChannel: channel, splitter: splitter)
     }
 
     /// From now on a large REPLY payload `splitter` picks reaches the caller of `startRequest` as
@@ -282,8 +297,10 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
         splitting.setReplySplitter(splitter)
     }
 
-    private func install(_ handler: ConnectionState.Handler?, onChannel channel: String,
-                         splitter: PayloadSplitter? = nil) -> MessageHandlerToken {
+    private func install(
+        _ handler: ConnectionState.Handler?, onChannel channel: String,
+        splitter: PayloadSplitter? = nil
+    ) -> MessageHandlerToken {
         // Either order is safe: a handler that cannot adopt a last part gets the payload joined.
         splitting.setRequestSplitter(handler == nil ? nil : splitter, onChannel: channel)
         return state.withLock { state in
@@ -318,7 +335,8 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// Withdraws request `id` if it still waits for its reply (its caller was cancelled): sends
     /// CANCEL and fails the call with `CancellationError`.
     package func cancelRequest(_ id: UInt32) {
-        let (found, continuation, drained) = state.withLock { state -> (Bool, UnsafeContinuation<ReceivedPayload?, any Error>?, Bool) in
+        let (found, continuation, drained) = state.withLock {
+            state -> (Bool, UnsafeContinuation<ReceivedPayload?, any Error>?, Bool) in
             // No entry yet: `request` sees the cancellation when it registers the call.
             guard let call = state.pending.remove(id) else { return (false, nil, false) }
             state.noteWithdrawn(call, failure: CancellationError())
@@ -338,7 +356,9 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
             FrameEncoder.encodeHead(of: frame, into: &head)
             transport.write(head, followedBy: payload)
         } else {
-            transport.write(frameOfLength: FrameEncoder.encodedLength(of: frame)) { FrameEncoder.storeValidated(frame, into: $0) }
+            transport.write(frameOfLength: FrameEncoder.encodedLength(of: frame)) {
+                FrameEncoder.storeValidated(frame, into: $0)
+            }
         }
     }
 
@@ -353,25 +373,28 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     @inlinable package static var separatePayloadThreshold: Int { 64 << 10 }
 
     static func closedBeforeReply(channel: String, _ cause: MessengerError?) -> MessengerError {
-        MessengerError(.connectionClosed,
-                       "the connection closed before the reply arrived: \(cause?.message ?? "closed")",
-                       channel: channel)
+        MessengerError(
+            .connectionClosed,
+            "the connection closed before the reply arrived: \(cause?.message ?? "closed")",
+            channel: channel)
     }
 
     func validate(channel: String, payloadCount: Int, fixedBodyBytes: Int) throws(MessengerError) {
         let nameLength = channel.utf8.count
         guard nameLength > 0, nameLength <= Int(UInt16.max) else {
-            throw MessengerError(.invalidChannel,
-                                 "a channel name must have 1 to 65,535 UTF-8 bytes, not \(nameLength)",
-                                 channel: channel)
+            throw MessengerError(
+                .invalidChannel,
+                "a channel name must have 1 to 65,535 UTF-8 bytes, not \(nameLength)",
+                channel: channel)
         }
         let frameLength = 1 + fixedBodyBytes + nameLength + payloadCount
         let limit = outboundFrameLimit
         guard frameLength <= limit else {
             let whose = limit < options.maxFrameLength ? "the peer's maximum" : "the maximum"
-            throw MessengerError(.frameTooLarge,
-                                 "a \(payloadCount)-byte message makes a \(frameLength)-byte frame, over \(whose) of \(limit)",
-                                 channel: channel)
+            throw MessengerError(
+                .frameTooLarge,
+                "a \(payloadCount)-byte message makes a \(frameLength)-byte frame, over \(whose) of \(limit)",
+                channel: channel)
         }
     }
 

@@ -98,8 +98,10 @@ package final class OutboundFlow: Sendable {
     }
 
     private func snapshot(_ waiters: Waiters) -> Snapshot {
-        Snapshot(isWritable: writable.load(ordering: .acquiring), isAnswerBacklogged: answersBacklogged.load(ordering: .acquiring),
-                 waitingWriters: waiters.continuations.count, isClosed: waiters.closed)
+        Snapshot(
+            isWritable: writable.load(ordering: .acquiring),
+            isAnswerBacklogged: answersBacklogged.load(ordering: .acquiring),
+            waitingWriters: waiters.continuations.count, isClosed: waiters.closed)
     }
 
     private func takeSatisfiedObservers(_ waiters: inout Waiters) -> [UnsafeContinuation<Void, Never>] {

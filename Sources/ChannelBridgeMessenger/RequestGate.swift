@@ -30,8 +30,10 @@ package final class RequestGate: Sendable {
     /// the close. Called outside every lock, on the thread that delivers the request.
     private let admits: @Sendable (_ channel: String, _ payload: UnsafeRawBufferPointer?) -> Bool
 
-    package init(reason: String,
-                 admitting admits: @escaping @Sendable (_ channel: String, _ payload: UnsafeRawBufferPointer?) -> Bool) {
+    package init(
+        reason: String,
+        admitting admits: @escaping @Sendable (_ channel: String, _ payload: UnsafeRawBufferPointer?) -> Bool
+    ) {
         self.reason = reason
         self.admits = admits
     }

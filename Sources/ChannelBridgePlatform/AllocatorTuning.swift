@@ -12,9 +12,9 @@ package enum AllocatorTuning {
     package static func retainLargeAllocations() {
         // `mallopt` is not in the Glibc module map; it is part of glibc's ABI, so look it up.
         typealias MallOpt = @convention(c) (Int32, Int32) -> Int32
-        guard let symbol = dlsym(nil, "mallopt") else { return }   // RTLD_DEFAULT
+        guard let symbol = dlsym(nil, "mallopt") else { return }  // RTLD_DEFAULT
         let mallopt = unsafeBitCast(symbol, to: MallOpt.self)
-        let trimThreshold: Int32 = -1, mmapThreshold: Int32 = -3   // M_TRIM_THRESHOLD, M_MMAP_THRESHOLD (malloc.h)
+        let trimThreshold: Int32 = -1, mmapThreshold: Int32 = -3  // M_TRIM_THRESHOLD, M_MMAP_THRESHOLD (malloc.h)
         _ = mallopt(mmapThreshold, 64 << 20)
         _ = mallopt(trimThreshold, 512 << 20)
     }
@@ -28,9 +28,9 @@ package enum AllocatorTuning {
     /// caches absorb for small blocks. Call once, first thing in `main`, before any thread starts.
     package static func limitArenas(to count: Int32) {
         typealias MallOpt = @convention(c) (Int32, Int32) -> Int32
-        guard let symbol = dlsym(nil, "mallopt") else { return }   // RTLD_DEFAULT
+        guard let symbol = dlsym(nil, "mallopt") else { return }  // RTLD_DEFAULT
         let mallopt = unsafeBitCast(symbol, to: MallOpt.self)
-        let arenaMax: Int32 = -8   // M_ARENA_MAX (malloc.h)
+        let arenaMax: Int32 = -8  // M_ARENA_MAX (malloc.h)
         _ = mallopt(arenaMax, count)
     }
 }

@@ -33,12 +33,14 @@ public enum DetachedThread {
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         var thread = pthread_t()
-        let result = pthread_create(&thread, &attributes, { argument in
-            let start = Unmanaged<ThreadStart>.fromOpaque(argument!).takeRetainedValue()
-            _ = setThreadName?(pthread_self(), String(decoding: start.name.utf8.prefix(15), as: UTF8.self))
-            start.body()
-            return nil
-        }, start)
+        let result = pthread_create(
+            &thread, &attributes,
+            { argument in
+                let start = Unmanaged<ThreadStart>.fromOpaque(argument!).takeRetainedValue()
+                _ = setThreadName?(pthread_self(), String(decoding: start.name.utf8.prefix(15), as: UTF8.self))
+                start.body()
+                return nil
+            }, start)
         if result != 0 { Unmanaged<ThreadStart>.fromOpaque(start).release() }
         return result
     }
@@ -62,4 +64,6 @@ private final class ThreadStart: Sendable {
 // `pthread_setname_np` needs _GNU_SOURCE, so the Glibc module map leaves it out; it is part of
 // glibc's ABI, so look it up. Names show in `top -H`, `perf` and debuggers.
 private let setThreadName: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32)? =
-    dlsym(nil, "pthread_setname_np").map { unsafeBitCast($0, to: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32).self) }
+    dlsym(nil, "pthread_setname_np").map {
+        unsafeBitCast($0, to: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32).self)
+    }

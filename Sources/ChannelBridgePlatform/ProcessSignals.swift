@@ -28,31 +28,32 @@ package final class ProcessSignals: Sendable {
         self.registration = registration
         signals = stream
         self.continuation = continuation
-        sources = LockedValue(numbers.map { number -> any DispatchSourceSignal in
-            // The default action (ending the process) is replaced by the stream while watched.
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { @Sendable in
-                // On the dispatch thread, not the concurrency pool: `onRepeat` still runs when the
-                // pool is stuck, which is when a second signal matters.
-                let count = received.withLock { count in
-                    count += 1
-                    return count
+        sources = LockedValue(
+            numbers.map { number -> any DispatchSourceSignal in
+                // The default action (ending the process) is replaced by the stream while watched.
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { @Sendable in
+                    // On the dispatch thread, not the concurrency pool: `onRepeat` still runs when the
+                    // pool is stuck, which is when a second signal matters.
+                    let count = received.withLock { count in
+                        count += 1
+                        return count
+                    }
+                    if count > 1, let onRepeat { onRepeat(number) } else { continuation.yield(number) }
                 }
-                if count > 1, let onRepeat { onRepeat(number) } else { continuation.yield(number) }
-            }
-            source.setRegistrationHandler { @Sendable in
-                let waiters = registration.withLock { state -> [CheckedContinuation<Void, Never>] in
-                    state.pending -= 1
-                    guard state.pending == 0 else { return [] }
-                    defer { state.waiters = [] }
-                    return state.waiters
+                source.setRegistrationHandler { @Sendable in
+                    let waiters = registration.withLock { state -> [CheckedContinuation<Void, Never>] in
+                        state.pending -= 1
+                        guard state.pending == 0 else { return [] }
+                        defer { state.waiters = [] }
+                        return state.waiters
+                    }
+                    for waiter in waiters { waiter.resume() }
                 }
-                for waiter in waiters { waiter.resume() }
-            }
-            source.resume()
-            return source
-        })
+                source.resume()
+                return source
+            })
     }
 
     /// Starts watching `numbers`: their default action is replaced by the stream. With `onRepeat`,

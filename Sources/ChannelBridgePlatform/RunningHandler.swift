@@ -21,8 +21,10 @@ package enum RunningHandler {
         }
     }
 
-    private static func record(_ channel: UnsafeBufferPointer<UInt8>, _ method: UnsafeBufferPointer<UInt8>?,
-                               _ body: () -> Void) {
+    private static func record(
+        _ channel: UnsafeBufferPointer<UInt8>, _ method: UnsafeBufferPointer<UInt8>?,
+        _ body: () -> Void
+    ) {
         var running = cb_running_handler(
             channel: UnsafeRawPointer(channel.baseAddress)?.assumingMemoryBound(to: CChar.self),
             channel_length: channel.count,
@@ -45,7 +47,9 @@ package enum RunningHandler {
             return String(decoding: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self)
         }
         let record = running.pointee
-        return (text(record.channel, record.channel_length),
-                record.method.map { text($0, record.method_length) })
+        return (
+            text(record.channel, record.channel_length),
+            record.method.map { text($0, record.method_length) }
+        )
     }
 }

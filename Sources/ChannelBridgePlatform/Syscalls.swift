@@ -1,7 +1,6 @@
 import CChannelBridgeSyscalls
 import Glibc
 
-
 /// A Unix socket address (`sockaddr_un`), made by `Syscalls.address(for:)`.
 package struct SocketAddress: Sendable {
     fileprivate let raw: sockaddr_un
@@ -19,8 +18,11 @@ package enum Syscalls {
 
     /// `accept4` is also behind `_GNU_SOURCE`; it is looked up once at run time so that accepted
     /// descriptors are close-on-exec from the start (no window for a concurrent fork + exec).
-    private typealias Accept4 = @convention(c) (Int32, UnsafeMutablePointer<sockaddr>?,
-                                                UnsafeMutablePointer<socklen_t>?, Int32) -> Int32
+    private typealias Accept4 =
+        @convention(c) (
+            Int32, UnsafeMutablePointer<sockaddr>?,
+            UnsafeMutablePointer<socklen_t>?, Int32
+        ) -> Int32
     private static let accept4: Accept4? = {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "accept4") else { return nil }
         return unsafeBitCast(symbol, to: Accept4.self)
@@ -65,7 +67,9 @@ package enum Syscalls {
         return fd >= 0 ? fd : -errno
     }
 
-    private static func withSocketAddress<R>(_ address: SocketAddress, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+    private static func withSocketAddress<R>(
+        _ address: SocketAddress, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R
+    ) -> R {
         var address = address.raw
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
@@ -196,7 +200,8 @@ package enum Syscalls {
         var credentials = UCred()
         var length = socklen_t(MemoryLayout<UCred>.size)
         guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0,
-              Int(length) == MemoryLayout<UCred>.size else { return nil }
+            Int(length) == MemoryLayout<UCred>.size
+        else { return nil }
         return (credentials.pid, credentials.uid, credentials.gid)
     }
 
@@ -226,15 +231,18 @@ package enum Syscalls {
     /// the first from `firstOffset` on, and of the last only its first `lastCount` bytes when
     /// given (a send block filled that far). Returns the byte count, or the negated errno
     /// (`-EAGAIN` when the socket is full).
-    package static func sendNow(_ fd: Int32, _ chunks: ArraySlice<[UInt8]>, firstOffset: Int, lastCount: Int? = nil) -> Int {
+    package static func sendNow(
+        _ fd: Int32, _ chunks: ArraySlice<[UInt8]>, firstOffset: Int, lastCount: Int? = nil
+    ) -> Int {
         // One chunk (a small frame, or many coalesced) is the common case: plain `send` spares
         // the kernel copying in a message header and an iovec array.
         if chunks.count == 1 {
             return chunks[chunks.startIndex].withUnsafeBytes { raw in
                 let end = lastCount ?? raw.count
                 while true {
-                    let sent = cb_send(fd, raw.baseAddress! + firstOffset, end - firstOffset,
-                                       Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    let sent = cb_send(
+                        fd, raw.baseAddress! + firstOffset, end - firstOffset,
+                        Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
                     if sent >= 0 { return sent }
                     if errno == EINTR { continue }
                     return -Int(errno)
@@ -249,8 +257,9 @@ package enum Syscalls {
                 // `lastCount` is of the last of all the chunks, which this send reaches only
                 // when there are at most `maxIOVectors` of them.
                 let end = index == chunks.count - 1 ? lastCount ?? pointers[index].count : pointers[index].count
-                vectors[index] = iovec(iov_base: UnsafeMutableRawPointer(mutating: pointers[index].baseAddress! + skip),
-                                       iov_len: end - skip)
+                vectors[index] = iovec(
+                    iov_base: UnsafeMutableRawPointer(mutating: pointers[index].baseAddress! + skip),
+                    iov_len: end - skip)
             }
             return vectors.withUnsafeMutableBufferPointer { vectorBuffer in
                 var message = msghdr()
@@ -267,8 +276,10 @@ package enum Syscalls {
     }
 
     /// Gives `body` stable pointers to the bytes of each array, all at once.
-    private static func withPinnedBuffers<R>(_ chunks: ArraySlice<[UInt8]>,
-                                             _ body: ([UnsafeRawBufferPointer]) -> R) -> R {
+    private static func withPinnedBuffers<R>(
+        _ chunks: ArraySlice<[UInt8]>,
+        _ body: ([UnsafeRawBufferPointer]) -> R
+    ) -> R {
         var pointers: [UnsafeRawBufferPointer] = []
         pointers.reserveCapacity(chunks.count)
         func pin(_ index: ArraySlice<[UInt8]>.Index) -> R {
@@ -297,7 +308,7 @@ package enum Syscalls {
 
     /// A non-blocking, close-on-exec eventfd, or -1 when none can be made.
     package static func newEvent() -> Int32 {
-        let closeOnExec: Int32 = 0o2000000, nonBlocking: Int32 = 0o4000   // EFD_CLOEXEC, EFD_NONBLOCK
+        let closeOnExec: Int32 = 0o2000000, nonBlocking: Int32 = 0o4000  // EFD_CLOEXEC, EFD_NONBLOCK
         return eventfd?(0, closeOnExec | nonBlocking) ?? -1
     }
 
@@ -339,8 +350,10 @@ package enum Syscalls {
     /// through `cb_poll`: an array of them would be allocated per wait, and a driven call waits
     /// once per call.
     package static func poll(_ fd: Int32, forInput: Bool, orReadable wake: Int32) -> (PollResult, wake: PollResult)? {
-        var pollers = (pollfd(fd: fd, events: forInput ? Int16(POLLIN) : 0, revents: 0),
-                       pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
+        var pollers = (
+            pollfd(fd: fd, events: forInput ? Int16(POLLIN) : 0, revents: 0),
+            pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
+        )
         let result = withUnsafeMutableBytes(of: &pollers) { raw -> Int32 in
             let first = raw.baseAddress!.assumingMemoryBound(to: pollfd.self)
             while true {

@@ -36,7 +36,8 @@ public struct PluginError: Error, Sendable, CustomStringConvertible {
     /// For `registrationFailed`: the error the plugin threw.
     public var underlying: (any Error)?
 
-    public init(_ code: Code, _ message: String, key: String, knownKeys: [String] = [], underlying: (any Error)? = nil) {
+    public init(_ code: Code, _ message: String, key: String, knownKeys: [String] = [], underlying: (any Error)? = nil)
+    {
         self.code = code
         self.message = message
         self.key = key
@@ -56,11 +57,13 @@ extension PluginError {
 
     static func unknownPlugin(_ key: String, known: [String]) -> PluginError {
         let list = known.isEmpty ? "none" : known.joined(separator: ", ")
-        return PluginError(.unknownPlugin, "No plugin named '\(key)'; known plugins: \(list)", key: key, knownKeys: known)
+        return PluginError(
+            .unknownPlugin, "No plugin named '\(key)'; known plugins: \(list)", key: key, knownKeys: known)
     }
 
     static func registrationFailed(_ key: String, _ error: any Error) -> PluginError {
-        PluginError(.registrationFailed, "The plugin '\(key)' failed to register: \(error)", key: key, underlying: error)
+        PluginError(
+            .registrationFailed, "The plugin '\(key)' failed to register: \(error)", key: key, underlying: error)
     }
 
     static func registryTornDown(_ key: String) -> PluginError {

@@ -39,8 +39,11 @@ public struct PluginRegistrant: Sendable {
         }
     }
 
-    private func checked(_ keys: [String], with registry: PluginRegistry) throws(PluginError)
-        -> [(key: String, type: any Plugin.Type)] {
+    private func checked(
+        _ keys: [String], with registry: PluginRegistry
+    ) throws(PluginError)
+        -> [(key: String, type: any Plugin.Type)]
+    {
         var types: [(key: String, type: any Plugin.Type)] = []
         var seen: Set<String> = []
         for key in keys {

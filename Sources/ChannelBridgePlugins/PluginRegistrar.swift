@@ -30,8 +30,10 @@ public final class PluginRegistrar: Sendable {
     public let channels: ChannelCatalog
     private let core: RegistryCore
 
-    init(key: String, messenger: any BinaryMessenger, environment: PluginEnvironment, channels: ChannelCatalog,
-         core: RegistryCore) {
+    init(
+        key: String, messenger: any BinaryMessenger, environment: PluginEnvironment, channels: ChannelCatalog,
+        core: RegistryCore
+    ) {
         self.key = key
         self.messenger = messenger
         self.environment = environment
@@ -58,8 +60,12 @@ public final class PluginRegistrar: Sendable {
     /// `channel` had; removed at teardown.
     public func addMethodCallDelegate(_ delegate: some MethodCallDelegate, channel: MethodChannel) {
         let methods = (delegate as? MethodRouter)?.methods.map { MethodDescription(name: $0) }
-        catalogue(channel.name, previous: channels.addSetUp(ChannelDescription(
-            name: channel.name, kind: .method, codec: ChannelDescription.codecName(channel.codec), methods: methods)))
+        catalogue(
+            channel.name,
+            previous: channels.addSetUp(
+                ChannelDescription(
+                    name: channel.name, kind: .method, codec: ChannelDescription.codecName(channel.codec),
+                    methods: methods)))
         core.install(for: key) {
             if let immediate = delegate as? any ImmediateMethodCallDelegate {
                 channel.setImmediateMethodCallHandler { call in try immediate.answerImmediately(call) }
@@ -73,8 +79,11 @@ public final class PluginRegistrar: Sendable {
     /// Makes `handler` the owner of the event channel `channel`; removed at teardown, which ends
     /// the active stream and calls the handler's `onCancel`.
     public func addStreamHandler(_ handler: some StreamHandler, channel: EventChannel) {
-        catalogue(channel.name, previous: channels.addSetUp(ChannelDescription(
-            name: channel.name, kind: .event, codec: ChannelDescription.codecName(channel.codec))))
+        catalogue(
+            channel.name,
+            previous: channels.addSetUp(
+                ChannelDescription(
+                    name: channel.name, kind: .event, codec: ChannelDescription.codecName(channel.codec))))
         core.install(for: key) {
             channel.setStreamHandler(handler)
             return { channel.setStreamHandler(nil) }

@@ -68,16 +68,20 @@ public enum SharedPreferenceAppGroupPlugin: Plugin {
             provider: registrar.environment.preferenceStoreProvider,
             entitledAppGroups: registrar.environment.entitledAppGroups)
         let methods = PreferenceMethodHandler(configuration)
-        registrar.addMethodCallDelegate(methods, channel: MethodChannel(name: channelName, messenger: registrar.messenger))
+        registrar.addMethodCallDelegate(
+            methods, channel: MethodChannel(name: channelName, messenger: registrar.messenger))
         // A listen without `appGroup` follows the session's group, as every method does.
         registrar.addStreamHandler(
             PreferenceChangesStreamHandler(configuration, sessionAppGroup: { methods.sessionAppGroup }),
             channel: EventChannel(name: changesChannelName, messenger: registrar.messenger))
-        registrar.describe(ChannelDescription(name: channelName, kind: .method, codec: "standard", methods: Self.methods,
-                                              summary: "An app group's preferences, shared with every process of the store"))
-        registrar.describe(ChannelDescription(
-            name: changesChannelName, kind: .event, codec: "standard",
-            summary: #"Every write to an app group: listen {"appGroup"?, "keys"?}; events {"key", "value"}"#))
+        registrar.describe(
+            ChannelDescription(
+                name: channelName, kind: .method, codec: "standard", methods: Self.methods,
+                summary: "An app group's preferences, shared with every process of the store"))
+        registrar.describe(
+            ChannelDescription(
+                name: changesChannelName, kind: .event, codec: "standard",
+                summary: #"Every write to an app group: listen {"appGroup"?, "keys"?}; events {"key", "value"}"#))
     }
 
     /// The methods of Protocol/extension-host.md §4.1, for reflection.

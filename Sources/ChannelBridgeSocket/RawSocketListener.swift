@@ -24,7 +24,9 @@ package final class RawSocketListener: Sendable {
         let started = DetachedThread.tryStart(name: "cb raw accept") { [self] in acceptLoop(onConnection) }
         if started != 0 {
             finishClosing()
-            throw SocketError(.systemCall, "cannot start the accepting thread: \(Syscalls.errorText(started))", path: path, errno: started)
+            throw SocketError(
+                .systemCall, "cannot start the accepting thread: \(Syscalls.errorText(started))", path: path,
+                errno: started)
         }
     }
 
@@ -64,7 +66,7 @@ package final class RawSocketListener: Sendable {
             case Errno.ECONNABORTED, Errno.EPROTO:
                 continue
             case Errno.EMFILE, Errno.ENFILE, Errno.ENOBUFS, Errno.ENOMEM:
-                Syscalls.sleep(microseconds: 50_000)   // out of descriptors or memory: wait instead of spinning
+                Syscalls.sleep(microseconds: 50_000)  // out of descriptors or memory: wait instead of spinning
             default:
                 if state.withLock({ $0.closing }) { break }
                 Syscalls.sleep(microseconds: 10_000)

@@ -77,18 +77,20 @@ extension SocketConnection {
         /// This process's id, for the default name (visible to inlined callers).
         @usableFromInline static var processID: Int32 { Syscalls.processID }
 
-        public init(name: String = "channelbridge pid \(Options.processID)",
-                    maxFrameLength: Int = FrameDecoder.defaultMaxFrameLength,
-                    acceptPeer: @escaping @Sendable (PeerCredentials) -> Bool = SocketConnection.sameUser,
-                    closeTimeout: Duration = .seconds(5),
-                    outboundHighWater: Int = Options.defaultOutboundHighWater,
-                    outboundLowWater: Int = Options.defaultOutboundLowWater,
-                    maxHandlersInFlight: Int = MessengerConnection.Options.defaultMaxHandlersInFlight,
-                    helloTimeout: Duration? = Options.defaultHelloTimeout,
-                    socketSendBufferSize: Int? = Options.defaultSocketSendBufferSize,
-                    connectTimeout: Duration = Options.defaultConnectTimeout,
-                    frameTimeout: Duration? = Options.defaultFrameTimeout,
-                    frameMinimumRate: Int = Options.defaultFrameMinimumRate) {
+        public init(
+            name: String = "channelbridge pid \(Options.processID)",
+            maxFrameLength: Int = FrameDecoder.defaultMaxFrameLength,
+            acceptPeer: @escaping @Sendable (PeerCredentials) -> Bool = SocketConnection.sameUser,
+            closeTimeout: Duration = .seconds(5),
+            outboundHighWater: Int = Options.defaultOutboundHighWater,
+            outboundLowWater: Int = Options.defaultOutboundLowWater,
+            maxHandlersInFlight: Int = MessengerConnection.Options.defaultMaxHandlersInFlight,
+            helloTimeout: Duration? = Options.defaultHelloTimeout,
+            socketSendBufferSize: Int? = Options.defaultSocketSendBufferSize,
+            connectTimeout: Duration = Options.defaultConnectTimeout,
+            frameTimeout: Duration? = Options.defaultFrameTimeout,
+            frameMinimumRate: Int = Options.defaultFrameMinimumRate
+        ) {
             self.name = name
             self.maxFrameLength = maxFrameLength
             self.acceptPeer = acceptPeer
@@ -112,8 +114,9 @@ extension SocketConnection {
         }
 
         var messengerOptions: MessengerConnection.Options {
-            var options = MessengerConnection.Options(name: name, maxFrameLength: maxFrameLength,
-                                                      maxHandlersInFlight: maxHandlersInFlight, requestBudget: requestBudget)
+            var options = MessengerConnection.Options(
+                name: name, maxFrameLength: maxFrameLength,
+                maxHandlersInFlight: maxHandlersInFlight, requestBudget: requestBudget)
             options.requestGate = requestGate
             return options
         }

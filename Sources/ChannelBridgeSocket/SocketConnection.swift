@@ -80,16 +80,21 @@ public final class SocketConnection: Sendable {
             }
             if started != 0 {
                 Syscalls.closeDescriptor(fd)
-                continuation.resume(throwing: SocketError(.systemCall, "cannot start the connection's reader thread: "
-                                                          + Syscalls.errorText(started), path: path, errno: started))
+                continuation.resume(
+                    throwing: SocketError(
+                        .systemCall,
+                        "cannot start the connection's reader thread: "
+                            + Syscalls.errorText(started), path: path, errno: started))
             }
         }
         // Set before the continuation was resumed without an error.
         return handOff.withLock { $0! }
     }
 
-    private static func establish(fd: Int32, address: SocketAddress, path: String,
-                                  options: Options) throws(SocketError) -> SocketConnection {
+    private static func establish(
+        fd: Int32, address: SocketAddress, path: String,
+        options: Options
+    ) throws(SocketError) -> SocketConnection {
         let result = Syscalls.connect(fd, to: address, milliseconds: milliseconds(options.connectTimeout))
         switch result {
         case 0:
@@ -99,8 +104,9 @@ public final class SocketConnection: Sendable {
         case Errno.ENOENT:
             throw SocketError(.notFound, "no socket file: no host has started there", path: path, errno: result)
         case Errno.ECONNREFUSED:
-            throw SocketError(.connectionRefused, "nothing accepts connections on this socket (stale file)",
-                              path: path, errno: result)
+            throw SocketError(
+                .connectionRefused, "nothing accepts connections on this socket (stale file)",
+                path: path, errno: result)
         default:
             throw Syscalls.failure("connect", path: path, errno: result)
         }
@@ -108,8 +114,9 @@ public final class SocketConnection: Sendable {
             throw Syscalls.failure("getsockopt(SO_PEERCRED)", code: .credentials, path: path)
         }
         guard options.acceptPeer(credentials) else {
-            throw SocketError(.peerNotAccepted, "the host (\(credentials)) is not accepted by this client's peer policy",
-                              path: path)
+            throw SocketError(
+                .peerNotAccepted, "the host (\(credentials)) is not accepted by this client's peer policy",
+                path: path)
         }
         return SocketConnection(fd: fd, role: .client, path: path, credentials: credentials, options: options)
     }
@@ -149,8 +156,9 @@ public final class SocketConnection: Sendable {
             let timer = Task {
                 try? await Task.sleep(for: helloTimeout)
                 guard !Task.isCancelled, messenger.peerHello == nil, messenger.closeError == nil else { return }
-                messenger.close(code: .protocolError, reason: "no HELLO within \(Self.seconds(helloTimeout)) s",
-                                waitForOwedReplies: false)
+                messenger.close(
+                    code: .protocolError, reason: "no HELLO within \(Self.seconds(helloTimeout)) s",
+                    waitForOwedReplies: false)
             }
             messenger.onClose { _ in timer.cancel() }
         }

@@ -56,7 +56,9 @@ extension SocketError {
     /// meant for the user as it stands ("no answer from the host at PATH within 5 s: it may be
     /// stopped or overloaded").
     public static func timedOut(path: String, after timeout: Duration) -> SocketError {
-        SocketError(.timedOut, "no answer from the host at \(path) within \(SocketConnection.seconds(timeout)) s:"
-                        + " it may be stopped or overloaded", path: path)
+        SocketError(
+            .timedOut,
+            "no answer from the host at \(path) within \(SocketConnection.seconds(timeout)) s:"
+                + " it may be stopped or overloaded", path: path)
     }
 }

@@ -41,9 +41,11 @@ public final class SocketListener: Sendable {
 
         public static let defaultMaxConnections = 128
 
-        public init(connection: SocketConnection.Options = SocketConnection.Options(), backlog: Int32 = 128,
-                    onRefusedPeer: (@Sendable (PeerCredentials) -> Void)? = nil,
-                    maxConnections: Int = Options.defaultMaxConnections) {
+        public init(
+            connection: SocketConnection.Options = SocketConnection.Options(), backlog: Int32 = 128,
+            onRefusedPeer: (@Sendable (PeerCredentials) -> Void)? = nil,
+            maxConnections: Int = Options.defaultMaxConnections
+        ) {
             self.connection = connection
             self.backlog = backlog
             self.onRefusedPeer = onRefusedPeer
@@ -72,8 +74,10 @@ public final class SocketListener: Sendable {
     /// Binds `path` and starts accepting. `onConnection` runs on the accepting thread for each
     /// accepted session before anything is read from it (its HELLO has gone out): install handlers
     /// there, and return quickly (the next client waits meanwhile).
-    public convenience init(path: String = SocketPath.defaultPath(), options: Options = Options(),
-                            onConnection: @escaping @Sendable (SocketConnection) -> Void) throws(SocketError) {
+    public convenience init(
+        path: String = SocketPath.defaultPath(), options: Options = Options(),
+        onConnection: @escaping @Sendable (SocketConnection) -> Void
+    ) throws(SocketError) {
         try self.init(binding: path, options: options, onConnection: onConnection)
         try startAccepting()
     }
@@ -81,8 +85,10 @@ public final class SocketListener: Sendable {
     /// Binds `path` without accepting yet: clients that connect meanwhile wait in the `listen`
     /// backlog until `startAccepting()`, so a server can finish preparing (files copied, keys
     /// written) before any session can see it, with no thread waiting for that.
-    package init(binding path: String, options: Options = Options(),
-                 onConnection: @escaping @Sendable (SocketConnection) -> Void) throws(SocketError) {
+    package init(
+        binding path: String, options: Options = Options(),
+        onConnection: @escaping @Sendable (SocketConnection) -> Void
+    ) throws(SocketError) {
         self.path = path
         self.options = options
         self.onConnection = onConnection
@@ -104,8 +110,9 @@ public final class SocketListener: Sendable {
         if started != 0 {
             state.withLock { $0.closing = true }
             finishClosing()
-            throw SocketError(.systemCall, "cannot start the accepting thread: \(Syscalls.errorText(started))",
-                              path: path, errno: started)
+            throw SocketError(
+                .systemCall, "cannot start the accepting thread: \(Syscalls.errorText(started))",
+                path: path, errno: started)
         }
     }
 
@@ -151,7 +158,7 @@ public final class SocketListener: Sendable {
             case Errno.ECONNABORTED, Errno.EPROTO:
                 continue
             case Errno.EMFILE, Errno.ENFILE, Errno.ENOBUFS, Errno.ENOMEM:
-                Syscalls.sleep(microseconds: 50_000)   // out of descriptors or memory: wait instead of spinning
+                Syscalls.sleep(microseconds: 50_000)  // out of descriptors or memory: wait instead of spinning
             default:
                 if state.withLock({ $0.closing }) { break }
                 Syscalls.sleep(microseconds: 10_000)
@@ -203,12 +210,14 @@ public final class SocketListener: Sendable {
         guard started == 0 else {
             connectionEnded()
             state.withLock { $0.refusedForLimit += 1 }
-            refuse(fd, code: .tooManyConnections,
-                   reason: "this host cannot start a thread for another connection (\(Syscalls.errorText(started)))")
+            refuse(
+                fd, code: .tooManyConnections,
+                reason: "this host cannot start a thread for another connection (\(Syscalls.errorText(started)))")
             return
         }
-        let connection = SocketConnection(fd: fd, role: .host, path: path, credentials: credentials,
-                                          options: options.connection)
+        let connection = SocketConnection(
+            fd: fd, role: .host, path: path, credentials: credentials,
+            options: options.connection)
         connection.transport.onDescriptorClosed { [weak self] in self?.connectionEnded() }
         onConnection(connection)
         handoff.give(connection)

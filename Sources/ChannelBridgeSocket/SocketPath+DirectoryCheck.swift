@@ -19,12 +19,15 @@ extension SocketPath {
     /// A directory that does not exist passes: nothing can be found or created in it (a client's
     /// connect fails with `notFound`, the host's lock file cannot be created). Any other `lstat`
     /// failure is `systemCall`.
-    public static func checkDirectory(of path: String, environment: [String: String]? = nil,
-                                      uid: UInt32 = effectiveUserID) throws(SocketError) {
+    public static func checkDirectory(
+        of path: String, environment: [String: String]? = nil,
+        uid: UInt32 = effectiveUserID
+    ) throws(SocketError) {
         guard !path.isEmpty else { return }
         let directory = directory(of: path)
         let isDefault = directory == Self.directory(of: defaultPath(environment: environment, uid: uid))
-        let advice = isDefault
+        let advice =
+            isDefault
             ? "remove it or set XDG_RUNTIME_DIR"
             : "remove it or use a socket path in a directory only this user can write to"
         let info: FileCalls.Status
@@ -37,25 +40,29 @@ extension SocketPath {
             throw SocketError(.systemCall, "lstat \(directory) failed: \(error.text)", path: path, errno: error.code)
         }
         guard info.isDirectory else {
-            throw SocketError(.unsafeDirectory,
-                              "the socket directory \(directory) is \(info.typeDescription), not a directory; \(advice)",
-                              path: path)
+            throw SocketError(
+                .unsafeDirectory,
+                "the socket directory \(directory) is \(info.typeDescription), not a directory; \(advice)",
+                path: path)
         }
         let octal = String(info.permissions, radix: 8)
         let mode = "0" + String(repeating: "0", count: max(0, 3 - octal.count)) + octal
         var problems: [String] = []
         if info.owner != uid && (isDefault || info.owner != 0) {
-            problems.append(isDefault ? "is not owned by this user (uid \(uid))"
-                                      : "is owned by neither this user (uid \(uid)) nor root")
+            problems.append(
+                isDefault
+                    ? "is not owned by this user (uid \(uid))"
+                    : "is owned by neither this user (uid \(uid)) nor root")
         }
         if info.permissions & 0o022 != 0 && (isDefault || info.permissions & 0o1000 == 0) {
             problems.append("is writable by others" + (isDefault ? "" : " without the sticky bit"))
         }
         guard problems.isEmpty else {
-            throw SocketError(.unsafeDirectory,
-                              "the socket directory \(directory) (owner uid \(info.owner), mode \(mode)) "
-                              + problems.joined(separator: ", and ") + "; \(advice)",
-                              path: path)
+            throw SocketError(
+                .unsafeDirectory,
+                "the socket directory \(directory) (owner uid \(info.owner), mode \(mode)) "
+                    + problems.joined(separator: ", and ") + "; \(advice)",
+                path: path)
         }
     }
 

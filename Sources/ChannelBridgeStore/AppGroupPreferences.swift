@@ -119,16 +119,19 @@ public struct AppGroupPreferences: PreferenceStore {
     /// consumer costs memory for the keys changed, not for the writes.
     public func changes() async throws(StoreError) -> AsyncStream<StoreChange> {
         let engine = engine
-        let queue = try await BlockingIO.run(on: BlockingIO.readPool) { () throws(StoreError) in try engine.subscribe() }
+        let queue = try await BlockingIO.run(on: BlockingIO.readPool) { () throws(StoreError) in try engine.subscribe()
+        }
         let subscription = ChangeStreamSubscription(queue: queue) { engine.unsubscribe(queue) }
-        return AsyncStream(unfolding: {
-            guard let key = await subscription.queue.next() else {
+        return AsyncStream(
+            unfolding: {
+                guard let key = await subscription.queue.next() else {
+                    subscription.end()
+                    return nil
+                }
+                return StoreChange(key: key, value: engine.installedValue(forKey: key))
+            },
+            onCancel: {
                 subscription.end()
-                return nil
-            }
-            return StoreChange(key: key, value: engine.installedValue(forKey: key))
-        }, onCancel: {
-            subscription.end()
-        })
+            })
     }
 }

@@ -51,8 +51,9 @@ public final class AppGroupStore: PreferenceStoreProvider {
         let directory = directory(forGroup: appGroup)
         let engine = engines.withLock { engines in
             if let engine = engines[CodeUnitString(appGroup)] { return engine }
-            let engine = GroupEngine(files: GroupFiles(directory: directory),
-                                     threadName: "store commit", maximumFileSize: maximumFileSize)
+            let engine = GroupEngine(
+                files: GroupFiles(directory: directory),
+                threadName: "store commit", maximumFileSize: maximumFileSize)
             engines[CodeUnitString(appGroup)] = engine
             return engine
         }
@@ -74,15 +75,15 @@ public final class AppGroupStore: PreferenceStoreProvider {
     /// or NUL, at most 255 bytes of UTF-8.
     public static func validate(groupName: String) throws(StoreError) {
         let problem: String? =
-            if groupName.isEmpty { "it is empty" }
-            else if groupName.utf8.elementsEqual(".".utf8) || groupName.utf8.elementsEqual("..".utf8) {
+            if groupName.isEmpty {
+                "it is empty"
+            } else if groupName.utf8.elementsEqual(".".utf8) || groupName.utf8.elementsEqual("..".utf8) {
                 "'\(groupName)' is not a directory name"
             }
             // Bytes, not characters: "/" followed by a combining mark is one Character that is not "/".
-            else if groupName.utf8.contains(UInt8(ascii: "/")) { "it contains '/'" }
-            else if groupName.utf8.contains(0) { "it contains a NUL character" }
-            else if groupName.utf8.count > 255 { "it is longer than 255 bytes" }
-            else { nil }
+            else if groupName.utf8.contains(UInt8(ascii: "/")) { "it contains '/'" } else if groupName.utf8.contains(0)
+            { "it contains a NUL character" } else if groupName.utf8.count > 255 { "it is longer than 255 bytes" } else
+            { nil }
         if let problem {
             throw StoreError(.invalidGroupName, "invalid app group name \(groupName.debugDescription): \(problem)")
         }

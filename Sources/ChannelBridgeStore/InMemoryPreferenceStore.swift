@@ -101,15 +101,17 @@ public final class InMemoryPreferenceStore: PreferenceStore {
             queue.finish()
             _ = self?.state.withLock { $0.streams.removeValue(forKey: ObjectIdentifier(queue)) }
         }
-        return AsyncStream(unfolding: {
-            guard let change = await subscription.queue.next() else {
+        return AsyncStream(
+            unfolding: {
+                guard let change = await subscription.queue.next() else {
+                    subscription.end()
+                    return nil
+                }
+                return change
+            },
+            onCancel: {
                 subscription.end()
-                return nil
-            }
-            return change
-        }, onCancel: {
-            subscription.end()
-        })
+            })
     }
 
     /// Applies a change and reports the keys it wrote. Changes are queued under the lock, so that

@@ -92,7 +92,9 @@ extension PreferenceStore {
 
 /// The rule of `appendToList`, shared by every store.
 enum ListAppend {
-    static func appending(_ values: [StandardValue], to old: StandardValue?, key: String) throws(StoreError) -> StandardValue {
+    static func appending(
+        _ values: [StandardValue], to old: StandardValue?, key: String
+    ) throws(StoreError) -> StandardValue {
         switch old {
         case nil:
             return .list(values)

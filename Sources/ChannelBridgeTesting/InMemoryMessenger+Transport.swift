@@ -38,7 +38,9 @@ extension InMemoryMessenger {
         }
 
         func write(_ head: [UInt8], followedBy payload: [UInt8]) {
-            enqueue { $0.append(head); $0.append(payload) }
+            enqueue {
+                $0.append(head); $0.append(payload)
+            }
         }
 
         func close() {

@@ -35,10 +35,22 @@ public enum InMemoryMessenger {
         let client = MessengerConnection(role: .client, options: clientOptions, transport: toHost)
         let host = MessengerConnection(role: .host, options: hostOptions, transport: toClient)
         // The end comes after the last delivery, in the same order (see `Transport`).
-        toHost.connect(to: Sink(deliver: { observe?(.host, $0); host.receive($0) },
-                                end: { host.receiveEnd(); host.deliveriesEnded() }))
-        toClient.connect(to: Sink(deliver: { observe?(.client, $0); client.receive($0) },
-                                  end: { client.receiveEnd(); client.deliveriesEnded() }))
+        toHost.connect(
+            to: Sink(
+                deliver: {
+                    observe?(.host, $0); host.receive($0)
+                },
+                end: {
+                    host.receiveEnd(); host.deliveriesEnded()
+                }))
+        toClient.connect(
+            to: Sink(
+                deliver: {
+                    observe?(.client, $0); client.receive($0)
+                },
+                end: {
+                    client.receiveEnd(); client.deliveriesEnded()
+                }))
         return (client, host)
     }
 

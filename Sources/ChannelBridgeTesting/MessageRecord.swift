@@ -83,8 +83,10 @@ public struct MessageRecord: Sendable, Hashable, CustomStringConvertible {
     /// For a request: how it ended; `nil` while it waits for its reply, and for messages.
     public internal(set) var reply: Reply?
 
-    init(sequence: Int, channel: String, direction: Direction, kind: Kind, payload: [UInt8]?,
-         call: MethodCall?, event: MethodEnvelope?) {
+    init(
+        sequence: Int, channel: String, direction: Direction, kind: Kind, payload: [UInt8]?,
+        call: MethodCall?, event: MethodEnvelope?
+    ) {
         self.sequence = sequence
         self.channel = channel
         self.direction = direction

@@ -89,8 +89,10 @@ public final class MessageRecorder: Sendable {
     // MARK: Recording (for the messengers of a TestMessenger)
 
     /// Records a request, runs `send` and records how it ended; returns or rethrows its outcome.
-    func recordingRequest(channel: String, direction: MessageRecord.Direction, payload: [UInt8]?,
-                          _ send: () async throws -> [UInt8]?) async throws -> [UInt8]? {
+    func recordingRequest(
+        channel: String, direction: MessageRecord.Direction, payload: [UInt8]?,
+        _ send: () async throws -> [UInt8]?
+    ) async throws -> [UInt8]? {
         let sequence = append(channel: channel, direction: direction, kind: .request, payload: payload)
         do {
             let reply = try await send()
@@ -104,8 +106,10 @@ public final class MessageRecorder: Sendable {
 
     /// Records a one-way message, then runs `post`; the record is withdrawn if `post` throws, as
     /// nothing was sent then.
-    func recordingMessage(channel: String, direction: MessageRecord.Direction, payload: [UInt8]?,
-                          _ post: () throws -> Void) throws {
+    func recordingMessage(
+        channel: String, direction: MessageRecord.Direction, payload: [UInt8]?,
+        _ post: () throws -> Void
+    ) throws {
         // Recorded first: delivery is synchronous, so what the message causes is recorded after it.
         let sequence = append(channel: channel, direction: direction, kind: .message, payload: payload)
         do {
@@ -116,8 +120,10 @@ public final class MessageRecorder: Sendable {
         }
     }
 
-    private func append(channel: String, direction: MessageRecord.Direction, kind: MessageRecord.Kind,
-                        payload: [UInt8]?) -> Int {
+    private func append(
+        channel: String, direction: MessageRecord.Direction, kind: MessageRecord.Kind,
+        payload: [UInt8]?
+    ) -> Int {
         let codec = codec(forChannel: channel)
         var call: MethodCall?
         var event: MethodEnvelope?
@@ -129,8 +135,10 @@ public final class MessageRecorder: Sendable {
         }
         return state.update { state in
             defer { state.nextSequence += 1 }
-            state.records.append(MessageRecord(sequence: state.nextSequence, channel: channel, direction: direction,
-                                               kind: kind, payload: payload, call: call, event: event))
+            state.records.append(
+                MessageRecord(
+                    sequence: state.nextSequence, channel: channel, direction: direction,
+                    kind: kind, payload: payload, call: call, event: event))
             return state.nextSequence
         }
     }

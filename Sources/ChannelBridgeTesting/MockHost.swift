@@ -46,7 +46,8 @@ public final class MockHost: Sendable {
 
     /// A client messenger joined in memory to a session this mock serves. Close it when done.
     public func connect() -> MessengerConnection {
-        let (client, host) = InMemoryMessenger.makePair(client: .init(name: "mock client"), host: .init(name: "channelbridge mock"))
+        let (client, host) = InMemoryMessenger.makePair(
+            client: .init(name: "mock client"), host: .init(name: "channelbridge mock"))
         serve(host)
         return client
     }
@@ -67,16 +68,21 @@ public final class MockHost: Sendable {
         ledger.withLock { ledger in ledger.made.indices.filter { !ledger.made[$0] } }
     }
 
-    private func answer(_ message: [UInt8]?, on name: String, channel: Transcript.Channel,
-                        messenger: any BinaryMessenger) -> HandlerReply {
+    private func answer(
+        _ message: [UInt8]?, on name: String, channel: Transcript.Channel,
+        messenger: any BinaryMessenger
+    ) -> HandlerReply {
         switch channel.kind {
         case .method, .event:
             let call: MethodCall
             do {
                 call = try channel.methodCodec.decodeMethodCall(message ?? [])
             } catch {
-                return errorReply(channel, MethodError(code: "UNEXPECTED_CALL",
-                                                       message: "a request on \(name) that is not a method call: \(error.message)"))
+                return errorReply(
+                    channel,
+                    MethodError(
+                        code: "UNEXPECTED_CALL",
+                        message: "a request on \(name) that is not a method call: \(error.message)"))
             }
             let arrival = MockHostLedger.Arrival.call(call)
             let outcome = ledger.withLock { ledger -> (Transcript.Interaction?, (message: String, nearest: Int?)?) in
@@ -86,11 +92,17 @@ public final class MockHost: Sendable {
             }
             guard let interaction = outcome.0 else {
                 guard let (text, nearest) = outcome.1 else {
-                    return HandlerReply((try? channel.methodCodec.encodeSuccessEnvelope(.null)).map { MessageSegments($0) })
+                    return HandlerReply(
+                        (try? channel.methodCodec.encodeSuccessEnvelope(.null)).map { MessageSegments($0) })
                 }
-                return errorReply(channel, MethodError(code: "UNEXPECTED_CALL", message: text, details: [
-                    "channel": .string(name), "method": .string(call.method), "nearest": nearest.map { .int32(Int32($0)) } ?? .null,
-                ]))
+                return errorReply(
+                    channel,
+                    MethodError(
+                        code: "UNEXPECTED_CALL", message: text,
+                        details: [
+                            "channel": .string(name), "method": .string(call.method),
+                            "nearest": nearest.map { .int32(Int32($0)) } ?? .null,
+                        ]))
             }
             return reply(to: interaction, channel: channel, messenger: messenger)
         case .message:
@@ -106,12 +118,17 @@ public final class MockHost: Sendable {
     }
 
     private func errorReply(_ channel: Transcript.Channel, _ error: MethodError) -> HandlerReply {
-        HandlerReply((try? channel.methodCodec.encodeErrorEnvelope(error, includingStacktrace: false)).map { MessageSegments($0) })
+        HandlerReply(
+            (try? channel.methodCodec.encodeErrorEnvelope(error, includingStacktrace: false)).map {
+                MessageSegments($0)
+            })
     }
 
     /// The recorded reply of `interaction`; a stream's events and end follow it once it has gone.
-    private func reply(to interaction: Transcript.Interaction, channel: Transcript.Channel,
-                       messenger: any BinaryMessenger) -> HandlerReply {
+    private func reply(
+        to interaction: Transcript.Interaction, channel: Transcript.Channel,
+        messenger: any BinaryMessenger
+    ) -> HandlerReply {
         let then: @Sendable () -> Void = { [self] in beginDueHostInteractions(on: messenger) }
         let bytes: [UInt8]?
         switch interaction.action {
@@ -127,7 +144,9 @@ public final class MockHost: Sendable {
                 then()
             }
         case .send(_, let reply):
-            bytes = interaction.replyHex ?? reply.example.flatMap { $0 == .null ? nil : try? channel.messageCodec.encode($0) }
+            bytes =
+                interaction.replyHex
+                ?? reply.example.flatMap { $0 == .null ? nil : try? channel.messageCodec.encode($0) }
         case .post:
             bytes = nil
         }
@@ -146,7 +165,10 @@ public final class MockHost: Sendable {
                 let bytes = interaction.hex ?? message.example.flatMap { try? channel.messageCodec.encode($0) }
                 try? messenger.post(onChannel: interaction.channel, message: bytes)
             case .call(let method, let arguments, let reply):
-                let bytes = interaction.hex ?? (try? channel.methodCodec.encodeMethodCall(MethodCall(method, arguments: arguments.example ?? .null)))
+                let bytes =
+                    interaction.hex
+                    ?? (try? channel.methodCodec.encodeMethodCall(
+                        MethodCall(method, arguments: arguments.example ?? .null)))
                 // The call waits until it is listed, so that `hostCallsAnswered` always finds it.
                 let (listed, announce) = AsyncStream<Void>.makeStream()
                 let call = Task { [self] in
@@ -155,7 +177,9 @@ public final class MockHost: Sendable {
                     let envelope = answer.flatMap { try? channel.methodCodec.decodeEnvelope($0) }
                     if let difference = reply.difference(from: envelope, at: "reply") {
                         ledger.withLock {
-                            $0.mismatches.append("interaction \(interaction.index) on \(interaction.channel), method \(method): \(difference)")
+                            $0.mismatches.append(
+                                "interaction \(interaction.index) on \(interaction.channel), method \(method): \(difference)"
+                            )
                         }
                     }
                 }

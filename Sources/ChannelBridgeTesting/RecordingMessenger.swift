@@ -94,7 +94,10 @@ public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
     /// messenger, is a cycle until then).
     public func close(_ error: MessengerError = MessengerError(.connectionClosed, "the connection ended")) {
         let (pending, callbacks, handlers) = state.update {
-            state -> ([Pending], [@Sendable (MessengerError) -> Void], [String: (id: UInt64, handler: SegmentedMessageHandler)]) in
+            state -> (
+                [Pending], [@Sendable (MessengerError) -> Void],
+                [String: (id: UInt64, handler: SegmentedMessageHandler)]
+            ) in
             guard state.closed == nil else { return ([], [], [:]) }
             state.closed = error
             defer {
@@ -162,10 +165,11 @@ public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
     @discardableResult
     public func setMessageHandler(onChannel channel: String, _ handler: BinaryMessageHandler?) -> MessageHandlerToken {
         guard let handler else { return install(nil, onChannel: channel) }
-        return install({ message in
-            let reply = try await handler(message)
-            return HandlerReply(reply.map { MessageSegments($0) })
-        }, onChannel: channel)
+        return install(
+            { message in
+                let reply = try await handler(message)
+                return HandlerReply(reply.map { MessageSegments($0) })
+            }, onChannel: channel)
     }
 
     // MARK: FastPathMessenger (segmented replies are recorded joined; synchronous handlers run as
@@ -176,20 +180,26 @@ public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
     }
 
     @discardableResult
-    package func setSegmentedMessageHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken {
+    package func setSegmentedMessageHandler(
+        onChannel channel: String, _ handler: SegmentedMessageHandler?
+    ) -> MessageHandlerToken {
         install(handler, onChannel: channel)
     }
 
     @discardableResult
-    package func setSynchronousMessageHandler(onChannel channel: String,
-                                              _ handler: SynchronousMessageHandler?) -> MessageHandlerToken {
+    package func setSynchronousMessageHandler(
+        onChannel channel: String,
+        _ handler: SynchronousMessageHandler?
+    ) -> MessageHandlerToken {
         guard let handler else { return install(nil, onChannel: channel) }
         return install({ message in HandlerReply(try handler(message)) }, onChannel: channel)
     }
 
     @discardableResult
-    package func setImmediateMessageHandler(onChannel channel: String,
-                                            _ handler: ImmediateMessageHandler?) -> MessageHandlerToken {
+    package func setImmediateMessageHandler(
+        onChannel channel: String,
+        _ handler: ImmediateMessageHandler?
+    ) -> MessageHandlerToken {
         guard let handler else { return install(nil, onChannel: channel) }
         return install({ message in try await handler(message).reply() }, onChannel: channel)
     }
@@ -229,7 +239,9 @@ public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
     private func complete(_ id: UInt64, _ result: Result<[UInt8]?, any Error>) {
         let pending = state.update { state -> Pending? in
             guard let pending = state.pending.removeValue(forKey: id) else { return nil }
-            if case .success(let reply) = result { state.entries.append(.reply(channel: pending.channel, reply: reply)) }
+            if case .success(let reply) = result {
+                state.entries.append(.reply(channel: pending.channel, reply: reply))
+            }
             return pending
         }
         pending?.continuation.resume(with: result)

@@ -45,9 +45,10 @@ public final class TestMessenger: Sendable {
     /// (`MessengerError.handlerFailed` for the sender), or pass the message on with
     /// `try await passThrough(message)`, which runs the channel's mock handler (a null reply when
     /// there is none).
-    public typealias AllMessagesHandler = @Sendable (
-        _ channel: String, _ message: [UInt8]?, _ passThrough: BinaryMessageHandler
-    ) async throws -> [UInt8]?
+    public typealias AllMessagesHandler =
+        @Sendable (
+            _ channel: String, _ message: [UInt8]?, _ passThrough: BinaryMessageHandler
+        ) async throws -> [UInt8]?
 
     private let core: TestMessengerCore
 
@@ -68,7 +69,8 @@ public final class TestMessenger: Sendable {
 
     /// A test messenger that hands `observe` the bytes delivered to the code under test, in the
     /// order they cross: for tests of the order frames arrive in (the kit's own tests).
-    package convenience init(role: PeerRole, observingCodeUnderTestInput observe: @escaping @Sendable ([UInt8]) -> Void) {
+    package convenience init(role: PeerRole, observingCodeUnderTestInput observe: @escaping @Sendable ([UInt8]) -> Void)
+    {
         self.init(core: TestMessengerCore(codeUnderTestRole: role, observingCodeUnderTestInput: observe))
     }
 
@@ -117,8 +119,10 @@ public final class TestMessenger: Sendable {
     ///     throw MethodError(code: "APP_GROUP_HAS_NOT_BEEN_SET", message: "call setAppGroup first")
     /// }
     /// ```
-    public func setMockMethodCallHandler(channel: String, codec: (any MethodCodec)? = nil,
-                                         _ handler: MethodChannel.Handler?) {
+    public func setMockMethodCallHandler(
+        channel: String, codec: (any MethodCodec)? = nil,
+        _ handler: MethodChannel.Handler?
+    ) {
         core.retireStreamChannel(channel)
         guard let handler else {
             peer.setMessageHandler(onChannel: channel, nil)
@@ -146,8 +150,10 @@ public final class TestMessenger: Sendable {
     /// ```swift
     /// test.setMockMessageHandler(channel: "example/log", codec: StringCodec()) { line in "logged: \(line ?? "")" }
     /// ```
-    public func setMockMessageHandler<Codec: MessageCodec>(channel: String, codec: Codec,
-                                                           _ handler: BasicMessageChannel<Codec>.Handler?) {
+    public func setMockMessageHandler<Codec: MessageCodec>(
+        channel: String, codec: Codec,
+        _ handler: BasicMessageChannel<Codec>.Handler?
+    ) {
         core.retireStreamChannel(channel)
         guard let handler else {
             peer.setMessageHandler(onChannel: channel, nil)
@@ -166,8 +172,10 @@ public final class TestMessenger: Sendable {
     /// let ticks = MockStreamHandler()
     /// test.setMockStreamHandler(channel: "example/ticks", ticks)
     /// ```
-    public func setMockStreamHandler(channel: String, codec: (any MethodCodec)? = nil,
-                                     _ handler: (any StreamHandler)?) {
+    public func setMockStreamHandler(
+        channel: String, codec: (any MethodCodec)? = nil,
+        _ handler: (any StreamHandler)?
+    ) {
         core.retireStreamChannel(channel)
         guard let handler else {
             peer.setMessageHandler(onChannel: channel, nil)
@@ -185,8 +193,10 @@ public final class TestMessenger: Sendable {
     ///
     /// - Throws: what `MethodChannel.invokeMethod` throws: the handler's `MethodError`,
     ///   `ChannelError.notImplemented` for a null reply (no handler, or `MethodNotImplemented`), …
-    public func invokeMethod(channel: String, method: String, arguments: StandardValue = .null,
-                             codec: (any MethodCodec)? = nil) async throws -> StandardValue {
+    public func invokeMethod(
+        channel: String, method: String, arguments: StandardValue = .null,
+        codec: (any MethodCodec)? = nil
+    ) async throws -> StandardValue {
         try await MethodChannel(name: channel, messenger: peer, codec: useCodec(codec, for: channel))
             .invokeMethod(method, arguments: arguments)
     }

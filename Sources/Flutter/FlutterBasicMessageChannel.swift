@@ -26,8 +26,10 @@ open class FlutterBasicMessageChannel: NSObject, @unchecked Sendable {
     public let taskQueue: (any FlutterTaskQueue)?
     private var connection: FlutterBinaryMessengerConnection = 0
 
-    public init(name: String, binaryMessenger messenger: any FlutterBinaryMessenger, codec: any FlutterMessageCodec,
-                taskQueue: (any FlutterTaskQueue)?) {
+    public init(
+        name: String, binaryMessenger messenger: any FlutterBinaryMessenger, codec: any FlutterMessageCodec,
+        taskQueue: (any FlutterTaskQueue)?
+    ) {
         self.name = name
         self.binaryMessenger = messenger
         self.codec = codec
@@ -35,7 +37,9 @@ open class FlutterBasicMessageChannel: NSObject, @unchecked Sendable {
         super.init()
     }
 
-    public convenience init(name: String, binaryMessenger messenger: any FlutterBinaryMessenger, codec: any FlutterMessageCodec) {
+    public convenience init(
+        name: String, binaryMessenger messenger: any FlutterBinaryMessenger, codec: any FlutterMessageCodec
+    ) {
         self.init(name: name, binaryMessenger: messenger, codec: codec, taskQueue: nil)
     }
 
@@ -86,31 +90,33 @@ open class FlutterBasicMessageChannel: NSObject, @unchecked Sendable {
         }
         let (codec, name) = (self.codec, self.name)
         FlutterEngine.catalogue(name, kind: .message, codec: codec, on: binaryMessenger)
-        connection = ChannelHandlers.install({ data, reply in
-            // Recorded for the report of a fatal signal, the codec's decoding included: Pigeon's
-            // reader force-casts what it reads.
-            RunningHandler.recording(channel: name, method: nil) {
-                let message: Any?
-                do {
-                    message = try MessageCoding.decode(data, codec)
-                } catch {
-                    reply.failOrNull("Cannot decode the message on channel \(name): \(error)")
-                    return
-                }
-                let once = Once()
-                handler(message) { answer in
-                    guard once.claim() else {
-                        FlutterLog.warning("A reply on channel \(name) was sent more than once; the later one is ignored")
+        connection = ChannelHandlers.install(
+            { data, reply in
+                // Recorded for the report of a fatal signal, the codec's decoding included: Pigeon's
+                // reader force-casts what it reads.
+                RunningHandler.recording(channel: name, method: nil) {
+                    let message: Any?
+                    do {
+                        message = try MessageCoding.decode(data, codec)
+                    } catch {
+                        reply.failOrNull("Cannot decode the message on channel \(name): \(error)")
                         return
                     }
-                    do {
-                        reply.send(try MessageCoding.encode(answer, codec))
-                    } catch {
-                        reply.failOrNull("Cannot encode the reply on channel \(name): \(error)")
+                    let once = Once()
+                    handler(message) { answer in
+                        guard once.claim() else {
+                            FlutterLog.warning(
+                                "A reply on channel \(name) was sent more than once; the later one is ignored")
+                            return
+                        }
+                        do {
+                            reply.send(try MessageCoding.encode(answer, codec))
+                        } catch {
+                            reply.failOrNull("Cannot encode the reply on channel \(name): \(error)")
+                        }
                     }
                 }
-            }
-        }, on: binaryMessenger, channel: name, taskQueue: taskQueue)
+            }, on: binaryMessenger, channel: name, taskQueue: taskQueue)
     }
 
     /// Sends `resize` to `dev.flutter/channel-buffers`, as iOS does.
@@ -118,7 +124,9 @@ open class FlutterBasicMessageChannel: NSObject, @unchecked Sendable {
         ChannelBuffers.resize(name, to: newSize, on: binaryMessenger)
     }
 
-    public class func resizeChannel(withName name: String, binaryMessenger messenger: any FlutterBinaryMessenger, size newSize: Int) {
+    public class func resizeChannel(
+        withName name: String, binaryMessenger messenger: any FlutterBinaryMessenger, size newSize: Int
+    ) {
         ChannelBuffers.resize(name, to: newSize, on: messenger)
     }
 
@@ -127,8 +135,10 @@ open class FlutterBasicMessageChannel: NSObject, @unchecked Sendable {
         ChannelBuffers.setWarnsOnOverflow(warns, for: name, on: binaryMessenger)
     }
 
-    public class func setWarnsOnOverflow(_ warns: Bool, forChannelWithName name: String,
-                                         binaryMessenger messenger: any FlutterBinaryMessenger) {
+    public class func setWarnsOnOverflow(
+        _ warns: Bool, forChannelWithName name: String,
+        binaryMessenger messenger: any FlutterBinaryMessenger
+    ) {
         ChannelBuffers.setWarnsOnOverflow(warns, for: name, on: messenger)
     }
 }

@@ -42,8 +42,10 @@ public protocol FlutterBinaryMessenger: AnyObject {
     /// Installs `handler` for `channel` (or removes the channel's handler, with `nil`), running it
     /// on `taskQueue` instead of the platform executor.
     @discardableResult
-    func setMessageHandlerOnChannel(_ channel: String, binaryMessageHandler handler: FlutterBinaryMessageHandler?,
-                                    taskQueue: (any FlutterTaskQueue)?) -> FlutterBinaryMessengerConnection
+    func setMessageHandlerOnChannel(
+        _ channel: String, binaryMessageHandler handler: FlutterBinaryMessageHandler?,
+        taskQueue: (any FlutterTaskQueue)?
+    ) -> FlutterBinaryMessengerConnection
 
     /// Sends a message that expects no reply.
     func send(onChannel channel: String, message: Data?)
@@ -53,8 +55,10 @@ public protocol FlutterBinaryMessenger: AnyObject {
 
     /// Installs `handler` for `channel`, replacing any earlier one; `nil` removes it.
     @discardableResult
-    func setMessageHandlerOnChannel(_ channel: String,
-                                    binaryMessageHandler handler: FlutterBinaryMessageHandler?) -> FlutterBinaryMessengerConnection
+    func setMessageHandlerOnChannel(
+        _ channel: String,
+        binaryMessageHandler handler: FlutterBinaryMessageHandler?
+    ) -> FlutterBinaryMessengerConnection
 
     /// Removes the handler installed as `connection`, if it is still the channel's handler.
     func cleanUpConnection(_ connection: FlutterBinaryMessengerConnection)
@@ -64,8 +68,10 @@ extension FlutterBinaryMessenger {
     public var makeBackgroundTaskQueue: (() -> any FlutterTaskQueue)? { nil }
 
     @discardableResult
-    public func setMessageHandlerOnChannel(_ channel: String, binaryMessageHandler handler: FlutterBinaryMessageHandler?,
-                                           taskQueue: (any FlutterTaskQueue)?) -> FlutterBinaryMessengerConnection {
+    public func setMessageHandlerOnChannel(
+        _ channel: String, binaryMessageHandler handler: FlutterBinaryMessageHandler?,
+        taskQueue: (any FlutterTaskQueue)?
+    ) -> FlutterBinaryMessengerConnection {
         setMessageHandlerOnChannel(channel, binaryMessageHandler: handler)
     }
 }

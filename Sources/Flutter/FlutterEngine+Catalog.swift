@@ -25,9 +25,13 @@ extension FlutterEngine {
     /// Lists a channel whose handler is being installed on `messenger` in its engine's catalog
     /// (`State.channels`), for reflection (`channelbridge list`). Runs when a handler is set,
     /// never per message; a messenger that is no engine lists nothing.
-    static func catalogue(_ name: String, kind: ChannelDescription.Kind, codec: Any,
-                          on messenger: any FlutterBinaryMessenger) {
-        guard let engine = messenger as? FlutterEngine, let channels = engine.state.withLock({ $0.channels }) else { return }
+    static func catalogue(
+        _ name: String, kind: ChannelDescription.Kind, codec: Any,
+        on messenger: any FlutterBinaryMessenger
+    ) {
+        guard let engine = messenger as? FlutterEngine, let channels = engine.state.withLock({ $0.channels }) else {
+            return
+        }
         channels.addSetUp(ChannelDescription(name: name, kind: kind, codec: codecName(codec)))
     }
 

@@ -55,17 +55,22 @@ extension FlutterEngine: FlutterBinaryMessenger {
     }
 
     @discardableResult
-    public func setMessageHandlerOnChannel(_ channel: String,
-                                           binaryMessageHandler handler: FlutterBinaryMessageHandler?) -> FlutterBinaryMessengerConnection {
+    public func setMessageHandlerOnChannel(
+        _ channel: String,
+        binaryMessageHandler handler: FlutterBinaryMessageHandler?
+    ) -> FlutterBinaryMessengerConnection {
         setMessageHandlerOnChannel(channel, binaryMessageHandler: handler, taskQueue: nil)
     }
 
     @discardableResult
-    public func setMessageHandlerOnChannel(_ channel: String, binaryMessageHandler handler: FlutterBinaryMessageHandler?,
-                                           taskQueue: (any FlutterTaskQueue)?) -> FlutterBinaryMessengerConnection {
+    public func setMessageHandlerOnChannel(
+        _ channel: String, binaryMessageHandler handler: FlutterBinaryMessageHandler?,
+        taskQueue: (any FlutterTaskQueue)?
+    ) -> FlutterBinaryMessengerConnection {
         guard let handler else { return install(nil, onChannel: channel, taskQueue: taskQueue) }
         let plain = Handoff(handler)
-        return install({ message, reply in plain.value(message, reply.callback) }, onChannel: channel, taskQueue: taskQueue)
+        return install(
+            { message, reply in plain.value(message, reply.callback) }, onChannel: channel, taskQueue: taskQueue)
     }
 
     public func cleanUpConnection(_ connection: FlutterBinaryMessengerConnection) {
@@ -81,7 +86,8 @@ extension FlutterEngine: FlutterBinaryMessenger {
     func executor(for taskQueue: (any FlutterTaskQueue)?) -> SerialExecutor {
         guard let taskQueue else { return platform }
         guard let ours = taskQueue as? FlutterEngineTaskQueue else {
-            FlutterLog.warning("A task queue that no FlutterEngine made was given; the handler runs on the platform executor")
+            FlutterLog.warning(
+                "A task queue that no FlutterEngine made was given; the handler runs on the platform executor")
             return platform
         }
         return ours.executor
@@ -90,8 +96,10 @@ extension FlutterEngine: FlutterBinaryMessenger {
     /// Installs `handler` for `channel` (or removes the channel's handler): each message is handed
     /// to it on its executor, with the reply it owes. This module's channels use it directly so
     /// that they can answer malformed messages with a failure instead of a null reply.
-    func install(_ handler: (@Sendable (Data?, MessageReply) -> Void)?, onChannel channel: String,
-                 taskQueue: (any FlutterTaskQueue)?) -> FlutterBinaryMessengerConnection {
+    func install(
+        _ handler: (@Sendable (Data?, MessageReply) -> Void)?, onChannel channel: String,
+        taskQueue: (any FlutterTaskQueue)?
+    ) -> FlutterBinaryMessengerConnection {
         guard let handler else {
             let token = state.withLock { state -> MessageHandlerToken? in
                 guard let connection = state.current.removeValue(forKey: channel) else { return nil }
@@ -118,7 +126,8 @@ extension FlutterEngine: FlutterBinaryMessenger {
             return connection
         }
         guard let installed else {
-            FlutterLog.warning("A handler for channel '\(channel)' was set after the engine was torn down; it is not installed")
+            FlutterLog.warning(
+                "A handler for channel '\(channel)' was set after the engine was torn down; it is not installed")
             return 0
         }
         return installed
@@ -128,9 +137,11 @@ extension FlutterEngine: FlutterBinaryMessenger {
     ///
     /// The message is enqueued before the first suspension: the messenger starts each handler on
     /// its reader thread as the message is read, so messages reach the executor in arrival order.
-    private static func deliver(_ message: [UInt8]?, on channel: String,
-                                to handler: @escaping @Sendable (Data?, MessageReply) -> Void,
-                                executor: SerialExecutor) async throws -> [UInt8]? {
+    private static func deliver(
+        _ message: [UInt8]?, on channel: String,
+        to handler: @escaping @Sendable (Data?, MessageReply) -> Void,
+        executor: SerialExecutor
+    ) async throws -> [UInt8]? {
         let pending = PendingReply()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -139,10 +150,12 @@ extension FlutterEngine: FlutterBinaryMessenger {
                 let data = message.map { Data($0) }
                 let admitted = executor.enqueue { handler(data, reply) }
                 if !admitted {
-                    FlutterLog.warning("\(executor.label) has \(executor.limit) messages waiting; "
-                                       + "a message on channel '\(channel)' is refused")
-                    reply.fail("the message on channel '\(channel)' was refused: \(executor.label) has "
-                               + "\(executor.limit) messages waiting")
+                    FlutterLog.warning(
+                        "\(executor.label) has \(executor.limit) messages waiting; "
+                            + "a message on channel '\(channel)' is refused")
+                    reply.fail(
+                        "the message on channel '\(channel)' was refused: \(executor.label) has "
+                            + "\(executor.limit) messages waiting")
                 }
             }
         } onCancel: {

@@ -49,8 +49,10 @@ open class FlutterEngine: NSObject, @unchecked Sendable {
         /// thread (the default, as on iOS) or a serial queue of the engine's own.
         public var platformThread: PlatformThread
 
-        public init(maximumWaitingMessages: Int = 1_024, label: String = "FlutterEngine",
-                    platformThread: PlatformThread = .main) {
+        public init(
+            maximumWaitingMessages: Int = 1_024, label: String = "FlutterEngine",
+            platformThread: PlatformThread = .main
+        ) {
             self.maximumWaitingMessages = maximumWaitingMessages
             self.label = label
             self.platformThread = platformThread
@@ -99,8 +101,9 @@ open class FlutterEngine: NSObject, @unchecked Sendable {
     init(messenger: any BinaryMessenger, registry: PluginRegistry?, options: Options) {
         self.sessionMessenger = messenger
         self.options = options
-        self.platform = options.platformThread.makeExecutor(label: "\(options.label) platform",
-                                                           limit: options.maximumWaitingMessages)
+        self.platform = options.platformThread.makeExecutor(
+            label: "\(options.label) platform",
+            limit: options.maximumWaitingMessages)
         self.state = LockedValue(State(registry: registry, channels: registry?.channels))
         super.init()
         // Strong: the session keeps its engine until the connection ends.
@@ -128,7 +131,8 @@ open class FlutterEngine: NSObject, @unchecked Sendable {
     /// its handlers, cancels active event streams and detaches published plugins, on their
     /// executors. Later handlers are not installed; later sends get a `nil` reply.
     public func destroyContext() {
-        let (installed, teardowns, registrars) = state.withLock { state -> ([Installed], [(SerialExecutor, @Sendable () -> Void)], [FlutterEngineRegistrar]) in
+        let (installed, teardowns, registrars) = state.withLock {
+            state -> ([Installed], [(SerialExecutor, @Sendable () -> Void)], [FlutterEngineRegistrar]) in
             guard !state.destroyed else { return ([], [], []) }
             state.destroyed = true
             defer {
@@ -172,7 +176,8 @@ open class FlutterEngine: NSObject, @unchecked Sendable {
             return state.registry !== registry
         }
         if conflict {
-            FlutterLog.warning("FlutterEngine.engine(for:) was given a second registry for the same session; keeping the first")
+            FlutterLog.warning(
+                "FlutterEngine.engine(for:) was given a second registry for the same session; keeping the first")
         }
     }
 

@@ -49,12 +49,12 @@ open class FlutterError: NSObject, @unchecked Sendable {
 /// default: result(FlutterMethodNotImplemented)
 /// ```
 nonisolated(unsafe)  // an immutable object used only for its identity
-public let FlutterMethodNotImplemented: NSObject = FlutterSentinel(name: "FlutterMethodNotImplemented")
+    public let FlutterMethodNotImplemented: NSObject = FlutterSentinel(name: "FlutterMethodNotImplemented")
 
 /// Sent through a `FlutterEventSink` to end the stream (Flutter's `FlutterEndOfEventStream`).
 /// Compared by identity.
 nonisolated(unsafe)  // an immutable object used only for its identity
-public let FlutterEndOfEventStream: NSObject = FlutterSentinel(name: "FlutterEndOfEventStream")
+    public let FlutterEndOfEventStream: NSObject = FlutterSentinel(name: "FlutterEndOfEventStream")
 
 /// A constant object compared by identity.
 // @unchecked: immutable: one `let` String; compared by identity only.

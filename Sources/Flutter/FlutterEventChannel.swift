@@ -49,8 +49,10 @@ open class FlutterEventChannel: NSObject, @unchecked Sendable {
     public let taskQueue: (any FlutterTaskQueue)?
     private var connection: FlutterBinaryMessengerConnection = 0
 
-    public init(name: String, binaryMessenger messenger: any FlutterBinaryMessenger, codec: any FlutterMethodCodec,
-                taskQueue: (any FlutterTaskQueue)?) {
+    public init(
+        name: String, binaryMessenger messenger: any FlutterBinaryMessenger, codec: any FlutterMethodCodec,
+        taskQueue: (any FlutterTaskQueue)?
+    ) {
         self.name = name
         self.binaryMessenger = messenger
         self.codec = codec
@@ -58,7 +60,9 @@ open class FlutterEventChannel: NSObject, @unchecked Sendable {
         super.init()
     }
 
-    public convenience init(name: String, binaryMessenger messenger: any FlutterBinaryMessenger, codec: any FlutterMethodCodec) {
+    public convenience init(
+        name: String, binaryMessenger messenger: any FlutterBinaryMessenger, codec: any FlutterMethodCodec
+    ) {
         self.init(name: name, binaryMessenger: messenger, codec: codec, taskQueue: nil)
     }
 
@@ -76,10 +80,11 @@ open class FlutterEventChannel: NSObject, @unchecked Sendable {
         }
         let stream = EventStream(channel: name, messenger: binaryMessenger, codec: codec, handler: handler)
         FlutterEngine.catalogue(name, kind: .event, codec: codec, on: binaryMessenger)
-        connection = ChannelHandlers.install({ [name = self.name] message, reply in
-            // Recorded for the report of a fatal signal; `handle` records the method once decoded.
-            RunningHandler.recording(channel: name, method: nil) { stream.handle(message, reply) }
-        }, on: binaryMessenger, channel: name, taskQueue: taskQueue)
+        connection = ChannelHandlers.install(
+            { [name = self.name] message, reply in
+                // Recorded for the report of a fatal signal; `handle` records the method once decoded.
+                RunningHandler.recording(channel: name, method: nil) { stream.handle(message, reply) }
+            }, on: binaryMessenger, channel: name, taskQueue: taskQueue)
         if let engine = binaryMessenger as? FlutterEngine {
             let owned = Handoff(stream)
             engine.onTeardown(on: engine.executor(for: taskQueue)) { owned.value.engineTornDown() }
@@ -96,7 +101,10 @@ final class EventStream {
     let handler: any FlutterStreamHandler
     private var current: EventSinkCore?
 
-    init(channel: String, messenger: any FlutterBinaryMessenger, codec: any FlutterMethodCodec, handler: any FlutterStreamHandler) {
+    init(
+        channel: String, messenger: any FlutterBinaryMessenger, codec: any FlutterMethodCodec,
+        handler: any FlutterStreamHandler
+    ) {
         self.channel = channel
         self.messenger = messenger
         self.codec = codec
@@ -109,7 +117,9 @@ final class EventStream {
             guard let message else { throw CodecError(.invalidMethodCall, "method call payload is null") }
             call = try MethodCoding.decodeCall(message, codec)
         } catch {
-            reply.send(MethodCoding.encodeError(FlutterError(code: "malformed", message: error.description, details: nil), codec))
+            reply.send(
+                MethodCoding.encodeError(
+                    FlutterError(code: "malformed", message: error.description, details: nil), codec))
             return
         }
         RunningHandler.recording(channel: channel, method: call.method) { answer(call, reply) }
@@ -122,7 +132,9 @@ final class EventStream {
                 previous.deactivate()
                 current = nil
                 if let error = handler.onCancel(withArguments: nil) {
-                    FlutterLog.error("Failed to cancel existing stream: \(error.code). \(error.message ?? "") (\(error.details ?? "nil"))")
+                    FlutterLog.error(
+                        "Failed to cancel existing stream: \(error.code). \(error.message ?? "") (\(error.details ?? "nil"))"
+                    )
                 }
             }
             let sink = EventSinkCore(channel: channel, messenger: messenger, codec: codec)
@@ -136,8 +148,9 @@ final class EventStream {
             }
         case "cancel":
             guard let active = current else {
-                reply.send(MethodCoding.encodeError(
-                    FlutterError(code: "error", message: "No active stream to cancel", details: nil), codec))
+                reply.send(
+                    MethodCoding.encodeError(
+                        FlutterError(code: "error", message: "No active stream to cancel", details: nil), codec))
                 return
             }
             active.deactivate()
@@ -157,7 +170,8 @@ final class EventStream {
         active.deactivate()
         current = nil
         if let error = handler.onCancel(withArguments: nil) {
-            FlutterLog.error("Failed to cancel the stream on channel \(channel) at teardown: \(error.code). \(error.message ?? "")")
+            FlutterLog.error(
+                "Failed to cancel the stream on channel \(channel) at teardown: \(error.code). \(error.message ?? "")")
         }
     }
 }
@@ -205,8 +219,10 @@ final class EventSinkCore: @unchecked Sendable {
             } catch {
                 let failure = "Cannot encode an event on channel \(channel): \(error)"
                 FlutterLog.error(failure)
-                messenger.send(onChannel: channel, message: MethodCoding.encodeError(
-                    FlutterError(code: "error", message: failure, details: nil), codec))
+                messenger.send(
+                    onChannel: channel,
+                    message: MethodCoding.encodeError(
+                        FlutterError(code: "error", message: failure, details: nil), codec))
             }
         }
     }

@@ -50,8 +50,10 @@ public final class FlutterJSONMessageCodec: NSObject, FlutterMessageCodec, Check
         let isContainer = object is [Any] || object is [String: Any]
         let wrapped: Any = isContainer ? object : [object]
         guard JSONSerialization.isValidJSONObject(wrapped) else {
-            throw CodecError(.unencodable, "\(Swift.type(of: message)) is not a JSON value (maps need string keys; "
-                             + "numbers must be finite)")
+            throw CodecError(
+                .unencodable,
+                "\(Swift.type(of: message)) is not a JSON value (maps need string keys; "
+                    + "numbers must be finite)")
         }
         let data: Data
         do {

@@ -56,7 +56,8 @@ public final class FlutterJSONMethodCodec: NSObject, FlutterMethodCodec, Checked
     }
 
     public func checkedEncode(_ methodCall: FlutterMethodCall) throws(CodecError) -> Data {
-        try json.checkedEncode(["method": methodCall.method, "args": Self.wrapNil(methodCall.arguments)] as [String: Any])!
+        try json.checkedEncode(
+            ["method": methodCall.method, "args": Self.wrapNil(methodCall.arguments)] as [String: Any])!
     }
 
     public func checkedEncodeSuccessEnvelope(_ result: Any?) throws(CodecError) -> Data {
@@ -85,14 +86,17 @@ public final class FlutterJSONMethodCodec: NSObject, FlutterMethodCodec, Checked
         case 1:
             return Self.unwrapNil(array[0])
         case 3:
-            guard let code = array[0] as? String else { throw CodecError(.invalidEnvelope, "error code is not a string") }
+            guard let code = array[0] as? String else {
+                throw CodecError(.invalidEnvelope, "error code is not a string")
+            }
             let message = Self.unwrapNil(array[1])
             guard message == nil || message is String else {
                 throw CodecError(.invalidEnvelope, "error message is neither a string nor null")
             }
             return FlutterError(code: code, message: message as? String, details: Self.unwrapNil(array[2]))
         default:
-            throw CodecError(.invalidEnvelope, "a JSON envelope has 1 (success) or 3 (error) elements, got \(array.count)")
+            throw CodecError(
+                .invalidEnvelope, "a JSON envelope has 1 (success) or 3 (error) elements, got \(array.count)")
         }
     }
 

@@ -32,8 +32,10 @@ open class FlutterMethodChannel: NSObject, @unchecked Sendable {
     public let taskQueue: (any FlutterTaskQueue)?
     private var connection: FlutterBinaryMessengerConnection = 0
 
-    public init(name: String, binaryMessenger messenger: any FlutterBinaryMessenger, codec: any FlutterMethodCodec,
-                taskQueue: (any FlutterTaskQueue)?) {
+    public init(
+        name: String, binaryMessenger messenger: any FlutterBinaryMessenger, codec: any FlutterMethodCodec,
+        taskQueue: (any FlutterTaskQueue)?
+    ) {
         self.name = name
         self.binaryMessenger = messenger
         self.codec = codec
@@ -41,7 +43,9 @@ open class FlutterMethodChannel: NSObject, @unchecked Sendable {
         super.init()
     }
 
-    public convenience init(name: String, binaryMessenger messenger: any FlutterBinaryMessenger, codec: any FlutterMethodCodec) {
+    public convenience init(
+        name: String, binaryMessenger messenger: any FlutterBinaryMessenger, codec: any FlutterMethodCodec
+    ) {
         self.init(name: name, binaryMessenger: messenger, codec: codec, taskQueue: nil)
     }
 
@@ -81,9 +85,11 @@ open class FlutterMethodChannel: NSObject, @unchecked Sendable {
             do {
                 callback(try MethodCoding.decodeEnvelope(reply, codec))
             } catch {
-                callback(FlutterError(code: "malformed",
-                                      message: "Cannot decode the reply to \(method) on channel \(name): \(error)",
-                                      details: nil))
+                callback(
+                    FlutterError(
+                        code: "malformed",
+                        message: "Cannot decode the reply to \(method) on channel \(name): \(error)",
+                        details: nil))
             }
         }
     }
@@ -98,41 +104,47 @@ open class FlutterMethodChannel: NSObject, @unchecked Sendable {
         }
         let (codec, name) = (self.codec, self.name)
         FlutterEngine.catalogue(name, kind: .method, codec: codec, on: binaryMessenger)
-        connection = ChannelHandlers.install({ message, reply in
-            // Recorded for the report of a fatal signal: the channel while a codec (which may be
-            // the plugin's own reader) decodes, and the method while the handler runs.
-            var decoded: Result<FlutterMethodCall, CodecError>?
-            if let message {
-                RunningHandler.recording(channel: name, method: nil) {
-                    decoded = Result { () throws(CodecError) in try MethodCoding.decodeCall(message, codec) }
-                }
-            }
-            let call: FlutterMethodCall
-            switch decoded ?? .failure(CodecError(.invalidMethodCall, "method call payload is null")) {
-            case .success(let decodedCall):
-                call = decodedCall
-            case .failure(let error):
-                reply.send(MethodCoding.encodeError(FlutterError(code: "malformed", message: error.description, details: nil), codec))
-                return
-            }
-            let once = Once()
-            RunningHandler.recording(channel: name, method: call.method) {
-                handler(call) { result in
-                    guard once.claim() else {
-                        FlutterLog.warning("The result of \(call.method) on channel \(name) was sent more than once; "
-                                           + "the later one is ignored")
-                        return
+        connection = ChannelHandlers.install(
+            { message, reply in
+                // Recorded for the report of a fatal signal: the channel while a codec (which may be
+                // the plugin's own reader) decodes, and the method while the handler runs.
+                var decoded: Result<FlutterMethodCall, CodecError>?
+                if let message {
+                    RunningHandler.recording(channel: name, method: nil) {
+                        decoded = Result { () throws(CodecError) in try MethodCoding.decodeCall(message, codec) }
                     }
-                    reply.send(Self.envelope(for: result, of: call, on: name, codec: codec))
                 }
-            }
-        }, on: binaryMessenger, channel: name, taskQueue: taskQueue)
+                let call: FlutterMethodCall
+                switch decoded ?? .failure(CodecError(.invalidMethodCall, "method call payload is null")) {
+                case .success(let decodedCall):
+                    call = decodedCall
+                case .failure(let error):
+                    reply.send(
+                        MethodCoding.encodeError(
+                            FlutterError(code: "malformed", message: error.description, details: nil), codec))
+                    return
+                }
+                let once = Once()
+                RunningHandler.recording(channel: name, method: call.method) {
+                    handler(call) { result in
+                        guard once.claim() else {
+                            FlutterLog.warning(
+                                "The result of \(call.method) on channel \(name) was sent more than once; "
+                                    + "the later one is ignored")
+                            return
+                        }
+                        reply.send(Self.envelope(for: result, of: call, on: name, codec: codec))
+                    }
+                }
+            }, on: binaryMessenger, channel: name, taskQueue: taskQueue)
     }
 
     /// The reply for what a handler answered: `nil` for not implemented, an error envelope for a
     /// `FlutterError` or a result the codec cannot encode, else a success envelope.
-    static func envelope(for result: Any?, of call: FlutterMethodCall, on channel: String,
-                         codec: any FlutterMethodCodec) -> Data? {
+    static func envelope(
+        for result: Any?, of call: FlutterMethodCall, on channel: String,
+        codec: any FlutterMethodCodec
+    ) -> Data? {
         let value = result.flatMap(FlutterValues.unwrap)
         if let object = value as? NSObject, object === FlutterMethodNotImplemented { return nil }
         if let error = value as? FlutterError { return MethodCoding.encodeError(error, codec) }

@@ -51,8 +51,9 @@ public protocol FlutterPlugin: NSObjectProtocol {
 
 extension FlutterPlugin {
     public func handle(_ call: FlutterMethodCall, result: @escaping FlutterResult) {
-        FlutterLog.error("\(type(of: self)) is a method call delegate but does not implement handle(_:result:); "
-                         + "'\(call.method)' is answered as not implemented")
+        FlutterLog.error(
+            "\(type(of: self)) is a method call delegate but does not implement handle(_:result:); "
+                + "'\(call.method)' is answered as not implemented")
         result(FlutterMethodNotImplemented)
     }
 

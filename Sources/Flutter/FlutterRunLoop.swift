@@ -46,12 +46,17 @@ public enum FlutterRunLoop {
     /// Whether the main thread serves the main queue, as seen from work on the main queue:
     /// reported once per process when it does not.
     static func noteMainQueueWork() {
-        guard !Thread.isMainThread, reported.withLock({ reported in defer { reported = true }; return !reported }) else {
+        guard !Thread.isMainThread,
+            reported.withLock({ reported in
+                defer { reported = true }; return !reported
+            })
+        else {
             return
         }
-        FlutterLog.warning("FlutterEngine: a handler runs on the main queue but not on the main thread: the process does not "
-                           + "run its main run loop, so timers scheduled from handlers do not fire and Thread.isMainThread "
-                           + "is false; run the host's work in FlutterRunLoop.runMain (Protocol/flutter-embedder.md, section 5)")
+        FlutterLog.warning(
+            "FlutterEngine: a handler runs on the main queue but not on the main thread: the process does not "
+                + "run its main run loop, so timers scheduled from handlers do not fire and Thread.isMainThread "
+                + "is false; run the host's work in FlutterRunLoop.runMain (Protocol/flutter-embedder.md, section 5)")
     }
 
     private static let reported = LockedValue(false)

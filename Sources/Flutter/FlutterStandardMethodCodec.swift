@@ -125,7 +125,9 @@ open class FlutterStandardMethodCodec: NSObject, FlutterMethodCodec, CheckedMeth
             var stacktrace: Any? = nil
             if reader.failure == nil, reader.hasMore() { stacktrace = reader.readValue() }
             try reader.checkComplete()
-            guard let code = code as? String else { throw CodecError(.invalidEnvelope, "error code is not a string", offset: 1) }
+            guard let code = code as? String else {
+                throw CodecError(.invalidEnvelope, "error code is not a string", offset: 1)
+            }
             guard message == nil || message is String else {
                 throw CodecError(.invalidEnvelope, "error message is neither a string nor null")
             }

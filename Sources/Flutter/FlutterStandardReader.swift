@@ -234,7 +234,9 @@ open class FlutterStandardReader: NSObject {
     /// Refuses a count before anything is allocated for it.
     private func check(_ count: Int, elementSize: Int, _ what: String, at start: Int) -> Bool {
         guard count > (bytes.count - location) / elementSize else { return true }
-        fail(.sizeTooLarge, "\(what) claims \(count) elements but only \(bytes.count - location) bytes are left", at: start)
+        fail(
+            .sizeTooLarge, "\(what) claims \(count) elements but only \(bytes.count - location) bytes are left",
+            at: start)
         return false
     }
 

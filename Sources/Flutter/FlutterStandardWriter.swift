@@ -153,8 +153,9 @@ open class FlutterStandardWriter: NSObject {
             writeData(typed.data)
         } else {
             writeData(typed.data.prefix(Int(typed.elementCount) * Int(typed.elementSize)))
-            unsupported("FlutterStandardTypedData of \(typed.data.count) bytes is not a whole number of "
-                        + "\(typed.elementSize)-byte elements")
+            unsupported(
+                "FlutterStandardTypedData of \(typed.data.count) bytes is not a whole number of "
+                    + "\(typed.elementSize)-byte elements")
         }
     }
 

@@ -48,7 +48,8 @@ enum PrefsDriver {
             _ = try await connection.messenger.waitForPeerHello()
             let prefs = MethodChannel(name: channel, messenger: connection.messenger)
             let arguments: StandardValue = .map([.init("key", .string(key))])
-            _ = try await prefs.invokeMethod("setInt", arguments: .map([.init("key", .string(key)), .init("value", value)]))
+            _ = try await prefs.invokeMethod(
+                "setInt", arguments: .map([.init("key", .string(key)), .init("value", value)]))
             try await withTaskExecutorPreference(connection.executor) {
                 try await connection.messenger.withCallScope {
                     for index in 0..<count {

@@ -16,7 +16,6 @@ import Dispatch
 // a detached task on Swift's pool (or the connection's reader thread) while the main thread,
 // which is not one of the pool's, waits on a semaphore.
 
-
 let usage = """
     usage: channelbridge-rtt-driver serve --socket PATH
            channelbridge-rtt-driver call --socket PATH --count N
@@ -41,13 +40,16 @@ while index < arguments.count {
     index += 2
 }
 guard let mode = arguments.first, ["serve", "call", "serve-host", "call-host"].contains(mode),
-      let path = options["socket"] else {
+    let path = options["socket"]
+else {
     fail(usage, status: 64)
 }
 // A `let` the task below reads: top-level variables belong to the main actor, whose thread
 // waits on the semaphore.
 let dataDirectory = options["data-dir"] ?? ""
-if mode == "serve-host", dataDirectory.isEmpty { fail("channelbridge-rtt-driver: serve-host needs --data-dir DIR\n\(usage)", status: 64) }
+if mode == "serve-host", dataDirectory.isEmpty {
+    fail("channelbridge-rtt-driver: serve-host needs --data-dir DIR\n\(usage)", status: 64)
+}
 let count: Int
 if mode.hasPrefix("call") {
     guard let text = options["count"], let value = Int(text), value >= 0 else {
@@ -55,7 +57,9 @@ if mode.hasPrefix("call") {
     }
     count = value
 } else {
-    guard options["count"] == nil else { fail("channelbridge-rtt-driver: serve takes no --count\n\(usage)", status: 64) }
+    guard options["count"] == nil else {
+        fail("channelbridge-rtt-driver: serve takes no --count\n\(usage)", status: 64)
+    }
     count = 0
 }
 

@@ -57,8 +57,9 @@ enum BenchCommand: CLICommand {
             if !chosen.contains(where: { $0.name == name }) { chosen.append(scenario) }
         }
         if chosen.isEmpty { chosen = scenarios }
-        let settings = BenchSettings(repetitions: repetitions, scale: scale, pinRoundTrips: !args.flag("no-pin"),
-                                     readerExecutor: !args.flag("pool-executor"))
+        let settings = BenchSettings(
+            repetitions: repetitions, scale: scale, pinRoundTrips: !args.flag("no-pin"),
+            readerExecutor: !args.flag("pool-executor"))
         try await BenchSuite.run(chosen, settings: settings, json: args.flag("json"))
         return ExitCode.success
     }

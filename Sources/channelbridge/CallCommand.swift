@@ -35,7 +35,8 @@ enum CallCommand: CLICommand {
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try Arguments(arguments, valued: ClientContext.valuedOptions.union(["codec"]), flags: ClientContext.flagOptions)
+        let args = try Arguments(
+            arguments, valued: ClientContext.valuedOptions.union(["codec"]), flags: ClientContext.flagOptions)
         if args.wantsHelp {
             Output.line(help)
             return ExitCode.success
@@ -52,13 +53,16 @@ enum CallCommand: CLICommand {
         let result = try await context.withClient { client in
             do {
                 return codecName == "json"
-                    ? try await client.invokeMethod(method, onChannel: channel, arguments: arguments, codec: JSONMethodCodec())
+                    ? try await client.invokeMethod(
+                        method, onChannel: channel, arguments: arguments, codec: JSONMethodCodec())
                     : try await client.invokeMethod(method, onChannel: channel, arguments: arguments)
             } catch let error as ChannelError where error.code == .notImplemented {
                 throw await notImplemented(error, channel: channel, method: method, client: client, context: context)
             } catch {
                 var failure = context.failure(error)
-                if let hint = hint(for: error, method: method, arguments: arguments) { failure.message += "\nhint: " + hint }
+                if let hint = hint(for: error, method: method, arguments: arguments) {
+                    failure.message += "\nhint: " + hint
+                }
                 throw failure
             }
         }
@@ -72,8 +76,10 @@ enum CallCommand: CLICommand {
     /// not list its methods, no reflection) the not-implemented line. The exit status is not
     /// implemented's either way. The host answers null on every channel it does not serve
     /// (Flutter's semantics), so only the client can tell these apart.
-    static func notImplemented(_ error: ChannelError, channel: String, method: String, client: ExtensionHostClient,
-                               context: ClientContext) async -> CommandFailure {
+    static func notImplemented(
+        _ error: ChannelError, channel: String, method: String, client: ExtensionHostClient,
+        context: ClientContext
+    ) async -> CommandFailure {
         let failure = context.failure(error)
         guard let channels = await ListCommand.channelsListed(by: client) else { return failure }
         guard let served = channels.first(where: { $0.name == channel }) else {
@@ -86,7 +92,9 @@ enum CallCommand: CLICommand {
     /// Lenient TVN reads a bare `3` as an int32, which a `setDouble` refuses (Dart always sends a
     /// double): say how to write a double.
     static func hint(for error: any Error, method: String, arguments: StandardValue) -> String? {
-        guard let error = error as? MethodError, error.code == "INVALID_ARGUMENTS", method == "setDouble" else { return nil }
+        guard let error = error as? MethodError, error.code == "INVALID_ARGUMENTS", method == "setDouble" else {
+            return nil
+        }
         switch arguments["value"] {
         case .int32(let int)?: return doubleHint(String(int))
         case .int64(let int)?: return doubleHint(String(int))

@@ -6,7 +6,8 @@ import Foundation
 @main
 struct ChannelBridgeCLI {
     static let commands: [any CLICommand.Type] = [
-        CallCommand.self, ListCommand.self, DescribeCommand.self, SessionCommand.self, SendCommand.self, ListenCommand.self, ItemsCommand.self, ExitCommand.self, CancelCommand.self,
+        CallCommand.self, ListCommand.self, DescribeCommand.self, SessionCommand.self, SendCommand.self,
+        ListenCommand.self, ItemsCommand.self, ExitCommand.self, CancelCommand.self,
         PrefsCommand.self, DemoCommand.self,
         CodecCommand.self, ConformanceCommand.self, BenchCommand.self, StressCommand.self,
         PigeonCommand.self, MockCommand.self, VerifyCommand.self, RecordCommand.self,
@@ -66,11 +67,14 @@ struct ChannelBridgeCLI {
         if word.hasPrefix("-") {
             let name = String(word.prefix(while: { $0 != "=" }))
             let known = (leadingValued.union(leadingFlags).sorted() + ["help"]).map { "--" + $0 }
-            if known.contains(name) { return "channelbridge: \(name) needs a command after it; run 'channelbridge --help' for the commands" }
+            if known.contains(name) {
+                return "channelbridge: \(name) needs a command after it; run 'channelbridge --help' for the commands"
+            }
             if let close = Suggestion.closest(to: name, in: known) {
                 return "channelbridge: unknown option \(name); did you mean \(close)?"
             }
-            return "channelbridge: unknown option \(name); run 'channelbridge --help' for the commands and their options"
+            return
+                "channelbridge: unknown option \(name); run 'channelbridge --help' for the commands and their options"
         }
         let names = commands.map { $0.name } + ["help"]
         if let close = Suggestion.closest(to: word, in: names) {
@@ -118,7 +122,9 @@ struct ChannelBridgeCLI {
             Output.error("channelbridge \(command.name): \(error.message)")
             return ExitCode.usage
         } catch let error as UsageError {
-            Output.error("channelbridge \(command.name): \(error.message)\nRun 'channelbridge \(command.name) --help' for usage.")
+            Output.error(
+                "channelbridge \(command.name): \(error.message)\nRun 'channelbridge \(command.name) --help' for usage."
+            )
             return ExitCode.usage
         } catch {
             Output.error("channelbridge \(command.name): \(error)")

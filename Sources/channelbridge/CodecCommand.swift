@@ -51,11 +51,14 @@ enum CodecCommand: CLICommand {
         case "encode", "decode":
             guard let codecName = args.value("codec") else { throw UsageError("missing --codec") }
             guard let codec = CodecOperation.CodecName(rawValue: codecName) else {
-                throw UsageError("unknown codec '\(codecName)'; use one of: \(CodecOperation.CodecName.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw UsageError(
+                    "unknown codec '\(codecName)'; use one of: \(CodecOperation.CodecName.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             let operation: CodecOperation
             do {
-                operation = try CodecOperation(CodecOperation.Direction(rawValue: verb)!, codec: codec, kind: args.value("kind"))
+                operation = try CodecOperation(
+                    CodecOperation.Direction(rawValue: verb)!, codec: codec, kind: args.value("kind"))
             } catch {
                 throw UsageError(error.message)
             }

@@ -17,8 +17,9 @@ enum CodecPeerServer {
     static func answer(_ line: String) -> String {
         let parts = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
         guard parts.count == 4,
-              let direction = CodecOperation.Direction(rawValue: String(parts[0])),
-              let codec = CodecOperation.CodecName(rawValue: String(parts[1])) else {
+            let direction = CodecOperation.Direction(rawValue: String(parts[0])),
+            let codec = CodecOperation.CodecName(rawValue: String(parts[1]))
+        else {
             return "error malformed request: expected '<encode|decode> <codec> <kind> <payload>'"
         }
         do {

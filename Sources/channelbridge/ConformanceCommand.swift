@@ -121,14 +121,17 @@ enum ConformanceCommand: CLICommand {
         return .object([
             .init("passed", .number(String(results.count - failed.count))),
             .init("failed", .number(String(failed.count))),
-            .init("failures", .array(failed.map { result in
-                .object([
-                    .init("file", .string(result.vector.file)),
-                    .init("name", .string(result.vector.name)),
-                    .init("section", .string(result.vector.section)),
-                    .init("problems", .array(result.failures.map(JSONValue.string))),
-                ])
-            })),
+            .init(
+                "failures",
+                .array(
+                    failed.map { result in
+                        .object([
+                            .init("file", .string(result.vector.file)),
+                            .init("name", .string(result.vector.name)),
+                            .init("section", .string(result.vector.section)),
+                            .init("problems", .array(result.failures.map(JSONValue.string))),
+                        ])
+                    })),
         ])
     }
 

@@ -53,7 +53,8 @@ enum DemoCommand: CLICommand {
         do {
             return try await body()
         } catch {
-            throw CommandFailure(ExitCode.failure, "demo failed while trying to \(what): \(ClientContext.describe(error))")
+            throw CommandFailure(
+                ExitCode.failure, "demo failed while trying to \(what): \(ClientContext.describe(error))")
         }
     }
 
@@ -61,16 +62,22 @@ enum DemoCommand: CLICommand {
         say("ChannelBridge demo: a share extension's UI talking to its native side over MethodChannels")
         say("")
         let host = try await step("start the extension host") {
-            try await workspace.startHost(["--socket", workspace.socket, "--data-dir", workspace.dataDirectory,
-                                     "--app-group", group, "--text", text, "--url", url, "--share-key", "ShareKey"])
+            try await workspace.startHost([
+                "--socket", workspace.socket, "--data-dir", workspace.dataDirectory,
+                "--app-group", group, "--text", text, "--url", url, "--share-key", "ShareKey",
+            ])
         }
         say("host   started: extension-host pid \(host.process.processIdentifier), \(host.readyLine)")
         let app = try await step("start the containing app") {
-            try await workspace.startContainingApp(["prefs", "watch", "--data-dir", workspace.dataDirectory, "--app-group", group])
+            try await workspace.startContainingApp([
+                "prefs", "watch", "--data-dir", workspace.dataDirectory, "--app-group", group,
+            ])
         }
         say("app    started: containing app pid \(app.process.processIdentifier), watching \(group)")
 
-        let client = try await step("connect to the host") { try await ExtensionHostClient.connect(to: workspace.socket) }
+        let client = try await step("connect to the host") {
+            try await ExtensionHostClient.connect(to: workspace.socket)
+        }
         say("ui     connected to \(workspace.socket)")
         say("")
 
@@ -108,7 +115,9 @@ enum DemoCommand: CLICommand {
         say("")
         say("host   completion record: \(record)")
         say("host   exited with status \(status)")
-        guard status == 0 else { throw CommandFailure(ExitCode.failure, "demo failed: the host exited with status \(status)") }
+        guard status == 0 else {
+            throw CommandFailure(ExitCode.failure, "demo failed: the host exited with status \(status)")
+        }
         say("")
         say("demo complete")
     }

@@ -40,8 +40,11 @@ enum DescribeCommand: CLICommand {
             throw CommandFailure(ExitCode.failure, ListCommand.noMethod(methodName, on: name, in: methods))
         }
         if context.json {
-            Output.line(context.text(["channel": .string(channel.name), "method": .string(method.name),
-                                      "description": method.summary.map { .string($0) } ?? .null]))
+            Output.line(
+                context.text([
+                    "channel": .string(channel.name), "method": .string(method.name),
+                    "description": method.summary.map { .string($0) } ?? .null,
+                ]))
             return ExitCode.success
         }
         Output.line(ListCommand.heading(channel))

@@ -79,8 +79,11 @@ enum CancelCommand: CLICommand {
             Output.line(help)
             return ExitCode.success
         }
-        guard (1...3).contains(args.positionals.count) else { throw UsageError("needs CODE, and optionally MESSAGE and DETAILS") }
-        let details = try args.positionals.count == 3 ? ClientContext.value(args.positionals[2], what: "DETAILS") : .null
+        guard (1...3).contains(args.positionals.count) else {
+            throw UsageError("needs CODE, and optionally MESSAGE and DETAILS")
+        }
+        let details =
+            try args.positionals.count == 3 ? ClientContext.value(args.positionals[2], what: "DETAILS") : .null
         let message = args.positionals.count >= 2 ? args.positionals[1] : nil
         try await ClientContext(args).withClient {
             try await $0.cancel(code: args.positionals[0], message: message, details: details)

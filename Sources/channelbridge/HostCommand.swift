@@ -10,7 +10,9 @@ enum HostCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         // The same policy as `extension-host`'s main: the first SIGINT/SIGTERM cancels the host's run,
         // a second one ends the process at once.
-        await ExtensionHostCommand.main(arguments: arguments, interruptions: HostSignal.watch(
-            onRepeat: { ProcessExit.immediately($0.exitStatus) }))
+        await ExtensionHostCommand.main(
+            arguments: arguments,
+            interruptions: HostSignal.watch(
+                onRepeat: { ProcessExit.immediately($0.exitStatus) }))
     }
 }

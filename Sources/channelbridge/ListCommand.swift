@@ -39,7 +39,9 @@ enum ListCommand: CLICommand {
             if context.json { Output.line(context.text(.list(channels.map(\.standardValue)))); return ExitCode.success }
             for channel in channels {
                 Output.line(heading(channel))
-                if let methods = channel.methods { Output.line("  methods: " + methods.map(\.name).joined(separator: ", ")) }
+                if let methods = channel.methods {
+                    Output.line("  methods: " + methods.map(\.name).joined(separator: ", "))
+                }
             }
             return ExitCode.success
         }
@@ -59,8 +61,10 @@ enum ListCommand: CLICommand {
         do {
             return try await client.listChannels()
         } catch let error as ChannelError where error.code == .notImplemented {
-            throw CommandFailure(ExitCode.failure, "the host serves no reflection (\(ChannelCatalog.reflectionChannel)); "
-                                 + "its channels are in its documentation")
+            throw CommandFailure(
+                ExitCode.failure,
+                "the host serves no reflection (\(ChannelCatalog.reflectionChannel)); "
+                    + "its channels are in its documentation")
         }
     }
 
@@ -73,7 +77,9 @@ enum ListCommand: CLICommand {
     /// `noChannel(_:in:)` when the host's reflection does not list `name`; `nil` when it lists it
     /// or serves no reflection. For a message or a `listen` that found no handler.
     static func missingChannel(_ name: String, on client: ExtensionHostClient) async -> String? {
-        guard let channels = await channelsListed(by: client), !channels.contains(where: { $0.name == name }) else { return nil }
+        guard let channels = await channelsListed(by: client), !channels.contains(where: { $0.name == name }) else {
+            return nil
+        }
         return noChannel(name, in: channels)
     }
 
@@ -94,12 +100,14 @@ enum ListCommand: CLICommand {
     /// "no method 'M' on channel 'X'; did you mean 'N'?", or where to look when nothing is near.
     static func noMethod(_ method: String, on channel: String, in methods: [MethodDescription]) -> String {
         let near = Suggestion.closest(to: method, in: methods.map(\.name)).map { "did you mean '\($0)'?" }
-        return "no method '\(method)' on channel '\(channel)'; " + (near ?? "run 'channelbridge list \(channel)' for its methods")
+        return "no method '\(method)' on channel '\(channel)'; "
+            + (near ?? "run 'channelbridge list \(channel)' for its methods")
     }
 
     /// `NAME (KIND channel, CODEC codec): DESCRIPTION`.
     static func heading(_ channel: ChannelDescription) -> String {
-        "\(channel.name) (\(channel.kind.rawValue) channel, \(channel.codec) codec)" + (channel.summary.map { ": " + $0 } ?? "")
+        "\(channel.name) (\(channel.kind.rawValue) channel, \(channel.codec) codec)"
+            + (channel.summary.map { ": " + $0 } ?? "")
     }
 
     /// `METHOD: SUMMARY`, or the name alone.

@@ -29,14 +29,16 @@ enum ListenCommand: CLICommand {
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try Arguments(arguments, valued: ClientContext.valuedOptions.union(["count"]), flags: ClientContext.flagOptions)
+        let args = try Arguments(
+            arguments, valued: ClientContext.valuedOptions.union(["count"]), flags: ClientContext.flagOptions)
         if args.wantsHelp {
             Output.line(help)
             return ExitCode.success
         }
         guard (1...2).contains(args.positionals.count) else { throw UsageError("needs CHANNEL and optionally ARGS") }
         let limit = try args.value("count").map { try BenchCommand.positiveInt($0, "--count") }
-        let listenArguments = try args.positionals.count == 2 ? ClientContext.value(args.positionals[1], what: "ARGS") : .null
+        let listenArguments =
+            try args.positionals.count == 2 ? ClientContext.value(args.positionals[1], what: "ARGS") : .null
         let context = try ClientContext(args)
         let client = try await context.connect()
         defer { client.close() }
@@ -54,8 +56,10 @@ enum ListenCommand: CLICommand {
                     seen += 1
                     if let limit, seen >= limit { return }
                 case .error(let error):
-                    Output.error("event error \(error.code)" + (error.message.map { ": \($0)" } ?? "")
-                                 + (error.details == .null ? "" : " details: \(TypedValueNotation.canonicalText(error.details))"))
+                    Output.error(
+                        "event error \(error.code)" + (error.message.map { ": \($0)" } ?? "")
+                            + (error.details == .null
+                                ? "" : " details: \(TypedValueNotation.canonicalText(error.details))"))
                 }
             }
         }
@@ -76,8 +80,10 @@ enum ListenCommand: CLICommand {
         } catch is CancellationError {
         } catch let error as ChannelError where error.code == .notImplemented {
             // Nothing owns the channel: reflection tells a channel the host does not serve.
-            throw CommandFailure(ExitCode.failure, await ListCommand.missingChannel(args.positionals[0], on: client)
-                                 ?? context.failure(error).message)
+            throw CommandFailure(
+                ExitCode.failure,
+                await ListCommand.missingChannel(args.positionals[0], on: client)
+                    ?? context.failure(error).message)
         } catch {
             if !interrupted.withLock({ $0 }) { throw context.failure(error) }
         }

@@ -44,7 +44,8 @@ enum PigeonCommand: CLICommand {
             return ExitCode.success
         }
         guard args.positionals.first == "adapt" else {
-            throw UsageError(args.positionals.isEmpty ? "missing 'adapt'" : "unknown subcommand '\(args.positionals[0])'")
+            throw UsageError(
+                args.positionals.isEmpty ? "missing 'adapt'" : "unknown subcommand '\(args.positionals[0])'")
         }
         guard args.positionals.count == 2 else {
             throw UsageError(args.positionals.count < 2 ? "needs FILE" : "unexpected argument '\(args.positionals[2])'")

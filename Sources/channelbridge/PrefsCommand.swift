@@ -51,8 +51,9 @@ enum PrefsCommand: CLICommand {
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try Arguments(arguments, valued: ClientContext.valuedOptions.union(["app-group", "data-dir", "type"]),
-                                 flags: ClientContext.flagOptions)
+        let args = try Arguments(
+            arguments, valued: ClientContext.valuedOptions.union(["app-group", "data-dir", "type"]),
+            flags: ClientContext.flagOptions)
         if args.wantsHelp {
             Output.line(help)
             return ExitCode.success
@@ -71,8 +72,9 @@ enum PrefsCommand: CLICommand {
             try expect(2, "KEY and VALUE")
             let type = args.value("type") ?? "string"
             if Self.appendOnlyTypes.contains(type) {
-                throw UsageError("--type \(type) goes with append; set takes string, int, double, bool, string-array or bytes",
-                                 saysWhatToDo: true)
+                throw UsageError(
+                    "--type \(type) goes with append; set takes string, int, double, bool, string-array or bytes",
+                    saysWhatToDo: true)
             }
             operation = .set(operands[0], try typedValue(operands[1], type: type))
         case "remove": try expect(1, "KEY"); operation = .remove(operands[0])
@@ -87,15 +89,19 @@ enum PrefsCommand: CLICommand {
         default:
             throw UsageError("unknown prefs command '\(verb)'; use get, set, remove, append, take, all, clear or watch")
         }
-        if verb != "set", verb != "append", args.value("type") != nil { throw UsageError("--type goes with set or append") }
+        if verb != "set", verb != "append", args.value("type") != nil {
+            throw UsageError("--type goes with set or append")
+        }
         if args.flag("json"), ["set", "remove", "append", "clear"].contains(verb) {
             throw UsageError("--json goes with get, take, all and watch (\(verb) prints nothing)")
         }
         let context = try ClientContext(args)
         if let dataDirectory = args.value("data-dir") {
             guard args.value("socket") == nil else { throw UsageError("--data-dir and --socket exclude each other") }
-            try await PrefsOnStore(context: context, dataDirectory: dataDirectory,
-                                   appGroup: args.value("app-group") ?? "group.local").run(operation)
+            try await PrefsOnStore(
+                context: context, dataDirectory: dataDirectory,
+                appGroup: args.value("app-group") ?? "group.local"
+            ).run(operation)
         } else {
             try await PrefsOnHost(context: context, appGroup: args.value("app-group")).run(operation)
         }
@@ -107,7 +113,9 @@ enum PrefsCommand: CLICommand {
 
     /// The value `set` stores or `append` adds, typed as `--type` says (bad text is exit status 65).
     static func typedValue(_ text: String, type: String) throws -> StandardValue {
-        func bad(_ what: String) -> CommandFailure { CommandFailure(ExitCode.dataError, "VALUE '\(text)' is not \(what)") }
+        func bad(_ what: String) -> CommandFailure {
+            CommandFailure(ExitCode.dataError, "VALUE '\(text)' is not \(what)")
+        }
         switch type {
         case "string": return .string(text)
         case "int":
@@ -135,7 +143,8 @@ enum PrefsCommand: CLICommand {
             do {
                 value = try TypedValueNotation.parse(text, lenient: true)
             } catch {
-                throw CommandFailure(ExitCode.dataError, "VALUE '\(text)' is not valid typed value notation: \(error.message)")
+                throw CommandFailure(
+                    ExitCode.dataError, "VALUE '\(text)' is not valid typed value notation: \(error.message)")
             }
             switch (type, value) {
             case ("map", .map), ("list", .list), ("json", _): return value
@@ -143,7 +152,8 @@ enum PrefsCommand: CLICommand {
             }
         default:
             let known = ["string", "int", "double", "bool", "string-array", "bytes", "map", "list", "json"]
-            let hint = Suggestion.closest(to: type, in: known).map { "did you mean '\($0)'?" }
+            let hint =
+                Suggestion.closest(to: type, in: known).map { "did you mean '\($0)'?" }
                 ?? "use string, int, double, bool, string-array or bytes (append: also map, list or json)"
             throw UsageError("unknown --type '\(type)'; \(hint)", saysWhatToDo: true)
         }
@@ -187,8 +197,9 @@ struct PrefsOnHost {
                 case .uint8List: method = "setBytes"
                 default: method = "setString"
                 }
-                _ = try await prefs.channel.invokeMethod(method, arguments: ["key": .string(key), "value": value],
-                                                        timeout: prefs.callTimeout)
+                _ = try await prefs.channel.invokeMethod(
+                    method, arguments: ["key": .string(key), "value": value],
+                    timeout: prefs.callTimeout)
             case .remove(let key):
                 try await prefs.remove(key)
             case .append(let key, let values):
@@ -232,13 +243,17 @@ struct PrefsOnStore {
     private func checkGroupExists() throws {
         let store = AppGroupStore(dataDirectory: dataDirectory)
         var isDirectory: ObjCBool = false
-        guard !FileManager.default.fileExists(atPath: store.directory(forGroup: appGroup), isDirectory: &isDirectory)
-                || !isDirectory.boolValue else { return }
+        guard
+            !FileManager.default.fileExists(atPath: store.directory(forGroup: appGroup), isDirectory: &isDirectory)
+                || !isDirectory.boolValue
+        else { return }
         let groups = ((try? FileManager.default.contentsOfDirectory(atPath: dataDirectory + "/app-groups")) ?? [])
             .filter { !$0.hasPrefix(".") }.sorted()
         let there = groups.isEmpty ? "there is none" : "there: " + groups.joined(separator: ", ")
-        throw CommandFailure(ExitCode.failure, "no app group '\(appGroup)' in \(dataDirectory) (\(there)); "
-                             + "check --app-group and --data-dir")
+        throw CommandFailure(
+            ExitCode.failure,
+            "no app group '\(appGroup)' in \(dataDirectory) (\(there)); "
+                + "check --app-group and --data-dir")
     }
 
     private func perform(_ operation: PrefsOperation) async throws(StoreError) {
@@ -262,7 +277,8 @@ struct PrefsOnStore {
             let changes = try await store.changes()
             // Every write after this line is reported; scripts (and the demo) wait for it.
             Output.error("channelbridge prefs: watching \(appGroup) in \(dataDirectory)")
-            for await change in changes where keys.isEmpty || keys.contains(where: { CodeUnitString.equal($0, change.key) }) {
+            for await change in changes
+            where keys.isEmpty || keys.contains(where: { CodeUnitString.equal($0, change.key) }) {
                 Output.line(PrefsOperation.changeLine(key: change.key, value: change.value ?? .null, context))
                 Output.flush()
             }

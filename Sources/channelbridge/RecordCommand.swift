@@ -89,7 +89,9 @@ enum RecordCommand: CLICommand {
                 guard hostFD >= 0, Syscalls.connect(hostFD, to: hostAddress) == 0 else {
                     if hostFD >= 0 { Syscalls.closeDescriptor(hostFD) }
                     Syscalls.closeDescriptor(clientFD)
-                    Output.error("channelbridge record: cannot reach the host at \(hostPath); the client's connection was closed")
+                    Output.error(
+                        "channelbridge record: cannot reach the host at \(hostPath); the client's connection was closed"
+                    )
                     return
                 }
                 let tap = file.map { SessionTap(file: $0, values: values, redactedChannels: redactedChannels) }
@@ -131,7 +133,9 @@ enum RecordCommand: CLICommand {
         if let file {
             file.finish()
             let skipped = taps.withLock { $0.reduce(0) { $0 + $1.skipped } }
-            if skipped > 0 { Output.error("channelbridge record: \(skipped) interactions or events were not recorded (see --help)") }
+            if skipped > 0 {
+                Output.error("channelbridge record: \(skipped) interactions or events were not recorded (see --help)")
+            }
             Output.error("channelbridge record: \(file.count) interactions written")
         }
         return ExitCode.success

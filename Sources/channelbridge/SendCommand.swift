@@ -33,7 +33,8 @@ enum SendCommand: CLICommand {
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try Arguments(arguments, valued: ClientContext.valuedOptions.union(["codec"]), flags: ClientContext.flagOptions)
+        let args = try Arguments(
+            arguments, valued: ClientContext.valuedOptions.union(["codec"]), flags: ClientContext.flagOptions)
         if args.wantsHelp {
             Output.line(help)
             return ExitCode.success
@@ -70,15 +71,19 @@ enum SendCommand: CLICommand {
 
     /// The reply; a null reply (no handler, as a `call` to an unknown method gets) fails with status
     /// 1, saying "no channel" with the nearest name when the host's reflection does not list it.
-    static func send<Codec: MessageCodec>(_ codec: Codec, _ channel: String, _ message: Codec.Message,
-                                          _ context: ClientContext) async throws -> Codec.Message {
+    static func send<Codec: MessageCodec>(
+        _ codec: Codec, _ channel: String, _ message: Codec.Message,
+        _ context: ClientContext
+    ) async throws -> Codec.Message {
         try await context.withClient { client in
             let reply = try await BasicMessageChannel(name: channel, messenger: client.messenger, codec: codec)
                 .send(message, timeout: context.callTimeout)
             if let reply { return reply }
             // The host answers null on a channel it does not serve, as Flutter does: reflection tells.
-            throw CommandFailure(ExitCode.failure, await ListCommand.missingChannel(channel, on: client)
-                                 ?? "not implemented: no handler answered the message on channel \(channel) (null reply)")
+            throw CommandFailure(
+                ExitCode.failure,
+                await ListCommand.missingChannel(channel, on: client)
+                    ?? "not implemented: no handler answered the message on channel \(channel) (null reply)")
         }
     }
 }

@@ -49,12 +49,15 @@ enum SessionCommand: CLICommand {
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try Arguments(arguments, valued: ClientContext.valuedOptions.union(["codec"]), flags: ClientContext.flagOptions)
+        let args = try Arguments(
+            arguments, valued: ClientContext.valuedOptions.union(["codec"]), flags: ClientContext.flagOptions)
         if args.wantsHelp {
             Output.line(help)
             return ExitCode.success
         }
-        if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'; the calls come on stdin") }
+        if let extra = args.positionals.first {
+            throw UsageError("unexpected argument '\(extra)'; the calls come on stdin")
+        }
         let codecName = args.value("codec") ?? "standard"
         guard codecName == "standard" || codecName == "json" else {
             throw UsageError("unknown codec '\(codecName)'; use standard or json")
@@ -64,7 +67,9 @@ enum SessionCommand: CLICommand {
         let client = try await context.connect()
         defer { client.close() }
         if interactive {
-            Output.error("connected to \(context.socketPath); one call per line: CHANNEL METHOD [ARGS]; 'help' for more, Ctrl-D to end")
+            Output.error(
+                "connected to \(context.socketPath); one call per line: CHANNEL METHOD [ARGS]; 'help' for more, Ctrl-D to end"
+            )
         }
         let input = StandardInputLines()
         var failed = false
@@ -84,7 +89,8 @@ enum SessionCommand: CLICommand {
                 do {
                     result = try await invoke(call, on: client, json: codecName == "json")
                 } catch let error as ChannelError where error.code == .notImplemented {
-                    throw await CallCommand.notImplemented(error, channel: call.channel, method: call.method, client: client, context: context)
+                    throw await CallCommand.notImplemented(
+                        error, channel: call.channel, method: call.method, client: client, context: context)
                 }
                 Output.line(context.text(result))
             } catch {
@@ -108,7 +114,8 @@ enum SessionCommand: CLICommand {
     static func invoke(_ call: SessionLine, on client: ExtensionHostClient, json: Bool) async throws -> StandardValue {
         let arguments = try call.arguments.map { try ClientContext.value($0, what: "ARGS") } ?? .null
         return json
-            ? try await client.invokeMethod(call.method, onChannel: call.channel, arguments: arguments, codec: JSONMethodCodec())
+            ? try await client.invokeMethod(
+                call.method, onChannel: call.channel, arguments: arguments, codec: JSONMethodCodec())
             : try await client.invokeMethod(call.method, onChannel: call.channel, arguments: arguments)
     }
 }
@@ -142,7 +149,8 @@ struct SessionLine: Equatable {
         }
         // Typed value notation starts with one of these; a method name does not.
         if let first = method.first, "{[\"'".contains(first) {
-            throw CommandFailure(ExitCode.failure, "METHOD '\(method)' looks like ARGS: is the channel missing? \(shape)")
+            throw CommandFailure(
+                ExitCode.failure, "METHOD '\(method)' looks like ARGS: is the channel missing? \(shape)")
         }
         var arguments = rest.isEmpty ? nil : String(rest)
         if let quoted = arguments, quoted.count >= 2, quoted.hasPrefix("'"), quoted.hasSuffix("'") {

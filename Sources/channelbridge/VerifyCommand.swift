@@ -44,8 +44,10 @@ enum VerifyCommand: CLICommand {
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try Arguments(arguments, valued: ClientContext.valuedOptions.union(["transcript", "host-binary", "host-arg", "event-timeout"]),
-                                 flags: ["start-host"])
+        let args = try Arguments(
+            arguments,
+            valued: ClientContext.valuedOptions.union(["transcript", "host-binary", "host-arg", "event-timeout"]),
+            flags: ["start-host"])
         if args.wantsHelp {
             Output.line(help)
             return ExitCode.success
@@ -53,9 +55,13 @@ enum VerifyCommand: CLICommand {
         guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
         guard let file = args.value("transcript") else { throw UsageError("needs --transcript FILE") }
         let startHost = args.flag("start-host") || args.value("host-binary") != nil
-        if startHost, args.value("socket") != nil { throw UsageError("--socket names a running host; --start-host starts one: give one of them") }
+        if startHost, args.value("socket") != nil {
+            throw UsageError("--socket names a running host; --start-host starts one: give one of them")
+        }
         if !startHost, !args.values("host-arg").isEmpty { throw UsageError("--host-arg needs --start-host") }
-        let eventTimeout = try args.value("event-timeout").map { try ClientContext.seconds($0, what: "--event-timeout") } ?? .seconds(5)
+        let eventTimeout =
+            try args.value("event-timeout").map { try ClientContext.seconds($0, what: "--event-timeout") }
+            ?? .seconds(5)
         let transcript: Transcript
         do {
             transcript = try Transcript(contentsOfFile: file)
@@ -67,7 +73,9 @@ enum VerifyCommand: CLICommand {
         if startHost {
             let workspace = try DemoWorkspace()
             defer { workspace.tearDown() }
-            try await setUp(transcript.given, in: workspace, transcriptDirectory: URL(fileURLWithPath: file).deletingLastPathComponent().path)
+            try await setUp(
+                transcript.given, in: workspace,
+                transcriptDirectory: URL(fileURLWithPath: file).deletingLastPathComponent().path)
             var hostArguments = ["--socket", workspace.socket, "--data-dir", workspace.dataDirectory]
             if transcript.given.inputItems != nil { hostArguments += ["--items", workspace.directory + "/items.json"] }
             hostArguments += args.values("host-arg")
@@ -80,14 +88,16 @@ enum VerifyCommand: CLICommand {
             } else {
                 _ = try await workspace.startHost(hostArguments)
             }
-            let socketArguments = ["--socket", workspace.socket] + (args.value("timeout").map { ["--timeout", $0] } ?? [])
+            let socketArguments =
+                ["--socket", workspace.socket] + (args.value("timeout").map { ["--timeout", $0] } ?? [])
             let context = try ClientContext(try Arguments(socketArguments, valued: ClientContext.valuedOptions))
             lines = try await replay(verifier, context)
         } else {
             let context = try ClientContext(args)
             if !transcript.given.isEmpty {
-                Output.error("channelbridge verify: note: the transcript's provider states (given) were not set up: "
-                             + "the host at \(context.socketPath) was not started by verify (see --help)")
+                Output.error(
+                    "channelbridge verify: note: the transcript's provider states (given) were not set up: "
+                        + "the host at \(context.socketPath) was not started by verify (see --help)")
             }
             lines = try await replay(verifier, context)
         }
@@ -105,9 +115,12 @@ enum VerifyCommand: CLICommand {
 
     /// §5: the items file and the preferences, in the scratch directory. A relative `file` of an
     /// item is relative to the transcript's directory.
-    private static func setUp(_ given: Transcript.ProviderStates, in workspace: DemoWorkspace, transcriptDirectory: String) async throws {
+    private static func setUp(
+        _ given: Transcript.ProviderStates, in workspace: DemoWorkspace, transcriptDirectory: String
+    ) async throws {
         if let items = given.inputItems {
-            let text = JSONValue.object([JSONValue.Member("items", resolvingFiles(items, against: transcriptDirectory))]).text
+            let text = JSONValue.object([JSONValue.Member("items", resolvingFiles(items, against: transcriptDirectory))]
+            ).text
             try Data(text.utf8).write(to: URL(fileURLWithPath: workspace.directory + "/items.json"))
         }
         let store = AppGroupStore(dataDirectory: workspace.dataDirectory)
@@ -115,7 +128,9 @@ enum VerifyCommand: CLICommand {
             do {
                 try await store.group(preference.appGroup).set(preference.value, forKey: preference.key)
             } catch {
-                throw CommandFailure(ExitCode.failure, "cannot set up the preference '\(preference.key)' of \(preference.appGroup): \(error)")
+                throw CommandFailure(
+                    ExitCode.failure,
+                    "cannot set up the preference '\(preference.key)' of \(preference.appGroup): \(error)")
             }
         }
     }
@@ -125,12 +140,13 @@ enum VerifyCommand: CLICommand {
         case .array(let elements):
             return .array(elements.map { resolvingFiles($0, against: directory) })
         case .object(let members):
-            return .object(members.map { member in
-                if member.key == "file", case .string(let path) = member.value, !path.hasPrefix("/") {
-                    return JSONValue.Member("file", .string(directory + "/" + path))
-                }
-                return JSONValue.Member(member.key, resolvingFiles(member.value, against: directory))
-            })
+            return .object(
+                members.map { member in
+                    if member.key == "file", case .string(let path) = member.value, !path.hasPrefix("/") {
+                        return JSONValue.Member("file", .string(directory + "/" + path))
+                    }
+                    return JSONValue.Member(member.key, resolvingFiles(member.value, against: directory))
+                })
         default:
             return json
         }

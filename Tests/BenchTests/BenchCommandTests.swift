@@ -8,15 +8,25 @@ import Testing
 @Suite struct BenchCommandTests {
     /// The figures each scenario reports: ours, the baseline's, and the ratios.
     static let expected: [String: (ours: Set<String>, baseline: Set<String>, ratio: Set<String>)] = [
-        "rtt": (["p50_us", "p99_us", "calls_per_s"], ["p50_us", "p99_us", "calls_per_s"],
-                ["p50_us", "p99_us", "calls_per_s"]),
-        "pipeline": (["calls_per_s"], ["calls_per_s", "calls_per_s_one_write"],
-                     ["calls_per_s", "calls_per_s_one_write"]),
-        "bulk": (["gb_per_s_1mib", "gb_per_s_16mib"], ["gb_per_s_1mib", "gb_per_s_16mib"],
-                 ["gb_per_s_1mib", "gb_per_s_16mib"]),
-        "codec": (["encdec_us", "encode_us_codable"], ["encdec_us", "encdec_us_foundation_json", "encode_us_value"],
-                  ["encdec_us", "encdec_us_foundation_json", "encode_us_codable"]),
-        "events": (["events_per_s"], ["events_per_s", "events_per_s_batched"], ["events_per_s", "events_per_s_batched"]),
+        "rtt": (
+            ["p50_us", "p99_us", "calls_per_s"], ["p50_us", "p99_us", "calls_per_s"],
+            ["p50_us", "p99_us", "calls_per_s"]
+        ),
+        "pipeline": (
+            ["calls_per_s"], ["calls_per_s", "calls_per_s_one_write"],
+            ["calls_per_s", "calls_per_s_one_write"]
+        ),
+        "bulk": (
+            ["gb_per_s_1mib", "gb_per_s_16mib"], ["gb_per_s_1mib", "gb_per_s_16mib"],
+            ["gb_per_s_1mib", "gb_per_s_16mib"]
+        ),
+        "codec": (
+            ["encdec_us", "encode_us_codable"], ["encdec_us", "encdec_us_foundation_json", "encode_us_value"],
+            ["encdec_us", "encdec_us_foundation_json", "encode_us_codable"]
+        ),
+        "events": (
+            ["events_per_s"], ["events_per_s", "events_per_s_batched"], ["events_per_s", "events_per_s_batched"]
+        ),
         "host": (["ready_ms", "rss_idle_mb", "rss_busy_mb"], [], []),
         "prefs": prefsFigures,
     ]
@@ -25,8 +35,9 @@ import Testing
         let sizes = ["10", "1k", "10k", "100k"]
         let perSize = ["get_p50_us", "set_p50_us", "pipelined_sets_per_s", "writers50_sets_per_s"]
         let ours = Set(sizes.flatMap { size in (perSize + ["rss_mb"]).map { "\($0)_\(size)" } })
-        let baseline = Set(["echo_p50_us", "set_p50_us_10"]
-            + sizes.flatMap { ["echo_plus_durable_us_\($0)", "sequential_sets_per_s_\($0)", "durable_us_\($0)"] })
+        let baseline = Set(
+            ["echo_p50_us", "set_p50_us_10"]
+                + sizes.flatMap { ["echo_plus_durable_us_\($0)", "sequential_sets_per_s_\($0)", "durable_us_\($0)"] })
         let ratio = Set(sizes.flatMap { size in perSize.map { "\($0)_\(size)" } } + ["set_p50_us_10k_vs_10"])
         return (ours, baseline, ratio)
     }()
@@ -36,7 +47,8 @@ import Testing
         // Not under ThreadSanitizer: prefs starts 50 writer connections at once, and a host that
         // much slower missed its clients' HELLO within the 5 s HELLO timeout (on 2 busy cores).
         if scenario == "prefs", Sanitizer.current == .thread { return }
-        let outcome = try await BenchProcess.run("channelbridge", ["bench", scenario, "--repeat", "1", "--scale", "0.001", "--json"])
+        let outcome = try await BenchProcess.run(
+            "channelbridge", ["bench", scenario, "--repeat", "1", "--scale", "0.001", "--json"])
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
         let scenarios = try #require(object["scenarios"] as? [String: Any])
@@ -54,7 +66,8 @@ import Testing
     }
 
     @Test func tableHasOneRowPerFigureWithRatioFirst() async throws {
-        let outcome = try await BenchProcess.run("channelbridge", ["bench", "codec", "--repeat", "2", "--scale", "0.001"])
+        let outcome = try await BenchProcess.run(
+            "channelbridge", ["bench", "codec", "--repeat", "2", "--scale", "0.001"])
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
         let lines = outcome.stdout.split(separator: "\n").map(String.init)
         try #require(lines.count == 4)
@@ -69,13 +82,20 @@ import Testing
         #expect(fields[4].hasPrefix("(") && fields[4].contains("–"))
     }
 
-    @Test(arguments: [
-        (["bench", "nope"], "channelbridge bench: unknown scenario 'nope'; known: rtt, pipeline, bulk, codec, events, host, prefs"),
-        (["bench", "--repeat", "0"], "channelbridge bench: --repeat takes a positive whole number"),
-        (["bench", "--scale", "-1"], "channelbridge bench: --scale takes a positive number"),
-        (["bench", "--frobnicate"], "channelbridge bench: unknown option --frobnicate; see --help for the options"),
-        (["bench", "serve"], "channelbridge bench: serve needs --socket PATH"),
-    ] as [([String], String)])
+    @Test(
+        arguments: [
+            (
+                ["bench", "nope"],
+                "channelbridge bench: unknown scenario 'nope'; known: rtt, pipeline, bulk, codec, events, host, prefs"
+            ),
+            (["bench", "--repeat", "0"], "channelbridge bench: --repeat takes a positive whole number"),
+            (["bench", "--scale", "-1"], "channelbridge bench: --scale takes a positive number"),
+            (
+                ["bench", "--frobnicate"],
+                "channelbridge bench: unknown option --frobnicate; see --help for the options"
+            ),
+            (["bench", "serve"], "channelbridge bench: serve needs --socket PATH"),
+        ] as [([String], String)])
     func usageErrorsExit64(arguments: [String], firstLine: String) async throws {
         let outcome = try await BenchProcess.run("channelbridge", arguments)
         #expect(outcome.status == 64)
@@ -86,7 +106,9 @@ import Testing
     @Test func helpNamesEveryScenario() async throws {
         let outcome = try await BenchProcess.run("channelbridge", ["bench", "--help"])
         #expect(outcome.status == 0)
-        #expect(outcome.stdout.hasPrefix("usage: channelbridge bench [scenario ...] [--json] [--repeat N] [--scale F] [--no-pin]"))
+        #expect(
+            outcome.stdout.hasPrefix(
+                "usage: channelbridge bench [scenario ...] [--json] [--repeat N] [--scale F] [--no-pin]"))
         for scenario in Self.expected.keys { #expect(outcome.stdout.contains("\n  \(scenario) ")) }
     }
 
@@ -100,7 +122,8 @@ import Testing
         func run(_ bytes: [UInt8]) async throws -> BenchProcess.Outcome {
             let file = directory.appendingPathComponent("payload.bin")
             try Data(bytes).write(to: file)
-            return try await BenchProcess.run("channelbridge-raw-bench", ["codec", "--payload", file.path, "--count", "1"])
+            return try await BenchProcess.run(
+                "channelbridge-raw-bench", ["codec", "--payload", file.path, "--count", "1"])
         }
         // ["ab", 1.5]: a list with a string and a float64 after one byte of padding.
         let canonical: [UInt8] = [0x0C, 0x02, 0x07, 0x02, 0x61, 0x62, 0x06, 0x00, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F]
@@ -151,7 +174,8 @@ enum BenchProcess {
         process.waitUntilExit()
         guardTimer.cancel()
         errorData.waitUntilSet()
-        return Outcome(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                       stderr: String(decoding: errorData.value, as: UTF8.self))
+        return Outcome(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errorData.value, as: UTF8.self))
     }
 }

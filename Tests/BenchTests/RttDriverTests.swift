@@ -18,8 +18,9 @@ import Testing
             directory = try TestDirectory()
             let pipe = try CloseOnExecPipe()
             let socket = directory.path + "/rtt.sock"
-            process = try HostProcess(["serve", "--socket", socket], product: "channelbridge-rtt-driver",
-                                      input: pipe.fileHandleForReading)
+            process = try HostProcess(
+                ["serve", "--socket", socket], product: "channelbridge-rtt-driver",
+                input: pipe.fileHandleForReading)
             try pipe.fileHandleForReading.close()
             input = pipe.fileHandleForWriting
             let ready = try await withHangGuard(seconds: 30) { [process] in try await process.readyLine() }
@@ -38,14 +39,16 @@ import Testing
     func clientMakesItsCallsAndBothExitZero(count: Int) async throws {
         let server = try await Server()
         let client = try await withHangGuard(seconds: 60) {
-            try await ProcessRunner.runOnThread("channelbridge-rtt-driver",
-                                                ["call", "--socket", server.socket, "--count", String(count)])
+            try await ProcessRunner.runOnThread(
+                "channelbridge-rtt-driver",
+                ["call", "--socket", server.socket, "--count", String(count)])
         }
         #expect(client.status == 0, "stderr: \(client.stderr)")
         #expect(client.stdout == "" && client.stderr == "")
         // A second client on the same server: the server keeps serving after a connection ends.
         let again = try await withHangGuard(seconds: 60) {
-            try await ProcessRunner.runOnThread("channelbridge-rtt-driver", ["call", "--socket", server.socket, "--count", "3"])
+            try await ProcessRunner.runOnThread(
+                "channelbridge-rtt-driver", ["call", "--socket", server.socket, "--count", "3"])
         }
         #expect(again.status == 0, "stderr: \(again.stderr)")
         let exit = try await server.stop()
@@ -63,8 +66,10 @@ import Testing
         #expect(outcome.stderr.hasPrefix("channelbridge-rtt-driver call: "), "\(outcome.stderr)")
     }
 
-    @Test(arguments: [[], ["call", "--socket", "/tmp/x.sock"], ["call", "--socket", "/tmp/x.sock", "--count", "-1"],
-                      ["serve", "--socket", "/tmp/x.sock", "--count", "1"], ["serve", "--frobnicate", "1"]])
+    @Test(arguments: [
+        [], ["call", "--socket", "/tmp/x.sock"], ["call", "--socket", "/tmp/x.sock", "--count", "-1"],
+        ["serve", "--socket", "/tmp/x.sock", "--count", "1"], ["serve", "--frobnicate", "1"],
+    ])
     func usageErrorsExit64(arguments: [String]) async throws {
         let outcome = try await ProcessRunner.runOnThread("channelbridge-rtt-driver", arguments)
         #expect(outcome.status == 64)

@@ -7,21 +7,31 @@ import Testing
 /// asserted (the machine decides those); only counts whose right value does not depend on it.
 @Suite struct StressCommandTests {
     static let expected: [String: Set<String>] = [
-        "unread-replies": ["host_rss_before_mb", "flooder_requests_written", "host_rss_peak_growth_mb", "second_client_calls",
-                           "second_client_wrong_or_failed", "second_client_p50_ms", "second_client_max_ms",
-                           "host_rss_after_close_mb"],
-        "unread-events": ["value_kib", "control_host_rss_before_mb", "control_writes", "control_host_rss_peak_growth_mb",
-                          "control_reading_listener_events", "control_reading_listener_has_latest_of_every_key",
-                          "host_rss_before_mb", "writes", "host_rss_peak_growth_mb", "reading_listener_events",
-                          "reading_listener_has_latest_of_every_key", "growth_added_by_the_stuck_listener_mb"],
-        "vanish": ["requests_pipelined", "writes_landed", "store_changes_after_close", "store_changing_ms_after_close"],
-        "idle-connections": ["host_threads_idle", "connections", "answered_with_hello", "refused_too_many_connections",
-                             "unanswered", "all_answered_within_ms", "host_rss_mb", "host_threads", "closed_by_hello_timeout",
-                             "hello_timeout_closed_all_after_s", "new_client_served_after_close", "new_client_served_in_ms",
-                             "host_threads_after_close"],
-        "dribble": ["peers", "served_with_hello", "refused_too_many_connections", "frame_timeout_s",
-                    "new_client_while_full_refused", "dribblers_cut_by_frame_timeout", "dribblers_finished_frame",
-                    "all_cut_after_s", "new_client_attempts", "new_client_served_after_s"],
+        "unread-replies": [
+            "host_rss_before_mb", "flooder_requests_written", "host_rss_peak_growth_mb", "second_client_calls",
+            "second_client_wrong_or_failed", "second_client_p50_ms", "second_client_max_ms",
+            "host_rss_after_close_mb",
+        ],
+        "unread-events": [
+            "value_kib", "control_host_rss_before_mb", "control_writes", "control_host_rss_peak_growth_mb",
+            "control_reading_listener_events", "control_reading_listener_has_latest_of_every_key",
+            "host_rss_before_mb", "writes", "host_rss_peak_growth_mb", "reading_listener_events",
+            "reading_listener_has_latest_of_every_key", "growth_added_by_the_stuck_listener_mb",
+        ],
+        "vanish": [
+            "requests_pipelined", "writes_landed", "store_changes_after_close", "store_changing_ms_after_close",
+        ],
+        "idle-connections": [
+            "host_threads_idle", "connections", "answered_with_hello", "refused_too_many_connections",
+            "unanswered", "all_answered_within_ms", "host_rss_mb", "host_threads", "closed_by_hello_timeout",
+            "hello_timeout_closed_all_after_s", "new_client_served_after_close", "new_client_served_in_ms",
+            "host_threads_after_close",
+        ],
+        "dribble": [
+            "peers", "served_with_hello", "refused_too_many_connections", "frame_timeout_s",
+            "new_client_while_full_refused", "dribblers_cut_by_frame_timeout", "dribblers_finished_frame",
+            "all_cut_after_s", "new_client_attempts", "new_client_served_after_s",
+        ],
         "many-clients": ["clients", "calls", "wrong_replies", "failed_calls", "calls_per_s", "host_threads_after"],
     ]
 
@@ -32,7 +42,8 @@ import Testing
     func everyScenarioReportsEveryFigure() async throws {
         let outcome = try await BenchProcess.run("channelbridge", ["stress", "--scale", "0.01", "--json"])
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: [String: Any]])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: [String: Any]])
         #expect(Set(object.keys) == Set(Self.expected.keys))
         for (scenario, names) in Self.expected {
             let figures = try #require(object[scenario], "no \(scenario)")
@@ -46,7 +57,8 @@ import Testing
         #expect(count("unread-replies", "second_client_wrong_or_failed") == 0)
         #expect(count("unread-events", "reading_listener_has_latest_of_every_key") == 1)
         #expect(count("idle-connections", "unanswered") == 0)
-        #expect(count("idle-connections", "closed_by_hello_timeout") == count("idle-connections", "answered_with_hello"))
+        #expect(
+            count("idle-connections", "closed_by_hello_timeout") == count("idle-connections", "answered_with_hello"))
         #expect(count("idle-connections", "new_client_served_after_close") == 1)
         #expect(count("dribble", "refused_too_many_connections") == 2)
         #expect(count("dribble", "new_client_while_full_refused") == 1)
@@ -61,9 +73,11 @@ import Testing
     /// (the scenario throws on any other answer, and the run then fails).
     @Test(.disabled(if: Sanitizer.current != nil, "wall-clock limits a sanitized build misses"))
     func largeRequestsAreAnsweredAndReportEveryFigure() async throws {
-        let outcome = try await BenchProcess.run("channelbridge", ["stress", "large-requests", "--scale", "0.01", "--json"])
+        let outcome = try await BenchProcess.run(
+            "channelbridge", ["stress", "large-requests", "--scale", "0.01", "--json"])
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: [String: Any]])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: [String: Any]])
         let figures = try #require(object["large-requests"])
         var names: Set<String> = ["clients_at_once", "strings_at_once_budget_mb"]
         for name in ["nulls", "strings", "ints"] {
@@ -91,17 +105,21 @@ import Testing
     @Test func unknownScenarioIsAUsageError() async throws {
         let outcome = try await BenchProcess.run("channelbridge", ["stress", "nope"])
         #expect(outcome.status == 64)
-        #expect(outcome.stderr.hasPrefix(
-            "channelbridge stress: unknown scenario 'nope'; known: unread-replies, unread-events, vanish, idle-connections, dribble, many-clients, large-requests, soak, listeners-cancel, listeners-drop"))
+        #expect(
+            outcome.stderr.hasPrefix(
+                "channelbridge stress: unknown scenario 'nope'; known: unread-replies, unread-events, vanish, idle-connections, dribble, many-clients, large-requests, soak, listeners-cancel, listeners-drop"
+            ))
     }
 
     static let soakFigures: Set<String> = [
-        "seconds", "ops_setString", "ops_setInt", "ops_remove", "ops_appendToList", "ops_take", "ops_getString", "ops_getAll",
+        "seconds", "ops_setString", "ops_setInt", "ops_remove", "ops_appendToList", "ops_take", "ops_getString",
+        "ops_getAll",
         "ops_listen_then_cancel", "ops_listen_then_goodbye", "ops_listen_then_reset", "ops_events_received",
         "ops_cli_prefs_set", "ops_cli_prefs_get", "ops_cli_prefs_append", "longest_write_ack_ms", "errors", "stalls",
         "inbox_items_appended", "inbox_items_taken", "inbox_items_left", "inbox_items_lost", "inbox_items_duplicated",
         "slope_from_s", "host_rss_start_mb", "host_rss_end_mb", "host_rss_slope_mb_per_min", "host_fds_start",
-        "host_fds_end", "host_fds_slope_per_min", "host_threads_start", "host_threads_end", "host_threads_slope_per_min",
+        "host_fds_end", "host_fds_slope_per_min", "host_threads_start", "host_threads_end",
+        "host_threads_slope_per_min",
     ]
 
     /// A 4 s soak: every kind of work was done, with no error, no stall (a write unanswered for 2 s)
@@ -109,9 +127,11 @@ import Testing
     /// them from 60 s), and no figure of time or memory is asserted here.
     @Test(.disabled(if: Sanitizer.current != nil, "a 2 s stall limit a sanitized build misses"))
     func soakForAFewSecondsIsClean() async throws {
-        let outcome = try await BenchProcess.run("channelbridge", ["stress", "soak", "--seconds", "4", "--json"], limit: 60)
+        let outcome = try await BenchProcess.run(
+            "channelbridge", ["stress", "soak", "--seconds", "4", "--json"], limit: 60)
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: [String: Any]])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: [String: Any]])
         #expect(Set(object.keys) == ["soak"])
         let figures = try #require(object["soak"])
         #expect(Set(figures.keys) == Self.soakFigures)
@@ -130,7 +150,9 @@ import Testing
     @Test func secondsGoesWithSoakOnly() async throws {
         let alone = try await BenchProcess.run("channelbridge", ["stress", "vanish", "--seconds", "5"])
         #expect(alone.status == 64)
-        #expect(alone.stderr.hasPrefix("channelbridge stress: --seconds goes with soak, listeners-cancel or listeners-drop"))
+        #expect(
+            alone.stderr.hasPrefix("channelbridge stress: --seconds goes with soak, listeners-cancel or listeners-drop")
+        )
         let zero = try await BenchProcess.run("channelbridge", ["stress", "soak", "--seconds", "0"])
         #expect(zero.status == 64)
         #expect(zero.stderr.hasPrefix("channelbridge stress: --seconds takes a positive number"))
@@ -140,15 +162,25 @@ import Testing
     /// and went, with no error and no write unanswered for 1 s.
     @Test(.disabled(if: Sanitizer.current != nil, "a 1 s stall limit a sanitized build misses"))
     func listenersComingAndGoingNeverStallWrites() async throws {
-        let outcome = try await BenchProcess.run("channelbridge", ["stress", "listeners-cancel", "listeners-drop",
-                                                                   "--seconds", "3", "--json"], limit: 90)
+        let outcome = try await BenchProcess.run(
+            "channelbridge",
+            [
+                "stress", "listeners-cancel", "listeners-drop",
+                "--seconds", "3", "--json",
+            ], limit: 90)
         #expect(outcome.status == 0, "\(outcome.stderr)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: [String: Any]])
-        for (scenario, churned) in [("listeners-cancel", "listeners_cancelled"), ("listeners-drop", "listeners_dropped")] {
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: [String: Any]])
+        for (scenario, churned) in [
+            ("listeners-cancel", "listeners_cancelled"), ("listeners-drop", "listeners_dropped"),
+        ] {
             let figures = try #require(object[scenario], "\(scenario) reported nothing")
             func count(_ name: String) -> Int? { (figures[name] as? NSNumber)?.intValue }
-            #expect(Set(figures.keys) == ["seconds", "writes_acknowledged", churned, "events_received",
-                                          "longest_write_ack_ms", "errors", "stalls"])
+            #expect(
+                Set(figures.keys) == [
+                    "seconds", "writes_acknowledged", churned, "events_received",
+                    "longest_write_ack_ms", "errors", "stalls",
+                ])
             #expect(count("errors") == 0, "\(scenario)")
             #expect(count("stalls") == 0, "\(scenario)")
             #expect((count("writes_acknowledged") ?? 0) > 0, "\(scenario)")

@@ -24,19 +24,21 @@ import Testing
         #expect(usual.status != 0)
         #expect(!usual.stderr.isEmpty, "the command reports its error on standard error")
 
-        let (reason, status) = try await onThread { Result { () throws -> (Process.TerminationReason, Int32) in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: "channelbridge"))
-            process.arguments = arguments
-            let errors = try CloseOnExecPipe()
-            try errors.fileHandleForReading.close()  // no reader, before the child writes anything
-            process.standardError = errors.fileHandleForWriting
-            process.standardOutput = FileHandle.nullDevice
-            try ProcessRunner.start(process)
-            try errors.fileHandleForWriting.close()
-            process.waitUntilExit()
-            return (process.terminationReason, process.terminationStatus)
-        } }.get()
+        let (reason, status) = try await onThread {
+            Result { () throws -> (Process.TerminationReason, Int32) in
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: "channelbridge"))
+                process.arguments = arguments
+                let errors = try CloseOnExecPipe()
+                try errors.fileHandleForReading.close()  // no reader, before the child writes anything
+                process.standardError = errors.fileHandleForWriting
+                process.standardOutput = FileHandle.nullDevice
+                try ProcessRunner.start(process)
+                try errors.fileHandleForWriting.close()
+                process.waitUntilExit()
+                return (process.terminationReason, process.terminationStatus)
+            }
+        }.get()
         #expect(reason == .exit)
         #expect(status == usual.status)
     }

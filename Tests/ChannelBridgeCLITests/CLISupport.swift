@@ -69,8 +69,10 @@ final class LineDrivenChild: Sendable {
     private let exited = Inbox<Int32>()
 
     /// Starts `executable` (a path); `stdin` replaces the pipe the test writes to (a terminal).
-    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-         currentDirectory: String? = nil, stdin: FileHandle? = nil) throws {
+    init(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        currentDirectory: String? = nil, stdin: FileHandle? = nil
+    ) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

@@ -12,16 +12,18 @@ import Testing
         return [
             String(repeating: "0d0100", count: 334) + "00",  // issue 14's case: 1,002 JSON levels
             String(repeating: "0c01", count: 1_000) + "00",  // 1,000 lists
-            deepest,                                          // 3,002 JSON levels
+            deepest,  // 3,002 JSON levels
         ]
     }()
 
     @Test func decodedTextEncodesBackToTheSameBytes() async throws {
         let input = Self.deepMessages.joined(separator: "\n") + "\n"
-        let decoded = try await ProcessRunner.runOnThread("channelbridge", ["codec", "decode", "--codec", "standard"], stdin: input)
+        let decoded = try await ProcessRunner.runOnThread(
+            "channelbridge", ["codec", "decode", "--codec", "standard"], stdin: input)
         #expect(decoded.status == 0, "\(decoded.stderr)")
         #expect(!decoded.stdout.contains("error"))
-        let encoded = try await ProcessRunner.runOnThread("channelbridge", ["codec", "encode", "--codec", "standard"], stdin: decoded.stdout)
+        let encoded = try await ProcessRunner.runOnThread(
+            "channelbridge", ["codec", "encode", "--codec", "standard"], stdin: decoded.stdout)
         #expect(encoded.status == 0, "\(encoded.stdout)")
         #expect(encoded.stdout == input)
     }
@@ -30,17 +32,22 @@ import Testing
     @Test func methodShapesCarryValuesAtTheLimit() async throws {
         let arguments = try StandardMessageCodec().decode(hex(Self.deepMessages[2]))
         let line = #"{"method": "m", "args": "# + TypedValueNotation.canonicalText(arguments) + "}\n"
-        let encoded = try await ProcessRunner.runOnThread("channelbridge", ["codec", "encode", "--codec", "standard-method", "--kind", "call"],
-                                            stdin: line)
+        let encoded = try await ProcessRunner.runOnThread(
+            "channelbridge", ["codec", "encode", "--codec", "standard-method", "--kind", "call"],
+            stdin: line)
         #expect(encoded.status == 0, "\(encoded.stdout)")
-        #expect(encoded.stdout == hexString(try StandardMethodCodec().encodeMethodCall(MethodCall("m", arguments: arguments))) + "\n")
+        #expect(
+            encoded.stdout == hexString(
+                try StandardMethodCodec().encodeMethodCall(MethodCall("m", arguments: arguments))) + "\n")
     }
 
     @Test func oneLevelPastTheLimitIsANestingError() async throws {
         let tooDeep = String(repeating: "[", count: 1_001) + String(repeating: "]", count: 1_001) + "\n"
-        let outcome = try await ProcessRunner.runOnThread("channelbridge", ["codec", "encode", "--codec", "standard"], stdin: tooDeep)
+        let outcome = try await ProcessRunner.runOnThread(
+            "channelbridge", ["codec", "encode", "--codec", "standard"], stdin: tooDeep)
         #expect(outcome.status == 1)
-        #expect(outcome.stdout == "error: $" + String(repeating: "[0]", count: 1_000)
-            + ": lists and maps nest deeper than 1000 levels\n")
+        #expect(
+            outcome.stdout == "error: $" + String(repeating: "[0]", count: 1_000)
+                + ": lists and maps nest deeper than 1000 levels\n")
     }
 }

@@ -26,8 +26,12 @@ import Testing
         // The peer's answer deadline (10 s) stretches like a hang guard: an AddressSanitizer CI run,
         // with the suite's other child processes beside it, once missed it.
         let timeout = String(HangGuardScale.scaled(10))
-        let peer = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--vectors", vectors, "--timeout", timeout,
-                                                                         "--peer", "\(channelbridge) codec serve"])
+        let peer = try await ProcessRunner.runOnThread(
+            "channelbridge",
+            [
+                "conformance", "--vectors", vectors, "--timeout", timeout,
+                "--peer", "\(channelbridge) codec serve",
+            ])
         #expect(peer.status == 0)
         #expect(closingLine(peer.stdout) == closingLine(direct.stdout))
     }
@@ -39,7 +43,9 @@ import Testing
         ("misalign", #"h = h.replace("06000000", "060000", 1) if "06000000" in h else h"#),
     ])
     func brokenAdaptersAreCaughtAndNamed(kind: String, mutation: String) async throws {
-        let script = try scratchScript("\(kind).py", """
+        let script = try scratchScript(
+            "\(kind).py",
+            """
             import subprocess, sys
             inner = subprocess.Popen([\(pythonString(channelbridge)), "codec", "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             for line in sys.stdin:
@@ -51,13 +57,20 @@ import Testing
                     answer = "ok " + h
                 print(answer, flush=True)
             """)
-        let outcome = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--vectors", vectors + "/standard-scalars.json",
-                                                       "--peer", "python3 \(script)"])
+        let outcome = try await ProcessRunner.runOnThread(
+            "channelbridge",
+            [
+                "conformance", "--vectors", vectors + "/standard-scalars.json",
+                "--peer", "python3 \(script)",
+            ])
         #expect(outcome.status == 1)
         let failures = outcome.stdout.split(separator: "\n").filter { $0.hasPrefix("FAIL ") }
         #expect(!failures.isEmpty)
         if kind == "flip" {
-            #expect(failures.contains { $0.hasPrefix("FAIL standard-scalars.json:") && $0.contains("encode message: expected ") })
+            #expect(
+                failures.contains {
+                    $0.hasPrefix("FAIL standard-scalars.json:") && $0.contains("encode message: expected ")
+                })
         } else {
             #expect(failures.contains { $0.contains("float64") && $0.contains("encode message: expected ") })
         }
@@ -66,8 +79,12 @@ import Testing
 
     @Test func aHangingPeerIsKilledAndReported() async throws {
         let script = try scratchScript("hang.sh", "read line; sleep 600\n")
-        let outcome = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--vectors", vectors + "/standard-scalars.json",
-                                                       "--peer", "sh \(script)", "--timeout", "1"])
+        let outcome = try await ProcessRunner.runOnThread(
+            "channelbridge",
+            [
+                "conformance", "--vectors", vectors + "/standard-scalars.json",
+                "--peer", "sh \(script)", "--timeout", "1",
+            ])
         #expect(outcome.status == 1)
         #expect(outcome.stdout.contains("peer did not answer within"))
         #expect(closingLine(outcome.stdout).hasPrefix("0 passed"))
@@ -75,15 +92,20 @@ import Testing
 
     @Test func aDyingPeerIsReported() async throws {
         let script = try scratchScript("die.sh", "read line; echo 'ok 00'; exit 3\n")
-        let outcome = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--vectors", vectors + "/standard-scalars.json",
-                                                       "--peer", "sh \(script)", "--json"])
+        let outcome = try await ProcessRunner.runOnThread(
+            "channelbridge",
+            [
+                "conformance", "--vectors", vectors + "/standard-scalars.json",
+                "--peer", "sh \(script)", "--json",
+            ])
         #expect(outcome.status == 1)
         #expect(outcome.stdout.contains("exited with status 3"))
         #expect(outcome.stdout.hasPrefix(#"{"passed":0,"failed":"#))
     }
 
     @Test func usageAndDataErrors() async throws {
-        let missing = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--vectors", "/nonexistent"])
+        let missing = try await ProcessRunner.runOnThread(
+            "channelbridge", ["conformance", "--vectors", "/nonexistent"])
         #expect(missing.status == 64)
         #expect(missing.stderr.hasPrefix("channelbridge conformance: no such vector file or directory: /nonexistent"))
         let bad = try scratchScript("bad.json", "{\"messages\": [{\"name\": \"x\"}]}")
@@ -104,8 +126,12 @@ import Testing
             let host = try HostProcess(["--socket", directory.socket, "--data-dir", directory.data, "--echo"])
             defer { host.send(signal: SIGKILL) }
             #expect(try await host.readyLine() == "ready \(directory.socket)")
-            let outcome = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--socket", directory.socket,
-                                                           "--vectors", packageRoot.appendingPathComponent("Protocol/vectors").path])
+            let outcome = try await ProcessRunner.runOnThread(
+                "channelbridge",
+                [
+                    "conformance", "--socket", directory.socket,
+                    "--vectors", packageRoot.appendingPathComponent("Protocol/vectors").path,
+                ])
             #expect(outcome.status == 0, "\(outcome.stdout)")
             let closing = outcome.stdout.split(separator: "\n").last.map(String.init) ?? ""
             #expect(closing.hasSuffix(" passed, 0 failed"))
@@ -120,10 +146,16 @@ import Testing
             let host = try HostProcess(["--socket", directory.socket, "--data-dir", directory.data])
             defer { host.send(signal: SIGKILL) }
             _ = try await host.readyLine()
-            let outcome = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--socket", directory.socket, "--vectors",
-                                                           packageRoot.appendingPathComponent("Protocol/vectors/standard-scalars.json").path])
+            let outcome = try await ProcessRunner.runOnThread(
+                "channelbridge",
+                [
+                    "conformance", "--socket", directory.socket, "--vectors",
+                    packageRoot.appendingPathComponent("Protocol/vectors/standard-scalars.json").path,
+                ])
             #expect(outcome.status == 1)
-            #expect(outcome.stdout.contains("FAIL standard-scalars.json:null: echo on channelbridge/echo: sent 00, got back a null reply"))
+            #expect(
+                outcome.stdout.contains(
+                    "FAIL standard-scalars.json:null: echo on channelbridge/echo: sent 00, got back a null reply"))
         }
     }
 }

@@ -12,7 +12,9 @@ import Testing
     ]
 
     @Test func theFiveSeedContractsAreThere() throws {
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path).filter { $0.hasSuffix(".json") }.sorted()
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path).filter {
+            $0.hasSuffix(".json")
+        }.sorted()
         #expect(files == Self.expected.map(\.file))
     }
 
@@ -21,8 +23,12 @@ import Testing
         try await withHangGuard(seconds: 60) {
             let count = Self.expected.first { $0.file == file }!.interactions
             let path = Self.directory.appendingPathComponent(file).path
-            let outcome = try await ProcessRunner.runOnThread("channelbridge", ["verify", "--transcript", path, "--start-host",
-                                                                                "--event-timeout", "30"])
+            let outcome = try await ProcessRunner.runOnThread(
+                "channelbridge",
+                [
+                    "verify", "--transcript", path, "--start-host",
+                    "--event-timeout", "30",
+                ])
             #expect(outcome.stdout == "verified: \(count) interactions\n")
             #expect(outcome.stderr == "")
             #expect(outcome.status == 0)

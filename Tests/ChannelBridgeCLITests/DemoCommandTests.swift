@@ -13,13 +13,21 @@ import Testing
         var lines = outcome.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let pid = lines.removeFirst()
         #expect(Int32(pid) != nil, "the shell printed '\(pid)', not its pid")
-        #expect(lines.contains("ui ←   \"{\\\"text\\\":[\\\"Hello from the share sheet\\\",\\\"https://example.com/article?id=42\\\"],\\\"files\\\":[]}\""))
+        #expect(
+            lines.contains(
+                "ui ←   \"{\\\"text\\\":[\\\"Hello from the share sheet\\\",\\\"https://example.com/article?id=42\\\"],\\\"files\\\":[]}\""
+            ))
         #expect(lines.contains(#"app ←  {"map":[["key","lastShared"],["value","Hello from the share sheet"]]}"#))
         #expect(lines.contains(#"app ←  {"map":[["key","ShareKey"],["value",""]]}"#))
-        #expect(lines.contains(#"host   completion record: {"outcome":"completed","returnedItems":null,"error":null,"openedURLs":[]}"#))
+        #expect(
+            lines.contains(
+                #"host   completion record: {"outcome":"completed","returnedItems":null,"error":null,"openedURLs":[]}"#)
+        )
         #expect(lines.contains("host   exited with status 0"))
         #expect(lines.last(where: { !$0.isEmpty }) == "demo complete")
-        let left = ((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter { $0.hasPrefix("cb-demo-\(pid)-") }
+        let left = ((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter {
+            $0.hasPrefix("cb-demo-\(pid)-")
+        }
         #expect(left.isEmpty, "the demo left \(left) in /tmp")
     }
 
@@ -31,8 +39,9 @@ import Testing
             var environment = ProcessInfo.processInfo.environment
             environment["PATH"] = ProcessRunner.productsDirectory.path + ":/usr/bin:/bin"
             environment["HOME"] = directory
-            let outcome = try await ProcessRunner.runOnThread("/bin/sh", ["-c", "channelbridge demo"], environment: environment,
-                                                              currentDirectory: URL(fileURLWithPath: directory))
+            let outcome = try await ProcessRunner.runOnThread(
+                "/bin/sh", ["-c", "channelbridge demo"], environment: environment,
+                currentDirectory: URL(fileURLWithPath: directory))
             #expect(outcome.status == 0, "\(outcome.stderr)")
             #expect(outcome.stdout.split(separator: "\n").last == "demo complete")
         }
@@ -53,7 +62,9 @@ import Testing
                 let socket = directory + "/b.sock"
                 let host = Process()
                 host.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: "channelbridge"))
-                host.arguments = ["extension-host", "--socket", socket, "--data-dir", directory + "/data", "--text", "hi"]
+                host.arguments = [
+                    "extension-host", "--socket", socket, "--data-dir", directory + "/data", "--text", "hi",
+                ]
                 let output = try CloseOnExecPipe()
                 host.standardOutput = output.fileHandleForWriting
                 try ProcessRunner.start(host)
@@ -61,7 +72,10 @@ import Testing
                 let ready = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
                 #expect(ready == "ready \(socket)\n")
                 let items = try await ProcessRunner.runOnThread("channelbridge", ["items", "--socket", socket])
-                #expect(items.stdout == #"[{"map":[["attachments",[{"map":[["typeIdentifier","public.plain-text"],["text","hi"]]}]]]}]"# + "\n")
+                #expect(
+                    items.stdout
+                        == #"[{"map":[["attachments",[{"map":[["typeIdentifier","public.plain-text"],["text","hi"]]}]]]}]"#
+                        + "\n")
                 #expect(try await ProcessRunner.runOnThread("channelbridge", ["exit", "--socket", socket]).status == 0)
                 let rest = await onThread {
                     let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

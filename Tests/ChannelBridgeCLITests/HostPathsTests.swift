@@ -25,8 +25,9 @@ import Testing
 
         /// Runs `channelbridge ARGUMENTS --socket ../host/host.sock` in `client/`.
         func channelbridge(_ arguments: [String]) async throws -> ProcessRunner.Outcome {
-            try await ProcessRunner.runOnThread("channelbridge", arguments + ["--socket", "../host/host.sock"],
-                                                currentDirectory: URL(fileURLWithPath: client))
+            try await ProcessRunner.runOnThread(
+                "channelbridge", arguments + ["--socket", "../host/host.sock"],
+                currentDirectory: URL(fileURLWithPath: client))
         }
     }
 
@@ -63,15 +64,17 @@ import Testing
         let container = hostDirectory + "/data/app-groups/group.local/container"
         let items = try await workspace.channelbridge(["items", "--json"])
         #expect(items.stderr == "")
-        #expect(items.stdout == #"[{"attachments":[{"typeIdentifier":"public.image","path":""#
+        #expect(
+            items.stdout == #"[{"attachments":[{"typeIdentifier":"public.image","path":""#
                 + container + #"/photo.png","name":"photo.png"}]}]"# + "\n")
         let answered = try await workspace.channelbridge(
             ["call", "channelbridge/extension", "getAppGroupContainer", #"{"appGroup": "group.local"}"#])
         #expect(answered.stdout == "\"\(container)\"\n")
         // The action, a process of its own in client/: reads the shared image at the path it was
         // given, saves it into the container, and records the copy's name.
-        let saved = try await ProcessRunner.runOnThread("/bin/cp", [container + "/photo.png", container + "/latest.png"],
-                                                        currentDirectory: URL(fileURLWithPath: workspace.client))
+        let saved = try await ProcessRunner.runOnThread(
+            "/bin/cp", [container + "/photo.png", container + "/latest.png"],
+            currentDirectory: URL(fileURLWithPath: workspace.client))
         #expect(saved.status == 0, "\(saved.stderr)")
         #expect(try await workspace.channelbridge(["prefs", "set", "latestImagePath", "latest.png"]).status == 0)
         let exit = try await workspace.channelbridge(
@@ -79,7 +82,8 @@ import Testing
         #expect(exit.status == 0, "\(exit.stderr)")
         let ended = await host.waitForExit()
         #expect(ended.status == 0, "\(ended.stderr)")
-        #expect(ended.stdoutLines.last == #"{"outcome":"completed","returnedItems":[{"map":[["path",""#
+        #expect(
+            ended.stdoutLines.last == #"{"outcome":"completed","returnedItems":[{"map":[["path",""#
                 + container + #"/latest.png"]]}],"error":null,"openedURLs":[]}"#)
         // The containing app, from yet another directory (the test's), finds the image.
         #expect(FileManager.default.contents(atPath: container + "/latest.png") == Data("PNG bytes".utf8))

@@ -19,12 +19,20 @@ import Testing
             defer { Task { _ = await live.stop() } }
             #expect(try await live.channelbridge(["prefs", "set", Self.composed, "composed"]).status == 0)
             #expect(try await live.channelbridge(["prefs", "set", Self.decomposed, "decomposed"]).status == 0)
-            #expect(Self.bytes(try await live.channelbridge(["prefs", "get", Self.composed]).stdout) == Self.bytes("\"composed\"\n"))
-            #expect(Self.bytes(try await live.channelbridge(["prefs", "get", Self.decomposed]).stdout) == Self.bytes("\"decomposed\"\n"))
+            #expect(
+                Self.bytes(try await live.channelbridge(["prefs", "get", Self.composed]).stdout)
+                    == Self.bytes("\"composed\"\n"))
+            #expect(
+                Self.bytes(try await live.channelbridge(["prefs", "get", Self.decomposed]).stdout)
+                    == Self.bytes("\"decomposed\"\n"))
             #expect(Self.bytes(try await live.channelbridge(["prefs", "all"]).stdout) == Self.bytes(Self.bothKeys))
             #expect(try await live.channelbridge(["prefs", "remove", Self.composed]).status == 0)
-            #expect(Self.bytes(try await live.channelbridge(["prefs", "get", Self.composed]).stdout) == Self.bytes("null\n"))
-            #expect(Self.bytes(try await live.channelbridge(["prefs", "get", Self.decomposed]).stdout) == Self.bytes("\"decomposed\"\n"))
+            #expect(
+                Self.bytes(try await live.channelbridge(["prefs", "get", Self.composed]).stdout) == Self.bytes("null\n")
+            )
+            #expect(
+                Self.bytes(try await live.channelbridge(["prefs", "get", Self.decomposed]).stdout)
+                    == Self.bytes("\"decomposed\"\n"))
         }
     }
 
@@ -32,7 +40,7 @@ import Testing
         try await withHangGuard {
             let live = try await LiveHost.start()
             defer { Task { _ = await live.stop() } }
-            let store = ["--data-dir", live.directory.data]   // group.local, the host's default
+            let store = ["--data-dir", live.directory.data]  // group.local, the host's default
             func onStore(_ arguments: [String]) async throws -> ProcessRunner.Outcome {
                 try await ProcessRunner.runOnThread("channelbridge", ["prefs"] + arguments + store)
             }
@@ -43,7 +51,9 @@ import Testing
             #expect(Self.bytes(try await onStore(["all"]).stdout) == Self.bytes(Self.bothKeys))
             #expect(Self.bytes(try await live.channelbridge(["prefs", "all"]).stdout) == Self.bytes(Self.bothKeys))
             #expect(Self.bytes(try await onStore(["take", Self.decomposed]).stdout) == Self.bytes("\"decomposed\"\n"))
-            #expect(Self.bytes(try await live.channelbridge(["prefs", "get", Self.composed]).stdout) == Self.bytes("\"composed\"\n"))
+            #expect(
+                Self.bytes(try await live.channelbridge(["prefs", "get", Self.composed]).stdout)
+                    == Self.bytes("\"composed\"\n"))
         }
     }
 
@@ -53,14 +63,21 @@ import Testing
             let directory = try TestDirectory()
             defer { directory.remove() }
             let store = ["--data-dir", directory.data, "--app-group", "group.w"]
-            let watcher = try LineDrivenChild(ProcessRunner.path(of: "channelbridge"), ["prefs", "watch", Self.decomposed] + store)
+            let watcher = try LineDrivenChild(
+                ProcessRunner.path(of: "channelbridge"), ["prefs", "watch", Self.decomposed] + store)
             defer { watcher.process.terminate() }
             // Every write after the notice is reported.
             #expect(await watcher.stderr.next() == "channelbridge prefs: watching group.w in \(directory.data)")
-            #expect(try await ProcessRunner.runOnThread("channelbridge", ["prefs", "set", Self.composed, "other"] + store).status == 0)
-            #expect(try await ProcessRunner.runOnThread("channelbridge", ["prefs", "set", Self.decomposed, "watched"] + store).status == 0)
+            #expect(
+                try await ProcessRunner.runOnThread("channelbridge", ["prefs", "set", Self.composed, "other"] + store)
+                    .status == 0)
+            #expect(
+                try await ProcessRunner.runOnThread(
+                    "channelbridge", ["prefs", "set", Self.decomposed, "watched"] + store
+                ).status == 0)
             let line = try #require(await watcher.stdout.next())
-            #expect(Self.bytes(line) == Self.bytes(#"{"map":[["key",""# + Self.decomposed + #""],["value","watched"]]}"#))
+            #expect(
+                Self.bytes(line) == Self.bytes(#"{"map":[["key",""# + Self.decomposed + #""],["value","watched"]]}"#))
         }
     }
 }

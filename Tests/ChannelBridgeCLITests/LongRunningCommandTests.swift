@@ -54,7 +54,9 @@ import Testing
                 let peer = try ListeningTestPeer(socket: socket)
                 defer { peer.stop() }
                 // An endless stream: a tick every 10 ms until cancelled.
-                let listen = try RunningBridge(["listen", "peer/events", #"{"count": 0, "tick": 10}"#, "--socket", socket])
+                let listen = try RunningBridge([
+                    "listen", "peer/events", #"{"count": 0, "tick": 10}"#, "--socket", socket,
+                ])
                 let first = try await listen.lines.first(2)
                 #expect(first == [#"{"int32":0}"#, #"{"int32":1}"#])
                 kill(listen.process.processIdentifier, SIGINT)
@@ -73,9 +75,14 @@ import Testing
             var value = 0
             while watch.lines.count == 0 {
                 value += 1
-                _ = try await ProcessRunner.runOnThread("channelbridge", ["prefs", "set", "other", "x", "--socket", live.socket])
-                _ = try await ProcessRunner.runOnThread("channelbridge", ["prefs", "set", "k", "\(value)", "--type", "int",
-                                                                  "--socket", live.socket])
+                _ = try await ProcessRunner.runOnThread(
+                    "channelbridge", ["prefs", "set", "other", "x", "--socket", live.socket])
+                _ = try await ProcessRunner.runOnThread(
+                    "channelbridge",
+                    [
+                        "prefs", "set", "k", "\(value)", "--type", "int",
+                        "--socket", live.socket,
+                    ])
                 _ = try? await watch.lines.wait(for: "a change", hangGuard: .milliseconds(300)) { !$0.isEmpty }
             }
             let line = try #require(watch.lines.all.first)

@@ -37,9 +37,14 @@ import Testing
         #expect(first.status == 0)
         #expect(first.stdout == "\(file): adapted\n")
         let adapted = try String(contentsOfFile: file, encoding: .utf8)
-        #expect(adapted == Self.generated
-            .replacingOccurrences(of: "#if os(iOS)\n  import Flutter", with: "#if os(iOS) || os(Linux)\n  import Flutter")
-            .replacingOccurrences(of: "  #if os(iOS)\n    let taskQueue", with: "  #if os(iOS) || os(Linux)\n    let taskQueue"))
+        #expect(
+            adapted
+                == Self.generated
+                .replacingOccurrences(
+                    of: "#if os(iOS)\n  import Flutter", with: "#if os(iOS) || os(Linux)\n  import Flutter"
+                )
+                .replacingOccurrences(
+                    of: "  #if os(iOS)\n    let taskQueue", with: "  #if os(iOS) || os(Linux)\n    let taskQueue"))
 
         let again = try await ProcessRunner.runOnThread("channelbridge", ["pigeon", "adapt", file])
         #expect(again.status == 0 && again.stdout == "\(file): already adapted\n")
@@ -50,15 +55,18 @@ import Testing
     @Test func aFileWithOnlyItsImportBlockAdaptedStillNeedsItsTaskQueueBlocks() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
-        let importOnly = Self.generated.replacingOccurrences(of: "#if os(iOS)\n  import Flutter",
-                                                             with: "#if os(iOS) || os(Linux)\n  import Flutter")
+        let importOnly = Self.generated.replacingOccurrences(
+            of: "#if os(iOS)\n  import Flutter",
+            with: "#if os(iOS) || os(Linux)\n  import Flutter")
         let file = try directory.write("Messages.g.swift", importOnly)
         let check = try await ProcessRunner.runOnThread("channelbridge", ["pigeon", "adapt", file, "--check"])
         #expect(check.status == 1 && check.stdout == "\(file): needs adapting\n")
         let adapt = try await ProcessRunner.runOnThread("channelbridge", ["pigeon", "adapt", file])
         #expect(adapt.status == 0 && adapt.stdout == "\(file): adapted\n")
-        #expect(try String(contentsOfFile: file, encoding: .utf8)
-                == importOnly.replacingOccurrences(of: "  #if os(iOS)\n    let taskQueue", with: "  #if os(iOS) || os(Linux)\n    let taskQueue"))
+        #expect(
+            try String(contentsOfFile: file, encoding: .utf8)
+                == importOnly.replacingOccurrences(
+                    of: "  #if os(iOS)\n    let taskQueue", with: "  #if os(iOS) || os(Linux)\n    let taskQueue"))
     }
 
     @Test func checkAndOutputLeaveTheFileAlone() async throws {
@@ -68,10 +76,12 @@ import Testing
         let check = try await ProcessRunner.runOnThread("channelbridge", ["pigeon", "adapt", file, "--check"])
         #expect(check.status == 1 && check.stdout == "\(file): needs adapting\n")
         let output = directory.path + "/Adapted.swift"
-        let written = try await ProcessRunner.runOnThread("channelbridge", ["pigeon", "adapt", file, "--output", output])
+        let written = try await ProcessRunner.runOnThread(
+            "channelbridge", ["pigeon", "adapt", file, "--output", output])
         #expect(written.status == 0)
         #expect(try String(contentsOfFile: file, encoding: .utf8) == Self.generated)
-        #expect(try String(contentsOfFile: output, encoding: .utf8).contains("#if os(iOS) || os(Linux)\n  import Flutter"))
+        #expect(
+            try String(contentsOfFile: output, encoding: .utf8).contains("#if os(iOS) || os(Linux)\n  import Flutter"))
     }
 
     @Test func aFileWithoutTheBlockIsADataError() async throws {
@@ -80,7 +90,10 @@ import Testing
         let file = try directory.write("Plain.swift", "import Foundation\n")
         let outcome = try await ProcessRunner.runOnThread("channelbridge", ["pigeon", "adapt", file])
         #expect(outcome.status == 65)
-        #expect(outcome.stderr == "channelbridge pigeon: \(file): no Pigeon import block ('#if os(iOS)' followed by 'import Flutter')\n")
+        #expect(
+            outcome.stderr
+                == "channelbridge pigeon: \(file): no Pigeon import block ('#if os(iOS)' followed by 'import Flutter')\n"
+        )
         let usage = try await ProcessRunner.runOnThread("channelbridge", ["pigeon", "convert", file])
         #expect(usage.status == 64)
     }

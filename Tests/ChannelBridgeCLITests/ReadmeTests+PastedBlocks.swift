@@ -32,8 +32,9 @@ extension ReadmeTests {
             .filter { $0.element == "```sh" }.map { $0.offset + 1 }
         return openings.enumerated().map { index, opening in
             let end = index + 1 < openings.count ? openings[index + 1] : Int.max
-            return ShellBlock(document: document, firstLine: opening,
-                              lines: lines.filter { $0.number > opening && $0.number < end })
+            return ShellBlock(
+                document: document, firstLine: opening,
+                lines: lines.filter { $0.number > opening && $0.number < end })
         }
     }
 
@@ -48,7 +49,8 @@ extension ReadmeTests {
                 script += line.text + "\n"
                 continue
             }
-            script += "set +e\n\(line.text)\nstatus=$?\nset -e\n"
+            script +=
+                "set +e\n\(line.text)\nstatus=$?\nset -e\n"
                 + "[ \"$status\" -eq \(failure.status) ] || { echo \"\(line.document):\(line.number): exit $status, not \(failure.status)\" >&2; exit 99; }\n"
         }
         return script
@@ -62,7 +64,10 @@ extension ReadmeTests {
         // Driving a host, contracts, the greeter host, the examples, the codecs (README.md); the
         // Flutter-style host and Pigeon (Docs/flutter.md).
         #expect(blocks.count >= 7)
-        #expect(blocks.contains { $0.lines.contains { $0.command.hasPrefix("extension-host ") && $0.command.hasSuffix("&") } })
+        #expect(
+            blocks.contains {
+                $0.lines.contains { $0.command.hasPrefix("extension-host ") && $0.command.hasSuffix("&") }
+            })
         for block in blocks {
             let home = try TestDirectory(), tmp = try TestDirectory(), scripts = try TestDirectory()
             defer {
@@ -77,11 +82,13 @@ extension ReadmeTests {
             let file = try scripts.write("block.sh", Self.script(block))
             let place = "\(block.document):\(block.firstLine): the block pasted whole"
             let outcome = try await withHangGuard(seconds: 60) {
-                try await ProcessRunner.runOnThread("/bin/bash", ["-e", file], environment: environment, currentDirectory: packageRoot)
+                try await ProcessRunner.runOnThread(
+                    "/bin/bash", ["-e", file], environment: environment, currentDirectory: packageRoot)
             }
             #expect(outcome.status == 0, "\(place): \(outcome.stderr)")
             #expect(outcome.stdout == block.lines.flatMap(\.stdout).map { $0 + "\n" }.joined(), "\(place)")
-            #expect(outcome.stderr == block.lines.compactMap { $0.failure.map { $0.stderr + "\n" } }.joined(), "\(place)")
+            #expect(
+                outcome.stderr == block.lines.compactMap { $0.failure.map { $0.stderr + "\n" } }.joined(), "\(place)")
             let left = Self.contents(tmp.path).filter { !$0.hasPrefix("TemporaryDirectory.") }
             #expect(left == [], "\(place) left these in TMPDIR")
         }

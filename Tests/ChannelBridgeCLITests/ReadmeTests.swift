@@ -55,15 +55,23 @@ import Testing
 
     /// The `swift` lines, and what stands in for each (see the doc comment above).
     static let notRunHere: [String: String] = [
-        "swift run channelbridge demo": "DemoCommandTests runs `channelbridge demo`, the program this line builds and runs",
+        "swift run channelbridge demo":
+            "DemoCommandTests runs `channelbridge demo`, the program this line builds and runs",
         "swift test": "the suite this test is part of",
-        "swift build": "checked: `swift build --show-bin-path` is this run's products folder and holds every executable target",
-        "swift run -c release channelbridge bench": "minutes of benchmarks; BenchTests runs `channelbridge bench` at a small scale",
-        "swift run -c release channelbridge bench rtt --json": "a benchmark; BenchTests runs its JSON output at a small scale",
-        "swift run -c release channelbridge stress": "minutes of stress; StressCommandTests runs every scenario at a tiny scale",
-        "swift run -c release channelbridge stress vanish --json": "a stress scenario; StressCommandTests runs its JSON output at a tiny scale",
-        "swift run -c release channelbridge stress soak --seconds 600": "ten minutes of soak; StressCommandTests runs it for 4 s",
-        "swift run -c release channelbridge stress listeners-cancel listeners-drop --seconds 60": "two minutes of listener churn; StressCommandTests runs it for 3 s each",
+        "swift build":
+            "checked: `swift build --show-bin-path` is this run's products folder and holds every executable target",
+        "swift run -c release channelbridge bench":
+            "minutes of benchmarks; BenchTests runs `channelbridge bench` at a small scale",
+        "swift run -c release channelbridge bench rtt --json":
+            "a benchmark; BenchTests runs its JSON output at a small scale",
+        "swift run -c release channelbridge stress":
+            "minutes of stress; StressCommandTests runs every scenario at a tiny scale",
+        "swift run -c release channelbridge stress vanish --json":
+            "a stress scenario; StressCommandTests runs its JSON output at a tiny scale",
+        "swift run -c release channelbridge stress soak --seconds 600":
+            "ten minutes of soak; StressCommandTests runs it for 4 s",
+        "swift run -c release channelbridge stress listeners-cancel listeners-drop --seconds 60":
+            "two minutes of listener churn; StressCommandTests runs it for 3 s each",
     ]
 
     /// Every document's shell lines, in `documents`' order.
@@ -75,14 +83,16 @@ import Testing
         let text = try String(contentsOf: packageRoot.appendingPathComponent(document), encoding: .utf8)
         var lines: [ShellLine] = []
         var inBlock = false
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).enumerated() {
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).enumerated()
+        {
             if line == "```sh" { inBlock = true; continue }
             if line.hasPrefix("```") { inBlock = false; continue }
             guard inBlock, !line.isEmpty else { continue }
             if line.hasPrefix("# → ") {
                 let shown = String(line.dropFirst(4))
                 if shown.hasPrefix("exit "), let colon = shown.firstIndex(of: ":"),
-                   let status = Int32(shown[shown.index(shown.startIndex, offsetBy: 5)..<colon]) {
+                    let status = Int32(shown[shown.index(shown.startIndex, offsetBy: 5)..<colon])
+                {
                     lines[lines.count - 1].failure = (status, String(shown[shown.index(colon, offsetBy: 2)...]))
                 } else {
                     lines[lines.count - 1].stdout.append(shown)
@@ -108,7 +118,9 @@ import Testing
     static func executableTargets() throws -> [String] {
         var manifest = try String(contentsOf: packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
         // Targets declared only under an environment variable (the fuzz targets) are not built here.
-        if let conditional = manifest.range(of: "\nif Context.environment") { manifest = String(manifest[..<conditional.lowerBound]) }
+        if let conditional = manifest.range(of: "\nif Context.environment") {
+            manifest = String(manifest[..<conditional.lowerBound])
+        }
         return manifest.matches(of: /\.executableTarget\(name: "([^"]+)"/).map { String($0.output.1) }
     }
 
@@ -130,7 +142,8 @@ import Testing
         for line in lines {
             if line.command.hasPrefix("swift ") {
                 guard Self.notRunHere[line.command] != nil else {
-                    Issue.record("\(line.document):\(line.number): `\(line.command)` is a swift line ReadmeTests does not know")
+                    Issue.record(
+                        "\(line.document):\(line.number): `\(line.command)` is a swift line ReadmeTests does not know")
                     continue
                 }
                 if line.command == "swift build" { try await checkSwiftBuild(environment) }
@@ -156,11 +169,14 @@ import Testing
         let place = "\(line.document):\(line.number): \(line.text)"
         var stdout: [String] = [], stderr: [String] = [], status: Int32?
         do {
-            (stdout, status, stderr) = try await withHangGuard(seconds: 60) { () async -> ([String], Int32?, [String]) in
+            (stdout, status, stderr) = try await withHangGuard(seconds: 60) {
+                () async -> ([String], Int32?, [String]) in
                 var stdout: [String] = [], stderr: [String] = [], status: Int32?
                 while let text = await shell.stdout.next() {
                     guard let found = text.range(of: marker + " ") else { stdout.append(text); continue }
-                    if found.lowerBound != text.startIndex { stdout.append(String(text[..<found.lowerBound]) + "(no newline)") }
+                    if found.lowerBound != text.startIndex {
+                        stdout.append(String(text[..<found.lowerBound]) + "(no newline)")
+                    }
                     status = Int32(text[found.upperBound...])
                     break
                 }
@@ -196,14 +212,19 @@ import Testing
     /// What `swift build` promises: every program of the package in the folder the next line
     /// puts on PATH, built by this run.
     func checkSwiftBuild(_ environment: [String: String]) async throws {
-        let shown = try await ProcessRunner.runOnThread("/bin/sh", ["-c", "swift build --show-bin-path"], environment: environment,
-                                          currentDirectory: packageRoot)
+        let shown = try await ProcessRunner.runOnThread(
+            "/bin/sh", ["-c", "swift build --show-bin-path"], environment: environment,
+            currentDirectory: packageRoot)
         #expect(shown.status == 0, "\(shown.stderr)")
         let folder = URL(fileURLWithPath: shown.stdout.trimmingCharacters(in: .newlines)).resolvingSymlinksInPath()
-        #expect(folder.path == ProcessRunner.productsDirectory.resolvingSymlinksInPath().path,
-                "swift build --show-bin-path is not the folder this swift test built into: run swift test in the default configuration")
+        #expect(
+            folder.path == ProcessRunner.productsDirectory.resolvingSymlinksInPath().path,
+            "swift build --show-bin-path is not the folder this swift test built into: run swift test in the default configuration"
+        )
         for target in try Self.executableTargets() {
-            #expect(FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent(target).path), "\(target) was not built")
+            #expect(
+                FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent(target).path),
+                "\(target) was not built")
         }
     }
 
@@ -218,7 +239,9 @@ import Testing
             let files = (try? FileManager.default.subpathsOfDirectory(atPath: directory.path)) ?? []
             for file in files.sorted() where file.hasSuffix(".md") {
                 let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
-                if text.split(separator: "\n", omittingEmptySubsequences: false).contains("```sh") { found.append("\(folder)/\(file)") }
+                if text.split(separator: "\n", omittingEmptySubsequences: false).contains("```sh") {
+                    found.append("\(folder)/\(file)")
+                }
             }
         }
         #expect(Set(found) == Set(Self.documents.dropFirst()), "documents with ```sh blocks: \(found)")
@@ -239,8 +262,9 @@ import Testing
         let targets = try Self.executableTargets()
         #expect(targets.contains("channelbridge") && targets.contains("extension-host"))
         for target in targets {
-            let found = try await ProcessRunner.runOnThread("/bin/sh", ["-c", "command -v \"$0\"", target],
-                                              environment: Self.plainEnvironment(home: home.path, tmp: home.path))
+            let found = try await ProcessRunner.runOnThread(
+                "/bin/sh", ["-c", "command -v \"$0\"", target],
+                environment: Self.plainEnvironment(home: home.path, tmp: home.path))
             #expect(found.status != 0, "\(target) is also \(found.stdout)")
         }
     }
@@ -255,8 +279,9 @@ import Testing
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         for entry in entries {
             guard let pid = Int32(entry), pid != getpid(),
-                  let cwd = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(entry)/cwd"),
-                  directories.contains(where: { cwd == $0 || cwd.hasPrefix($0 + "/") }) else { continue }
+                let cwd = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(entry)/cwd"),
+                directories.contains(where: { cwd == $0 || cwd.hasPrefix($0 + "/") })
+            else { continue }
             kill(pid, SIGKILL)
         }
     }

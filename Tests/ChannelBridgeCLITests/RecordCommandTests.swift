@@ -20,7 +20,8 @@ import Testing
         let messenger = connection.messenger
         let codec = StandardMethodCodec()
         func call(_ channel: String, _ method: String, _ arguments: StandardValue = .null) async throws -> [UInt8]? {
-            try await messenger.send(onChannel: channel, message: try codec.encodeMethodCall(MethodCall(method, arguments: arguments)))
+            try await messenger.send(
+                onChannel: channel, message: try codec.encodeMethodCall(MethodCall(method, arguments: arguments)))
         }
         let events = Inbox<[UInt8]?>()
         messenger.setMessageHandler(onChannel: changes) { payload in
@@ -47,8 +48,9 @@ import Testing
             defer { Task { _ = await live.stop() } }
             let transcript = live.directory.path + "/recorded.json"
             let recordSocket = live.directory.path + "/rec.sock"
-            let record = try HostProcess(["record", "--listen", recordSocket, "--socket", live.socket, "--transcript", transcript],
-                                         product: "channelbridge")
+            let record = try HostProcess(
+                ["record", "--listen", recordSocket, "--socket", live.socket, "--transcript", transcript],
+                product: "channelbridge")
             #expect(try await record.readyLine() == "ready \(recordSocket)")
             let direct = try await Self.drive(recordSocket)
             record.send(signal: SIGTERM)
@@ -57,7 +59,8 @@ import Testing
             #expect(recorded.status == 0)
 
             let mockSocket = live.directory.path + "/mock.sock"
-            let mock = try HostProcess(["mock", "--transcript", transcript, "--socket", mockSocket], product: "channelbridge")
+            let mock = try HostProcess(
+                ["mock", "--transcript", transcript, "--socket", mockSocket], product: "channelbridge")
             #expect(try await mock.readyLine() == "ready \(mockSocket)")
             let mocked = try await Self.drive(mockSocket)
             #expect(mocked == direct)
@@ -80,23 +83,34 @@ import Testing
             defer { Task { _ = await live.stop() } }
             let transcript = live.directory.path + "/redacted.json"
             let recordSocket = live.directory.path + "/rec.sock"
-            let record = try HostProcess(["record", "--listen", recordSocket, "--socket", live.socket, "--transcript", transcript,
-                                          "--redact", "value", "--redact", "channel:channelbridge/extension", "--once"],
-                                         product: "channelbridge")
+            let record = try HostProcess(
+                [
+                    "record", "--listen", recordSocket, "--socket", live.socket, "--transcript", transcript,
+                    "--redact", "value", "--redact", "channel:channelbridge/extension", "--once",
+                ],
+                product: "channelbridge")
             #expect(try await record.readyLine() == "ready \(recordSocket)")
-            let outcome = try await ProcessRunner.runOnThread("channelbridge", ["session", "--socket", recordSocket], stdin: """
-                shared_preference_app_group setString {"key": "token", "value": "s3cret"}
-                channelbridge/extension getInputItems
+            let outcome = try await ProcessRunner.runOnThread(
+                "channelbridge", ["session", "--socket", recordSocket],
+                stdin: """
+                    shared_preference_app_group setString {"key": "token", "value": "s3cret"}
+                    channelbridge/extension getInputItems
 
-                """)
+                    """)
             #expect(outcome.status == 0)
             let exit = await record.waitForExit()
             #expect(exit.status == 0)
             let text = try String(contentsOfFile: transcript, encoding: .utf8)
             let lines = text.split(separator: "\n").map(String.init)
             #expect(lines.count == 7)
-            #expect(lines[2] == #"  {"channel":"shared_preference_app_group","call":{"method":"setString","args":{"map":[["key","token"],["value",{"$any":"string","example":"REDACTED"}]]}},"reply":{"success":null}},"#)
-            #expect(lines[3] == #"  {"channel":"channelbridge/extension","call":{"method":"getInputItems","args":{"$any":"null","example":null}},"reply":{"success":{"$any":"list","example":[]}}}"#)
+            #expect(
+                lines[2]
+                    == #"  {"channel":"shared_preference_app_group","call":{"method":"setString","args":{"map":[["key","token"],["value",{"$any":"string","example":"REDACTED"}]]}},"reply":{"success":null}},"#
+            )
+            #expect(
+                lines[3]
+                    == #"  {"channel":"channelbridge/extension","call":{"method":"getInputItems","args":{"$any":"null","example":null}},"reply":{"success":{"$any":"list","example":[]}}}"#
+            )
             #expect(!text.contains("s3cret"))
             #expect(!text.contains("attachments"))
             // The redacted transcript still verifies against the host: the placeholders match by type.

@@ -29,25 +29,28 @@ import Testing
                 shared_preference_app_group getAll
 
                 """
-            let outcome = try await ProcessRunner.runOnThread("channelbridge", ["session", "--socket", live.socket], stdin: script)
-            #expect(outcome.stdout == """
-                null
-                null
-                error: remote error WRONG_TYPE: getString: the value of key 'launches' is int (int32), not String details: {"map":[["key","launches"],["storedType","int (int32)"],["wantedType","String"]]}
-                error: no method 'teleport' on channel 'channelbridge/extension'; run 'channelbridge list channelbridge/extension' for its methods
-                error: no channel 'shared_preferences_app_group' on this host; did you mean 'shared_preference_app_group'?
-                {"int32":3}
-                error: no METHOD after CHANNEL 'only-a-channel'; a line is CHANNEL METHOD [ARGS]
-                error: ARGS is not valid typed value notation: not JSON: unexpected end of JSON (at byte 7)
-                error: METHOD '{"key":' looks like ARGS: is the channel missing? a line is CHANNEL METHOD [ARGS]
-                {"map":[["launches",{"int32":3}]]}
+            let outcome = try await ProcessRunner.runOnThread(
+                "channelbridge", ["session", "--socket", live.socket], stdin: script)
+            #expect(
+                outcome.stdout == """
+                    null
+                    null
+                    error: remote error WRONG_TYPE: getString: the value of key 'launches' is int (int32), not String details: {"map":[["key","launches"],["storedType","int (int32)"],["wantedType","String"]]}
+                    error: no method 'teleport' on channel 'channelbridge/extension'; run 'channelbridge list channelbridge/extension' for its methods
+                    error: no channel 'shared_preferences_app_group' on this host; did you mean 'shared_preference_app_group'?
+                    {"int32":3}
+                    error: no METHOD after CHANNEL 'only-a-channel'; a line is CHANNEL METHOD [ARGS]
+                    error: ARGS is not valid typed value notation: not JSON: unexpected end of JSON (at byte 7)
+                    error: METHOD '{"key":' looks like ARGS: is the channel missing? a line is CHANNEL METHOD [ARGS]
+                    {"map":[["launches",{"int32":3}]]}
 
-                """)
+                    """)
             #expect(outcome.stderr == "")
             #expect(outcome.status == 1)
             // The write went to the group the session chose.
             let stored = try await ProcessRunner.runOnThread(
-                "channelbridge", ["prefs", "get", "launches", "--data-dir", live.directory.data, "--app-group", "group.b"])
+                "channelbridge",
+                ["prefs", "get", "launches", "--data-dir", live.directory.data, "--app-group", "group.b"])
             #expect(stored.stdout == #"{"int32":3}"# + "\n")
         }
     }
@@ -78,7 +81,8 @@ import Testing
         try await withHangGuard {
             let live = try await LiveHost.start()
             defer { live.directory.remove() }
-            let session = try LineDrivenChild(ProcessRunner.path(of: "channelbridge"), ["session", "--socket", live.socket])
+            let session = try LineDrivenChild(
+                ProcessRunner.path(of: "channelbridge"), ["session", "--socket", live.socket])
             session.send(#"shared_preference_app_group setString {"key": "k", "value": "v"}"#)
             #expect(await session.stdout.next() == "null")
             live.host.send(signal: SIGKILL)
@@ -100,13 +104,16 @@ import Testing
             let live = try await LiveHost.start(["--text", "hi"])
             defer { Task { _ = await live.stop() } }
             let terminal = try PseudoTerminal()
-            let session = try LineDrivenChild(ProcessRunner.path(of: "channelbridge"), ["session", "--socket", live.socket],
-                                              stdin: terminal.childSide)
+            let session = try LineDrivenChild(
+                ProcessRunner.path(of: "channelbridge"), ["session", "--socket", live.socket],
+                stdin: terminal.childSide)
             terminal.closeChildSide()
             terminal.type("channelbridge/extension getInputItems\n")
-            #expect(await session.stdout.next() == #"[{"map":[["attachments",[{"map":[["typeIdentifier","public.plain-text"],["text","hi"]]}]]]}]"#)
+            #expect(
+                await session.stdout.next()
+                    == #"[{"map":[["attachments",[{"map":[["typeIdentifier","public.plain-text"],["text","hi"]]}]]]}]"#)
             terminal.type("help\n")
-            terminal.type("\u{04}")   // Ctrl-D at the start of a line: the end of input
+            terminal.type("\u{04}")  // Ctrl-D at the start of a line: the end of input
             #expect(await session.status() == 0)
             #expect(await LineDrivenChild.rest(of: session.stdout) == [])
             let help = """
@@ -121,7 +128,8 @@ import Testing
                   shared_preference_app_group setAppGroup {"appGroup": "group.a"}
                   shared_preference_app_group getInt {"key": "launches"}
                 """
-            let expected = "connected to \(live.socket); one call per line: CHANNEL METHOD [ARGS]; 'help' for more, Ctrl-D to end\n"
+            let expected =
+                "connected to \(live.socket); one call per line: CHANNEL METHOD [ARGS]; 'help' for more, Ctrl-D to end\n"
                 + "channelbridge> channelbridge> " + help + "\nchannelbridge> "
             #expect(await LineDrivenChild.rest(of: session.stderr).joined(separator: "\n") == expected)
             terminal.close()
@@ -129,15 +137,20 @@ import Testing
     }
 
     @Test func anUnreachableHostAndBadOptionsAreReportedBeforeReadingInput() async throws {
-        let unreachable = try await ProcessRunner.runOnThread("channelbridge", ["session", "--socket", "/tmp/cb-nothing-here.sock", "--timeout", "0.2"],
-                                                stdin: "channelbridge/extension getInputItems\n")
+        let unreachable = try await ProcessRunner.runOnThread(
+            "channelbridge", ["session", "--socket", "/tmp/cb-nothing-here.sock", "--timeout", "0.2"],
+            stdin: "channelbridge/extension getInputItems\n")
         #expect(unreachable.status == 69)
         #expect(unreachable.stdout == "")
-        #expect(unreachable.stderr == "channelbridge session: cannot reach a host at /tmp/cb-nothing-here.sock: "
+        #expect(
+            unreachable.stderr == "channelbridge session: cannot reach a host at /tmp/cb-nothing-here.sock: "
                 + "no host is listening there (no socket file after 0.2 s; it may have finished)\n")
-        let extra = try await ProcessRunner.runOnThread("channelbridge", ["session", "channelbridge/extension", "getInputItems"])
+        let extra = try await ProcessRunner.runOnThread(
+            "channelbridge", ["session", "channelbridge/extension", "getInputItems"])
         #expect(extra.status == 64)
-        #expect(extra.stderr == "channelbridge session: unexpected argument 'channelbridge/extension'; the calls come on stdin\n"
+        #expect(
+            extra.stderr
+                == "channelbridge session: unexpected argument 'channelbridge/extension'; the calls come on stdin\n"
                 + "Run 'channelbridge session --help' for usage.\n")
     }
 }

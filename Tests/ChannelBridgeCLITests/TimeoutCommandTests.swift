@@ -40,8 +40,10 @@ import Testing
                     "channelbridge", ["--timeout", "2", "prefs", "get", "k", "--socket", live.socket])
                 #expect(outcome.status == 75)
                 #expect(outcome.stdout == "")
-                #expect(outcome.stderr
-                        == "channelbridge prefs: no answer from the host at \(live.socket) within 2 s: it may be stopped or overloaded\n")
+                #expect(
+                    outcome.stderr
+                        == "channelbridge prefs: no answer from the host at \(live.socket) within 2 s: it may be stopped or overloaded\n"
+                )
             }
         }
     }
@@ -52,11 +54,14 @@ import Testing
             try await Self.withStoppedHost(live) {
                 var environment = ProcessInfo.processInfo.environment
                 environment["CHANNELBRIDGE_TIMEOUT"] = "1.5"
-                let outcome = try await ProcessRunner.runOnThread("channelbridge", ["items", "--socket", live.socket],
-                                                                  environment: environment)
+                let outcome = try await ProcessRunner.runOnThread(
+                    "channelbridge", ["items", "--socket", live.socket],
+                    environment: environment)
                 #expect(outcome.status == 75)
-                #expect(outcome.stderr
-                        == "channelbridge items: no answer from the host at \(live.socket) within 1.5 s: it may be stopped or overloaded\n")
+                #expect(
+                    outcome.stderr
+                        == "channelbridge items: no answer from the host at \(live.socket) within 1.5 s: it may be stopped or overloaded\n"
+                )
             }
         }
     }
@@ -64,15 +69,19 @@ import Testing
     @Test func aSessionCallToAHostStoppedMeanwhileEndsTheSessionWithStatus75() async throws {
         try await withHangGuard {
             let live = try await LiveHost.start()
-            let session = try LineDrivenChild(ProcessRunner.path(of: "channelbridge"),
-                                              ["session", "--timeout", "1", "--socket", live.socket])
+            let session = try LineDrivenChild(
+                ProcessRunner.path(of: "channelbridge"),
+                ["session", "--timeout", "1", "--socket", live.socket])
             session.send(#"shared_preference_app_group setString {"key": "k", "value": "v"}"#)
             #expect(await session.stdout.next() == "null")
             try await Self.withStoppedHost(live) {
                 session.send(#"shared_preference_app_group getString {"key": "k"}"#)
                 session.send("channelbridge/extension getInputItems")
                 let line = await session.stdout.next()
-                #expect(line == "error: no answer from the host at \(live.socket) within 1 s: it may be stopped or overloaded")
+                #expect(
+                    line
+                        == "error: no answer from the host at \(live.socket) within 1 s: it may be stopped or overloaded"
+                )
                 #expect(await session.status() == 75)
                 #expect(await LineDrivenChild.rest(of: session.stdout) == [])
                 #expect(await LineDrivenChild.rest(of: session.stderr) == [])
@@ -87,7 +96,9 @@ import Testing
                 "channelbridge", ["prefs", "get", "k", "--timeout", text, "--socket", "/nonexistent/h.sock"])
             #expect(outcome.status == 64)
             #expect(outcome.stdout == "")
-            #expect(outcome.stderr == "channelbridge prefs: --timeout takes a number of seconds greater than 0, not '\(text)'\n"
+            #expect(
+                outcome.stderr
+                    == "channelbridge prefs: --timeout takes a number of seconds greater than 0, not '\(text)'\n"
                     + "Run 'channelbridge prefs --help' for usage.\n")
         }
     }
@@ -99,7 +110,9 @@ import Testing
             let outcome = try await ProcessRunner.runOnThread(
                 "channelbridge", ["call", "a", "b", "--socket", "/nonexistent/h.sock"], environment: environment)
             #expect(outcome.status == 64)
-            #expect(outcome.stderr == "channelbridge call: CHANNELBRIDGE_TIMEOUT takes a number of seconds greater than 0, not '0'\n"
+            #expect(
+                outcome.stderr
+                    == "channelbridge call: CHANNELBRIDGE_TIMEOUT takes a number of seconds greater than 0, not '0'\n"
                     + "Run 'channelbridge call --help' for usage.\n")
         }
     }

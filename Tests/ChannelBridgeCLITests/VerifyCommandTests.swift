@@ -6,7 +6,9 @@ import Testing
 /// passes, a changed expectation fails with the exact diff, and provider states are set up only
 /// for a host verify starts.
 @Suite struct VerifyCommandTests {
-    static let handWritten = packageRoot.appendingPathComponent("Protocol/vectors/transcripts/share-text-handwritten.json").path
+    static let handWritten = packageRoot.appendingPathComponent(
+        "Protocol/vectors/transcripts/share-text-handwritten.json"
+    ).path
 
     // Runs that expect the stream's event give it 30 s: the host's change stream is prompt, but the
     // suite runs many processes on two cores.
@@ -16,7 +18,8 @@ import Testing
 
     @Test func theHandWrittenTranscriptVerifiesAgainstAHostVerifyStarts() async throws {
         try await withHangGuard {
-            let outcome = try await ProcessRunner.runOnThread("channelbridge", ["verify", "--transcript", Self.handWritten, "--start-host", "--event-timeout", "30"])
+            let outcome = try await ProcessRunner.runOnThread(
+                "channelbridge", ["verify", "--transcript", Self.handWritten, "--start-host", "--event-timeout", "30"])
             #expect(outcome.stdout == "verified: 9 interactions\n")
             #expect(outcome.stderr == "")
             #expect(outcome.status == 0)
@@ -26,12 +29,18 @@ import Testing
     @Test func aHostBinaryGivenIsStartedWithTheProviderStatesAndItsArguments() async throws {
         try await withHangGuard {
             let host = ProcessRunner.path(of: "extension-host")
-            let outcome = try await ProcessRunner.runOnThread("channelbridge", ["verify", "--transcript", Self.handWritten, "--host-binary", host,
-                                                                                "--host-arg", "--app-group", "--host-arg", "group.other",
-                                                                                "--event-timeout", "30"])
+            let outcome = try await ProcessRunner.runOnThread(
+                "channelbridge",
+                [
+                    "verify", "--transcript", Self.handWritten, "--host-binary", host,
+                    "--host-arg", "--app-group", "--host-arg", "group.other",
+                    "--event-timeout", "30",
+                ])
             // The host got the argument: its one group is group.other, and the preference was set up in group.local.
-            #expect(outcome.stdout.split(separator: "\n").first
-                    == #"mismatch: interaction 1 on shared_preference_app_group, method getInt: reply.success: expected {"$range":[0,100],"$type":"int32","example":{"int32":3}}, got null"#)
+            #expect(
+                outcome.stdout.split(separator: "\n").first
+                    == #"mismatch: interaction 1 on shared_preference_app_group, method getInt: reply.success: expected {"$range":[0,100],"$type":"int32","example":{"int32":3}}, got null"#
+            )
             #expect(outcome.status == 1)
         }
     }
@@ -42,21 +51,40 @@ import Testing
             let directory = try TestDirectory()
             defer { directory.remove() }
             let text = try Self.handWrittenText()
-            let reply = try directory.write("reply.json", text.replacingOccurrences(of: #"["text", "hello"]]}]]]}]}}"#,
-                                                                                 with: #"["text", "hullo"]]}]]]}]}}"#))
-            let outcome = try await ProcessRunner.runOnThread("channelbridge", ["verify", "--transcript", reply, "--start-host", "--event-timeout", "30"])
-            #expect(outcome.stdout == #"mismatch: interaction 0 on channelbridge/extension, method getInputItems: reply.success[0].value("attachments")[0].value("text"): expected "hullo", got "hello""# + "\n")
+            let reply = try directory.write(
+                "reply.json",
+                text.replacingOccurrences(
+                    of: #"["text", "hello"]]}]]]}]}}"#,
+                    with: #"["text", "hullo"]]}]]]}]}}"#))
+            let outcome = try await ProcessRunner.runOnThread(
+                "channelbridge", ["verify", "--transcript", reply, "--start-host", "--event-timeout", "30"])
+            #expect(
+                outcome.stdout
+                    == #"mismatch: interaction 0 on channelbridge/extension, method getInputItems: reply.success[0].value("attachments")[0].value("text"): expected "hullo", got "hello""#
+                    + "\n")
             #expect(outcome.status == 1)
 
-            let event = try directory.write("event.json", text.replacingOccurrences(of: #"["value", "hi"]]}}], "end""#,
-                                                                                 with: #"["value", "ho"]]}}], "end""#))
-            let events = try await ProcessRunner.runOnThread("channelbridge", ["verify", "--transcript", event, "--start-host", "--event-timeout", "30"])
-            #expect(events.stdout == #"mismatch: interaction 5 on shared_preference_app_group/changes, method listen: events[0].success.value("value"): expected "ho", got "hi""# + "\n")
+            let event = try directory.write(
+                "event.json",
+                text.replacingOccurrences(
+                    of: #"["value", "hi"]]}}], "end""#,
+                    with: #"["value", "ho"]]}}], "end""#))
+            let events = try await ProcessRunner.runOnThread(
+                "channelbridge", ["verify", "--transcript", event, "--start-host", "--event-timeout", "30"])
+            #expect(
+                events.stdout
+                    == #"mismatch: interaction 5 on shared_preference_app_group/changes, method listen: events[0].success.value("value"): expected "ho", got "hi""#
+                    + "\n")
             #expect(events.status == 1)
 
-            let code = try directory.write("code.json", text.replacingOccurrences(of: #""code": "WRONG_TYPE""#, with: #""code": "TYPE_MISMATCH""#))
-            let codes = try await ProcessRunner.runOnThread("channelbridge", ["verify", "--transcript", code, "--start-host", "--event-timeout", "30"])
-            #expect(codes.stdout == #"mismatch: interaction 2 on shared_preference_app_group, method getString: reply.error.code: expected "TYPE_MISMATCH", got "WRONG_TYPE""# + "\n")
+            let code = try directory.write(
+                "code.json", text.replacingOccurrences(of: #""code": "WRONG_TYPE""#, with: #""code": "TYPE_MISMATCH""#))
+            let codes = try await ProcessRunner.runOnThread(
+                "channelbridge", ["verify", "--transcript", code, "--start-host", "--event-timeout", "30"])
+            #expect(
+                codes.stdout
+                    == #"mismatch: interaction 2 on shared_preference_app_group, method getString: reply.error.code: expected "TYPE_MISMATCH", got "WRONG_TYPE""#
+                    + "\n")
             #expect(codes.status == 1)
         }
     }
@@ -66,10 +94,17 @@ import Testing
             // A host started without the items and preferences: getInputItems answers one empty item.
             let live = try await LiveHost.start()
             defer { Task { _ = await live.stop() } }
-            let outcome = try await live.channelbridge(["verify", "--transcript", Self.handWritten, "--event-timeout", "0.5"])
-            #expect(outcome.stderr == "channelbridge verify: note: the transcript's provider states (given) were not set up: the host at \(live.socket) was not started by verify (see --help)\n")
-            #expect(outcome.stdout.split(separator: "\n").first
-                    == #"mismatch: interaction 0 on channelbridge/extension, method getInputItems: reply.success[0].value("attachments"): expected [{"map":[["typeIdentifier","public.plain-text"],["text","hello"]]}], got []"#)
+            let outcome = try await live.channelbridge([
+                "verify", "--transcript", Self.handWritten, "--event-timeout", "0.5",
+            ])
+            #expect(
+                outcome.stderr
+                    == "channelbridge verify: note: the transcript's provider states (given) were not set up: the host at \(live.socket) was not started by verify (see --help)\n"
+            )
+            #expect(
+                outcome.stdout.split(separator: "\n").first
+                    == #"mismatch: interaction 0 on channelbridge/extension, method getInputItems: reply.success[0].value("attachments"): expected [{"map":[["typeIdentifier","public.plain-text"],["text","hello"]]}], got []"#
+            )
             #expect(outcome.status == 1)
         }
     }
@@ -78,7 +113,9 @@ import Testing
         try await withHangGuard {
             let (directory, mock) = try await MockCommandTests.startMock(try Self.handWrittenText(), ["--once"])
             defer { directory.remove() }
-            let outcome = try await ProcessRunner.runOnThread("channelbridge", ["verify", "--transcript", Self.handWritten, "--socket", directory.socket, "--event-timeout", "30"])
+            let outcome = try await ProcessRunner.runOnThread(
+                "channelbridge",
+                ["verify", "--transcript", Self.handWritten, "--socket", directory.socket, "--event-timeout", "30"])
             #expect(outcome.stdout == "verified: 9 interactions\n")
             #expect(outcome.status == 0)
             let exit = await mock.waitForExit()

@@ -12,10 +12,11 @@ private let channelName = "test/messages"
         let messenger = RecordingMessenger { _, _ in utf8("yo") }
         let channel = BasicMessageChannel(name: channelName, messenger: messenger, codec: StringCodec())
         #expect(try await channel.send("hi") == "yo")
-        #expect(messenger.entries == [
-            .request(channel: channelName, message: hex("6869")),
-            .reply(channel: channelName, reply: hex("796f")),
-        ])
+        #expect(
+            messenger.entries == [
+                .request(channel: channelName, message: hex("6869")),
+                .reply(channel: channelName, reply: hex("796f")),
+            ])
     }
 
     @Test func nullReplyIsNilAndNilIsANullPayload() async throws {
@@ -31,11 +32,12 @@ private let channelName = "test/messages"
         #expect(try await channel.send([]) == [])
         #expect(try await channel.send([0, 255]) == [0, 255])
         #expect(try await channel.send(nil) == nil)
-        #expect(messenger.entries.filter { if case .request = $0 { true } else { false } } == [
-            .request(channel: channelName, message: []),
-            .request(channel: channelName, message: [0, 255]),
-            .request(channel: channelName, message: nil),
-        ])
+        #expect(
+            messenger.entries.filter { if case .request = $0 { true } else { false } } == [
+                .request(channel: channelName, message: []),
+                .request(channel: channelName, message: [0, 255]),
+                .request(channel: channelName, message: nil),
+            ])
     }
 
     @Test func standardCodec() async throws {
@@ -143,6 +145,6 @@ private let channelName = "test/messages"
         channel.setMessageHandler { message in .list([message ?? .null, .string("back")]) }
         #expect(try await channel.send(.int32(1)) == .list([.int32(1), .string("back")]))
         channel.setMessageHandler(nil)
-        #expect(try await channel.send(.int32(1)) == nil)   // no handler: null reply
+        #expect(try await channel.send(.int32(1)) == nil)  // no handler: null reply
     }
 }

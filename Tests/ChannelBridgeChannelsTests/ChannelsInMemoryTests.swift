@@ -43,7 +43,9 @@ import Testing
             await #expect(throws: MethodError(code: "E", message: "m", details: .int32(1), stacktrace: "st")) {
                 try await channel.invokeMethod("error")
             }
-            await #expect(throws: MethodError(code: "error", message: "boom")) { try await channel.invokeMethod("boom") }
+            await #expect(throws: MethodError(code: "error", message: "boom")) {
+                try await channel.invokeMethod("boom")
+            }
             let missing = try await #require(throws: ChannelError.self) { try await channel.invokeMethod("other") }
             #expect(missing.code == .notImplemented && missing.method == "other" && missing.channel == "test/outcomes")
             let noHandler = try await #require(throws: ChannelError.self) {
@@ -71,7 +73,9 @@ import Testing
                 return
             }
             #expect(nullError.code == "malformed")
-            #expect(try await MethodChannel(name: "test/malformed", messenger: client).invokeMethod("ok") == .string("fine"))
+            #expect(
+                try await MethodChannel(name: "test/malformed", messenger: client).invokeMethod("ok") == .string("fine")
+            )
         }
     }
 
@@ -107,7 +111,7 @@ import Testing
         let arrivals = LockedValue<[Int32]>([])
         MethodChannel(name: "test/fifo", messenger: host).setMethodCallHandler { call in
             guard case .int32(let n) = call.arguments else { throw MethodError(code: "WRONG_TYPE") }
-            arrivals.withLock { $0.append(n) }   // before any suspension: arrival order
+            arrivals.withLock { $0.append(n) }  // before any suspension: arrival order
             if n % 2 == 0 { try await Task.sleep(for: .milliseconds(1)) }
             return .int32(n)
         }
@@ -133,14 +137,19 @@ import Testing
         BasicMessageChannel(name: "std", messenger: host, codec: StandardMessageCodec()).setMessageHandler { $0 }
         BasicMessageChannel(name: "j", messenger: host, codec: JSONMessageCodec()).setMessageHandler { $0 }
         try await withHangGuard { () async throws in
-            #expect(try await BasicMessageChannel(name: "s", messenger: client, codec: StringCodec()).send("hi") == "hi!")
+            #expect(
+                try await BasicMessageChannel(name: "s", messenger: client, codec: StringCodec()).send("hi") == "hi!")
             let binary = BasicMessageChannel(name: "b", messenger: client, codec: BinaryCodec())
             #expect(try await binary.send([1, 2, 3]) == [3, 2, 1])
             #expect(try await binary.send([]) == [])
             #expect(try await binary.send(nil) == nil)
             let value: StandardValue = .map(["k": .list([.int32(1), .float64(2.5), .null])])
-            #expect(try await BasicMessageChannel(name: "std", messenger: client, codec: StandardMessageCodec()).send(value) == value)
-            #expect(try await BasicMessageChannel(name: "j", messenger: client, codec: JSONMessageCodec()).send(value) == value)
+            #expect(
+                try await BasicMessageChannel(name: "std", messenger: client, codec: StandardMessageCodec()).send(value)
+                    == value)
+            #expect(
+                try await BasicMessageChannel(name: "j", messenger: client, codec: JSONMessageCodec()).send(value)
+                    == value)
         }
     }
 
@@ -155,7 +164,7 @@ import Testing
         let channel = MethodChannel(name: "test/hang", messenger: client)
         try await withHangGuard { () async throws in
             let calls = (0..<10).map { n in Task { try await channel.invokeMethod("wait\(n)") } }
-            for _ in 0..<10 { await entered.next() }   // all ten are pending on the host
+            for _ in 0..<10 { await entered.next() }  // all ten are pending on the host
             client.close(waitForOwedReplies: false)
             host.close(waitForOwedReplies: false)
             for (n, call) in calls.enumerated() {
@@ -186,7 +195,7 @@ import Testing
                 try await channel.invokeMethod("slow", timeout: .milliseconds(20))
             }
             #expect(error.code == .timedOut && error.method == "slow")
-            #expect(await cancelled.next())   // the CANCEL frame reached the host and cancelled its handler
+            #expect(await cancelled.next())  // the CANCEL frame reached the host and cancelled its handler
         }
     }
 }

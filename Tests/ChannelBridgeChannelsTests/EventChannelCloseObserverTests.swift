@@ -39,7 +39,7 @@ import Testing
     }
 
     @Test func manyChannelObjectsOnOneMessengerRegisterForItsEndOnce() async throws {
-        let recording = RecordingMessenger { _, _ in [0x00, 0x00] }   // accepts listen and cancel
+        let recording = RecordingMessenger { _, _ in [0x00, 0x00] }  // accepts listen and cancel
         let messenger = CountingMessenger(recording)
         try await withHangGuard { () async throws in
             for round in 0..<50 {

@@ -28,8 +28,11 @@ private let channelName = "test/ticks"
         try await withHangGuard { () async throws in
             var events: [EventChannel.Event] = []
             for try await event in listener.receiveBroadcastStream(arguments: .int32(3)) { events.append(event) }
-            #expect(events == [.success(.int32(0)), .error(MethodError(code: "ODD", message: "one", details: .int32(1))),
-                               .success(.int32(1)), .success(.int32(2))])
+            #expect(
+                events == [
+                    .success(.int32(0)), .error(MethodError(code: "ODD", message: "one", details: .int32(1))),
+                    .success(.int32(1)), .success(.int32(2)),
+                ])
             // The listener cancels after the end, so the owner's onCancel runs exactly once.
             #expect(await handler.calls.next() == .listen(.int32(3)))
             #expect(await handler.calls.next() == .cancel(.int32(3)))
@@ -90,7 +93,7 @@ private let channelName = "test/ticks"
             let second = listener.receiveBroadcastStream(arguments: .int32(2))
             var secondEvents = second.makeAsyncIterator()
             #expect(try await secondEvents.next() == .success(.int32(2)))
-            #expect(try await firstEvents.next() == nil)   // the first stream finished
+            #expect(try await firstEvents.next() == nil)  // the first stream finished
             #expect(await handler.calls.next() == .listen(.int32(1)))
             #expect(await handler.calls.next() == .cancel(.int32(1)))
             #expect(await handler.calls.next() == .listen(.int32(2)))
@@ -120,22 +123,26 @@ private let channelName = "test/ticks"
     @Test func listenReplyPrecedesEventsOnTheWire() async throws {
         let (connection, peer) = InMemoryMessenger.makeRawPeer(role: .host)
         defer { connection.close(waitForOwedReplies: false) }
-        EventChannel(name: channelName, messenger: connection).setStreamHandler(ScriptedStreamHandler { _, events in
-            events.success(.int32(1))
-            events.success(.int32(2))
-            events.endOfStream()
-        })
+        EventChannel(name: channelName, messenger: connection).setStreamHandler(
+            ScriptedStreamHandler { _, events in
+                events.success(.int32(1))
+                events.success(.int32(2))
+                events.endOfStream()
+            })
         peer.send(.hello(Frame.Hello(role: .client, peerName: "raw")))
-        peer.send(.request(id: 1, channel: channelName, payload: try StandardMethodCodec().encodeMethodCall(MethodCall("listen"))))
+        peer.send(
+            .request(
+                id: 1, channel: channelName, payload: try StandardMethodCodec().encodeMethodCall(MethodCall("listen"))))
         try await withHangGuard { () async throws in
             await peer.waitForFrames { $0.count >= 5 }
-            let frames = try peer.receivedFrames().dropFirst()   // after the host's HELLO
-            #expect(Array(frames) == [
-                .reply(id: 1, result: .bytes(hex("00 00"))),
-                .message(channel: channelName, payload: hex("00 03 01000000")),
-                .message(channel: channelName, payload: hex("00 03 02000000")),
-                .message(channel: channelName, payload: nil),
-            ])
+            let frames = try peer.receivedFrames().dropFirst()  // after the host's HELLO
+            #expect(
+                Array(frames) == [
+                    .reply(id: 1, result: .bytes(hex("00 00"))),
+                    .message(channel: channelName, payload: hex("00 03 01000000")),
+                    .message(channel: channelName, payload: hex("00 03 02000000")),
+                    .message(channel: channelName, payload: nil),
+                ])
         }
     }
 }

@@ -199,9 +199,10 @@ private func hasCancel(_ entries: [RecordingMessenger.Entry]) -> Bool {
             for try await _ in first { Issue.record("no events were sent") }
             let second = channel.receiveBroadcastStream(arguments: .int32(2))
             await messenger.waitUntil { requests($0).count == 3 }
-            #expect(requests(messenger.entries) == [
-                listenCall + hex("03 01000000"), cancelCall + hex("03 01000000"), listenCall + hex("03 02000000"),
-            ])
+            #expect(
+                requests(messenger.entries) == [
+                    listenCall + hex("03 01000000"), cancelCall + hex("03 01000000"), listenCall + hex("03 02000000"),
+                ])
             _ = second
         }
     }

@@ -6,7 +6,7 @@ import ChannelBridgeTesting
 import Testing
 
 private let channelName = "test/events"
-private let listenCall = hex("07 06 6c697374656e")   // "listen" without arguments
+private let listenCall = hex("07 06 6c697374656e")  // "listen" without arguments
 private let cancelCall = hex("07 06 63616e63656c")
 private let successNull = hex("00 00")
 
@@ -24,18 +24,19 @@ private func posts(_ entries: [RecordingMessenger.Entry]) -> [[UInt8]?] {
             events.success(.int32(1))
             events.error(MethodError(code: "E"))
             events.endOfStream()
-            events.success(.int32(2))   // after the end: ignored
+            events.success(.int32(2))  // after the end: ignored
         }
         EventChannel(name: channelName, messenger: messenger).setStreamHandler(handler)
         try await withHangGuard { () async throws in
             #expect(try await messenger.deliver(onChannel: channelName, message: listen()) == successNull)
             await messenger.waitUntil { posts($0).count == 3 }
-            #expect(messenger.entries == [
-                .handlerReply(channel: channelName, reply: successNull),
-                .message(channel: channelName, message: hex("00 03 01000000")),
-                .message(channel: channelName, message: hex("01 07 01 45 00 00")),
-                .message(channel: channelName, message: nil),
-            ])
+            #expect(
+                messenger.entries == [
+                    .handlerReply(channel: channelName, reply: successNull),
+                    .message(channel: channelName, message: hex("00 03 01000000")),
+                    .message(channel: channelName, message: hex("01 07 01 45 00 00")),
+                    .message(channel: channelName, message: nil),
+                ])
             #expect(await handler.calls.next() == .listen(.null))
         }
     }
@@ -77,15 +78,17 @@ private func posts(_ entries: [RecordingMessenger.Entry]) -> [[UInt8]?] {
         }
         EventChannel(name: channelName, messenger: messenger).setStreamHandler(handler)
         try await withHangGuard { () async throws in
-            #expect(try await messenger.deliver(onChannel: channelName, message: listen())
+            #expect(
+                try await messenger.deliver(onChannel: channelName, message: listen())
                     == hex("01 07 04 4e4f5045 07 02 6e6f 00"))
             #expect(handler.allSinks.first?.isActive == false)
             // Nothing is active, so a cancel is refused; and the held-back event was dropped.
-            #expect(try await messenger.deliver(onChannel: channelName, message: cancel())
+            #expect(
+                try await messenger.deliver(onChannel: channelName, message: cancel())
                     == hex("01 07 05 6572726f72 07 1a") + utf8("No active stream to cancel") + hex("00"))
             #expect(posts(messenger.entries).isEmpty)
             #expect(await handler.calls.next() == .listen(.null))
-            #expect(handler.calls.waiting.isEmpty)   // onCancel not called for a refused listen
+            #expect(handler.calls.waiting.isEmpty)  // onCancel not called for a refused listen
         }
     }
 
@@ -94,7 +97,8 @@ private func posts(_ entries: [RecordingMessenger.Entry]) -> [[UInt8]?] {
         let messenger = RecordingMessenger()
         EventChannel(name: channelName, messenger: messenger)
             .setStreamHandler(ScriptedStreamHandler { _, _ in throw Broken() })
-        #expect(try await messenger.deliver(onChannel: channelName, message: listen())
+        #expect(
+            try await messenger.deliver(onChannel: channelName, message: listen())
                 == hex("01 07 05 6572726f72 07 06 62726f6b656e 00"))
     }
 
@@ -102,7 +106,8 @@ private func posts(_ entries: [RecordingMessenger.Entry]) -> [[UInt8]?] {
         let messenger = RecordingMessenger()
         let handler = ScriptedStreamHandler()
         EventChannel(name: channelName, messenger: messenger).setStreamHandler(handler)
-        #expect(try await messenger.deliver(onChannel: channelName, message: cancel())
+        #expect(
+            try await messenger.deliver(onChannel: channelName, message: cancel())
                 == hex("01 07 05 6572726f72 07 1a 4e6f206163746976652073747265616d20746f2063616e63656c 00"))
         #expect(handler.calls.waiting.isEmpty)
     }
@@ -116,16 +121,18 @@ private func posts(_ entries: [RecordingMessenger.Entry]) -> [[UInt8]?] {
             let sink = try #require(handler.allSinks.first)
             sink.success(.int32(5))
             #expect(sink.isActive)
-            #expect(try await messenger.deliver(onChannel: channelName, message: cancel(hex("03 02000000"))) == successNull)
+            #expect(
+                try await messenger.deliver(onChannel: channelName, message: cancel(hex("03 02000000"))) == successNull)
             #expect(!sink.isActive)
-            sink.success(.int32(6))   // ignored: cancelled
-            sink.endOfStream()        // ignored too
+            sink.success(.int32(6))  // ignored: cancelled
+            sink.endOfStream()  // ignored too
             #expect(await handler.calls.next() == .listen(.int32(1)))
             #expect(await handler.calls.next() == .cancel(.int32(2)))
             #expect(posts(messenger.entries) == [hex("00 03 05000000")])
             // The stream is gone: a second cancel is refused.
             let again = try #require(try await messenger.deliver(onChannel: channelName, message: cancel()))
-            #expect(try StandardMethodCodec().decodeEnvelope(again)
+            #expect(
+                try StandardMethodCodec().decodeEnvelope(again)
                     == .error(MethodError(code: "error", message: "No active stream to cancel")))
         }
     }
@@ -135,7 +142,8 @@ private func posts(_ entries: [RecordingMessenger.Entry]) -> [[UInt8]?] {
         EventChannel(name: channelName, messenger: messenger)
             .setStreamHandler(ScriptedStreamHandler(onCancel: { _ in throw MethodError(code: "STUCK") }))
         _ = try await messenger.deliver(onChannel: channelName, message: listen())
-        #expect(try await messenger.deliver(onChannel: channelName, message: cancel())
+        #expect(
+            try await messenger.deliver(onChannel: channelName, message: cancel())
                 == hex("01 07 05 535455434b 00 00"))
     }
 

@@ -84,7 +84,9 @@ private final class SlowRemovalMessenger: BinaryMessenger {
         try await withHangGuard { () async throws in
             for round in 0..<3 {
                 let stream = channel.receiveBroadcastStream(arguments: .int32(Int32(round)))
-                await recording.waitUntil { $0.filter { if case .reply = $0 { true } else { false } }.count == 2 * round + 1 }
+                await recording.waitUntil {
+                    $0.filter { if case .reply = $0 { true } else { false } }.count == 2 * round + 1
+                }
                 await recording.deliverMessage(onChannel: channelName, message: nil)
                 for try await _ in stream {}
                 // The next round listens at once, while this stream's cancel is still on its way.
@@ -93,10 +95,12 @@ private final class SlowRemovalMessenger: BinaryMessenger {
             let sent = recording.entries.compactMap { entry -> [UInt8]? in
                 if case .request(_, let message?) = entry { message } else { nil }
             }
-            #expect(sent == (0..<3).flatMap { round -> [[UInt8]] in
-                let argument = hex("03") + [UInt8(round), 0, 0, 0]
-                return [listenCall + argument, cancelCall + argument]
-            })
+            #expect(
+                sent
+                    == (0..<3).flatMap { round -> [[UInt8]] in
+                        let argument = hex("03") + [UInt8(round), 0, 0, 0]
+                        return [listenCall + argument, cancelCall + argument]
+                    })
         }
     }
 
@@ -128,8 +132,11 @@ private final class SlowRemovalMessenger: BinaryMessenger {
             let sent = recording.entries.compactMap { entry -> [UInt8]? in
                 if case .request(_, let message?) = entry { message } else { nil }
             }
-            #expect(sent == [listenCall + hex("03 00 00 00 00"), cancelCall + hex("03 00 00 00 00"),
-                             listenCall + hex("03 01 00 00 00")])
+            #expect(
+                sent == [
+                    listenCall + hex("03 00 00 00 00"), cancelCall + hex("03 00 00 00 00"),
+                    listenCall + hex("03 01 00 00 00"),
+                ])
             await recording.deliverMessage(onChannel: channelName, message: nil)
             for try await _ in second {}
         }

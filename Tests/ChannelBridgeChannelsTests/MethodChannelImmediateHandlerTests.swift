@@ -39,11 +39,17 @@ private struct Boom: Error, CustomStringConvertible {
             let channel = MethodChannel(name: "immediate", messenger: client)
             for prefix in ["", "later."] {
                 #expect(try await channel.invokeMethod(prefix + "echo", arguments: ["a": 1]) == ["a": 1])
-                let failed = try await #require(throws: MethodError.self) { try await channel.invokeMethod(prefix + "fail") }
+                let failed = try await #require(throws: MethodError.self) {
+                    try await channel.invokeMethod(prefix + "fail")
+                }
                 #expect(failed == MethodError(code: "E_NOW", message: "no", details: .int32(7)))
-                let boom = try await #require(throws: MethodError.self) { try await channel.invokeMethod(prefix + "boom") }
+                let boom = try await #require(throws: MethodError.self) {
+                    try await channel.invokeMethod(prefix + "boom")
+                }
                 #expect(boom.code == "error" && boom.message == "boom")
-                let missing = try await #require(throws: ChannelError.self) { try await channel.invokeMethod(prefix + "nothing") }
+                let missing = try await #require(throws: ChannelError.self) {
+                    try await channel.invokeMethod(prefix + "nothing")
+                }
                 #expect(missing.code == .notImplemented && missing.method == prefix + "nothing")
             }
             // A malformed call gets the malformed envelope, as from an async handler.
@@ -61,7 +67,8 @@ private struct Boom: Error, CustomStringConvertible {
         let immediate = RecordingMessenger(), async = RecordingMessenger()
         Self.serve(immediate)
         MethodChannel(name: "immediate", messenger: async).setMethodCallHandler { call in
-            try Self.answer(call.method.hasPrefix("later.") ? String(call.method.dropFirst(6)) : call.method, call.arguments)
+            try Self.answer(
+                call.method.hasPrefix("later.") ? String(call.method.dropFirst(6)) : call.method, call.arguments)
         }
         let codec = StandardMethodCodec()
         for method in ["echo", "fail", "boom", "nothing", "later.echo", "later.fail", "later.boom", "later.nothing"] {

@@ -14,8 +14,10 @@ import Testing
     static let codec = StandardMethodCodec()
 
     /// A host-side channel with `handler`, and a raw client peer that has said HELLO.
-    static func host(maxFrameLength: Int? = nil,
-                     _ handler: @escaping MethodChannel.SynchronousHandler) -> (MethodChannel, MessengerConnection, InMemoryMessenger.RawPeer) {
+    static func host(
+        maxFrameLength: Int? = nil,
+        _ handler: @escaping MethodChannel.SynchronousHandler
+    ) -> (MethodChannel, MessengerConnection, InMemoryMessenger.RawPeer) {
         let (host, peer) = InMemoryMessenger.makeRawPeer(role: .host)
         peer.send(.hello(Frame.Hello(role: .client, peerName: "raw client", maxFrameLength: maxFrameLength)))
         let channel = MethodChannel(name: channelName, messenger: host)
@@ -24,7 +26,8 @@ import Testing
     }
 
     static func request(_ id: UInt32, _ method: String, _ arguments: StandardValue = .null) throws -> Frame {
-        .request(id: id, channel: channelName, payload: try codec.encodeMethodCall(MethodCall(method, arguments: arguments)))
+        .request(
+            id: id, channel: channelName, payload: try codec.encodeMethodCall(MethodCall(method, arguments: arguments)))
     }
 
     /// The REPLY frames received so far, by id.
@@ -53,7 +56,9 @@ import Testing
         let (_, host, peer) = Self.host(Self.echo)
         defer { host.close() }
         var bytes: [UInt8] = []
-        let arguments: [StandardValue] = ["a much longer string than the first one, to grow the buffer", 7, ["k": [1.5, true]], "x"]
+        let arguments: [StandardValue] = [
+            "a much longer string than the first one, to grow the buffer", 7, ["k": [1.5, true]], "x",
+        ]
         for (index, argument) in arguments.enumerated() {
             FrameEncoder.encodeValidated(try Self.request(UInt32(index + 1), "echo", argument), into: &bytes)
         }
@@ -70,14 +75,23 @@ import Testing
         peer.send(try Self.request(1, "fail", [1, 2]))
         peer.send(try Self.request(2, "nothing"))
         peer.send(try Self.request(3, "crash"))
-        peer.send(.request(id: 4, channel: Self.channelName, payload: [0x07, 0x02]))   // a string cut short
+        peer.send(.request(id: 4, channel: Self.channelName, payload: [0x07, 0x02]))  // a string cut short
         peer.send(.request(id: 5, channel: Self.channelName, payload: nil))
         let replies = try Self.replies(peer)
-        #expect(replies[1] == .bytes(try Self.codec.encodeErrorEnvelope(MethodError(code: "FAILED", message: "asked to", details: [1, 2]))))
+        #expect(
+            replies[1]
+                == .bytes(
+                    try Self.codec.encodeErrorEnvelope(
+                        MethodError(code: "FAILED", message: "asked to", details: [1, 2]))))
         #expect(replies[2] == .null)
-        #expect(replies[3] == .bytes(try Self.codec.encodeErrorEnvelope(MethodError(code: "error", message: "the handler crashed"))))
+        #expect(
+            replies[3]
+                == .bytes(
+                    try Self.codec.encodeErrorEnvelope(MethodError(code: "error", message: "the handler crashed"))))
         for id: UInt32 in [4, 5] {
-            guard case .bytes(let envelope)? = replies[id], case .error(let error) = try Self.codec.decodeEnvelope(envelope) else {
+            guard case .bytes(let envelope)? = replies[id],
+                case .error(let error) = try Self.codec.decodeEnvelope(envelope)
+            else {
                 Issue.record("request \(id) got \(String(describing: replies[id]))")
                 continue
             }
@@ -102,7 +116,8 @@ import Testing
         peer.send(try Self.request(1, "echo", .string(String(repeating: "z", count: 300))))
         peer.send(try Self.request(2, "echo", "fits"))
         let replies = try Self.replies(peer)
-        guard case .bytes(let envelope)? = replies[1], case .error(let error) = try Self.codec.decodeEnvelope(envelope) else {
+        guard case .bytes(let envelope)? = replies[1], case .error(let error) = try Self.codec.decodeEnvelope(envelope)
+        else {
             Issue.record("got \(String(describing: replies[1]))")
             return
         }

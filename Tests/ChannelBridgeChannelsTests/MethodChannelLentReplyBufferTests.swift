@@ -19,16 +19,19 @@ import Testing
             let channel = MethodChannel(name: "test/lent", messenger: client)
             let text = String(repeating: "x", count: 70)
             let list = StandardValue.list((0..<1_000).map { .int32(Int32($0)) })
-            let overLimit = StandardValue.uint8List([UInt8](repeating: 7, count: MessengerConnection.lentReplyBufferLimit + 10))
+            let overLimit = StandardValue.uint8List(
+                [UInt8](repeating: 7, count: MessengerConnection.lentReplyBufferLimit + 10))
             let replies: [Frame.Reply] = [
                 .bytes(try Self.codec.encodeSuccessEnvelope("pong")),
-                .bytes(try Self.codec.encodeSuccessEnvelope(.string(text))),   // more than the 64 bytes lent
+                .bytes(try Self.codec.encodeSuccessEnvelope(.string(text))),  // more than the 64 bytes lent
                 .bytes(try Self.codec.encodeSuccessEnvelope(list)),
                 .bytes(try Self.codec.encodeSuccessEnvelope(overLimit)),
                 .bytes(try Self.codec.encodeSuccessEnvelope("pong")),
-                .bytes(try Self.codec.encodeErrorEnvelope(MethodError(code: "E", message: "m", details: .int32(1)),
-                                                          includingStacktrace: true)),
-                .bytes([0x02, 0x00]),                                          // an unknown envelope flag
+                .bytes(
+                    try Self.codec.encodeErrorEnvelope(
+                        MethodError(code: "E", message: "m", details: .int32(1)),
+                        includingStacktrace: true)),
+                .bytes([0x02, 0x00]),  // an unknown envelope flag
                 .bytes([]),
                 .null,
                 .failure("HANDLER_FAILED: boom"),

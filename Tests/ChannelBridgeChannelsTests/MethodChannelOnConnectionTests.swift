@@ -40,9 +40,12 @@ import Testing
 
     /// Runs `body`, under a hang guard naming the test, with a channel on a client connection
     /// whose raw peer has said HELLO; closes the connection afterwards.
-    static func withClient(function: String = #function, fileID: String = #fileID, line: Int = #line,
-                           _ body: @escaping @Sendable (MethodChannel, MessengerConnection, InMemoryMessenger.RawPeer) async throws -> Void)
-        async throws {
+    static func withClient(
+        function: String = #function, fileID: String = #fileID, line: Int = #line,
+        _ body: @escaping @Sendable (MethodChannel, MessengerConnection, InMemoryMessenger.RawPeer) async throws -> Void
+    )
+        async throws
+    {
         try await withHangGuard(function: function, fileID: fileID, line: line) { () async throws in
             let (client, peer) = rawClient()
             defer { client.close() }
@@ -52,8 +55,10 @@ import Testing
 
     /// Cancels `call` and checks that it failed with `CancellationError` and that exactly request
     /// `id` was withdrawn with CANCEL.
-    static func expectWithdrawn(_ call: Task<StandardValue, any Error>, id: UInt32,
-                                peer: InMemoryMessenger.RawPeer) async {
+    static func expectWithdrawn(
+        _ call: Task<StandardValue, any Error>, id: UInt32,
+        peer: InMemoryMessenger.RawPeer
+    ) async {
         call.cancel()
         await #expect(throws: CancellationError.self) { try await call.value }
         let frames = await peer.waitForFrames { !cancelIDs(in: $0).isEmpty }
@@ -66,7 +71,8 @@ import Testing
             let frames = await peer.waitForFrames { !Self.requests(in: $0).isEmpty }
             let request = try #require(Self.requests(in: frames).first)
             #expect(request.channel == Self.channelName)
-            #expect(request.payload == (try Self.codec.encodeMethodCall(MethodCall("greet", arguments: ["name": "Ada"]))))
+            #expect(
+                request.payload == (try Self.codec.encodeMethodCall(MethodCall("greet", arguments: ["name": "Ada"]))))
             peer.send(.reply(id: request.id, result: .bytes(try Self.codec.encodeSuccessEnvelope("hello Ada"))))
             #expect(try await call.value == "hello Ada")
         }
@@ -76,7 +82,9 @@ import Testing
     /// a longer one, and while another call is still in flight.
     @Test func eachRequestCarriesExactlyItsOwnCallAfterLongerAndBesideWaitingOnes() async throws {
         try await Self.withClient { (channel, client, peer) async throws in
-            let arguments: [StandardValue] = [.string(String(repeating: "long ", count: 200)), "short", ["k": 1], .null]
+            let arguments: [StandardValue] = [
+                .string(String(repeating: "long ", count: 200)), "short", ["k": 1], .null,
+            ]
             var expected: [[UInt8]] = []
             for (index, argument) in arguments.enumerated() {
                 expected.append(try Self.codec.encodeMethodCall(MethodCall("m\(index)", arguments: argument)))
@@ -84,7 +92,10 @@ import Testing
             // One call after another, then two at once.
             for index in 0..<2 {
                 let call = Task { try await channel.invokeMethod("m\(index)", arguments: arguments[index]) }
-                peer.send(.reply(id: await Self.requestID(index + 1, from: peer), result: .bytes(try Self.codec.encodeSuccessEnvelope(.null))))
+                peer.send(
+                    .reply(
+                        id: await Self.requestID(index + 1, from: peer),
+                        result: .bytes(try Self.codec.encodeSuccessEnvelope(.null))))
                 _ = try await call.value
             }
             let third = Task { try await channel.invokeMethod("m2", arguments: arguments[2]) }
@@ -159,7 +170,9 @@ import Testing
                     return try await channel.invokeMethod("second")
                 }
             }
-            peer.send(.reply(id: await Self.requestID(1, from: peer), result: .bytes(try Self.codec.encodeSuccessEnvelope(1))))
+            peer.send(
+                .reply(id: await Self.requestID(1, from: peer), result: .bytes(try Self.codec.encodeSuccessEnvelope(1)))
+            )
             await Self.expectWithdrawn(call, id: await Self.requestID(2, from: peer), peer: peer)
         }
     }

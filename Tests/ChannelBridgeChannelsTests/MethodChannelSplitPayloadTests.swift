@@ -12,7 +12,9 @@ import Testing
 @Suite struct MethodChannelSplitPayloadTests {
     static let channelName = "test/split"
     static let codec = StandardMethodCodec()
-    static let large = (0..<(FrameDecoder.directPayloadThreshold + 3_000)).map { UInt8(truncatingIfNeeded: $0 &* 17 &+ 9) }
+    static let large = (0..<(FrameDecoder.directPayloadThreshold + 3_000)).map {
+        UInt8(truncatingIfNeeded: $0 &* 17 &+ 9)
+    }
 
     /// Which channels ask for split payloads: Standard ones on a connection itself, for replies,
     /// and for calls while their handler is synchronous (run in place).
@@ -40,14 +42,15 @@ import Testing
             peer.send(.hello(Frame.Hello(role: .host, peerName: "raw host")))
             let channel = MethodChannel(name: Self.channelName, messenger: client)
             var shortList = try Self.codec.encodeSuccessEnvelope(.uint8List(Self.large))
-            shortList.removeLast()   // the list claims one byte more than the reply holds
+            shortList.removeLast()  // the list claims one byte more than the reply holds
             let replies: [[UInt8]] = [
-                try Self.codec.encodeSuccessEnvelope(.uint8List(Self.large)),                 // split
-                try Self.codec.encodeSuccessEnvelope(.list([.uint8List(Self.large), .null])),   // not split
-                try Self.codec.encodeErrorEnvelope(MethodError(code: "E", message: "m", details: .uint8List(Self.large)),
-                                                   includingStacktrace: false),
+                try Self.codec.encodeSuccessEnvelope(.uint8List(Self.large)),  // split
+                try Self.codec.encodeSuccessEnvelope(.list([.uint8List(Self.large), .null])),  // not split
+                try Self.codec.encodeErrorEnvelope(
+                    MethodError(code: "E", message: "m", details: .uint8List(Self.large)),
+                    includingStacktrace: false),
                 shortList,
-                try Self.codec.encodeSuccessEnvelope(.uint8List(Self.large)) + [0],            // a trailing byte
+                try Self.codec.encodeSuccessEnvelope(.uint8List(Self.large)) + [0],  // a trailing byte
             ]
             // Each reply twice: awaited in the channel's own frame, and through a call with a timeout.
             for (index, reply) in (replies + replies).enumerated() {
@@ -87,7 +90,7 @@ import Testing
             var shortList = try Self.codec.encodeMethodCall(MethodCall("short", arguments: .uint8List(Self.large)))
             shortList.removeLast()
             let calls: [[UInt8]] = [
-                try Self.codec.encodeMethodCall(MethodCall("list", arguments: .uint8List(Self.large))),    // split
+                try Self.codec.encodeMethodCall(MethodCall("list", arguments: .uint8List(Self.large))),  // split
                 try Self.codec.encodeMethodCall(MethodCall("nested", arguments: .list([.uint8List(Self.large)]))),
                 shortList,
             ]
@@ -100,17 +103,19 @@ import Testing
             let replies = frames.compactMap { frame -> [UInt8]? in
                 if case .reply(_, .bytes(let bytes)) = frame { bytes } else { nil }
             }
-            #expect(try replies.map { try Self.codec.decodeEnvelope($0) } == [
-                .success(.list([.string("list"), .int64(Int64(Self.large.count)), .bool(true)])),
-                .success(.string("nested: other")),
-                .error(MethodError(code: "malformed", message: try Self.malformedMessage(shortList))),
-            ])
+            #expect(
+                try replies.map { try Self.codec.decodeEnvelope($0) } == [
+                    .success(.list([.string("list"), .int64(Int64(Self.large.count)), .bool(true)])),
+                    .success(.string("nested: other")),
+                    .error(MethodError(code: "malformed", message: try Self.malformedMessage(shortList))),
+                ])
         }
     }
 
     /// What the channel answers a call it cannot decode: the codec's error for the whole call.
     static func malformedMessage(_ call: [UInt8]) throws -> String {
-        guard case .failure(let error) = Result(catching: { () throws(CodecError) in try codec.decodeMethodCall(call) }) else {
+        guard case .failure(let error) = Result(catching: { () throws(CodecError) in try codec.decodeMethodCall(call) })
+        else {
             Issue.record("the short call decoded")
             return ""
         }

@@ -61,8 +61,9 @@ private struct Boom: Error, CustomStringConvertible {
     @Test func worksOnAnyMessenger() async throws {
         let messenger = RecordingMessenger()
         MethodChannel(name: "sync", messenger: messenger).setSynchronousMethodCallHandler { call in call.arguments }
-        let reply = try await messenger.deliver(onChannel: "sync",
-                                                message: try StandardMethodCodec().encodeMethodCall(MethodCall("x", arguments: 3)))
+        let reply = try await messenger.deliver(
+            onChannel: "sync",
+            message: try StandardMethodCodec().encodeMethodCall(MethodCall("x", arguments: 3)))
         #expect(try StandardMethodCodec().decodeEnvelope(try #require(reply)) == .success(.int32(3)))
     }
 

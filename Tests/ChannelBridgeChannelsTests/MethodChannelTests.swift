@@ -19,14 +19,15 @@ private struct Boom: Error, CustomStringConvertible {
 
 @Suite struct MethodChannelInvokeTests {
     @Test func requestBytesAndSuccessValue() async throws {
-        let messenger = RecordingMessenger { _, _ in hex("00 07 02 6f6b") }   // success "ok"
+        let messenger = RecordingMessenger { _, _ in hex("00 07 02 6f6b") }  // success "ok"
         let channel = MethodChannel(name: channelName, messenger: messenger)
         let value = try await channel.invokeMethod("exit")
         #expect(value == .string("ok"))
-        #expect(messenger.entries == [
-            .request(channel: channelName, message: hex("07 04 65786974 00")),
-            .reply(channel: channelName, reply: hex("00 07 02 6f6b")),
-        ])
+        #expect(
+            messenger.entries == [
+                .request(channel: channelName, message: hex("07 04 65786974 00")),
+                .reply(channel: channelName, reply: hex("00 07 02 6f6b")),
+            ])
     }
 
     @Test func argumentsAreEncodedAfterTheName() async throws {
@@ -56,7 +57,7 @@ private struct Boom: Error, CustomStringConvertible {
     }
 
     @Test func nullReplyIsNotImplementedNamingChannelAndMethod() async throws {
-        let messenger = RecordingMessenger()   // no responder: null replies
+        let messenger = RecordingMessenger()  // no responder: null replies
         let channel = MethodChannel(name: channelName, messenger: messenger)
         let error = try await #require(throws: ChannelError.self) { try await channel.invokeMethod("getVersion") }
         #expect(error.code == .notImplemented)
@@ -118,10 +119,11 @@ private struct Boom: Error, CustomStringConvertible {
             #expect(error.code == .timedOut)
             #expect(error.channel == channelName)
             #expect(error.method == "slow")
-            #expect(messenger.entries == [
-                .request(channel: channelName, message: hex("07 04 736c6f77 00")),
-                .cancel(channel: channelName),
-            ])
+            #expect(
+                messenger.entries == [
+                    .request(channel: channelName, message: hex("07 04 736c6f77 00")),
+                    .cancel(channel: channelName),
+                ])
             #expect(messenger.pendingRequestCount == 0)
         }
     }
@@ -163,8 +165,11 @@ private struct Boom: Error, CustomStringConvertible {
         let channel = MethodChannel(name: channelName, messenger: messenger, codec: JSONMethodCodec())
         let value = try await channel.invokeMethod("exit", arguments: .map(["code": .int32(0)]))
         #expect(value == .string("done"))
-        #expect(messenger.entries.first == .request(channel: channelName,
-                                                    message: utf8(#"{"method":"exit","args":{"code":0}}"#)))
+        #expect(
+            messenger.entries.first
+                == .request(
+                    channel: channelName,
+                    message: utf8(#"{"method":"exit","args":{"code":0}}"#)))
     }
 
     @Test func jsonErrorEnvelope() async throws {
@@ -231,7 +236,7 @@ private struct Boom: Error, CustomStringConvertible {
             calls.put(call)
             return .null
         }
-        let bad = hex("07 09 61")   // a name that claims 9 bytes and has 1
+        let bad = hex("07 09 61")  // a name that claims 9 bytes and has 1
         let expectedMessage: String
         do {
             _ = try StandardMethodCodec().decodeMethodCall(bad)
@@ -241,7 +246,8 @@ private struct Boom: Error, CustomStringConvertible {
             expectedMessage = error.description
         }
         let reply = try #require(try await messenger.deliver(onChannel: channelName, message: bad))
-        #expect(try StandardMethodCodec().decodeEnvelope(reply)
+        #expect(
+            try StandardMethodCodec().decodeEnvelope(reply)
                 == .error(MethodError(code: "malformed", message: expectedMessage)))
         #expect(calls.waiting.isEmpty)
     }
@@ -263,8 +269,10 @@ private struct Boom: Error, CustomStringConvertible {
         let messenger = RecordingMessenger()
         let channel = MethodChannel(name: channelName, messenger: messenger, codec: JSONMethodCodec())
         channel.setMethodCallHandler { _ in .float64(.nan) }
-        let reply = try #require(try await messenger.deliver(onChannel: channelName,
-                                                             message: utf8(#"{"method":"x","args":null}"#)))
+        let reply = try #require(
+            try await messenger.deliver(
+                onChannel: channelName,
+                message: utf8(#"{"method":"x","args":null}"#)))
         guard case .error(let error) = try JSONMethodCodec().decodeEnvelope(reply) else {
             Issue.record("expected an error envelope")
             return
@@ -277,8 +285,10 @@ private struct Boom: Error, CustomStringConvertible {
         let messenger = RecordingMessenger()
         let channel = MethodChannel(name: channelName, messenger: messenger, codec: JSONMethodCodec())
         channel.setMethodCallHandler { _ in throw MethodError(code: "E", message: "m", details: .float64(.infinity)) }
-        let reply = try #require(try await messenger.deliver(onChannel: channelName,
-                                                             message: utf8(#"{"method":"x","args":null}"#)))
+        let reply = try #require(
+            try await messenger.deliver(
+                onChannel: channelName,
+                message: utf8(#"{"method":"x","args":null}"#)))
         guard case .error(let error) = try JSONMethodCodec().decodeEnvelope(reply) else {
             Issue.record("expected an error envelope")
             return
@@ -292,7 +302,8 @@ private struct Boom: Error, CustomStringConvertible {
         let messenger = RecordingMessenger()
         let channel = MethodChannel(name: channelName, messenger: messenger, codec: JSONMethodCodec())
         channel.setMethodCallHandler { call in call.arguments }
-        let reply = try await messenger.deliver(onChannel: channelName, message: utf8(#"{"method":"echo","args":[1,"a"]}"#))
+        let reply = try await messenger.deliver(
+            onChannel: channelName, message: utf8(#"{"method":"echo","args":[1,"a"]}"#))
         #expect(reply == utf8(#"[[1,"a"]]"#))
     }
 

@@ -31,8 +31,9 @@ import Testing
                 try await channel.send(["x": 1.5], as: Point.self)
             }
             #expect(error.code == .handlerFailed && error.channel == "test/points" && error.method == nil)
-            #expect(error.message
-                == "malformedMessage on channel 'test/points': The message is not Optional<Point>: `y`: missing")
+            #expect(
+                error.message
+                    == "malformedMessage on channel 'test/points': The message is not Optional<Point>: `y`: missing")
 
             // No handler: a null reply, which only an optional reads.
             let nobody = BasicMessageChannel(name: "test/nobody", messenger: client, codec: StandardMessageCodec())
@@ -40,8 +41,11 @@ import Testing
             let malformed = try await #require(throws: ChannelError.self) {
                 try await nobody.send(Point(x: 0, y: 0), as: Point.self)
             }
-            #expect(malformed == ChannelError(.malformedReply, "The reply is not Point: expected a Map, found null",
-                                              channel: "test/nobody"))
+            #expect(
+                malformed
+                    == ChannelError(
+                        .malformedReply, "The reply is not Point: expected a Map, found null",
+                        channel: "test/nobody"))
         }
     }
 }

@@ -36,8 +36,11 @@ import Testing
             for try await event in try listener.receiveBroadcastStream(arguments: Every(times: 3), as: Tick.self) {
                 events.append(event)
             }
-            #expect(events == [.success(Tick(count: 0)), .failure(MethodError(code: "SKIPPED", message: "one")),
-                               .success(Tick(count: 1)), .success(Tick(count: 2))])
+            #expect(
+                events == [
+                    .success(Tick(count: 0)), .failure(MethodError(code: "SKIPPED", message: "one")),
+                    .success(Tick(count: 1)), .success(Tick(count: 2)),
+                ])
             #expect(await handler.calls.next() == .listen(["times": 3]))
             #expect(await handler.calls.next() == .cancel(["times": 3]))
         }
@@ -58,8 +61,11 @@ import Testing
                 for try await event in listener.receiveBroadcastStream(as: Tick.self) { received.append(event) }
             }
             #expect(received == [.success(Tick(count: 1))])
-            #expect(error == ChannelError(.malformedEvent, "An event is not Tick: `count`: expected an int, found String \"two\"",
-                                          channel: "test/ticks"))
+            #expect(
+                error
+                    == ChannelError(
+                        .malformedEvent, "An event is not Tick: `count`: expected an int, found String \"two\"",
+                        channel: "test/ticks"))
             #expect(await handler.calls.next() == .listen(.null))
             #expect(await handler.calls.next() == .cancel(.null))
         }

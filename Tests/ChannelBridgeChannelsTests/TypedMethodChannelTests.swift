@@ -43,30 +43,33 @@ import Testing
     /// The host side of `test/users`: five methods, five small functions; every call it runs is counted.
     static func serveUsers(on messenger: any BinaryMessenger, calls: Calls) {
         let users = LockedValue([7: User(id: 7, name: "Ada", tags: ["math"], avatar: [1, 2])])
-        MethodChannel(name: "test/users", messenger: messenger).setMethodCallHandler(MethodRouter { router in
-            router.on("getUser") { (query: UserQuery) -> User? in
-                calls.record()
-                return users.withLock { $0[query.id] }
-            }
-            router.on("putUser") { (user: User) in
-                calls.record()
-                users.withLock { $0[user.id] = user }
-            }
-            router.on("count") { () -> Int in
-                calls.record()
-                return users.withLock { $0.count }
-            }
-            router.on("clear") {
-                calls.record()
-                users.withLock { $0.removeAll() }
-            }
-            router.on("rename") { (rename: Rename) -> String in
-                calls.record()
-                if rename.name == "fail" { throw MethodError(code: "REFUSED", message: "not that name", details: 1) }
-                return rename.name.uppercased()
-            }
-            router.on("huge") { Huge(n: .max) }
-        })
+        MethodChannel(name: "test/users", messenger: messenger).setMethodCallHandler(
+            MethodRouter { router in
+                router.on("getUser") { (query: UserQuery) -> User? in
+                    calls.record()
+                    return users.withLock { $0[query.id] }
+                }
+                router.on("putUser") { (user: User) in
+                    calls.record()
+                    users.withLock { $0[user.id] = user }
+                }
+                router.on("count") { () -> Int in
+                    calls.record()
+                    return users.withLock { $0.count }
+                }
+                router.on("clear") {
+                    calls.record()
+                    users.withLock { $0.removeAll() }
+                }
+                router.on("rename") { (rename: Rename) -> String in
+                    calls.record()
+                    if rename.name == "fail" {
+                        throw MethodError(code: "REFUSED", message: "not that name", details: 1)
+                    }
+                    return rename.name.uppercased()
+                }
+                router.on("huge") { Huge(n: .max) }
+            })
     }
 
     func withUsers(_ body: @escaping @Sendable (MethodChannel, Calls) async throws -> Void) async throws {
@@ -97,12 +100,14 @@ import Testing
     }
 
     @Test func aTypedCallSendsTheStandardBytesOfItsArguments() async throws {
-        let messenger = RecordingMessenger { _, _ in hex("00 03 03000000") }   // success, int32 3
+        let messenger = RecordingMessenger { _, _ in hex("00 03 03000000") }  // success, int32 3
         let channel = MethodChannel(name: "test/add", messenger: messenger)
         struct Pair: Encodable { var a: Int32, b: String? }
         #expect(try await channel.invokeMethod("add", arguments: Pair(a: 1, b: nil), as: Int64.self) == 3)
         // "add", then a map {"a": int32 1, "b": null} in declaration order.
-        #expect(messenger.entries.first == .request(channel: "test/add", message: hex("07 03 616464 0d 02 07 01 61 03 01000000 07 01 62 00")))
+        #expect(
+            messenger.entries.first
+                == .request(channel: "test/add", message: hex("07 03 616464 0d 02 07 01 61 03 01000000 07 01 62 00")))
     }
 
     @Test func unknownMethodsAreNotImplemented() async throws {
@@ -115,16 +120,22 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        ("getUser", ["id": "seven"], "`id`: expected an int, found String \"seven\""),
-        ("getUser", [:], "`id`: missing"),
-        ("getUser", nil, "expected a Map, found null"),
-        ("getUser", ["id": .int64(1 << 40)], nil),   // fits in Int: not an error
-        ("putUser", ["id": 1, "name": "x", "tags": ["a", 2]], "`tags[1]`: expected a String, found int32 2"),
-        ("putUser", ["id": 1, "name": "x", "tags": [], "avatar": "png"], "`avatar`: expected a Uint8List, found String \"png\""),
-        ("rename", ["name": .uint8List([1])], "`name`: expected a String, found Uint8List of 1 byte"),
-    ] as [(String, StandardValue, String?)])
-    func wrongArgumentTypesAnswerInvalidArguments(method: String, arguments: StandardValue, message: String?) async throws {
+    @Test(
+        arguments: [
+            ("getUser", ["id": "seven"], "`id`: expected an int, found String \"seven\""),
+            ("getUser", [:], "`id`: missing"),
+            ("getUser", nil, "expected a Map, found null"),
+            ("getUser", ["id": .int64(1 << 40)], nil),  // fits in Int: not an error
+            ("putUser", ["id": 1, "name": "x", "tags": ["a", 2]], "`tags[1]`: expected a String, found int32 2"),
+            (
+                "putUser", ["id": 1, "name": "x", "tags": [], "avatar": "png"],
+                "`avatar`: expected a Uint8List, found String \"png\""
+            ),
+            ("rename", ["name": .uint8List([1])], "`name`: expected a String, found Uint8List of 1 byte"),
+        ] as [(String, StandardValue, String?)])
+    func wrongArgumentTypesAnswerInvalidArguments(
+        method: String, arguments: StandardValue, message: String?
+    ) async throws {
         try await withUsers { channel, calls in
             guard let message else {
                 _ = try await channel.invokeMethod(method, arguments: arguments)
@@ -147,8 +158,13 @@ import Testing
             await #expect(throws: MethodError(code: "EMPTY_NAME", message: "a name cannot be empty")) {
                 try await channel.invokeMethod("rename", arguments: ["name": ""], as: String.self)
             }
-            await #expect(throws: MethodError(code: "error", message:
-                "Cannot encode the result of huge: `n`: UInt64 18446744073709551615 does not fit in a Dart int (64-bit signed)")) {
+            await #expect(
+                throws: MethodError(
+                    code: "error",
+                    message:
+                        "Cannot encode the result of huge: `n`: UInt64 18446744073709551615 does not fit in a Dart int (64-bit signed)"
+                )
+            ) {
                 try await channel.invokeMethod("huge", as: Void.self)
             }
         }
@@ -159,8 +175,11 @@ import Testing
             let error = try await #require(throws: ChannelError.self) {
                 try await channel.invokeMethod("count", as: User.self)
             }
-            #expect(error == ChannelError(.malformedReply, "The result of count is not User: expected a Map, found int32 1",
-                                          channel: "test/users", method: "count"))
+            #expect(
+                error
+                    == ChannelError(
+                        .malformedReply, "The result of count is not User: expected a Map, found int32 1",
+                        channel: "test/users", method: "count"))
         }
     }
 
@@ -170,16 +189,20 @@ import Testing
         let error = try await #require(throws: ChannelError.self) {
             try await channel.invokeMethod("store", arguments: [Huge(n: .max)], as: Void.self)
         }
-        #expect(error == ChannelError(.unencodable, "Cannot encode the arguments of store: "
-                                      + "`[0].n`: UInt64 18446744073709551615 does not fit in a Dart int (64-bit signed)",
-                                      channel: "test/huge", method: "store"))
+        #expect(
+            error
+                == ChannelError(
+                    .unencodable,
+                    "Cannot encode the arguments of store: "
+                        + "`[0].n`: UInt64 18446744073709551615 does not fit in a Dart int (64-bit signed)",
+                    channel: "test/huge", method: "store"))
         #expect(messenger.entries.isEmpty)
     }
 
     @Test func aRouterListsItsMethodsAndALaterRouteReplacesAnEarlierOne() async throws {
         var router = MethodRouter()
         router.on("b") { "first" }
-        router.on("a") { }
+        router.on("a") {}
         router.on("b") { "second" }
         #expect(router.methods == ["a", "b"])
         #expect(try await router.handle(MethodCall("b")) == "second")

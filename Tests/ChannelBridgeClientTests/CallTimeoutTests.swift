@@ -60,8 +60,9 @@ import Testing
         try await withHangGuard {
             let host = try SilentHost()
             defer { host.stop() }
-            let client = try await ExtensionHostClient.connect(to: host.directory.socket, options: Self.patientConnect,
-                                                               callTimeout: .milliseconds(200))
+            let client = try await ExtensionHostClient.connect(
+                to: host.directory.socket, options: Self.patientConnect,
+                callTimeout: .milliseconds(200))
             defer { client.close() }
             #expect(client.callTimeout == .milliseconds(200))
             let itemsError = await #expect(throws: ChannelError.self) { _ = try await client.items() }

@@ -17,8 +17,10 @@ import Testing
         let listener: SocketListener
         let calls: Inbox<MethodCall>
 
-        init(changes: ScriptedChanges = ScriptedChanges([]),
-             answer: @escaping @Sendable (MethodCall) throws -> StandardValue = { _ in .null }) throws {
+        init(
+            changes: ScriptedChanges = ScriptedChanges([]),
+            answer: @escaping @Sendable (MethodCall) throws -> StandardValue = { _ in .null }
+        ) throws {
             let directory = try TestDirectory()
             let calls = Inbox<MethodCall>()
             self.directory = directory
@@ -38,7 +40,8 @@ import Testing
         /// The connect deadline is not what these tests are about, and a sanitized build under load
         /// can take longer than its default (5 s) to set a session up: the hang guard bounds it.
         func connect() async throws -> ExtensionHostClient {
-            try await ExtensionHostClient.connect(to: directory.socket, options: SocketConnection.Options(connectTimeout: .seconds(120)))
+            try await ExtensionHostClient.connect(
+                to: directory.socket, options: SocketConnection.Options(connectTimeout: .seconds(120)))
         }
 
         func stop() {
@@ -114,7 +117,9 @@ import Testing
             #expect(await host.calls.next() == MethodCall("removeAll", arguments: nil))
             // A missing message and details are explicit nulls, which the host reads as absent.
             try await client.cancel(code: "E_USER")
-            #expect(await host.calls.next() == MethodCall("cancel", arguments: ["code": "E_USER", "message": nil, "details": nil]))
+            #expect(
+                await host.calls.next()
+                    == MethodCall("cancel", arguments: ["code": "E_USER", "message": nil, "details": nil]))
             _ = try? await client.openURL("https://e.x")
             #expect(await host.calls.next() == MethodCall("openURL", arguments: ["url": "https://e.x"]))
             _ = try? await client.appGroupContainer("group.a")
@@ -137,18 +142,29 @@ import Testing
             let client = try await host.connect()
             defer { client.close() }
             let prefs = SharedPreferencesClient(messenger: client.messenger)
-            let (extensionChannel, preferences) = (ExtensionHostClient.extensionChannelName, SharedPreferencesClient.channelName)
+            let (extensionChannel, preferences) = (
+                ExtensionHostClient.extensionChannelName, SharedPreferencesClient.channelName
+            )
             let cases: [(channel: String, method: String, message: String, call: () async throws -> any Sendable)] = [
-                (extensionChannel, "getInputItems",
-                 "The result of getInputItems is not Array<ExtensionItem>: `[0].title`: expected a String, found int32 3",
-                 { try await client.items() }),
-                (extensionChannel, "openURL", "The result of openURL is not Bool: expected a bool, found int32 1",
-                 { try await client.openURL("https://e.x") }),
-                (extensionChannel, "getAppGroupContainer",
-                 "The result of getAppGroupContainer is not String: expected a String, found null",
-                 { try await client.appGroupContainer("group.a") }),
-                (preferences, "getString", "The result of getString is not Optional<String>: expected a String, found List of 1 element",
-                 { try await prefs.getString("k") }),
+                (
+                    extensionChannel, "getInputItems",
+                    "The result of getInputItems is not Array<ExtensionItem>: `[0].title`: expected a String, found int32 3",
+                    { try await client.items() }
+                ),
+                (
+                    extensionChannel, "openURL", "The result of openURL is not Bool: expected a bool, found int32 1",
+                    { try await client.openURL("https://e.x") }
+                ),
+                (
+                    extensionChannel, "getAppGroupContainer",
+                    "The result of getAppGroupContainer is not String: expected a String, found null",
+                    { try await client.appGroupContainer("group.a") }
+                ),
+                (
+                    preferences, "getString",
+                    "The result of getString is not Optional<String>: expected a String, found List of 1 element",
+                    { try await prefs.getString("k") }
+                ),
                 (preferences, "getAll", #"getAll answered "all", not a map"#, { try await prefs.getAll() }),
             ]
             for (channel, method, message, call) in cases {
@@ -175,13 +191,19 @@ import Testing
             defer { host.stop() }
             let client = try await host.connect()
             defer { client.close() }
-            #expect(try await client.items() == [
-                ExtensionItem(attachments: attachments.listValue!.prefix(3).map(ExtensionItem.Attachment.other)
-                              + [.file(typeIdentifier: "public.png", path: "/c/a.png", name: nil)]),
-            ])
-            let error = await channelError { try await client.extensionChannel.invokeMethod("getInputItems", arguments: "bare",
-                                                                                            as: [ExtensionItem].self) }
-            #expect(error?.message == "The result of getInputItems is not Array<ExtensionItem>: `[0].attachments`: missing")
+            #expect(
+                try await client.items() == [
+                    ExtensionItem(
+                        attachments: attachments.listValue!.prefix(3).map(ExtensionItem.Attachment.other)
+                            + [.file(typeIdentifier: "public.png", path: "/c/a.png", name: nil)])
+                ])
+            let error = await channelError {
+                try await client.extensionChannel.invokeMethod(
+                    "getInputItems", arguments: "bare",
+                    as: [ExtensionItem].self)
+            }
+            #expect(
+                error?.message == "The result of getInputItems is not Array<ExtensionItem>: `[0].attachments`: missing")
         }
     }
 
@@ -215,7 +237,7 @@ import Testing
 
     @Test func leavingTheChangesEarlyCancelsTheStream() async throws {
         try await withHangGuard {
-            let changes = ScriptedChanges([.success(["key": "k", "value": "v"])])   // and then nothing, never ending
+            let changes = ScriptedChanges([.success(["key": "k", "value": "v"])])  // and then nothing, never ending
             let host = try ScriptedHost(changes: changes)
             defer { host.stop() }
             let client = try await host.connect()

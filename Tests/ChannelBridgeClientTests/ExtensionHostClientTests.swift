@@ -21,9 +21,10 @@ import Testing
             defer { host.send(signal: SIGKILL); directory.remove() }
             let client = try await ExtensionHostClient.connect(to: directory.socket)
             defer { client.close() }
-            #expect(try await client.items() == [
-                ExtensionItem(title: "T", attachments: [.text("hi"), .url("https://e.x/a")]),
-            ])
+            #expect(
+                try await client.items() == [
+                    ExtensionItem(title: "T", attachments: [.text("hi"), .url("https://e.x/a")])
+                ])
             #expect(try await client.openURL("https://e.x/b") == false)
             let container = try await client.appGroupContainer("group.local")
             #expect(container == directory.container("group.local"))
@@ -38,7 +39,9 @@ import Testing
             try await client.exit(returning: ["shared", 1])
             let exit = await host.waitForExit()
             #expect(exit.status == 0)
-            #expect(exit.stdoutLines.last == #"{"outcome":"completed","returnedItems":["shared",{"int32":1}],"error":null,"openedURLs":[]}"#)
+            #expect(
+                exit.stdoutLines.last
+                    == #"{"outcome":"completed","returnedItems":["shared",{"int32":1}],"error":null,"openedURLs":[]}"#)
             client.close()
         }
     }
@@ -51,7 +54,10 @@ import Testing
             try await client.cancel(code: "E_USER", message: "no", details: ["why": "test"])
             let exit = await host.waitForExit()
             #expect(exit.status == 2)
-            #expect(exit.stdoutLines.last == #"{"outcome":"cancelled","returnedItems":null,"error":{"code":"E_USER","message":"no","details":{"map":[["why","test"]]}},"openedURLs":[]}"#)
+            #expect(
+                exit.stdoutLines.last
+                    == #"{"outcome":"cancelled","returnedItems":null,"error":{"code":"E_USER","message":"no","details":{"map":[["why","test"]]}},"openedURLs":[]}"#
+            )
             client.close()
         }
     }
@@ -65,7 +71,10 @@ import Testing
             try await client.cancel(code: "E_USER")
             let exit = await host.waitForExit()
             #expect(exit.status == 2)
-            #expect(exit.stdoutLines.last == #"{"outcome":"cancelled","returnedItems":null,"error":{"code":"E_USER","message":null,"details":null},"openedURLs":[]}"#)
+            #expect(
+                exit.stdoutLines.last
+                    == #"{"outcome":"cancelled","returnedItems":null,"error":{"code":"E_USER","message":null,"details":null},"openedURLs":[]}"#
+            )
             client.close()
         }
     }

@@ -58,20 +58,23 @@ struct GeometryExtension: StandardCodecExtension {
 
     @Test func customValuesNestAndFallBackToStandardTypes() throws {
         let value: StandardValue = [
-            .custom(CustomValue(Tagged(label: "p", payload: [.custom(CustomValue(Point(x: 1, y: 2))), .float64(0.5)]))),
+            .custom(
+                CustomValue(Tagged(label: "p", payload: [.custom(CustomValue(Point(x: 1, y: 2))), .float64(0.5)]))),
             "after",
         ]
         let bytes = try codec.encode(value)
         #expect(try codec.decode(bytes) == value)
         // The float64 inside the custom payload is aligned from the start of the whole message.
-        #expect(bytes == hex("0c02 81 070170 0c02 80 01000000 02000000 06 000000000000 000000000000e03f 07056166746572"))
+        #expect(
+            bytes == hex("0c02 81 070170 0c02 80 01000000 02000000 06 000000000000 000000000000e03f 07056166746572"))
     }
 
     @Test func withoutTheExtension() throws {
         let plain = StandardMessageCodec()
         let error = codecError { () throws(CodecError) in try plain.encode(.custom(CustomValue(Point(x: 1, y: 1)))) }
         #expect(error?.code == .unencodable)
-        #expect(codecError { () throws(CodecError) in try plain.decode(hex("80 09000000 10000000")) }?.code == .unknownType)
+        #expect(
+            codecError { () throws(CodecError) in try plain.decode(hex("80 09000000 10000000")) }?.code == .unknownType)
         // Raw custom values (what TVN describes) need no extension to be written.
         let raw = StandardValue.custom(CustomValue(RawCustomValue(tag: 200, payload: [1, 2])))
         #expect(try plain.encode(raw) == hex("c8 0102"))
@@ -79,7 +82,9 @@ struct GeometryExtension: StandardCodecExtension {
 
     @Test func extensionErrorsPropagate() {
         #expect(codecError { () throws(CodecError) in try codec.decode(hex("80 0900")) }?.code == .truncated)
-        #expect(codecError { () throws(CodecError) in try codec.decode(hex("81 00 00")) }?.message == "label is not a string")
+        #expect(
+            codecError { () throws(CodecError) in try codec.decode(hex("81 00 00")) }?.message
+                == "label is not a string")
         #expect(codecError { () throws(CodecError) in try codec.decode(hex("82")) }?.code == .unknownType)
     }
 }

@@ -32,11 +32,14 @@ import Testing
 
     @Test(arguments: ["{", "[1,]", "01", "1 2", "\"\u{01}\"", "nul", "{\"a\" 1}", "\"\\x\"", "[\"\\ud800\"]"])
     func rejectsInvalidJSON(input: String) {
-        #expect(codecError { () throws(CodecError) in try codec.decode(Array(input.utf8)) }?.code == .invalidJSON, "\(input)")
+        #expect(
+            codecError { () throws(CodecError) in try codec.decode(Array(input.utf8)) }?.code == .invalidJSON,
+            "\(input)")
     }
 
     @Test func rejectsInvalidUTF8() {
-        #expect(codecError { () throws(CodecError) in try codec.decode([0x22, 0xC3, 0x28, 0x22]) }?.code == .invalidJSON)
+        #expect(
+            codecError { () throws(CodecError) in try codec.decode([0x22, 0xC3, 0x28, 0x22]) }?.code == .invalidJSON)
     }
 
     @Test func methodCallsAndEnvelopes() throws {
@@ -54,12 +57,16 @@ import Testing
 
     @Test(arguments: ["[]", "[1,2]", "{}", "[1,2,3,4,5]", "[1,null,null]", "[\"E\",1,null]", "[\"E\",null,null,1]", ""])
     func rejectsBadEnvelopes(input: String) {
-        #expect(codecError { () throws(CodecError) in try method.decodeEnvelope(Array(input.utf8)) }?.code == .invalidEnvelope, "\(input)")
+        #expect(
+            codecError { () throws(CodecError) in try method.decodeEnvelope(Array(input.utf8)) }?.code
+                == .invalidEnvelope, "\(input)")
     }
 
     @Test(arguments: ["[]", "{\"args\":1}", "{\"method\":1}", ""])
     func rejectsBadMethodCalls(input: String) {
-        #expect(codecError { () throws(CodecError) in try method.decodeMethodCall(Array(input.utf8)) }?.code == .invalidMethodCall, "\(input)")
+        #expect(
+            codecError { () throws(CodecError) in try method.decodeMethodCall(Array(input.utf8)) }?.code
+                == .invalidMethodCall, "\(input)")
     }
 
     @Test func stringAndBinaryCodecs() throws {

@@ -11,11 +11,13 @@ import Testing
         let text = "[" + Array(repeating: "[0]", count: 100_000).joined(separator: ",") + "]"
         let error = codecError { () throws(CodecError) in try JSONMessageCodec().decode(Array(text.utf8)) }
         #expect(error?.code == .decodedTooLarge)
-        #expect(error?.message == "JSON values would take more memory than the decoding allowance of this 400001-byte "
+        #expect(
+            error?.message == "JSON values would take more memory than the decoding allowance of this 400001-byte "
                 + "message: 6897164 bytes (12 × its size + 2097152)")
         let call = #"{"method":"appendToList","args":"# + text + "}"
-        #expect(codecError { () throws(CodecError) in try JSONMethodCodec().decodeMethodCall(Array(call.utf8)) }?.code
-                    == .decodedTooLarge)
+        #expect(
+            codecError { () throws(CodecError) in try JSONMethodCodec().decodeMethodCall(Array(call.utf8)) }?.code
+                == .decodedTooLarge)
     }
 
     @Test func realisticAndSmallMessagesDecode() throws {

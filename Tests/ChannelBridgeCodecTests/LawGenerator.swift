@@ -60,21 +60,25 @@ struct LawGenerator {
     // MARK: Scalars
 
     mutating func int32() -> Int32 {
-        chance(0.3) ? [0, 1, -1, 127, 128, 255, 256, .max, .min].randomElement(using: &rng)!
+        chance(0.3)
+            ? [0, 1, -1, 127, 128, 255, 256, .max, .min].randomElement(using: &rng)!
             : Int32(truncatingIfNeeded: rng.next())
     }
 
     mutating func int64() -> Int64 {
-        chance(0.3) ? [0, -1, Int64(Int32.max), Int64(Int32.max) + 1, Int64(Int32.min) - 1, 1 << 53 + 1, .max, .min]
-            .randomElement(using: &rng)! : Int64(bitPattern: rng.next())
+        chance(0.3)
+            ? [0, -1, Int64(Int32.max), Int64(Int32.max) + 1, Int64(Int32.min) - 1, 1 << 53 + 1, .max, .min]
+                .randomElement(using: &rng)! : Int64(bitPattern: rng.next())
     }
 
     /// Specials, NaN payloads of both signs, subnormals, and arbitrary bit patterns.
     mutating func double() -> Double {
         switch int(0...5) {
         case 0:
-            return [.nan, -.nan, 0.0, -0.0, .infinity, -.infinity, .leastNonzeroMagnitude, .leastNormalMagnitude,
-                    .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 0.1, 1e16, 1e-7].randomElement(using: &rng)!
+            return [
+                .nan, -.nan, 0.0, -0.0, .infinity, -.infinity, .leastNonzeroMagnitude, .leastNormalMagnitude,
+                .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 0.1, 1e16, 1e-7,
+            ].randomElement(using: &rng)!
         case 1: return Double(bitPattern: 0x7FF0_0000_0000_0000 | (rng.next() & 0x800F_FFFF_FFFF_FFFF) | 1)
         case 2: return Double(bitPattern: rng.next())
         default: return Double.random(in: -1e6...1e6, using: &rng)
@@ -83,7 +87,9 @@ struct LawGenerator {
 
     mutating func float() -> Float {
         switch int(0...4) {
-        case 0: return [.nan, -.nan, 0, -0.0, .infinity, -.infinity, .leastNonzeroMagnitude, 0.1].randomElement(using: &rng)!
+        case 0:
+            return [.nan, -.nan, 0, -0.0, .infinity, -.infinity, .leastNonzeroMagnitude, 0.1].randomElement(
+                using: &rng)!
         case 1: return Float(bitPattern: 0x7F80_0000 | (UInt32(truncatingIfNeeded: rng.next()) & 0x807F_FFFF) | 1)
         default: return Float(bitPattern: UInt32(truncatingIfNeeded: rng.next()))
         }
@@ -92,8 +98,10 @@ struct LawGenerator {
     /// A string of exactly `byteCount` UTF-8 bytes, mixing every UTF-8 length class, NUL and the
     /// characters JSON escapes.
     mutating func string(byteCount: Int) -> String {
-        let pieces: [String] = ["a", "Z", " ", "\u{0}", "\"", "\\", "\n", "\u{1F}", "é", "\u{7FF}", "€", "\u{FFFF}",
-                                "😂", "\u{10FFFF}", "\u{301}"]
+        let pieces: [String] = [
+            "a", "Z", " ", "\u{0}", "\"", "\\", "\n", "\u{1F}", "é", "\u{7FF}", "€", "\u{FFFF}",
+            "😂", "\u{10FFFF}", "\u{301}",
+        ]
         var text = ""
         var left = byteCount
         while left > 0 {
@@ -151,9 +159,10 @@ struct LawGenerator {
         case 14, 15:
             return .list((0..<int(0...5)).map { _ in value(maxDepth: maxDepth - 1, custom: custom) })
         default:
-            return .map((0..<int(0...4)).map { _ in
-                .init(value(maxDepth: maxDepth - 1, custom: custom), value(maxDepth: maxDepth - 1, custom: custom))
-            })
+            return .map(
+                (0..<int(0...4)).map { _ in
+                    .init(value(maxDepth: maxDepth - 1, custom: custom), value(maxDepth: maxDepth - 1, custom: custom))
+                })
         }
     }
 
@@ -186,7 +195,8 @@ struct LawGenerator {
             case 0 where !out.isEmpty:
                 out[int(0...out.count - 1)] ^= UInt8(1) << UInt8(int(0...7))
             case 1 where !out.isEmpty:
-                out[int(0...out.count - 1)] = [0x00, 0x7F, 0x80, 0xFE, 0xFF, 0x0C, 0x0D, 0x22, 0x5C].randomElement(using: &rng)!
+                out[int(0...out.count - 1)] = [0x00, 0x7F, 0x80, 0xFE, 0xFF, 0x0C, 0x0D, 0x22, 0x5C].randomElement(
+                    using: &rng)!
             case 2:
                 out.insert(UInt8(truncatingIfNeeded: rng.next()), at: int(0...out.count))
             case 3 where !out.isEmpty:

@@ -18,9 +18,10 @@ import Testing
             let call = MethodCall(name, arguments: value)
             #expect(try codec.decodeMethodCall(try codec.encodeMethodCall(call)) == MethodCall(name, arguments: back))
             #expect(try codec.decodeEnvelope(try codec.encodeSuccessEnvelope(value)) == .success(back))
-            let error = MethodError(code: generator.string(byteCount: generator.int(0...8)),
-                                    message: generator.chance(0.5) ? generator.string(byteCount: 5) : nil, details: value,
-                                    stacktrace: generator.chance(0.5) ? generator.string(byteCount: 30) : nil)
+            let error = MethodError(
+                code: generator.string(byteCount: generator.int(0...8)),
+                message: generator.chance(0.5) ? generator.string(byteCount: 5) : nil, details: value,
+                stacktrace: generator.chance(0.5) ? generator.string(byteCount: 30) : nil)
             var expected = error
             expected.details = back
             for includingStacktrace in [false, true] {
@@ -69,15 +70,18 @@ import Testing
         var generator = LawGenerator(seed: 0x3E7D_0005)
         let message = JSONMessageCodec()
         let method = JSONMethodCodec()
-        let alphabet = Array(#"{}[]:,"\ -+.0123456789eEtrufalsn"#.utf8) + [0x09, 0x0A, 0xC3, 0xA9, 0xED, 0xA0, 0x80, 0x00]
+        let alphabet =
+            Array(#"{}[]:,"\ -+.0123456789eEtrufalsn"#.utf8) + [0x09, 0x0A, 0xC3, 0xA9, 0xED, 0xA0, 0x80, 0x00]
         for round in 0..<6_000 {
             let bytes: [UInt8]
             if round % 3 == 0 {
                 bytes = (0..<generator.int(0...24)).map { _ in alphabet.randomElement(using: &generator.rng)! }
             } else {
                 let value = Self.jsonEncodable(generator.value(maxDepth: 3))
-                bytes = generator.mutated(round % 3 == 1 ? try message.encode(value)
-                                          : try method.encodeMethodCall(MethodCall("m", arguments: value)))
+                bytes = generator.mutated(
+                    round % 3 == 1
+                        ? try message.encode(value)
+                        : try method.encodeMethodCall(MethodCall("m", arguments: value)))
             }
             let codes: [CodecError.Code] = [.invalidJSON, .nestingTooDeep]
             check(bytes, codes: codes) { () throws(CodecError) in
@@ -111,11 +115,16 @@ import Testing
         case .custom: return .null
         case .list(let elements): return .list(elements.map(jsonEncodable))
         case .map(let entries):
-            return .map(entries.map { entry in
-                let key: StandardValue
-                if case .string = entry.key { key = entry.key } else { key = .string(TypedValueNotation.canonicalText(entry.key)) }
-                return .init(key, jsonEncodable(entry.value))
-            })
+            return .map(
+                entries.map { entry in
+                    let key: StandardValue
+                    if case .string = entry.key {
+                        key = entry.key
+                    } else {
+                        key = .string(TypedValueNotation.canonicalText(entry.key))
+                    }
+                    return .init(key, jsonEncodable(entry.value))
+                })
         default: return value
         }
     }

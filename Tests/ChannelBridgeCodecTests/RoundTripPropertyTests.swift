@@ -5,7 +5,9 @@ import Testing
 enum ValueGenerator {
     static func double(_ rng: inout SeededGenerator) -> Double {
         switch Int.random(in: 0..<6, using: &rng) {
-        case 0: return [.nan, -0.0, .infinity, -.infinity, .leastNonzeroMagnitude, .greatestFiniteMagnitude].randomElement(using: &rng)!
+        case 0:
+            return [.nan, -0.0, .infinity, -.infinity, .leastNonzeroMagnitude, .greatestFiniteMagnitude].randomElement(
+                using: &rng)!
         case 1: return Double(bitPattern: rng.next())
         default: return Double.random(in: -1e6...1e6, using: &rng)
         }
@@ -25,17 +27,26 @@ enum ValueGenerator {
         case 3: return .int64(Int64(bitPattern: rng.next()))
         case 4: return .float64(double(&rng))
         case 5: return .string(string(&rng))
-        case 6: return .uint8List((0..<Int.random(in: 0..<300, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
-        case 7: return .int32List((0..<Int.random(in: 0..<5, using: &rng)).map { _ in Int32(truncatingIfNeeded: rng.next()) })
+        case 6:
+            return .uint8List(
+                (0..<Int.random(in: 0..<300, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
+        case 7:
+            return .int32List(
+                (0..<Int.random(in: 0..<5, using: &rng)).map { _ in Int32(truncatingIfNeeded: rng.next()) })
         case 8: return .int64List((0..<Int.random(in: 0..<5, using: &rng)).map { _ in Int64(bitPattern: rng.next()) })
         case 9: return .float64List((0..<Int.random(in: 0..<5, using: &rng)).map { _ in double(&rng) })
-        case 10: return .float32List((0..<Int.random(in: 0..<5, using: &rng)).map { _ in Float(bitPattern: UInt32(truncatingIfNeeded: rng.next())) })
+        case 10:
+            return .float32List(
+                (0..<Int.random(in: 0..<5, using: &rng)).map { _ in
+                    Float(bitPattern: UInt32(truncatingIfNeeded: rng.next()))
+                })
         case 11: return .custom(CustomValue(RawCustomValue(tag: 128, payload: [])))
         case 12: return .list((0..<Int.random(in: 0..<6, using: &rng)).map { _ in value(&rng, depth: depth + 1) })
         default:
-            return .map((0..<Int.random(in: 0..<6, using: &rng)).map { _ in
-                .init(value(&rng, depth: depth + 1), value(&rng, depth: depth + 1))
-            })
+            return .map(
+                (0..<Int.random(in: 0..<6, using: &rng)).map { _ in
+                    .init(value(&rng, depth: depth + 1), value(&rng, depth: depth + 1))
+                })
         }
     }
 
@@ -73,8 +84,9 @@ enum ValueGenerator {
             let args = ValueGenerator.withoutCustom(ValueGenerator.value(&rng))
             let call = MethodCall(ValueGenerator.string(&rng), arguments: args)
             #expect(try codec.decodeMethodCall(try codec.encodeMethodCall(call)) == call)
-            let error = MethodError(code: ValueGenerator.string(&rng), message: Bool.random(using: &rng) ? "m" : nil,
-                                    details: args, stacktrace: Bool.random(using: &rng) ? "s" : nil)
+            let error = MethodError(
+                code: ValueGenerator.string(&rng), message: Bool.random(using: &rng) ? "m" : nil,
+                details: args, stacktrace: Bool.random(using: &rng) ? "s" : nil)
             #expect(try codec.decodeEnvelope(try codec.encodeErrorEnvelope(error)) == .error(error))
             #expect(try codec.decodeEnvelope(try codec.encodeSuccessEnvelope(args)) == .success(args))
         }

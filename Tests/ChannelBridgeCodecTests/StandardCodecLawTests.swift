@@ -80,7 +80,9 @@ import Testing
             let cut = generator.int(1...bytes.count) - 1
             if cut > 0 {
                 let error = codecError { () throws(CodecError) in try codec.decode(Array(bytes.prefix(cut))) }
-                #expect(error?.code == .truncated || error?.code == .sizeTooLarge, "prefix of \(cut) of \(Hex.encode(bytes))")
+                #expect(
+                    error?.code == .truncated || error?.code == .sizeTooLarge,
+                    "prefix of \(cut) of \(Hex.encode(bytes))")
                 #expect(error.flatMap(\.offset).map { (0...cut).contains($0) } == true)
             }
             let extra = [UInt8](repeating: 0, count: generator.int(1...3))
@@ -96,7 +98,8 @@ import Testing
         var generator = LawGenerator(seed: 0x5EED_0006)
         let method = StandardMethodCodec()
         for round in 0..<12_000 {
-            let bytes = round % 3 == 0
+            let bytes =
+                round % 3 == 0
                 ? generator.bytes(maximumCount: 40)
                 : generator.mutated(try codec.encode(generator.value(maxDepth: 3)))
             check(bytes, codes: Self.messageCodes) { () throws(CodecError) in
@@ -113,20 +116,25 @@ import Testing
         }
     }
 
-    static let messageCodes: [CodecError.Code] = [.unknownType, .truncated, .trailingBytes, .invalidUTF8, .sizeTooLarge,
-                                                  .nestingTooDeep]
+    static let messageCodes: [CodecError.Code] = [
+        .unknownType, .truncated, .trailingBytes, .invalidUTF8, .sizeTooLarge,
+        .nestingTooDeep,
+    ]
 }
 
 /// Runs a decode of `bytes`; a failure must carry one of `codes` and an offset in `0...bytes.count`.
-func check(_ bytes: [UInt8], codes: [CodecError.Code], sourceLocation: SourceLocation = #_sourceLocation,
-           _ decode: () throws(CodecError) -> Void) {
+func check(
+    _ bytes: [UInt8], codes: [CodecError.Code], sourceLocation: SourceLocation = #_sourceLocation,
+    _ decode: () throws(CodecError) -> Void
+) {
     do {
         try decode()
     } catch {
         // Checked by hand and recorded only when broken: these run tens of thousands of times.
         guard codes.contains(error.code), let offset = error.offset, (0...bytes.count).contains(offset) else {
-            Issue.record("\(Hex.encode(bytes)): \(error.code) at \(String(describing: error.offset)): \(error)",
-                         sourceLocation: sourceLocation)
+            Issue.record(
+                "\(Hex.encode(bytes)): \(error.code) at \(String(describing: error.offset)): \(error)",
+                sourceLocation: sourceLocation)
             return
         }
     }
@@ -169,7 +177,11 @@ struct LongFormWriter {
         case .float64List(let v): bytes.append(11); size(v.count); pad(8); v.forEach { little($0.bitPattern) }
         case .float32List(let v): bytes.append(14); size(v.count); pad(4); v.forEach { little($0.bitPattern) }
         case .list(let v): bytes.append(12); size(v.count); v.forEach { write($0) }
-        case .map(let v): bytes.append(13); size(v.count); v.forEach { write($0.key); write($0.value) }
+        case .map(let v):
+            bytes.append(13); size(v.count);
+            v.forEach {
+                write($0.key); write($0.value)
+            }
         case .custom: preconditionFailure("the law tests write no custom values")
         }
     }

@@ -6,22 +6,23 @@ import Testing
 @Suite struct StandardDecoderStrictnessTests {
     let codec = StandardMessageCodec()
 
-    @Test(arguments: [
-        ("0f", CodecError.Code.unknownType, 0),
-        ("0c01 7f", .unknownType, 2),
-        ("80 09000000", .unknownType, 0),
-        ("030100", .truncated, 1),
-        ("0401020304", .truncated, 1),
-        ("06 000000", .truncated, 1),
-        ("0301000000ff", .trailingBytes, 5),
-        ("07 02 c328", .invalidUTF8, 2),
-        ("07 03 eda080", .invalidUTF8, 2),
-        ("0cffffffffff", .sizeTooLarge, 0),
-        ("08ff00000001", .sizeTooLarge, 0),
-        ("0d02 00", .sizeTooLarge, 0),
-        ("0aff00000010 0000", .sizeTooLarge, 0),
-        ("07 05 6162", .sizeTooLarge, 0),
-    ] as [(String, CodecError.Code, Int)])
+    @Test(
+        arguments: [
+            ("0f", CodecError.Code.unknownType, 0),
+            ("0c01 7f", .unknownType, 2),
+            ("80 09000000", .unknownType, 0),
+            ("030100", .truncated, 1),
+            ("0401020304", .truncated, 1),
+            ("06 000000", .truncated, 1),
+            ("0301000000ff", .trailingBytes, 5),
+            ("07 02 c328", .invalidUTF8, 2),
+            ("07 03 eda080", .invalidUTF8, 2),
+            ("0cffffffffff", .sizeTooLarge, 0),
+            ("08ff00000001", .sizeTooLarge, 0),
+            ("0d02 00", .sizeTooLarge, 0),
+            ("0aff00000010 0000", .sizeTooLarge, 0),
+            ("07 05 6162", .sizeTooLarge, 0),
+        ] as [(String, CodecError.Code, Int)])
     func rejects(input: String, code: CodecError.Code, offset: Int) {
         let error = codecError { () throws(CodecError) in try codec.decode(hex(input)) }
         #expect(error?.code == code, "\(input)")
@@ -51,7 +52,9 @@ import Testing
 
     @Test func deepNestingOnATaskThreadDoesNotOverflow() async throws {
         let bytes = Array([[UInt8]](repeating: [0x0C, 0x01], count: 100_000).joined()) + [0]
-        let error = await Task.detached { codecError { () throws(CodecError) in try StandardMessageCodec().decode(bytes) } }.value
+        let error = await Task.detached {
+            codecError { () throws(CodecError) in try StandardMessageCodec().decode(bytes) }
+        }.value
         #expect(error?.code == .nestingTooDeep)
     }
 

@@ -32,7 +32,8 @@ import Testing
         let error = codecError { () throws(CodecError) in try codec.decode(bytes) }
         #expect(error?.code == .decodedTooLarge)
         #expect(error?.offset == 0)
-        #expect(error?.message == "list of 1000000 elements would take 24000032 bytes of memory, past the decoding "
+        #expect(
+            error?.message == "list of 1000000 elements would take 24000032 bytes of memory, past the decoding "
                 + "allowance of this 1000006-byte message: 8097188 bytes (6 × its size + 2097152) for all its values")
     }
 

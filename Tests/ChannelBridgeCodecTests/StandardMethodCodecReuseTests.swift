@@ -19,10 +19,12 @@ import Testing
     @Test func messagesOverAReusedBufferAreExactlyTheirBytes() throws {
         var buffer: [UInt8] = []
         let calls = [
-            MethodCall("a long method name to leave bytes behind", arguments: .list((0..<40).map { .int64(Int64($0)) })),
+            MethodCall(
+                "a long method name to leave bytes behind", arguments: .list((0..<40).map { .int64(Int64($0)) })),
             MethodCall("echo", arguments: "ping"),
             MethodCall("x"),
-            MethodCall("aligned", arguments: .list([.bool(true), .float64(2.5), .int32List([1, 2, 3]), .float64List([0.5])])),
+            MethodCall(
+                "aligned", arguments: .list([.bool(true), .float64(2.5), .int32List([1, 2, 3]), .float64List([0.5])])),
             MethodCall("grows", arguments: .uint8List([UInt8](repeating: 0xAB, count: 5_000))),
             MethodCall("echo", arguments: .map([.init("k", "v"), .init(.int32(7), .null)])),
         ]
@@ -37,7 +39,9 @@ import Testing
 
     @Test func envelopesOverAReusedBufferAreExactlyTheirBytes() throws {
         var buffer = [UInt8](repeating: 0xEE, count: 300)
-        let results: [StandardValue] = ["pong", .null, .float64(-0.0), .list(["a", .int64(.min), .float32List([1.5])]), "ok"]
+        let results: [StandardValue] = [
+            "pong", .null, .float64(-0.0), .list(["a", .int64(.min), .float32List([1.5])]), "ok",
+        ]
         for result in results {
             let encoding = try codec.encodeSuccessEnvelope(result, reusing: &buffer)
             #expect(Self.message(encoding, in: buffer) == (try codec.encodeSuccessEnvelope(result)))
@@ -50,12 +54,17 @@ import Testing
     @Test func aLargeByteListComesBackInSegments() throws {
         var buffer = [UInt8](repeating: 0xEE, count: 100)
         let large = [UInt8](repeating: 7, count: 1 << 16)
-        guard case .segments(let segments) = try codec.encodeMethodCall(MethodCall("big", arguments: .uint8List(large)),
-                                                                        reusing: &buffer) else {
+        guard
+            case .segments(let segments) = try codec.encodeMethodCall(
+                MethodCall("big", arguments: .uint8List(large)),
+                reusing: &buffer)
+        else {
             Issue.record("a 64 KiB list came back in the buffer")
             return
         }
-        #expect(segments.first + Array(segments.rest.joined()) == (try codec.encodeMethodCall(MethodCall("big", arguments: .uint8List(large)))))
+        #expect(
+            segments.first + Array(segments.rest.joined())
+                == (try codec.encodeMethodCall(MethodCall("big", arguments: .uint8List(large)))))
         #expect(buffer.isEmpty)
     }
 
@@ -77,7 +86,7 @@ import Testing
     /// remembers the call's method.
     @Test func aRepeatedMethodNameDecodesAsTheFullDecoderDoes() throws {
         var longForm = try codec.encodeMethodCall(MethodCall("echo", arguments: "x"))
-        longForm.replaceSubrange(1..<2, with: [0xFE, 0x04, 0x00])   // the name's size in its 3-byte form
+        longForm.replaceSubrange(1..<2, with: [0xFE, 0x04, 0x00])  // the name's size in its 3-byte form
         let messages: [[UInt8]] = [
             try codec.encodeMethodCall(MethodCall("echo", arguments: "ping")),
             try codec.encodeMethodCall(MethodCall("echo", arguments: .list([.int32(1), .float64(2)]))),
@@ -88,11 +97,11 @@ import Testing
             try codec.encodeMethodCall(MethodCall("a method name longer than sixteen bytes", arguments: .int64(7))),
             try codec.encodeMethodCall(MethodCall("a method name longer than sixteen bytes", arguments: .int64(8))),
             longForm,
-            [0x07, 0x04] + Array("echo".utf8),                    // no arguments
-            [0x07, 0x04] + Array("echo".utf8) + [0x03, 0x01],     // truncated int32
-            [0x07, 0x04] + Array("echo".utf8) + [0x00, 0x00],     // a trailing byte
-            [0x07, 0x04] + Array("ec".utf8),                      // a name cut short
-            [0x03, 0x01, 0x00, 0x00, 0x00, 0x00],                 // not a string
+            [0x07, 0x04] + Array("echo".utf8),  // no arguments
+            [0x07, 0x04] + Array("echo".utf8) + [0x03, 0x01],  // truncated int32
+            [0x07, 0x04] + Array("echo".utf8) + [0x00, 0x00],  // a trailing byte
+            [0x07, 0x04] + Array("ec".utf8),  // a name cut short
+            [0x03, 0x01, 0x00, 0x00, 0x00, 0x00],  // not a string
         ]
         for recentStart in ["", "echo", "a method name longer than sixteen bytes"] {
             var recent = StandardMethodCodec.RecentMethod()
@@ -103,7 +112,9 @@ import Testing
                 #expect(recent.name == recentStart)
             }
             for message in messages {
-                let expected = message.withUnsafeBytes { raw in Result { () throws(CodecError) in try codec.decodeMethodCall(in: raw) } }
+                let expected = message.withUnsafeBytes { raw in
+                    Result { () throws(CodecError) in try codec.decodeMethodCall(in: raw) }
+                }
                 let before = recent.name
                 let got = message.withUnsafeBytes { raw in
                     Result { () throws(CodecError) in try codec.decodeMethodCall(in: raw, recentMethod: &recent) }
@@ -113,7 +124,9 @@ import Testing
                     #expect(a == b, "\(Hex.encode(message)) after \(before)")
                     #expect(recent.name == a.method)
                 case (.failure(let a), .failure(let b)):
-                    #expect(a.code == b.code && a.offset == b.offset && a.message == b.message, "\(Hex.encode(message)) after \(before)")
+                    #expect(
+                        a.code == b.code && a.offset == b.offset && a.message == b.message,
+                        "\(Hex.encode(message)) after \(before)")
                 default:
                     Issue.record("\(Hex.encode(message)) after \(before): \(expected) but \(got)")
                 }

@@ -18,15 +18,17 @@ import Testing
 
     func callStart(_ bytes: [UInt8], prefix: Int? = nil) -> Int? {
         bytes.withUnsafeBytes {
-            StandardMethodCodec.byteListStart(inCall: UnsafeRawBufferPointer(rebasing: $0[..<(prefix ?? bytes.count)]),
-                                              count: bytes.count)
+            StandardMethodCodec.byteListStart(
+                inCall: UnsafeRawBufferPointer(rebasing: $0[..<(prefix ?? bytes.count)]),
+                count: bytes.count)
         }
     }
 
     func envelopeStart(_ bytes: [UInt8], prefix: Int? = nil) -> Int? {
         bytes.withUnsafeBytes {
-            StandardMethodCodec.byteListStart(inEnvelope: UnsafeRawBufferPointer(rebasing: $0[..<(prefix ?? bytes.count)]),
-                                              count: bytes.count)
+            StandardMethodCodec.byteListStart(
+                inEnvelope: UnsafeRawBufferPointer(rebasing: $0[..<(prefix ?? bytes.count)]),
+                count: bytes.count)
         }
     }
 
@@ -51,7 +53,8 @@ import Testing
             try codec.encodeMethodCall(MethodCall("echo", arguments: .string("abc"))),
             try codec.encodeMethodCall(MethodCall("echo", arguments: .uint8List([]))),
             try codec.encodeSuccessEnvelope(.list([list])),
-            try codec.encodeErrorEnvelope(MethodError(code: "e", message: nil, details: list), includingStacktrace: false),
+            try codec.encodeErrorEnvelope(
+                MethodError(code: "e", message: nil, details: list), includingStacktrace: false),
         ]
         for bytes in shapes {
             #expect(callStart(bytes) == nil)
@@ -80,7 +83,10 @@ import Testing
         let envelope = try codec.encodeSuccessEnvelope(.uint8List(Self.bytes(70_000)))
         let at = try #require(envelopeStart(envelope))
         let envelopeTail = Array(envelope[at...])
-        guard case .success(.uint8List(let result)) = try codec.decodeEnvelope(head: Array(envelope[..<at]), tail: envelopeTail) else {
+        guard
+            case .success(.uint8List(let result)) = try codec.decodeEnvelope(
+                head: Array(envelope[..<at]), tail: envelopeTail)
+        else {
             Issue.record("the envelope did not decode to its list")
             return
         }
@@ -96,13 +102,17 @@ import Testing
             try codec.encodeMethodCall(MethodCall("echo", arguments: .list([.int32(1), list]))),
             try codec.encodeMethodCall(MethodCall("m", arguments: .string("x"))),
         ]
-        calls += [Array(calls[0].dropLast()), calls[0] + [0], [0x07, 0x01, 0x6D, 0x08, 0xFF, 0, 0, 0, 0x7F, 1, 2],
-                  [0x03, 0, 0, 0, 0], [0x07, 0x02, 0xC3, 0x28, 0x08, 0x01, 0x09]]
+        calls += [
+            Array(calls[0].dropLast()), calls[0] + [0], [0x07, 0x01, 0x6D, 0x08, 0xFF, 0, 0, 0, 0x7F, 1, 2],
+            [0x03, 0, 0, 0, 0], [0x07, 0x02, 0xC3, 0x28, 0x08, 0x01, 0x09],
+        ]
         for bytes in calls {
             let whole = Result { () throws(CodecError) in try codec.decodeMethodCall(bytes) }
             for split in 1..<bytes.count {
                 let parts = Array(bytes[..<split]).withUnsafeBytes { raw in
-                    Result { () throws(CodecError) in try codec.decodeMethodCall(head: raw, tail: Array(bytes[split...])) }
+                    Result { () throws(CodecError) in
+                        try codec.decodeMethodCall(head: raw, tail: Array(bytes[split...]))
+                    }
                 }
                 #expect(parts == whole, "call \(bytes) split at \(split)")
             }
@@ -111,9 +121,12 @@ import Testing
         var envelopes: [[UInt8]] = [
             try codec.encodeSuccessEnvelope(list),
             try codec.encodeSuccessEnvelope(.map([.string("k"): list])),
-            try codec.encodeErrorEnvelope(MethodError(code: "e", message: "m", details: list), includingStacktrace: true),
+            try codec.encodeErrorEnvelope(
+                MethodError(code: "e", message: "m", details: list), includingStacktrace: true),
         ]
-        envelopes += [Array(envelopes[0].dropLast()), envelopes[0] + [1], [0x02, 0x08, 0x01, 0x05], [0x00, 0x08, 0x05, 1]]
+        envelopes += [
+            Array(envelopes[0].dropLast()), envelopes[0] + [1], [0x02, 0x08, 0x01, 0x05], [0x00, 0x08, 0x05, 1],
+        ]
         for bytes in envelopes {
             let whole = Result { () throws(CodecError) in try codec.decodeEnvelope(bytes) }
             for split in 1..<bytes.count {

@@ -32,28 +32,30 @@ import Testing
         #expect(try codec.decodeEnvelope(nullSlot) == .error(MethodError(code: "E")))
     }
 
-    @Test(arguments: [
-        ("", CodecError.Code.invalidMethodCall, 0),
-        ("0301000000 00", .invalidMethodCall, 0),
-        ("0703666f6f 00 00", .trailingBytes, 6),
-        ("0703666f", .sizeTooLarge, 0),
-    ] as [(String, CodecError.Code, Int)])
+    @Test(
+        arguments: [
+            ("", CodecError.Code.invalidMethodCall, 0),
+            ("0301000000 00", .invalidMethodCall, 0),
+            ("0703666f6f 00 00", .trailingBytes, 6),
+            ("0703666f", .sizeTooLarge, 0),
+        ] as [(String, CodecError.Code, Int)])
     func rejectsBadMethodCalls(input: String, code: CodecError.Code, offset: Int) {
         let error = codecError { () throws(CodecError) in try codec.decodeMethodCall(hex(input)) }
         #expect(error?.code == code, "\(input)")
         #expect(error?.offset == offset, "\(input)")
     }
 
-    @Test(arguments: [
-        ("", CodecError.Code.invalidEnvelope, 0),
-        ("0200", .invalidEnvelope, 0),
-        ("ff", .invalidEnvelope, 0),
-        ("0000 00", .trailingBytes, 2),
-        ("01 0301000000 00 00", .invalidEnvelope, 1),
-        ("01 070145 0301000000 00", .invalidEnvelope, 4),
-        ("01 070145 00 00 00 00", .trailingBytes, 7),
-        ("01 070145", .truncated, 4),
-    ] as [(String, CodecError.Code, Int)])
+    @Test(
+        arguments: [
+            ("", CodecError.Code.invalidEnvelope, 0),
+            ("0200", .invalidEnvelope, 0),
+            ("ff", .invalidEnvelope, 0),
+            ("0000 00", .trailingBytes, 2),
+            ("01 0301000000 00 00", .invalidEnvelope, 1),
+            ("01 070145 0301000000 00", .invalidEnvelope, 4),
+            ("01 070145 00 00 00 00", .trailingBytes, 7),
+            ("01 070145", .truncated, 4),
+        ] as [(String, CodecError.Code, Int)])
     func rejectsBadEnvelopes(input: String, code: CodecError.Code, offset: Int) {
         let error = codecError { () throws(CodecError) in try codec.decodeEnvelope(hex(input)) }
         #expect(error?.code == code, "\(input)")

@@ -38,8 +38,10 @@ import Testing
             var options: Options
             var missing: Int?
         }
-        let arguments = try Self.vectorValue(Self.protocolVectors.appendingPathComponent("standard-method.json"), "call_nested_args")
-        #expect(try decoder.decode(GetAll.self, from: arguments)
+        let arguments = try Self.vectorValue(
+            Self.protocolVectors.appendingPathComponent("standard-method.json"), "call_nested_args")
+        #expect(
+            try decoder.decode(GetAll.self, from: arguments)
                 == GetAll(suite: "group.com.example", keys: ["a", "b"], options: .init(reload: true, timeout: 2.5)))
     }
 
@@ -58,11 +60,14 @@ import Testing
             var f32: [Double]
             var f64: [Float]
         }
-        let value = try Self.vectorValue(Self.protocolVectors.appendingPathComponent("standard-containers.json"),
-                                         "map_every_value_type")
-        #expect(try decoder.decode(Every.self, from: value) == Every(
-            null: nil, t: true, f: false, i: 7, l: 8, d: 9.5, s: "str", u8: Data([0xab]),
-            i32: [1], i64: [2], f32: [3], f64: [4]))
+        let value = try Self.vectorValue(
+            Self.protocolVectors.appendingPathComponent("standard-containers.json"),
+            "map_every_value_type")
+        #expect(
+            try decoder.decode(Every.self, from: value)
+                == Every(
+                    null: nil, t: true, f: false, i: 7, l: 8, d: 9.5, s: "str", u8: Data([0xab]),
+                    i32: [1], i64: [2], f32: [3], f64: [4]))
     }
 
     @Test(.enabled(if: flutterSample != nil, "../shared/vectors/flutter-sample.json is not beside this checkout"))
@@ -72,13 +77,16 @@ import Testing
             var a: Int
             var b: [Bool]
         }
-        #expect(try decoder.decode(Result.self, from: try Self.vectorValue(file, "success_map")) == Result(a: 1, b: [true]))
+        #expect(
+            try decoder.decode(Result.self, from: try Self.vectorValue(file, "success_map")) == Result(a: 1, b: [true]))
 
         struct Arguments: Decodable, Equatable {
             var a: Int64
             var b: String
         }
-        #expect(try decoder.decode(Arguments.self, from: try Self.vectorValue(file, "call_map_arg")) == Arguments(a: 1, b: "x"))
+        #expect(
+            try decoder.decode(Arguments.self, from: try Self.vectorValue(file, "call_map_arg"))
+                == Arguments(a: 1, b: "x"))
 
         // Flutter's C++ example map has a null key and a double key beside the string keys: a struct
         // reads the string keys, a dictionary keyed by StandardValue reads them all.
@@ -88,7 +96,8 @@ import Testing
         }
         let example = try Self.vectorValue(file, "map_cpp_unittest_example")
         #expect(try decoder.decode(Example.self, from: example) == Example(a: 3.14, b: 47))
-        #expect(try decoder.decode([StandardValue: StandardValue].self, from: example)
+        #expect(
+            try decoder.decode([StandardValue: StandardValue].self, from: example)
                 == [.null: .null, .float64(3.14): ["nested"], "a": .float64(3.14), "b": .int32(47)])
 
         // A heterogeneous list, read positionally.
@@ -107,13 +116,20 @@ import Testing
                 nested = try list.decode([StandardValue].self)
             }
             init(nothing: String?, greeting: String, pi: Double, answer: Int, nested: [StandardValue]) {
-                (self.nothing, self.greeting, self.pi, self.answer, self.nested) = (nothing, greeting, pi, answer, nested)
+                (self.nothing, self.greeting, self.pi, self.answer, self.nested) = (
+                    nothing, greeting, pi, answer, nested
+                )
             }
         }
-        #expect(try decoder.decode(Row.self, from: try Self.vectorValue(file, "list_cpp_unittest_example"))
+        #expect(
+            try decoder.decode(Row.self, from: try Self.vectorValue(file, "list_cpp_unittest_example"))
                 == Row(nothing: nil, greeting: "hello", pi: 3.14, answer: 47, nested: [.int32(42), "nested"]))
-        #expect(try decoder.decode([Int32].self, from: try Self.vectorValue(file, "int32list_three")) == [305_419_896, -1, 0])
-        #expect(try decoder.decode([Int64].self, from: try Self.vectorValue(file, "int64list_two"))
+        #expect(
+            try decoder.decode([Int32].self, from: try Self.vectorValue(file, "int32list_three")) == [
+                305_419_896, -1, 0,
+            ])
+        #expect(
+            try decoder.decode([Int64].self, from: try Self.vectorValue(file, "int64list_two"))
                 == [1_311_768_467_294_899_695, -1])
         #expect(try decoder.decode(Int64.self, from: try Self.vectorValue(file, "int64_1")) == 1)
         #expect(try decoder.decode(Int32.self, from: try Self.vectorValue(file, "int64_1")) == 1)
@@ -131,8 +147,10 @@ import Testing
     }
 
     /// Decodes `T`, expects a `DecodingError`, and checks its one-line message and coding path.
-    func expectError<T: Decodable>(_ type: T.Type, from value: StandardValue, message: String, path: [String],
-                                   sourceLocation: SourceLocation = #_sourceLocation) throws -> DecodingError {
+    func expectError<T: Decodable>(
+        _ type: T.Type, from value: StandardValue, message: String, path: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> DecodingError {
         let error = try #require(throws: DecodingError.self, sourceLocation: sourceLocation) {
             try decoder.decode(T.self, from: value)
         }
@@ -151,33 +169,39 @@ import Testing
     }
 
     @Test func aValueOfTheWrongTypeNamesItsPath() throws {
-        let error = try expectError(Profile.self, from: ["user": ["name": "Ada", "tags": ["a", "b", .int32(3)]]],
-                                    message: "`user.tags[2]`: expected a String, found int32 3", path: ["user", "tags", "2"])
+        let error = try expectError(
+            Profile.self, from: ["user": ["name": "Ada", "tags": ["a", "b", .int32(3)]]],
+            message: "`user.tags[2]`: expected a String, found int32 3", path: ["user", "tags", "2"])
         guard case .typeMismatch(let type, _) = error else { Issue.record("\(error)"); return }
         #expect(ObjectIdentifier(type) == ObjectIdentifier(String.self))
     }
 
     @Test func nullWhereAValueIsNeededIsValueNotFound() throws {
-        let error = try expectError(Profile.self, from: ["user": ["name": nil, "tags": []]],
-                                    message: "`user.name`: expected a String, found null", path: ["user", "name"])
+        let error = try expectError(
+            Profile.self, from: ["user": ["name": nil, "tags": []]],
+            message: "`user.name`: expected a String, found null", path: ["user", "name"])
         guard case .valueNotFound = error else { Issue.record("\(error)"); return }
     }
 
     @Test func aMissingFieldIsKeyNotFound() throws {
-        let error = try expectError(Profile.self, from: ["user": ["tags": []]], message: "`user.name`: missing",
-                                    path: ["user", "name"])
+        let error = try expectError(
+            Profile.self, from: ["user": ["tags": []]], message: "`user.name`: missing",
+            path: ["user", "name"])
         guard case .keyNotFound(let key, let context) = error else { Issue.record("\(error)"); return }
         #expect(key.stringValue == "name")
         #expect(context.codingPath.map(\.stringValue) == ["user"])
     }
 
     @Test func anIntegerOutOfRangeIsDataCorrupted() throws {
-        let error = try expectError(Profile.self, from: ["user": ["name": "Ada", "tags": [], "age": .int64(5_000_000_000)]],
-                                    message: "`user.age`: int64 5000000000 does not fit in Int32", path: ["user", "age"])
+        let error = try expectError(
+            Profile.self, from: ["user": ["name": "Ada", "tags": [], "age": .int64(5_000_000_000)]],
+            message: "`user.age`: int64 5000000000 does not fit in Int32", path: ["user", "age"])
         guard case .dataCorrupted = error else { Issue.record("\(error)"); return }
-        _ = try expectError([UInt8].self, from: [.int32(1), .int32(256)], message: "`[1]`: int32 256 does not fit in UInt8",
-                            path: ["1"])
-        _ = try expectError(Data.self, from: [.int32(-1)], message: "`[0]`: int32 -1 does not fit in UInt8", path: ["0"])
+        _ = try expectError(
+            [UInt8].self, from: [.int32(1), .int32(256)], message: "`[1]`: int32 256 does not fit in UInt8",
+            path: ["1"])
+        _ = try expectError(
+            Data.self, from: [.int32(-1)], message: "`[0]`: int32 -1 does not fit in UInt8", path: ["0"])
         _ = try expectError(Float.self, from: .float64(1e300), message: "double 1e+300 does not fit in Float", path: [])
     }
 
@@ -192,8 +216,9 @@ import Testing
     @Test func anUnknownRawValueNamesTheField() throws {
         enum Color: String, Decodable { case red }
         struct Paint: Decodable { var color: Color }
-        _ = try expectError(Paint.self, from: ["color": "purple"],
-                            message: "`color`: Cannot initialize Color from invalid String value purple", path: ["color"])
+        _ = try expectError(
+            Paint.self, from: ["color": "purple"],
+            message: "`color`: Cannot initialize Color from invalid String value purple", path: ["color"])
     }
 
     @Test func aListTooShortForItsReader() throws {
@@ -205,24 +230,30 @@ import Testing
                 second = try list.decode(Int.self)
             }
         }
-        _ = try expectError([String: Pair].self, from: ["p": [.int32(1)]],
-                            message: "`p[1]`: missing, the list has only 1 element", path: ["p", "1"])
+        _ = try expectError(
+            [String: Pair].self, from: ["p": [.int32(1)]],
+            message: "`p[1]`: missing, the list has only 1 element", path: ["p", "1"])
     }
 
     @Test func dictionaryKeysAndValuesAreNamed() throws {
-        _ = try expectError([String: Int].self, from: ["home": "x"],
-                            message: "`home`: expected an int, found String \"x\"", path: ["home"])
-        _ = try expectError([String: [String: Int]].self, from: ["labels": ["a b": "x"]],
-                            message: "`labels[\"a b\"]`: expected an int, found String \"x\"", path: ["labels", "a b"])
-        _ = try expectError([Int: Int].self, from: .map([.int32(5): "x"]),
-                            message: "`[5]`: expected an int, found String \"x\"", path: ["5"])
-        _ = try expectError([String: Int].self, from: .map([.int32(1): .int32(1)]),
-                            message: "`[key 0]`: expected a String, found int32 1", path: ["key 0"])
+        _ = try expectError(
+            [String: Int].self, from: ["home": "x"],
+            message: "`home`: expected an int, found String \"x\"", path: ["home"])
+        _ = try expectError(
+            [String: [String: Int]].self, from: ["labels": ["a b": "x"]],
+            message: "`labels[\"a b\"]`: expected an int, found String \"x\"", path: ["labels", "a b"])
+        _ = try expectError(
+            [Int: Int].self, from: .map([.int32(5): "x"]),
+            message: "`[5]`: expected an int, found String \"x\"", path: ["5"])
+        _ = try expectError(
+            [String: Int].self, from: .map([.int32(1): .int32(1)]),
+            message: "`[key 0]`: expected a String, found int32 1", path: ["key 0"])
     }
 
     @Test func longStringsAreCutInMessages() throws {
         let long = String(repeating: "x", count: 100)
-        _ = try expectError(Int.self, from: .string(long),
-                            message: "expected an int, found String \"\(String(repeating: "x", count: 40))…\"", path: [])
+        _ = try expectError(
+            Int.self, from: .string(long),
+            message: "expected an int, found String \"\(String(repeating: "x", count: 40))…\"", path: [])
     }
 }

@@ -5,7 +5,7 @@ import Testing
 /// success or on a throw (found by LeakSanitizer: every nested container leaked with its parent).
 @Suite struct StandardValueEncoderMemoryTests {
     /// Holds, weakly, the `Encoder` a value was encoded with.
-    final class Probe: @unchecked Sendable {   // @unchecked: written once, in encode(to:), read after it
+    final class Probe: @unchecked Sendable {  // @unchecked: written once, in encode(to:), read after it
         weak var encoder: AnyObject?
     }
 

@@ -27,30 +27,37 @@ import Testing
     let decoder = StandardValueDecoder()
 
     /// Encodes, checks the value, decodes it back, and checks the bytes decode to the same value.
-    func roundTrip<T: Codable & Equatable>(_ value: T, _ expected: StandardValue,
-                                           encoder: StandardValueEncoder = StandardValueEncoder(),
-                                           sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func roundTrip<T: Codable & Equatable>(
+        _ value: T, _ expected: StandardValue,
+        encoder: StandardValueEncoder = StandardValueEncoder(),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let encoded = try encoder.encode(value)
         #expect(encoded == expected, sourceLocation: sourceLocation)
         #expect(try decoder.decode(T.self, from: encoded) == value, sourceLocation: sourceLocation)
         let codec = StandardMessageCodec()
-        #expect(try decoder.decode(T.self, from: try codec.decode(try codec.encode(encoded))) == value,
-                sourceLocation: sourceLocation)
+        #expect(
+            try decoder.decode(T.self, from: try codec.decode(try codec.encode(encoded))) == value,
+            sourceLocation: sourceLocation)
     }
 
     @Test func nestedStructsAreMapsWithKeysInDeclarationOrder() throws {
-        let user = User(name: "Ada", age: 36, score: 99.5, active: true, address: Address(street: "Main St", zip: 12345),
-                        tags: ["math", "engines"], nickname: "Countess")
-        try roundTrip(user, .map([
-            "name": "Ada", "age": .int32(36), "score": .float64(99.5), "active": true,
-            "address": .map(["street": "Main St", "zip": .int32(12345)]),
-            "tags": ["math", "engines"], "nickname": "Countess",
-        ]))
+        let user = User(
+            name: "Ada", age: 36, score: 99.5, active: true, address: Address(street: "Main St", zip: 12345),
+            tags: ["math", "engines"], nickname: "Countess")
+        try roundTrip(
+            user,
+            .map([
+                "name": "Ada", "age": .int32(36), "score": .float64(99.5), "active": true,
+                "address": .map(["street": "Main St", "zip": .int32(12345)]),
+                "tags": ["math", "engines"], "nickname": "Countess",
+            ]))
     }
 
     @Test func nilIsNullUnderItsKeyAndAMissingKeyDecodesAsNil() throws {
-        let user = User(name: "Ada", age: 36, score: 0, active: false, address: Address(street: "", zip: 0), tags: [],
-                        nickname: nil)
+        let user = User(
+            name: "Ada", age: 36, score: 0, active: false, address: Address(street: "", zip: 0), tags: [],
+            nickname: nil)
         let encoded = try encoder.encode(user)
         #expect(encoded["nickname"] == .null)
         #expect(encoded.mapEntries?.map(\.key) == ["name", "age", "score", "active", "address", "tags", "nickname"])
@@ -66,10 +73,12 @@ import Testing
             var list: [Int?]
             var nested: Address?
         }
-        try roundTrip(Optionals(int: nil, list: [1, nil], nested: nil),
-                      .map(["int": .null, "list": [.int32(1), .null], "nested": .null]))
-        try roundTrip(Optionals(int: 5, list: [], nested: Address(street: "x", zip: 1)),
-                      .map(["int": .int32(5), "list": [], "nested": .map(["street": "x", "zip": .int32(1)])]))
+        try roundTrip(
+            Optionals(int: nil, list: [1, nil], nested: nil),
+            .map(["int": .null, "list": [.int32(1), .null], "nested": .null]))
+        try roundTrip(
+            Optionals(int: 5, list: [], nested: Address(street: "x", zip: 1)),
+            .map(["int": .int32(5), "list": [], "nested": .map(["street": "x", "zip": .int32(1)])]))
         #expect(try encoder.encode(Int?.none) == .null)
     }
 
@@ -79,20 +88,24 @@ import Testing
             var priority: Priority
             var others: [Color]
         }
-        try roundTrip(Flags(color: .green, priority: .high, others: [.red]),
-                      .map(["color": "green", "priority": .int64(1_000_000_000_000), "others": ["red"]]))
-        try roundTrip(Flags(color: .red, priority: .low, others: []),
-                      .map(["color": "red", "priority": .int32(1), "others": []]))
+        try roundTrip(
+            Flags(color: .green, priority: .high, others: [.red]),
+            .map(["color": "green", "priority": .int64(1_000_000_000_000), "others": ["red"]]))
+        try roundTrip(
+            Flags(color: .red, priority: .low, others: []),
+            .map(["color": "red", "priority": .int32(1), "others": []]))
 
         // Enums with associated values use the synthesized keyed form.
         enum Shape: Codable, Equatable {
             case circle(radius: Double)
             case square(Int32)
         }
-        try roundTrip([Shape.circle(radius: 1.5), .square(4)], [
-            .map(["circle": .map(["radius": .float64(1.5)])]),
-            .map(["square": .map(["_0": .int32(4)])]),
-        ])
+        try roundTrip(
+            [Shape.circle(radius: 1.5), .square(4)],
+            [
+                .map(["circle": .map(["radius": .float64(1.5)])]),
+                .map(["square": .map(["_0": .int32(4)])]),
+            ])
     }
 
     @Test func byteArraysAreUint8Lists() throws {
@@ -101,8 +114,9 @@ import Testing
             var data: Data
             var optionalData: Data?
         }
-        try roundTrip(Blob(bytes: [0, 1, 255], data: Data([9, 8]), optionalData: Data([7])),
-                      .map(["bytes": .uint8List([0, 1, 255]), "data": .uint8List([9, 8]), "optionalData": .uint8List([7])]))
+        try roundTrip(
+            Blob(bytes: [0, 1, 255], data: Data([9, 8]), optionalData: Data([7])),
+            .map(["bytes": .uint8List([0, 1, 255]), "data": .uint8List([9, 8]), "optionalData": .uint8List([7])]))
         #expect(try encoder.encode(Data()) == .uint8List([]))
         // A Dart List<int> of bytes is read too.
         #expect(try decoder.decode([UInt8].self, from: [.int32(1), .int64(2)]) == [1, 2])
@@ -118,14 +132,18 @@ import Testing
         }
         let numbers = Numbers(int32s: [1, -1], int64s: [5, 1 << 40], doubles: [0.5, -0.0], floats: [1.5])
         // Default: plain lists, integers picked as Dart picks them.
-        try roundTrip(numbers, .map([
-            "int32s": [.int32(1), .int32(-1)], "int64s": [.int32(5), .int64(1 << 40)],
-            "doubles": [.float64(0.5), .float64(-0.0)], "floats": [.float64(1.5)],
-        ]))
-        try roundTrip(numbers, .map([
-            "int32s": .int32List([1, -1]), "int64s": .int64List([5, 1 << 40]),
-            "doubles": .float64List([0.5, -0.0]), "floats": .float32List([1.5]),
-        ]), encoder: StandardValueEncoder(typedListStrategy: .typedLists))
+        try roundTrip(
+            numbers,
+            .map([
+                "int32s": [.int32(1), .int32(-1)], "int64s": [.int32(5), .int64(1 << 40)],
+                "doubles": [.float64(0.5), .float64(-0.0)], "floats": [.float64(1.5)],
+            ]))
+        try roundTrip(
+            numbers,
+            .map([
+                "int32s": .int32List([1, -1]), "int64s": .int64List([5, 1 << 40]),
+                "doubles": .float64List([0.5, -0.0]), "floats": .float32List([1.5]),
+            ]), encoder: StandardValueEncoder(typedListStrategy: .typedLists))
 
         // Either form decodes into any array whose elements hold the values.
         #expect(try decoder.decode([Int].self, from: .int32List([3, 4])) == [3, 4])
@@ -143,11 +161,15 @@ import Testing
             var int32: Int32
             var uint32: UInt32
         }
-        try roundTrip(Ints(int: Int(Int32.max), int64: Int64.min, int32: Int32.min, uint32: UInt32(Int32.max) + 1),
-                      .map(["int": .int32(Int32.max), "int64": .int64(Int64.min), "int32": .int32(Int32.min),
-                            "uint32": .int64(Int64(Int32.max) + 1)]))
-        try roundTrip(Ints(int: Int(Int32.max) + 1, int64: 0, int32: 0, uint32: 0),
-                      .map(["int": .int64(Int64(Int32.max) + 1), "int64": .int32(0), "int32": .int32(0), "uint32": .int32(0)]))
+        try roundTrip(
+            Ints(int: Int(Int32.max), int64: Int64.min, int32: Int32.min, uint32: UInt32(Int32.max) + 1),
+            .map([
+                "int": .int32(Int32.max), "int64": .int64(Int64.min), "int32": .int32(Int32.min),
+                "uint32": .int64(Int64(Int32.max) + 1),
+            ]))
+        try roundTrip(
+            Ints(int: Int(Int32.max) + 1, int64: 0, int32: 0, uint32: 0),
+            .map(["int": .int64(Int64(Int32.max) + 1), "int64": .int32(0), "int32": .int32(0), "uint32": .int32(0)]))
         try roundTrip([Int64.max, Int64(Int32.min) - 1], [.int64(Int64.max), .int64(Int64(Int32.min) - 1)])
         try roundTrip([UInt64(Int64.max)], [.int64(Int64.max)])
         // Any width decodes into any type that holds the value.
@@ -162,7 +184,8 @@ import Testing
         let error = try #require(throws: EncodingError.self) {
             try StandardValueEncoder().encode(["counters": [Counter(total: UInt64.max)]])
         }
-        #expect(StandardValueEncoder.message(for: error)
+        #expect(
+            StandardValueEncoder.message(for: error)
                 == "`counters[0].total`: UInt64 18446744073709551615 does not fit in a Dart int (64-bit signed)")
         guard case .invalidValue(_, let context) = error else { Issue.record("\(error)"); return }
         #expect(context.codingPath.map(\.stringValue) == ["counters", "0", "total"])
@@ -170,13 +193,15 @@ import Testing
 
     @Test func dictionariesAreMapsWithTheirOwnKeys() throws {
         // Integer keys stay integers; string and integer keys are sorted, so the bytes are stable.
-        try roundTrip([3: "three", 1: "one", 1 << 40: "big"],
-                      .map([.int32(1): "one", .int32(3): "three", .int64(1 << 40): "big"]))
+        try roundTrip(
+            [3: "three", 1: "one", 1 << 40: "big"],
+            .map([.int32(1): "one", .int32(3): "three", .int64(1 << 40): "big"]))
         try roundTrip(["b": 2, "a": 1], .map(["a": .int32(1), "b": .int32(2)]))
         try roundTrip([Color.red: true], .map(["red": true]))
         try roundTrip([true: "yes"], .map([true: "yes"]))
-        try roundTrip([Address(street: "x", zip: 1): 5],
-                      .map([.map(["street": "x", "zip": .int32(1)]): .int32(5)]))
+        try roundTrip(
+            [Address(street: "x", zip: 1): 5],
+            .map([.map(["street": "x", "zip": .int32(1)]): .int32(5)]))
         #expect(try decoder.decode([Int: String].self, from: .map([.int64(9): "nine"])) == [9: "nine"])
         // A repeated key: the last wins, as when Dart reads the map.
         #expect(try decoder.decode([String: Int].self, from: .map(["a": .int32(1), "a": .int32(2)])) == ["a": 2])
@@ -214,7 +239,7 @@ import Testing
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Keys.self)
-            try container.encode(Int32(0), forKey: .id)   // replaced below; keeps its place
+            try container.encode(Int32(0), forKey: .id)  // replaced below; keeps its place
             var point = container.nestedContainer(keyedBy: Keys.self, forKey: .point)
             var path = container.nestedUnkeyedContainer(forKey: .path)
             try container.encode(id, forKey: .id)
@@ -244,12 +269,14 @@ import Testing
     }
 
     @Test func nestedContainersSuperEncodersAndRepeatedKeys() throws {
-        try roundTrip(Derived(id: 7, point: (3, 4), path: ["a", "b"]), .map([
-            "id": .int32(7),
-            "point": .map(["x": .int32(3), "y": .int32(4)]),
-            "path": ["a", "b"],
-            "super": .map(["id": .int32(70)]),
-        ]))
+        try roundTrip(
+            Derived(id: 7, point: (3, 4), path: ["a", "b"]),
+            .map([
+                "id": .int32(7),
+                "point": .map(["x": .int32(3), "y": .int32(4)]),
+                "path": ["a", "b"],
+                "super": .map(["id": .int32(70)]),
+            ]))
     }
 
     @Test func manyKeysAreKeptAndARepeatedOneReplacedInPlace() throws {
@@ -289,8 +316,9 @@ import Testing
     /// The encoder remembers facts per type in tables shared by every encoder in the process; many
     /// tasks encoding structs and dictionaries at once must each get exactly their own values.
     @Test func encodingFromManyTasksAtOnce() async throws {
-        let user = User(name: "Ada", age: 36, score: 1, active: true, address: Address(street: "s", zip: 1),
-                        tags: ["t"], nickname: nil)
+        let user = User(
+            name: "Ada", age: 36, score: 1, active: true, address: Address(street: "s", zip: 1),
+            tags: ["t"], nickname: nil)
         let expectedUser = try StandardValueEncoder().encode(user)
         let mismatches = try await withThrowingTaskGroup(of: Int.self) { group in
             for task in 0..<8 {
@@ -303,7 +331,9 @@ import Testing
                         if try encoder.encode(dictionary) != .map([.int(-n - 1): .int(task), .int(n): .int(task)]) {
                             mismatches += 1
                         }
-                        if try encoder.encode(["k\(task)": [n]]) != .map([.string("k\(task)"): [.int(n)]]) { mismatches += 1 }
+                        if try encoder.encode(["k\(task)": [n]]) != .map([.string("k\(task)"): [.int(n)]]) {
+                            mismatches += 1
+                        }
                     }
                     return mismatches
                 }
@@ -323,12 +353,16 @@ import Testing
             }
             init(value: Int) { self.value = value }
             init(from decoder: any Decoder) throws {
-                value = try decoder.singleValueContainer().decode(Int.self) / (decoder.userInfo[Self.factor] as? Int ?? 1)
+                value =
+                    try decoder.singleValueContainer().decode(Int.self) / (decoder.userInfo[Self.factor] as? Int ?? 1)
             }
         }
         let encoded = try StandardValueEncoder(userInfo: [Scaled.factor: 10]).encode([Scaled(value: 4)])
         #expect(encoded == [.int32(40)])
-        #expect(try StandardValueDecoder(userInfo: [Scaled.factor: 10]).decode([Scaled].self, from: encoded) == [Scaled(value: 4)])
+        #expect(
+            try StandardValueDecoder(userInfo: [Scaled.factor: 10]).decode([Scaled].self, from: encoded) == [
+                Scaled(value: 4)
+            ])
     }
 
     @Test func otherCodersSeeStandardValueInItsPlainForm() throws {
@@ -338,7 +372,8 @@ import Testing
         let text = try json.encode(value)
         #expect(String(decoding: text, as: UTF8.self) == #"{"a":[1,2.5,"s",null,true],"b":[3]}"#)
         // JSON objects have no order; compare as a dictionary.
-        #expect(try JSONDecoder().decode(StandardValue.self, from: text).dictionaryValue
+        #expect(
+            try JSONDecoder().decode(StandardValue.self, from: text).dictionaryValue
                 == ["a": [.int32(1), .float64(2.5), "s", .null, true], "b": [.int32(3)]])
         #expect(throws: EncodingError.self) { try JSONEncoder().encode(StandardValue.map([.int32(1): "x"])) }
     }

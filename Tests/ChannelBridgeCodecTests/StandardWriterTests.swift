@@ -13,18 +13,19 @@ import Testing
         writer.writeInt64(0x0102_0304_0506_0708)
         writer.writeUInt16(0xBEEF)
         writer.writeUInt32(0xDEAD_BEEF)
-        writer.writeAlignment(8)                  // 19 bytes so far: 5 zeros to 24
+        writer.writeAlignment(8)  // 19 bytes so far: 5 zeros to 24
         writer.writeFloat64(-0.0)
-        writer.writeFloat64(Double(bitPattern: 0x7FF8_0000_0000_0001))   // a NaN payload survives
+        writer.writeFloat64(Double(bitPattern: 0x7FF8_0000_0000_0001))  // a NaN payload survives
         writer.writeSize(253)
         writer.writeSize(254)
         writer.writeSize(65_535)
         writer.writeSize(65_536)
-        writer.writeBytes([1, 2, 3])                              // contiguous
-        writer.writeBytes((4..<7).lazy.map { UInt8($0) })          // not contiguous
-        writer.writeAlignment(4)                  // 58 bytes so far: 2 zeros to 60
-        writer.writeBytes([UInt8](repeating: 9, count: 40))       // past the room the writer had
-        let expected = "ab" + "feffffff" + "0807060504030201" + "efbe" + "efbeadde" + "0000000000"
+        writer.writeBytes([1, 2, 3])  // contiguous
+        writer.writeBytes((4..<7).lazy.map { UInt8($0) })  // not contiguous
+        writer.writeAlignment(4)  // 58 bytes so far: 2 zeros to 60
+        writer.writeBytes([UInt8](repeating: 9, count: 40))  // past the room the writer had
+        let expected =
+            "ab" + "feffffff" + "0807060504030201" + "efbe" + "efbeadde" + "0000000000"
             + "0000000000000080" + "010000000000f87f" + "fd" + "fefe00" + "feffff" + "ff00000100"
             + "010203" + "040506" + "0000" + String(repeating: "09", count: 40)
         #expect(Hex.encode(writer.bytes) == expected)
@@ -43,7 +44,9 @@ import Testing
 
     /// A value written through `writeValue` by an extension is what the codec encodes for it.
     @Test func writeValueWritesWhatTheCodecEncodes() throws {
-        let value: StandardValue = .list(["x", .int32(7), .float64(1.5), .uint8List([1, 2]), .map([.init("k", .null)])])
+        let value: StandardValue = .list([
+            "x", .int32(7), .float64(1.5), .uint8List([1, 2]), .map([.init("k", .null)]),
+        ])
         var writer = StandardWriter(reservingCapacity: 1)
         // Two bytes first, as a one-element list has (`0c 01`): alignment counts from the
         // writer's first byte, so the float's padding is the same in both.

@@ -66,11 +66,13 @@ import Testing
             #expect(error?.code == .nestingTooDeep, "\(String(describing: error))")
         }
         let lists = String(repeating: "[", count: 1_001) + String(repeating: "]", count: 1_001)
-        #expect(codecError { () throws(CodecError) in try TypedValueNotation.parse(lists) }?.message
-            == "$" + String(repeating: "[0]", count: 1_000) + ": lists and maps nest deeper than 1000 levels")
+        #expect(
+            codecError { () throws(CodecError) in try TypedValueNotation.parse(lists) }?.message
+                == "$" + String(repeating: "[0]", count: 1_000) + ": lists and maps nest deeper than 1000 levels")
         let lenientMaps = String(repeating: #"{"a":"#, count: 1_001) + "1" + String(repeating: "}", count: 1_001)
-        #expect(codecError { () throws(CodecError) in try TypedValueNotation.parse(lenientMaps, lenient: true) }?.code
-            == .nestingTooDeep)
+        #expect(
+            codecError { () throws(CodecError) in try TypedValueNotation.parse(lenientMaps, lenient: true) }?.code
+                == .nestingTooDeep)
         let tooDeepJSON = String(repeating: "[", count: TypedValueNotation.maxJSONDepth + 1)
         let error = codecError { () throws(CodecError) in try TypedValueNotation.parse(tooDeepJSON) }
         #expect(error?.code == .nestingTooDeep)

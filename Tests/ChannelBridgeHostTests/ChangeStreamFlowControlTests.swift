@@ -16,10 +16,14 @@ import Testing
         defer { directory.remove() }
         try await withHangGuard(seconds: 60) {
             // Small water marks, so that a few hundred KiB of changes are enough to be behind.
-            let host = try await HostTesting.start(directory, ["--app-group", "group.app", "--outbound-high-water", "65536"])
+            let host = try await HostTesting.start(
+                directory, ["--app-group", "group.app", "--outbound-high-water", "65536"])
             let listener = try RawClient(path: directory.socket)
-            try listener.write(RawClient.hello() + RawClient.methodCall(
-                id: 1, channel: Self.changes, method: "listen", arguments: HostTesting.map(["appGroup": "group.app"])))
+            try listener.write(
+                RawClient.hello()
+                    + RawClient.methodCall(
+                        id: 1, channel: Self.changes, method: "listen",
+                        arguments: HostTesting.map(["appGroup": "group.app"])))
             // The listen reply means the stream is subscribed; from here on the listener reads nothing.
             let (first, leftover) = await Self.readFrames(2, from: listener.fd)
             #expect(first.count == 2 && first.last == .reply(id: 1, status: 0, payload: [0, 0]))
@@ -32,16 +36,20 @@ import Testing
             for index in 0..<writes {
                 var value = [UInt8](repeating: 0, count: size)
                 value[0] = UInt8(index)
-                _ = try await prefs.invokeMethod("setBytes", arguments: HostTesting.map([
-                    "key": .string("k\(index % keys)"), "value": .uint8List(value),
-                ]))
+                _ = try await prefs.invokeMethod(
+                    "setBytes",
+                    arguments: HostTesting.map([
+                        "key": .string("k\(index % keys)"), "value": .uint8List(value),
+                    ]))
             }
             // Now the listener reads, until it has seen the last value written to every key (the
             // store reports a write to its watchers a moment after acknowledging it).
             let expected = ["k0": 156, "k1": 157, "k2": 158, "k3": 159]
             let (frames, _) = await Self.readFrames(from: listener.fd, leftover: leftover) { frames in
                 var latest: [String: Int] = [:]
-                for case .other(0x04, let body) in frames { if let change = try? Self.change(body) { latest[change.key] = change.number } }
+                for case .other(0x04, let body) in frames {
+                    if let change = try? Self.change(body) { latest[change.key] = change.number }
+                }
                 return latest == expected
             }
             listener.closeSocket()
@@ -66,7 +74,8 @@ import Testing
         guard body.count > 3 + nameLength, body[2 + nameLength] == 0 else { return nil }
         let payload = Array(body[(3 + nameLength)...])
         guard case .success(let value) = try StandardMethodCodec().decodeEnvelope(payload),
-              let key = value["key"]?.stringValue, let bytes = value["value"]?.bytesValue else { return nil }
+            let key = value["key"]?.stringValue, let bytes = value["value"]?.bytesValue
+        else { return nil }
         return (key, Int(bytes[0]))
     }
 
@@ -77,8 +86,11 @@ import Testing
 
     /// Reads, after `leftover`, until the complete frames so far satisfy `done` (or the socket
     /// ends); returns those frames and the bytes read beyond them.
-    static func readFrames(from fd: Int32, leftover: [UInt8], until done: @escaping @Sendable ([RawClient.Frame]) -> Bool)
-        async -> (frames: [RawClient.Frame], leftover: [UInt8]) {
+    static func readFrames(
+        from fd: Int32, leftover: [UInt8], until done: @escaping @Sendable ([RawClient.Frame]) -> Bool
+    )
+        async -> (frames: [RawClient.Frame], leftover: [UInt8])
+    {
         await withCheckedContinuation { continuation in
             Thread {
                 var buffer = leftover
@@ -86,7 +98,8 @@ import Testing
                 while true {
                     var offset = 0
                     while buffer.count - offset >= 4 {
-                        let length = Int(buffer[offset]) | Int(buffer[offset + 1]) << 8
+                        let length =
+                            Int(buffer[offset]) | Int(buffer[offset + 1]) << 8
                             | Int(buffer[offset + 2]) << 16 | Int(buffer[offset + 3]) << 24
                         guard buffer.count - offset - 4 >= length else { break }
                         offset += 4 + length

@@ -28,14 +28,18 @@ import Testing
             let prefs = HostTesting.methods(connection, HostTesting.prefsChannel)
             let mine = EventChannel.Event.success(HostTesting.map(["key": "note", "value": "mine"]))
             while events.count == 0 {
-                _ = try await prefs.invokeMethod("setString", arguments: HostTesting.map(["key": "note", "value": "mine"]))
+                _ = try await prefs.invokeMethod(
+                    "setString", arguments: HostTesting.map(["key": "note", "value": "mine"]))
                 _ = try? await events.wait(for: "a first event", hangGuard: .milliseconds(500)) { !$0.isEmpty }
             }
             #expect(events.all.allSatisfy { $0 == mine })
 
-            let peer = try await ProcessRunner.runOnThread("channelbridge-store-peer", [
-                "set", "--data-dir", directory.data, "--group", "group.app", "--key", "note", "--value", #""from the app""#,
-            ])
+            let peer = try await ProcessRunner.runOnThread(
+                "channelbridge-store-peer",
+                [
+                    "set", "--data-dir", directory.data, "--group", "group.app", "--key", "note", "--value",
+                    #""from the app""#,
+                ])
             #expect(peer.status == 0, "\(peer.stderr)")
             let fromTheApp = EventChannel.Event.success(HostTesting.map(["key": "note", "value": "from the app"]))
             let seen = try await events.wait(for: "the other process's write") { $0.contains(fromTheApp) }
@@ -50,19 +54,27 @@ import Testing
         let directory = try TestDirectory()
         defer { directory.remove() }
         try await withHangGuard {
-            let host = try await HostTesting.start(directory, ["--app-group", "group.app", "--text", "hello",
-                                                               "--share-key", "ShareKey"])
+            let host = try await HostTesting.start(
+                directory,
+                [
+                    "--app-group", "group.app", "--text", "hello",
+                    "--share-key", "ShareKey",
+                ])
             let connection = try await HostTesting.connect(directory)
             _ = try await HostTesting.methods(connection).invokeMethod("exit")
             #expect(await host.waitForExit().status == 0)
-            let take = try await ProcessRunner.runOnThread("channelbridge-store-peer", [
-                "take", "--data-dir", directory.data, "--group", "group.app", "--key", "ShareKey",
-            ])
+            let take = try await ProcessRunner.runOnThread(
+                "channelbridge-store-peer",
+                [
+                    "take", "--data-dir", directory.data, "--group", "group.app", "--key", "ShareKey",
+                ])
             #expect(take.status == 0)
             #expect(take.stdout == #""{\"text\":[\"hello\"],\"files\":[]}""# + "\n")
-            let again = try await ProcessRunner.runOnThread("channelbridge-store-peer", [
-                "get", "--data-dir", directory.data, "--group", "group.app", "--key", "ShareKey",
-            ])
+            let again = try await ProcessRunner.runOnThread(
+                "channelbridge-store-peer",
+                [
+                    "get", "--data-dir", directory.data, "--group", "group.app", "--key", "ShareKey",
+                ])
             #expect(again.stdout == "null\n")
         }
     }

@@ -18,29 +18,35 @@ import Testing
             let host = try await HostTesting.start(directory)
             let client = try RawClient(path: directory.socket)
             defer { client.closeSocket() }
-            try client.write(RawClient.hello()
-                + RawClient.methodCall(id: 1, channel: Self.ext, method: "exit", arguments: .list(["first"]))
-                + RawClient.methodCall(id: 2, channel: Self.ext, method: "exit", arguments: .list(["second"]))
-                + RawClient.methodCall(id: 3, channel: Self.ext, method: "cancel",
-                                       arguments: HostTesting.map(["code": "LATE"])))
+            try client.write(
+                RawClient.hello()
+                    + RawClient.methodCall(id: 1, channel: Self.ext, method: "exit", arguments: .list(["first"]))
+                    + RawClient.methodCall(id: 2, channel: Self.ext, method: "exit", arguments: .list(["second"]))
+                    + RawClient.methodCall(
+                        id: 3, channel: Self.ext, method: "cancel",
+                        arguments: HostTesting.map(["code": "LATE"])))
             let frames = await client.readUntilClosed()
             let alreadyCompleted = { (method: String) in
-                try StandardMethodCodec().encodeErrorEnvelope(MethodError(
-                    code: "REQUEST_ALREADY_COMPLETED",
-                    message: "\(method): the extension request has already ended (completed)",
-                    details: HostTesting.map(["outcome": "completed"])))
+                try StandardMethodCodec().encodeErrorEnvelope(
+                    MethodError(
+                        code: "REQUEST_ALREADY_COMPLETED",
+                        message: "\(method): the extension request has already ended (completed)",
+                        details: HostTesting.map(["outcome": "completed"])))
             }
-            #expect(frames == [
-                .hello(role: 1),
-                .reply(id: 1, status: 0, payload: try StandardMethodCodec().encodeSuccessEnvelope(.null)),
-                .reply(id: 2, status: 0, payload: try alreadyCompleted("exit")),
-                .reply(id: 3, status: 0, payload: try alreadyCompleted("cancel")),
-                .goodbye(code: 5, reason: "host is shutting down (completed)"),
-            ])
+            #expect(
+                frames == [
+                    .hello(role: 1),
+                    .reply(id: 1, status: 0, payload: try StandardMethodCodec().encodeSuccessEnvelope(.null)),
+                    .reply(id: 2, status: 0, payload: try alreadyCompleted("exit")),
+                    .reply(id: 3, status: 0, payload: try alreadyCompleted("cancel")),
+                    .goodbye(code: 5, reason: "host is shutting down (completed)"),
+                ])
             let exit = await host.waitForExit()
             #expect(exit.status == 0)
             // The first exit, and only it, is in the record.
-            #expect(exit.stdoutLines.last == #"{"outcome":"completed","returnedItems":["first"],"error":null,"openedURLs":[]}"#)
+            #expect(
+                exit.stdoutLines.last
+                    == #"{"outcome":"completed","returnedItems":["first"],"error":null,"openedURLs":[]}"#)
         }
     }
 
@@ -52,20 +58,24 @@ import Testing
             let client = try RawClient(path: directory.socket)
             defer { client.closeSocket() }
             let key = HostTesting.map(["key": "k"])
-            try client.write(RawClient.hello()
-                + RawClient.methodCall(id: 7, channel: Self.ext, method: "cancel",
-                                       arguments: HostTesting.map(["code": "NO"]))
-                + RawClient.methodCall(id: 8, channel: Self.ext, method: "getInputItems")
-                + RawClient.methodCall(id: 9, channel: HostTesting.prefsChannel, method: "getString", arguments: key))
+            try client.write(
+                RawClient.hello()
+                    + RawClient.methodCall(
+                        id: 7, channel: Self.ext, method: "cancel",
+                        arguments: HostTesting.map(["code": "NO"]))
+                    + RawClient.methodCall(id: 8, channel: Self.ext, method: "getInputItems")
+                    + RawClient.methodCall(
+                        id: 9, channel: HostTesting.prefsChannel, method: "getString", arguments: key))
             let frames = await client.readUntilClosed()
             let shuttingDown = Array("host is shutting down".utf8)
-            #expect(frames == [
-                .hello(role: 1),
-                .reply(id: 7, status: 0, payload: try StandardMethodCodec().encodeSuccessEnvelope(.null)),
-                .reply(id: 8, status: 2, payload: shuttingDown),
-                .reply(id: 9, status: 2, payload: shuttingDown),
-                .goodbye(code: 5, reason: "host is shutting down (cancelled)"),
-            ])
+            #expect(
+                frames == [
+                    .hello(role: 1),
+                    .reply(id: 7, status: 0, payload: try StandardMethodCodec().encodeSuccessEnvelope(.null)),
+                    .reply(id: 8, status: 2, payload: shuttingDown),
+                    .reply(id: 9, status: 2, payload: shuttingDown),
+                    .goodbye(code: 5, reason: "host is shutting down (cancelled)"),
+                ])
             #expect(await host.waitForExit().status == 2)
         }
     }
@@ -84,7 +94,8 @@ import Testing
             let enderClosed = ClosedCollector(ender)
             // Every session is live and served before the end.
             for connection in others + [ender] {
-                #expect(try await HostTesting.methods(connection).invokeMethod("getInputItems")
+                #expect(
+                    try await HostTesting.methods(connection).invokeMethod("getInputItems")
                         == .list([HostTesting.map(["attachments": .list([])])]))
             }
             #expect(try await HostTesting.methods(ender).invokeMethod("exit") == .null)
@@ -94,8 +105,11 @@ import Testing
                 #expect(error.code == .connectionClosed)
                 #expect(error.message == "the peer said goodbye (shuttingDown): host is shutting down (completed)")
             }
-            #expect(await raw.readUntilClosed() == [.hello(role: 1),
-                                                    .goodbye(code: 5, reason: "host is shutting down (completed)")])
+            #expect(
+                await raw.readUntilClosed() == [
+                    .hello(role: 1),
+                    .goodbye(code: 5, reason: "host is shutting down (completed)"),
+                ])
             #expect(await host.waitForExit().status == 0)
         }
     }
@@ -117,7 +131,8 @@ import Testing
                     group.addTask {
                         for n in 0..<50 {
                             _ = try await prefs.invokeMethod(
-                                "setInt", arguments: HostTesting.map(["key": .string("\(name)\(n)"), "value": .int32(Int32(n))]))
+                                "setInt",
+                                arguments: HostTesting.map(["key": .string("\(name)\(n)"), "value": .int32(Int32(n))]))
                         }
                     }
                 }

@@ -12,7 +12,8 @@ import Testing
         try await withHangGuard {
             let host = try await HostTesting.start(directory, ["--echo"])
             let connection = try await HostTesting.connect(directory)
-            let echo = BasicMessageChannel(name: "channelbridge/echo", messenger: connection.messenger, codec: BinaryCodec())
+            let echo = BasicMessageChannel(
+                name: "channelbridge/echo", messenger: connection.messenger, codec: BinaryCodec())
             var generator = SystemRandomNumberGenerator()
             let messages: [[UInt8]] = [
                 [], [0], Array(0...255), [UInt8](repeating: 0xff, count: 7),
@@ -33,7 +34,8 @@ import Testing
         try await withHangGuard {
             let host = try await HostTesting.start(directory)
             let connection = try await HostTesting.connect(directory)
-            let echo = BasicMessageChannel(name: "channelbridge/echo", messenger: connection.messenger, codec: BinaryCodec())
+            let echo = BasicMessageChannel(
+                name: "channelbridge/echo", messenger: connection.messenger, codec: BinaryCodec())
             // A null reply: nothing handles the channel.
             #expect(try await echo.send([1, 2, 3]) == nil)
             _ = try await HostTesting.methods(connection).invokeMethod("exit")

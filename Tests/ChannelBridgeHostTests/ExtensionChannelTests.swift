@@ -16,7 +16,9 @@ import Testing
             let connection = try await HostTesting.connect(directory)
             let ext = HostTesting.methods(connection)
             for url in ["https://example.com/one", "myapp://import?id=7"] {
-                #expect(try await ext.invokeMethod("openURL", arguments: HostTesting.map(["url": .string(url)])) == .bool(opened))
+                #expect(
+                    try await ext.invokeMethod("openURL", arguments: HostTesting.map(["url": .string(url)]))
+                        == .bool(opened))
             }
             let missing = try await #require(throws: MethodError.self) {
                 try await ext.invokeMethod("openURL", arguments: HostTesting.map(["link": "https://x"]))
@@ -24,7 +26,10 @@ import Testing
             #expect(missing.code == "INVALID_ARGUMENTS" && missing.message == "openURL: the argument 'url' is missing")
             _ = try await ext.invokeMethod("exit")
             let exit = await host.waitForExit()
-            #expect(exit.stdoutLines.last == #"{"outcome":"completed","returnedItems":null,"error":null,"openedURLs":[{"url":"https://example.com/one","opened":\#(opened)},{"url":"myapp://import?id=7","opened":\#(opened)}]}"#)
+            #expect(
+                exit.stdoutLines.last
+                    == #"{"outcome":"completed","returnedItems":null,"error":null,"openedURLs":[{"url":"https://example.com/one","opened":\#(opened)},{"url":"myapp://import?id=7","opened":\#(opened)}]}"#
+            )
         }
     }
 
@@ -34,10 +39,13 @@ import Testing
         try await withHangGuard {
             let host = try await HostTesting.start(directory)
             let connection = try await HostTesting.connect(directory)
-            #expect(try await HostTesting.methods(connection).invokeMethod(
-                "openURL", arguments: HostTesting.map(["url": "https://example.com"])) == .bool(false))
+            #expect(
+                try await HostTesting.methods(connection).invokeMethod(
+                    "openURL", arguments: HostTesting.map(["url": "https://example.com"])) == .bool(false))
             _ = try await HostTesting.methods(connection).invokeMethod("exit")
-            #expect(await host.waitForExit().stdoutLines.last?.hasSuffix(#""openedURLs":[{"url":"https://example.com","opened":false}]}"#) == true)
+            #expect(
+                await host.waitForExit().stdoutLines.last?.hasSuffix(
+                    #""openedURLs":[{"url":"https://example.com","opened":false}]}"#) == true)
         }
     }
 
@@ -49,19 +57,25 @@ import Testing
             let connection = try await HostTesting.connect(directory)
             let ext = HostTesting.methods(connection)
             #expect(!FileManager.default.fileExists(atPath: directory.container("group.two")))
-            let path = try await ext.invokeMethod("getAppGroupContainer", arguments: HostTesting.map(["appGroup": "group.two"]))
+            let path = try await ext.invokeMethod(
+                "getAppGroupContainer", arguments: HostTesting.map(["appGroup": "group.two"]))
             #expect(path == .string(directory.container("group.two")))
             var isDirectory: ObjCBool = false
-            #expect(FileManager.default.fileExists(atPath: directory.container("group.two"), isDirectory: &isDirectory)
+            #expect(
+                FileManager.default.fileExists(atPath: directory.container("group.two"), isDirectory: &isDirectory)
                     && isDirectory.boolValue)
 
             let refused = try await #require(throws: MethodError.self) {
-                try await ext.invokeMethod("getAppGroupContainer", arguments: HostTesting.map(["appGroup": "group.three"]))
+                try await ext.invokeMethod(
+                    "getAppGroupContainer", arguments: HostTesting.map(["appGroup": "group.three"]))
             }
             #expect(refused.code == "APP_GROUP_NOT_ENTITLED")
-            #expect(refused.message == "getAppGroupContainer: not entitled to the app group 'group.three' "
+            #expect(
+                refused.message == "getAppGroupContainer: not entitled to the app group 'group.three' "
                     + "(entitled app groups: group.one, group.two)")
-            #expect(refused.details == HostTesting.map(["appGroup": "group.three", "entitledAppGroups": ["group.one", "group.two"]]))
+            #expect(
+                refused.details
+                    == HostTesting.map(["appGroup": "group.three", "entitledAppGroups": ["group.one", "group.two"]]))
             #expect(!FileManager.default.fileExists(atPath: directory.group("group.three")))
             _ = try await ext.invokeMethod("exit")
             #expect(await host.waitForExit().status == 0)

@@ -13,8 +13,11 @@ import Testing
         #expect(request.end(.expired) == .completed)
         let ending = await request.waitForEnd()
         #expect(ending.outcome == .completed && ending.returnedItems == .list(["x"]) && ending.error == nil)
-        #expect(request.completionRecord == CompletionRecord(outcome: .completed, returnedItems: .list(["x"]),
-                                                            openedURLs: [OpenedURL(url: "u", opened: false)]))
+        #expect(
+            request.completionRecord
+                == CompletionRecord(
+                    outcome: .completed, returnedItems: .list(["x"]),
+                    openedURLs: [OpenedURL(url: "u", opened: false)]))
     }
 
     /// What the public API gives a user of the library who builds a request by hand (a plugin's
@@ -24,24 +27,40 @@ import Testing
     @Test func aRequestOfBuiltItemsEndsWithARecordToRead() throws {
         let items = [
             InputItem(title: "A page", attachments: [.text("hello"), .url("https://example.com/a b")]),
-            InputItem(contentText: "c", attachments: [.file(path: "/shared/Photo.PNG"), .file(path: "/shared/n", name: "notes.txt")]),
+            InputItem(
+                contentText: "c",
+                attachments: [.file(path: "/shared/Photo.PNG"), .file(path: "/shared/n", name: "notes.txt")]),
         ]
         let request = ExtensionRequest(inputItems: items)
         #expect(request.inputItems == items)
-        #expect(request.inputItems.map(\.standardValue) == [
-            .map([.init("title", "A page"), .init("attachments", .list([
-                ["typeIdentifier": "public.plain-text", "text": "hello"],
-                ["typeIdentifier": "public.url", "url": "https://example.com/a b"],
-            ]))]),
-            .map([.init("contentText", "c"), .init("attachments", .list([
-                ["typeIdentifier": "public.image", "path": "/shared/Photo.PNG", "name": "Photo.PNG"],
-                ["typeIdentifier": "public.file-url", "path": "/shared/n", "name": "notes.txt"],
-            ]))]),
-        ])
+        #expect(
+            request.inputItems.map(\.standardValue) == [
+                .map([
+                    .init("title", "A page"),
+                    .init(
+                        "attachments",
+                        .list([
+                            ["typeIdentifier": "public.plain-text", "text": "hello"],
+                            ["typeIdentifier": "public.url", "url": "https://example.com/a b"],
+                        ])),
+                ]),
+                .map([
+                    .init("contentText", "c"),
+                    .init(
+                        "attachments",
+                        .list([
+                            ["typeIdentifier": "public.image", "path": "/shared/Photo.PNG", "name": "Photo.PNG"],
+                            ["typeIdentifier": "public.file-url", "path": "/shared/n", "name": "notes.txt"],
+                        ])),
+                ]),
+            ])
         #expect(request.completionRecord == nil)
         #expect(request.end(.cancelled, error: MethodError(code: "USER_CANCELLED", message: "no")) == nil)
         let record = try #require(request.completionRecord)
         #expect(record.outcome == .cancelled)
-        #expect(record.jsonLine == #"{"outcome":"cancelled","returnedItems":null,"error":{"code":"USER_CANCELLED","message":"no","details":null},"openedURLs":[]}"#)
+        #expect(
+            record.jsonLine
+                == #"{"outcome":"cancelled","returnedItems":null,"error":{"code":"USER_CANCELLED","message":"no","details":null},"openedURLs":[]}"#
+        )
     }
 }

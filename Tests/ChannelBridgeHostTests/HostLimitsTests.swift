@@ -27,8 +27,11 @@ import Testing
             first.close()
             await first.waitUntilClosed()
             let third = try await Self.connectWhenServed(directory)
-            #expect(try await BasicMessageChannel(name: "channelbridge/echo", messenger: third.messenger, codec: BinaryCodec())
-                        .send([3]) == [3])
+            #expect(
+                try await BasicMessageChannel(
+                    name: "channelbridge/echo", messenger: third.messenger, codec: BinaryCodec()
+                )
+                .send([3]) == [3])
             host.send(signal: SIGTERM)
             #expect(await host.waitForExit().status == 143)
         }
@@ -44,21 +47,29 @@ import Testing
             let host = try await HostTesting.start(directory, [])
             let connection = try await HostTesting.connect(directory)
             let prefs = HostTesting.methods(connection, HostTesting.prefsChannel)
-            _ = try await prefs.invokeMethod("appendToList", arguments: HostTesting.map(["key": "items", "values": ["a"]]))
+            _ = try await prefs.invokeMethod(
+                "appendToList", arguments: HostTesting.map(["key": "items", "values": ["a"]]))
             // 1,000,000 nulls: 1 MB on the wire, 24 MB as values.
             let nulls = StandardValue.list(Array(repeating: .null, count: 1_000_000))
             let refused = try await #require(throws: MethodError.self) {
-                try await prefs.invokeMethod("appendToList", arguments: HostTesting.map(["key": "items", "values": nulls]))
+                try await prefs.invokeMethod(
+                    "appendToList", arguments: HostTesting.map(["key": "items", "values": nulls]))
             }
             #expect(refused.code == MethodChannel.requestTooLargeErrorCode)
-            #expect(refused.message?.hasPrefix("The call to appendToList on channel shared_preference_app_group was refused: "
-                                               + "list of 1000000 elements would take 24000032 bytes of memory") == true,
-                    "\(refused)")
-            #expect(refused.details == HostTesting.map(["channel": "shared_preference_app_group", "method": "appendToList"]))
+            #expect(
+                refused.message?.hasPrefix(
+                    "The call to appendToList on channel shared_preference_app_group was refused: "
+                        + "list of 1000000 elements would take 24000032 bytes of memory") == true,
+                "\(refused)")
+            #expect(
+                refused.details
+                    == HostTesting.map(["channel": "shared_preference_app_group", "method": "appendToList"]))
             // The same session is served; the refused call wrote nothing.
-            _ = try await prefs.invokeMethod("appendToList", arguments: HostTesting.map(["key": "items", "values": ["b"]]))
-            #expect(try await prefs.invokeMethod("get", arguments: HostTesting.map(["key": "items"]))
-                        == .list(["a", "b"]))
+            _ = try await prefs.invokeMethod(
+                "appendToList", arguments: HostTesting.map(["key": "items", "values": ["b"]]))
+            #expect(
+                try await prefs.invokeMethod("get", arguments: HostTesting.map(["key": "items"]))
+                    == .list(["a", "b"]))
             host.send(signal: SIGTERM)
             #expect(await host.waitForExit().status == 143)
         }
@@ -68,7 +79,8 @@ import Testing
         let directory = try TestDirectory()
         defer { directory.remove() }
         try await withHangGuard(seconds: 60) {
-            let host = try await HostTesting.start(directory, ["--max-connections", "2", "--frame-timeout", "0.3", "--echo"])
+            let host = try await HostTesting.start(
+                directory, ["--max-connections", "2", "--frame-timeout", "0.3", "--echo"])
             // Two clients take both slots, idle after their HELLO (never cut for that) ...
             let holders = [try RawClient(path: directory.socket), try RawClient(path: directory.socket)]
             for holder in holders { try holder.write(RawClient.hello()) }
@@ -92,8 +104,11 @@ import Testing
                 #expect(reason.contains("not finished in time"), "\(reason)")
             }
             let served = try await Self.connectWhenServed(directory)
-            #expect(try await BasicMessageChannel(name: "channelbridge/echo", messenger: served.messenger, codec: BinaryCodec())
-                        .send([4]) == [4])
+            #expect(
+                try await BasicMessageChannel(
+                    name: "channelbridge/echo", messenger: served.messenger, codec: BinaryCodec()
+                )
+                .send([4]) == [4])
             host.send(signal: SIGTERM)
             #expect(await host.waitForExit().status == 143)
         }

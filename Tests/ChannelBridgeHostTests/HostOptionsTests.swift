@@ -43,8 +43,12 @@ import Testing
         #expect(options.helloTimeout == .milliseconds(250))
         #expect(options.frameTimeout == .milliseconds(1500))
         // A high-water mark alone brings the low-water mark down to a quarter of it; 0 s waits for ever.
-        guard case .run(let alone) = try HostOptions.parse(["--outbound-high-water", "65536", "--hello-timeout", "0",
-                                                            "--frame-timeout", "0"]) else {
+        guard
+            case .run(let alone) = try HostOptions.parse([
+                "--outbound-high-water", "65536", "--hello-timeout", "0",
+                "--frame-timeout", "0",
+            ])
+        else {
             Issue.record("not a run")
             return
         }
@@ -62,11 +66,12 @@ import Testing
             "--share-key", "ShareKey", "--info-plist", "/I.plist", "--deadline", "2.5", "--open-url", "allow",
             "--trace", "--echo", "--plugin", "P", "--plugin", "Q",
         ])
-        var expected = HostOptions(socketPath: "/tmp/x.sock", maxFrameBytes: 1024, title: "T", contentText: "C",
-                                   dataDirectory: "/tmp/d", appGroups: ["group.a", "group.b"], channel: "my/ext",
-                                   inputs: [.text("one"), .url("https://u"), .file("/f.png"), .text("")],
-                                   shareKey: "ShareKey", infoPlist: "/I.plist", deadline: .milliseconds(2500),
-                                   allowsOpenURL: true, trace: true, echo: true, plugins: ["P", "Q"])
+        var expected = HostOptions(
+            socketPath: "/tmp/x.sock", maxFrameBytes: 1024, title: "T", contentText: "C",
+            dataDirectory: "/tmp/d", appGroups: ["group.a", "group.b"], channel: "my/ext",
+            inputs: [.text("one"), .url("https://u"), .file("/f.png"), .text("")],
+            shareKey: "ShareKey", infoPlist: "/I.plist", deadline: .milliseconds(2500),
+            allowsOpenURL: true, trace: true, echo: true, plugins: ["P", "Q"])
         #expect(command == .run(expected))
         expected.appGroups = ["group.b"]
         #expect(expected.primaryAppGroup == "group.b")
@@ -91,7 +96,8 @@ import Testing
         ["--echo", "--channel", "channelbridge/echo"], ["--socket", ""], ["--max-frame-bytes", "8"],
         ["--deadline", "nan"], ["--deadline", "-1"], ["--app-group", ".."], ["--plugin", ""], ["-x"],
         ["--max-connections", "0"], ["--max-handlers", "x"], ["--outbound-high-water", "0"],
-        ["--outbound-high-water", "100", "--outbound-low-water", "200"], ["--hello-timeout", "-1"], ["--hello-timeout", "nan"],
+        ["--outbound-high-water", "100", "--outbound-low-water", "200"], ["--hello-timeout", "-1"],
+        ["--hello-timeout", "nan"],
         ["--frame-timeout", "-1"], ["--frame-timeout", "3601"], ["--frame-timeout"],
         ["--shutdown-timeout", "-0.5"], ["--shutdown-timeout", "3600.5"], ["--shutdown-timeout", "inf"],
         ["--shutdown-timeout"], ["--request-budget", "0"], ["--request-budget", "1e9"],

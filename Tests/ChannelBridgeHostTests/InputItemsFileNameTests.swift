@@ -15,7 +15,10 @@ import Testing
         let error = #expect(throws: HostError.self) {
             try Self.parse(#"{"items": [{"attachments": [{"file": "\#(file)"}]}]}"#)
         }
-        #expect(error?.message == #"--items items.json: items[0].attachments[0]: "file" "\#(file)" does not end in a file name; give "name""#)
+        #expect(
+            error?.message
+                == #"--items items.json: items[0].attachments[0]: "file" "\#(file)" does not end in a file name; give "name""#
+        )
         #expect(error?.code == .invalidInput)
     }
 
@@ -35,7 +38,11 @@ import Testing
     }
 
     @Test func aNameMakesSuchAPathUsable() throws {
-        let items = try Self.parse(#"{"items": [{"attachments": [{"file": "a/..", "name": "up.txt"}, {"file": "dir/"}]}]}"#)
-        #expect(items[0].attachments.map(\.content) == [.file(path: "/base/a/..", name: "up.txt"), .file(path: "/base/dir/", name: "dir")])
+        let items = try Self.parse(
+            #"{"items": [{"attachments": [{"file": "a/..", "name": "up.txt"}, {"file": "dir/"}]}]}"#)
+        #expect(
+            items[0].attachments.map(\.content) == [
+                .file(path: "/base/a/..", name: "up.txt"), .file(path: "/base/dir/", name: "dir"),
+            ])
     }
 }

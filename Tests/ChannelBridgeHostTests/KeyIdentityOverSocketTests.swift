@@ -35,7 +35,10 @@ import Testing
             #expect(try await prefs.getInt(Self.composed) == 1)
             #expect(try await prefs.getInt(Self.decomposed) == 2)
             let all = try await prefs.getAll()
-            #expect(all.map { $0.key.stringValue.flatMap(Self.bytes) } == [Self.bytes(Self.composed), Self.bytes(Self.decomposed)])
+            #expect(
+                all.map { $0.key.stringValue.flatMap(Self.bytes) } == [
+                    Self.bytes(Self.composed), Self.bytes(Self.decomposed),
+                ])
             #expect(all.map(\.value) == [.int32(1), .int32(2)])
             try await prefs.remove(Self.composed)
             #expect(try await prefs.getInt(Self.composed) == nil)
@@ -70,9 +73,11 @@ import Testing
             // Changes come in write order: the other spelling's would come before "watched".
             try await prefs.setString(Self.composed, "other")
             try await prefs.setString(Self.decomposed, "watched")
-            let watched = EventChannel.Event.success(HostTesting.map(["key": .string(Self.decomposed), "value": "watched"]))
+            let watched = EventChannel.Event.success(
+                HostTesting.map(["key": .string(Self.decomposed), "value": "watched"]))
             let seen = try await events.wait(for: "the watched write") { $0.contains(watched) }
-            #expect(seen.map { Self.bytes(Self.key(of: $0)) }.allSatisfy { $0 == Self.bytes(Self.decomposed) }, "\(seen)")
+            #expect(
+                seen.map { Self.bytes(Self.key(of: $0)) }.allSatisfy { $0 == Self.bytes(Self.decomposed) }, "\(seen)")
 
             _ = try await HostTesting.methods(connection).invokeMethod("exit")
             #expect(await host.waitForExit().status == 0)
@@ -92,8 +97,10 @@ import Testing
                 try await prefs.invokeMethod("setAppGroup", arguments: HostTesting.map(["appGroup": .string(asked)]))
             }
             #expect(refused.code == "APP_GROUP_NOT_ENTITLED")
-            #expect(Self.bytes(refused.message)
-                    == Self.bytes("Not entitled to the app group '\(asked)' (entitled app groups: \(entitled), group.b)"))
+            #expect(
+                Self.bytes(refused.message)
+                    == Self.bytes(
+                        "Not entitled to the app group '\(asked)' (entitled app groups: \(entitled), group.b)"))
             // The refusal left the session without a group.
             let missing = try await #require(throws: MethodError.self) {
                 try await prefs.invokeMethod("getInt", arguments: HostTesting.map(["key": "k"]))
@@ -107,7 +114,8 @@ import Testing
 
             let ext = HostTesting.methods(connection)
             let containerRefused = try await #require(throws: MethodError.self) {
-                try await ext.invokeMethod("getAppGroupContainer", arguments: HostTesting.map(["appGroup": .string(asked)]))
+                try await ext.invokeMethod(
+                    "getAppGroupContainer", arguments: HostTesting.map(["appGroup": .string(asked)]))
             }
             #expect(containerRefused.code == "APP_GROUP_NOT_ENTITLED")
 
@@ -123,12 +131,17 @@ import Testing
     }
 
     @Test func bothSpellingsGivenWithAppGroupAreTwoEntitledGroups() throws {
-        let command = try HostOptions.parse(["--app-group", Self.composedGroup, "--app-group", Self.decomposedGroup,
-                                             "--app-group", Self.composedGroup])
+        let command = try HostOptions.parse([
+            "--app-group", Self.composedGroup, "--app-group", Self.decomposedGroup,
+            "--app-group", Self.composedGroup,
+        ])
         guard case .run(let options) = command else {
             Issue.record("not a run: \(command)")
             return
         }
-        #expect(options.appGroups.map { Array($0.utf8) } == [Array(Self.composedGroup.utf8), Array(Self.decomposedGroup.utf8)])
+        #expect(
+            options.appGroups.map { Array($0.utf8) } == [
+                Array(Self.composedGroup.utf8), Array(Self.decomposedGroup.utf8),
+            ])
     }
 }

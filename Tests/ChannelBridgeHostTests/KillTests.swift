@@ -28,8 +28,11 @@ import Testing
                         while true {
                             let key = "w\(writer)-\(n)", value = "value \(writer) \(n)"
                             do {
-                                _ = try await prefs.invokeMethod("setString", arguments: HostTesting.map([
-                                    "key": .string(key), "value": .string(value)]))
+                                _ = try await prefs.invokeMethod(
+                                    "setString",
+                                    arguments: HostTesting.map([
+                                        "key": .string(key), "value": .string(value),
+                                    ]))
                             } catch {
                                 return error
                             }
@@ -98,8 +101,11 @@ extension KillTests {
                             while true {
                                 let key = "c\(index)-w\(writer)-\(n)", value = "value \(index) \(writer) \(n)"
                                 do {
-                                    _ = try await prefs.invokeMethod("setString", arguments: HostTesting.map([
-                                        "key": .string(key), "value": .string(value)]))
+                                    _ = try await prefs.invokeMethod(
+                                        "setString",
+                                        arguments: HostTesting.map([
+                                            "key": .string(key), "value": .string(value),
+                                        ]))
                                 } catch {
                                     return error
                                 }

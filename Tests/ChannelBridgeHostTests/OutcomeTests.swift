@@ -16,15 +16,18 @@ import Testing
         try await withHangGuard {
             let host = try await HostTesting.start(directory)
             let connection = try await HostTesting.connect(directory)
-            let arguments = HostTesting.map(["code": "USER_CANCELLED", "message": "The user tapped Cancel",
-                                             "details": HostTesting.map(["step": .int32(2)])])
+            let arguments = HostTesting.map([
+                "code": "USER_CANCELLED", "message": "The user tapped Cancel",
+                "details": HostTesting.map(["step": .int32(2)]),
+            ])
             #expect(try await HostTesting.methods(connection).invokeMethod("cancel", arguments: arguments) == .null)
             let exit = await host.waitForExit()
             #expect(exit.status == 2 && !exit.bySignal)
-            #expect(exit.stdoutLines == [
-                "ready \(directory.socket)",
-                #"{"outcome":"cancelled","returnedItems":null,"error":{"code":"USER_CANCELLED","message":"The user tapped Cancel","details":{"map":[["step",{"int32":2}]]}},"openedURLs":[]}"#,
-            ])
+            #expect(
+                exit.stdoutLines == [
+                    "ready \(directory.socket)",
+                    #"{"outcome":"cancelled","returnedItems":null,"error":{"code":"USER_CANCELLED","message":"The user tapped Cancel","details":{"map":[["step",{"int32":2}]]}},"openedURLs":[]}"#,
+                ])
         }
     }
 
@@ -54,7 +57,7 @@ import Testing
     @Test func theDeadlineExpiresTheRequestWithStatusThree() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
-        try await withHangGuard(seconds: 60) {   // the host runs its 15 s deadline out
+        try await withHangGuard(seconds: 60) {  // the host runs its 15 s deadline out
             // Long enough for the connect below to happen first even on a loaded machine (on 2
             // cores at load 10 the connect took up to 5 s after the ready line; a sanitized host
             // at that load missed 15 s).
@@ -64,10 +67,11 @@ import Testing
             let closed = ClosedCollector(connection)
             let exit = await host.waitForExit()
             #expect(exit.status == 3 && !exit.bySignal)
-            #expect(exit.stdoutLines == [
-                "ready \(directory.socket)",
-                #"{"outcome":"expired","returnedItems":null,"error":{"code":"EXPIRED","message":"the deadline of \#(deadline) s passed with neither exit nor cancel","details":null},"openedURLs":[]}"#,
-            ])
+            #expect(
+                exit.stdoutLines == [
+                    "ready \(directory.socket)",
+                    #"{"outcome":"expired","returnedItems":null,"error":{"code":"EXPIRED","message":"the deadline of \#(deadline) s passed with neither exit nor cancel","details":null},"openedURLs":[]}"#,
+                ])
             let error = await closed.error()
             #expect(error.code == .connectionClosed)
             #expect(error.message.contains("shuttingDown"))
@@ -83,15 +87,17 @@ import Testing
             let host = try await HostTesting.start(directory, ["--open-url", "allow"])
             let connection = try await HostTesting.connect(directory)
             let closed = ClosedCollector(connection)
-            #expect(try await HostTesting.methods(connection).invokeMethod(
-                "openURL", arguments: HostTesting.map(["url": "https://example.com/x"])) == .bool(true))
+            #expect(
+                try await HostTesting.methods(connection).invokeMethod(
+                    "openURL", arguments: HostTesting.map(["url": "https://example.com/x"])) == .bool(true))
             host.send(signal: signal)
             let exit = await host.waitForExit()
             #expect(exit.status == status && !exit.bySignal)
-            #expect(exit.stdoutLines == [
-                "ready \(directory.socket)",
-                #"{"outcome":"interrupted","returnedItems":null,"error":{"code":"\#(name)","message":"the host was interrupted by \#(name)","details":null},"openedURLs":[{"url":"https://example.com/x","opened":true}]}"#,
-            ])
+            #expect(
+                exit.stdoutLines == [
+                    "ready \(directory.socket)",
+                    #"{"outcome":"interrupted","returnedItems":null,"error":{"code":"\#(name)","message":"the host was interrupted by \#(name)","details":null},"openedURLs":[{"url":"https://example.com/x","opened":true}]}"#,
+                ])
             #expect(await closed.error().message.contains("shuttingDown"))
             #expect(!FileManager.default.fileExists(atPath: directory.socket))
         }

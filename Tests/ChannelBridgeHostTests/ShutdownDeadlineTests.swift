@@ -22,7 +22,8 @@ import Testing
         let directory = try TestDirectory()
         defer { directory.remove() }
         try await withHangGuard(seconds: 60) {
-            let host = try await HostTesting.start(directory, ["--app-group", "group.stuck", "--shutdown-timeout", "1"])
+            let host = try await HostTesting.start(
+                directory, ["--app-group", "group.stuck", "--shutdown-timeout", "1"])
             let stuck = try await StuckWrite(host: host, directory: directory)
             defer { stuck.lock.release() }
 
@@ -35,18 +36,25 @@ import Testing
             // The bound is the 1 s shutdown timeout; the guard allows for a loaded machine.
             let (exit, callError) = try await stuck.waitForTheEnd(guardSeconds: 10)
 
-            let (status, outcome) = switch ending {
-            case .sigterm: (Int32(143), #""outcome":"interrupted","returnedItems":null,"error":{"code":"SIGTERM","message":"the host was interrupted by SIGTERM","details":null}"#)
-            case .exitCall: (Int32(0), #""outcome":"completed","returnedItems":null,"error":null"#)
-            }
+            let (status, outcome) =
+                switch ending {
+                case .sigterm:
+                    (
+                        Int32(143),
+                        #""outcome":"interrupted","returnedItems":null,"error":{"code":"SIGTERM","message":"the host was interrupted by SIGTERM","details":null}"#
+                    )
+                case .exitCall: (Int32(0), #""outcome":"completed","returnedItems":null,"error":null"#)
+                }
             #expect(exit.status == status && !exit.bySignal, "\(exit.stderr)")
-            #expect(exit.stdoutLines == [
-                "ready \(directory.socket)",
-                #"{\#(outcome),"openedURLs":[],"shutdownDeadlinePassed":{"seconds":1,"unfinishedCalls":1,"openSessions":1}}"#,
-            ])
-            #expect(exit.stderr.contains(
-                "extension-host: the shutdown deadline of 1 s passed with 1 call unfinished in 1 open session; "
-                    + "ending without them (no acknowledged write is lost)"), "\(exit.stderr)")
+            #expect(
+                exit.stdoutLines == [
+                    "ready \(directory.socket)",
+                    #"{\#(outcome),"openedURLs":[],"shutdownDeadlinePassed":{"seconds":1,"unfinishedCalls":1,"openSessions":1}}"#,
+                ])
+            #expect(
+                exit.stderr.contains(
+                    "extension-host: the shutdown deadline of 1 s passed with 1 call unfinished in 1 open session; "
+                        + "ending without them (no acknowledged write is lost)"), "\(exit.stderr)")
             // The stuck call ended with an error instead of hanging, and never saw success.
             let error = try #require(callError as? ChannelError, "\(String(describing: callError))")
             #expect(error.code == .connectionClosed)
@@ -66,7 +74,8 @@ import Testing
         let directory = try TestDirectory()
         defer { directory.remove() }
         try await withHangGuard(seconds: 60) {
-            let host = try await HostTesting.start(directory, ["--app-group", "group.stuck", "--shutdown-timeout", "3600"])
+            let host = try await HostTesting.start(
+                directory, ["--app-group", "group.stuck", "--shutdown-timeout", "3600"])
             let stuck = try await StuckWrite(host: host, directory: directory)
             defer { stuck.lock.release() }
             // A session that owes nothing is closed as soon as the shutdown sends its GOODBYE.
@@ -97,13 +106,19 @@ private struct StuckWrite {
         self.host = host
         connection = try await HostTesting.connect(directory)
         let prefs = HostTesting.methods(connection, HostTesting.prefsChannel)
-        _ = try await prefs.invokeMethod("setString", arguments: HostTesting.map([
-            "key": "acknowledged", "value": "durable"]))
+        _ = try await prefs.invokeMethod(
+            "setString",
+            arguments: HostTesting.map([
+                "key": "acknowledged", "value": "durable",
+            ]))
         lock = try HeldGroupLock(groupDirectory: directory.group("group.stuck"))
         call = Task {
             do {
-                _ = try await prefs.invokeMethod("setString", arguments: HostTesting.map([
-                    "key": "stuck", "value": "never acknowledged"]))
+                _ = try await prefs.invokeMethod(
+                    "setString",
+                    arguments: HostTesting.map([
+                        "key": "stuck", "value": "never acknowledged",
+                    ]))
                 return nil
             } catch {
                 return error
@@ -117,7 +132,8 @@ private struct StuckWrite {
     func waitForTheEnd(guardSeconds: Int) async throws -> (HostProcess.Exit, (any Error)?) {
         let (host, call) = (host, call)
         do {
-            return try await withHangGuard(seconds: guardSeconds, function: "the host's exit and the stuck call's end") {
+            return try await withHangGuard(seconds: guardSeconds, function: "the host's exit and the stuck call's end")
+            {
                 let exit = await host.waitForExit()
                 return (exit, await call.value)
             }

@@ -11,12 +11,16 @@ import Testing
         let directory = try TestDirectory()
         defer { directory.remove() }
         try await withHangGuard {
-            let exit = await (try HostProcess(["--socket", directory.socket, "--data-dir", directory.data,
-                                               "--plugin", "SharedPreferenceAppGroupPlugin", "--plugin", "PathProviderPlugin"]))
+            let exit = await
+                (try HostProcess([
+                    "--socket", directory.socket, "--data-dir", directory.data,
+                    "--plugin", "SharedPreferenceAppGroupPlugin", "--plugin", "PathProviderPlugin",
+                ]))
                 .waitForExit()
             #expect(exit.status == 1)
             #expect(exit.stdoutLines.isEmpty)
-            #expect(exit.stderr == "extension-host: --plugin PathProviderPlugin: No plugin named 'PathProviderPlugin'; "
+            #expect(
+                exit.stderr == "extension-host: --plugin PathProviderPlugin: No plugin named 'PathProviderPlugin'; "
                     + "known plugins: SharedPreferenceAppGroupPlugin\n")
             #expect(!FileManager.default.fileExists(atPath: directory.socket))
         }
@@ -25,13 +29,24 @@ import Testing
     @Test(arguments: [
         (["--bogus"], "extension-host: unknown option --bogus"),
         (["--socket"], "extension-host: --socket needs a value"),
-        (["--deadline", "soon"], #"extension-host: --deadline needs a number of seconds above 0 (at most a year), not "soon""#),
-        (["--deadline", "0"], #"extension-host: --deadline needs a number of seconds above 0 (at most a year), not "0""#),
+        (
+            ["--deadline", "soon"],
+            #"extension-host: --deadline needs a number of seconds above 0 (at most a year), not "soon""#
+        ),
+        (
+            ["--deadline", "0"],
+            #"extension-host: --deadline needs a number of seconds above 0 (at most a year), not "0""#
+        ),
         (["--open-url", "maybe"], #"extension-host: --open-url takes allow or deny, not "maybe""#),
-        (["--max-frame-bytes", "-1"], #"extension-host: --max-frame-bytes needs a whole number from 16 to 4294967295, not "-1""#),
+        (
+            ["--max-frame-bytes", "-1"],
+            #"extension-host: --max-frame-bytes needs a whole number from 16 to 4294967295, not "-1""#
+        ),
         (["--app-group", "a/b"], #"extension-host: --app-group: invalid app group name "a/b": it contains '/'"#),
-        (["--items", "i.json", "--text", "t"],
-         "extension-host: --items cannot be combined with --text, --url or --file: describe every item in the file"),
+        (
+            ["--items", "i.json", "--text", "t"],
+            "extension-host: --items cannot be combined with --text, --url or --file: describe every item in the file"
+        ),
         (["stray"], #"extension-host: unexpected argument "stray": the host takes options only"#),
         (["--trace=yes"], "extension-host: --trace takes no value"),
     ])
@@ -49,9 +64,11 @@ import Testing
             let exit = await (try HostProcess(["--help"])).waitForExit()
             #expect(exit.status == 0)
             #expect(exit.stdoutLines.first == "usage: extension-host [options]")
-            for option in ["--socket", "--max-frame-bytes", "--data-dir", "--app-group", "--channel", "--title",
-                           "--content-text", "--text", "--url", "--file", "--items", "--share-key", "--info-plist",
-                           "--deadline", "--open-url", "--plugin", "--echo", "--trace", "--help"] {
+            for option in [
+                "--socket", "--max-frame-bytes", "--data-dir", "--app-group", "--channel", "--title",
+                "--content-text", "--text", "--url", "--file", "--items", "--share-key", "--info-plist",
+                "--deadline", "--open-url", "--plugin", "--echo", "--trace", "--help",
+            ] {
                 #expect(exit.stdoutLines.contains { $0.hasPrefix("  \(option) ") }, "\(option) is not listed")
             }
         }
@@ -62,8 +79,11 @@ import Testing
         defer { directory.remove() }
         try await withHangGuard {
             let first = try await HostTesting.start(directory)
-            let second = await (try HostProcess(["--socket", directory.socket, "--data-dir", directory.data,
-                                                 "--share-key", "ShareKey", "--text", "must not be written"])).waitForExit()
+            let second = await
+                (try HostProcess([
+                    "--socket", directory.socket, "--data-dir", directory.data,
+                    "--share-key", "ShareKey", "--text", "must not be written",
+                ])).waitForExit()
             #expect(second.status == 1)
             #expect(second.stdoutLines.isEmpty)
             #expect(second.stderr.hasPrefix("extension-host: cannot listen on \(directory.socket): "))
@@ -88,11 +108,15 @@ import Testing
         #expect(chown(socketDirectory, 12345, 12345) == 0)
         let socket = socketDirectory + "/h.sock"
         try await withHangGuard {
-            let exit = await (try HostProcess(["--socket", socket, "--data-dir", directory.data,
-                                               "--share-key", "ShareKey", "--text", "must not be written"])).waitForExit()
+            let exit = await
+                (try HostProcess([
+                    "--socket", socket, "--data-dir", directory.data,
+                    "--share-key", "ShareKey", "--text", "must not be written",
+                ])).waitForExit()
             #expect(exit.status == 1)
             #expect(exit.stdoutLines.isEmpty)
-            #expect(exit.stderr == "extension-host: cannot listen on \(socket): the socket directory \(socketDirectory) "
+            #expect(
+                exit.stderr == "extension-host: cannot listen on \(socket): the socket directory \(socketDirectory) "
                     + "(owner uid 12345, mode 0777) is owned by neither this user (uid 0) nor root, and is writable by "
                     + "others without the sticky bit; remove it or use a socket path in a directory only this user "
                     + "can write to (unsafeDirectory)\n")
@@ -114,10 +138,12 @@ import Testing
         environment["XDG_RUNTIME_DIR"] = directory.path + "/run"
         let hostEnvironment = environment
         try await withHangGuard {
-            let exit = await (try HostProcess(["--data-dir", directory.data], environment: hostEnvironment)).waitForExit()
+            let exit = await (try HostProcess(["--data-dir", directory.data], environment: hostEnvironment))
+                .waitForExit()
             #expect(exit.status == 1)
             #expect(exit.stdoutLines.isEmpty)
-            #expect(exit.stderr == "extension-host: cannot listen on \(socketDirectory)/extension-host.sock: the socket "
+            #expect(
+                exit.stderr == "extension-host: cannot listen on \(socketDirectory)/extension-host.sock: the socket "
                     + "directory \(socketDirectory) (owner uid 12345, mode 0777) is not owned by this user (uid 0), and "
                     + "is writable by others; remove it or set XDG_RUNTIME_DIR (unsafeDirectory)\n")
             #expect(try FileManager.default.contentsOfDirectory(atPath: socketDirectory).isEmpty)
@@ -135,10 +161,12 @@ import Testing
             let socket = directory.path + "/run/channelbridge/extension-host.sock"
             #expect(try await host.readyLine() == "ready \(socket)")
             // The default data directory and group were used for the share key.
-            #expect(FileManager.default.fileExists(
-                atPath: directory.path + "/share/channelbridge/app-groups/group.local/preferences.json"))
+            #expect(
+                FileManager.default.fileExists(
+                    atPath: directory.path + "/share/channelbridge/app-groups/group.local/preferences.json"))
             let connection = try await SocketConnection.connect(to: socket)
-            _ = try await MethodChannel(name: "channelbridge/extension", messenger: connection.messenger).invokeMethod("exit")
+            _ = try await MethodChannel(name: "channelbridge/extension", messenger: connection.messenger).invokeMethod(
+                "exit")
             let exit = await host.waitForExit()
             #expect(exit.status == 0)
             #expect(exit.stdoutLines.count == 2)
@@ -169,8 +197,11 @@ import Testing
             for line in expected {
                 #expect(lines.contains("extension-host: " + line), "missing trace line: \(line)\n\(exit.stderr)")
             }
-            #expect(lines.contains { $0.hasPrefix("extension-host: [session 1] reply shared_preference_app_group getString")
-                && $0.contains("→ error WRONG_TYPE: getString: the value of key 'n' is int (int32), not String") })
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("extension-host: [session 1] reply shared_preference_app_group getString")
+                        && $0.contains("→ error WRONG_TYPE: getString: the value of key 'n' is int (int32), not String")
+                })
         }
     }
 
@@ -182,8 +213,11 @@ import Testing
             let client = try RawClient(path: directory.socket)
             defer { client.closeSocket() }
             // A 100-byte echo request: its frame is over 64 bytes.
-            try client.write(RawClient.hello() + RawClient.request(id: 1, channel: "channelbridge/echo",
-                                                                   payload: [UInt8](repeating: 7, count: 100)))
+            try client.write(
+                RawClient.hello()
+                    + RawClient.request(
+                        id: 1, channel: "channelbridge/echo",
+                        payload: [UInt8](repeating: 7, count: 100)))
             let frames = await client.readUntilClosed()
             #expect(frames.first == .hello(role: 1))
             guard case .goodbye(let code, _)? = frames.last else {

@@ -73,10 +73,11 @@ import Testing
             let prefs = SharedPreferencesClient(messenger: connection.messenger)
             try await prefs.setString("k", "host 0")
             for round in 1...10 {
-                #expect(try await prefs.getString("k") == "host \(round - 1)")   // cached from here on
-                let peer = try StorePeer("set", dataDirectory: directory.data, group: "group.local",
-                                         ["--key", "k", "--value", "\"peer \(round)\""])
-                try await peer.waitForSuccess()   // acknowledged: the peer printed "acked k" and exited
+                #expect(try await prefs.getString("k") == "host \(round - 1)")  // cached from here on
+                let peer = try StorePeer(
+                    "set", dataDirectory: directory.data, group: "group.local",
+                    ["--key", "k", "--value", "\"peer \(round)\""])
+                try await peer.waitForSuccess()  // acknowledged: the peer printed "acked k" and exited
                 #expect(try await prefs.getString("k") == "peer \(round)", "round \(round)")
                 try await prefs.setString("k", "host \(round)")
             }
@@ -99,8 +100,9 @@ import Testing
             let second = try HostProcess(["--socket", secondSocket, "--data-dir", directory.data])
             #expect(try await second.readyLine() == "ready \(secondSocket)")
             func peer(_ command: String, _ socket: String, _ arguments: [String]) throws -> StorePeer {
-                try StorePeer(command, dataDirectory: directory.data, group: "group.local",
-                              ["--socket", socket, "--key", "itemList", "--gate"] + arguments)
+                try StorePeer(
+                    command, dataDirectory: directory.data, group: "group.local",
+                    ["--socket", socket, "--key", "itemList", "--gate"] + arguments)
             }
             let appenders = [
                 try peer("channel-append", directory.socket, ["--prefix", "a", "--count", "30"]),

@@ -16,8 +16,10 @@ import Testing
 
     /// A host whose sessions answer `test/slow` only once `gate` has a value; `started` gets one
     /// value per call that reached the handler.
-    static func slowHost(_ directory: TestDirectory, started: Collector<String>, gate: Collector<Bool>,
-                         output: HostOutput = quiet) async throws -> ExtensionHost {
+    static func slowHost(
+        _ directory: TestDirectory, started: Collector<String>, gate: Collector<Bool>,
+        output: HostOutput = quiet
+    ) async throws -> ExtensionHost {
         let plugins = HostPlugins { registry in
             MethodChannel(name: slowChannel, messenger: registry.messenger).setMethodCallHandler { call in
                 started.append(call.method)
@@ -25,8 +27,9 @@ import Testing
                 return .string("late \(call.method)")
             }
         }
-        return try await ExtensionHost.start(options: HostOptions(socketPath: directory.socket, dataDirectory: directory.data),
-                                             output: output, plugins: plugins)
+        return try await ExtensionHost.start(
+            options: HostOptions(socketPath: directory.socket, dataDirectory: directory.data),
+            output: output, plugins: plugins)
     }
 
     @Test func cancellingTheTaskThatRunsTheHostShutsItDownInOrder() async throws {
@@ -58,10 +61,11 @@ import Testing
             // run() returned the record, printed last, and the socket is gone.
             let record = await running.value
             #expect(record.outcome == .interrupted(.sigterm))
-            #expect(lines.all == [
-                "ready \(directory.socket)",
-                #"{"outcome":"interrupted","returnedItems":null,"error":{"code":"SIGTERM","message":"the host was interrupted by SIGTERM","details":null},"openedURLs":[]}"#,
-            ])
+            #expect(
+                lines.all == [
+                    "ready \(directory.socket)",
+                    #"{"outcome":"interrupted","returnedItems":null,"error":{"code":"SIGTERM","message":"the host was interrupted by SIGTERM","details":null},"openedURLs":[]}"#,
+                ])
             #expect(!FileManager.default.fileExists(atPath: directory.socket))
             await #expect(throws: SocketError.self) { _ = try await SocketConnection.connect(to: directory.socket) }
         }
@@ -124,8 +128,9 @@ import Testing
     @Test func theCancellationSignalNamesTheInterruption() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
-        let host = try await ExtensionHost.start(options: HostOptions(socketPath: directory.socket, dataDirectory: directory.data),
-                                                 output: Self.quiet)
+        let host = try await ExtensionHost.start(
+            options: HostOptions(socketPath: directory.socket, dataDirectory: directory.data),
+            output: Self.quiet)
         let running = Task { await host.run(cancellationSignal: { .sigint }) }
         running.cancel()
         try await withHangGuard(seconds: 30) { () async throws in
@@ -141,9 +146,11 @@ import Testing
     @Test func aClientThatConnectsBeforeRunIsServedOnceItRuns() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
-        let host = try await ExtensionHost.start(options: HostOptions(socketPath: directory.socket, dataDirectory: directory.data,
-                                                                      echo: true),
-                                                 output: Self.quiet)
+        let host = try await ExtensionHost.start(
+            options: HostOptions(
+                socketPath: directory.socket, dataDirectory: directory.data,
+                echo: true),
+            output: Self.quiet)
         try await withHangGuard(seconds: 30) { () async throws in
             // The socket is bound: connecting succeeds and waits in the backlog, unaccepted.
             let connection = try await SocketConnection.connect(to: directory.socket)
@@ -195,7 +202,8 @@ import Testing
                 output: output)
             try await lines.first(1)
             let connection = try await SocketConnection.connect(to: directory.socket)
-            _ = try await MethodChannel(name: "channelbridge/extension", messenger: connection.messenger).invokeMethod("exit")
+            _ = try await MethodChannel(name: "channelbridge/extension", messenger: connection.messenger).invokeMethod(
+                "exit")
             #expect(await status == 0)
         }
     }

@@ -5,7 +5,9 @@ import Testing
 @Suite struct FrameDecoderTests {
     /// A stream holding every kind, an empty-payload frame, and two frames large enough for the
     /// in-place payload path (one of them a REPLY).
-    static func stream(largeCount: Int = FrameDecoder.directPayloadThreshold + 1000) -> (bytes: [UInt8], frames: [Frame]) {
+    static func stream(
+        largeCount: Int = FrameDecoder.directPayloadThreshold + 1000
+    ) -> (bytes: [UInt8], frames: [Frame]) {
         var generator = SeededGenerator(seed: 7)
         let large = (0..<largeCount).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let frames: [Frame] = [
@@ -30,8 +32,11 @@ import Testing
 
     /// Feeds `chunks` in order, alternately through `append` and through the read-in-place API,
     /// collecting frames as they complete.
-    static func decode(_ chunks: [ArraySlice<UInt8>], maxFrameLength: Int = FrameDecoder.defaultMaxFrameLength)
-        throws -> [Frame] {
+    static func decode(
+        _ chunks: [ArraySlice<UInt8>], maxFrameLength: Int = FrameDecoder.defaultMaxFrameLength
+    )
+        throws -> [Frame]
+    {
         var decoder = FrameDecoder(maxFrameLength: maxFrameLength)
         var frames: [Frame] = []
         for (index, chunk) in chunks.enumerated() {
@@ -47,8 +52,10 @@ import Testing
     /// Gives `decoder` the bytes of `chunk`: with one `append`, or `inPlace` through the
     /// read-in-place API, calling `afterRead` with the decoder and the count after each region it
     /// reads (a region may be smaller than the chunk: the end of a large payload).
-    static func feed(_ chunk: ArraySlice<UInt8>, into decoder: inout FrameDecoder, inPlace: Bool,
-                     afterRead: (inout FrameDecoder, Int) throws -> Void) rethrows {
+    static func feed(
+        _ chunk: ArraySlice<UInt8>, into decoder: inout FrameDecoder, inPlace: Bool,
+        afterRead: (inout FrameDecoder, Int) throws -> Void
+    ) rethrows {
         guard inPlace else {
             decoder.append(chunk)
             return
@@ -164,7 +171,7 @@ import Testing
         var decoder = FrameDecoder(maxFrameLength: 1024)
         decoder.append([0x01, 0x04, 0x00] as [UInt8])
         #expect(throws: Never.self) { _ = try decoder.next() }
-        decoder.append([0x00] as [UInt8])   // length 1025: complete length field, no kind, no body
+        decoder.append([0x00] as [UInt8])  // length 1025: complete length field, no kind, no body
         #expect { _ = try decoder.next() } throws: { ($0 as? ProtocolViolation)?.code == .frameTooLarge }
     }
 
@@ -176,7 +183,7 @@ import Testing
 
     @Test func errorsAreStickyAndFramesBeforeThemAreDelivered() throws {
         var bytes = try FrameEncoder.encode(.cancel(id: 1))
-        bytes += [0x01, 0x00, 0x00, 0x00, 0x42]   // unknown kind 0x42
+        bytes += [0x01, 0x00, 0x00, 0x00, 0x42]  // unknown kind 0x42
         bytes += try FrameEncoder.encode(.cancel(id: 2))
         var decoder = FrameDecoder()
         decoder.append(bytes)

@@ -48,19 +48,26 @@ import Testing
     }
 
     @Test func goodbyeCodesHaveTheirWireValues() {
-        let codes: [GoodbyeCode] = [.normal, .unsupportedVersion, .protocolError, .frameTooLarge, .forbidden, .shuttingDown]
+        let codes: [GoodbyeCode] = [
+            .normal, .unsupportedVersion, .protocolError, .frameTooLarge, .forbidden, .shuttingDown,
+        ]
         #expect(codes.map(\.rawValue) == [0, 1, 2, 3, 4, 5])
-        #expect(codes.map(\.description) ==
-            ["normal", "unsupportedVersion", "protocolError", "frameTooLarge", "forbidden", "shuttingDown"])
+        #expect(
+            codes.map(\.description) == [
+                "normal", "unsupportedVersion", "protocolError", "frameTooLarge", "forbidden", "shuttingDown",
+            ])
     }
     /// Runs `store` on exactly `length` bytes inside a larger buffer whose other bytes are a
     /// sentinel, and returns those `length` bytes, checking that nothing around them was touched.
-    static func stored(length: Int, _ store: (UnsafeMutableRawBufferPointer) -> Void,
-                       sourceLocation: SourceLocation = #_sourceLocation) -> [UInt8] {
+    static func stored(
+        length: Int, _ store: (UnsafeMutableRawBufferPointer) -> Void,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> [UInt8] {
         var memory = [UInt8](repeating: 0xEE, count: length + 32)
         memory.withUnsafeMutableBytes { store(UnsafeMutableRawBufferPointer(rebasing: $0[16..<16 + length])) }
-        #expect(memory[..<16].allSatisfy { $0 == 0xEE } && memory[(16 + length)...].allSatisfy { $0 == 0xEE },
-                "written outside the frame's memory", sourceLocation: sourceLocation)
+        #expect(
+            memory[..<16].allSatisfy { $0 == 0xEE } && memory[(16 + length)...].allSatisfy { $0 == 0xEE },
+            "written outside the frame's memory", sourceLocation: sourceLocation)
         return Array(memory[16..<16 + length])
     }
 
@@ -80,8 +87,10 @@ import Testing
 
     /// The REQUEST a call on a connection goes out as, written into the transport's memory: the
     /// same bytes as the `Frame`'s, with ASCII and non-ASCII channel names.
-    @Test(arguments: [("a", 0), ("channelbridge/bench", 9), ("channelbridge/bench", 226),
-                      ("ünï/cødé", 3), ("ünï/cødé", 300)])
+    @Test(arguments: [
+        ("a", 0), ("channelbridge/bench", 9), ("channelbridge/bench", 226),
+        ("ünï/cødé", 3), ("ünï/cødé", 300),
+    ])
     func storeRequestWritesWhatTheFrameEncodesTo(channel: String, payloadCount: Int) throws {
         let payload = (0..<payloadCount).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         let expected = try FrameEncoder.encode(.request(id: 77, channel: channel, payload: payload))
@@ -98,7 +107,9 @@ import Testing
     @Test(arguments: 0..<cases.count)
     func storeValidatedWritesExactBytes(index: Int) {
         let (frame, expected) = Self.cases[index]
-        let written = Self.stored(length: FrameEncoder.encodedLength(of: frame)) { FrameEncoder.storeValidated(frame, into: $0) }
+        let written = Self.stored(length: FrameEncoder.encodedLength(of: frame)) {
+            FrameEncoder.storeValidated(frame, into: $0)
+        }
         #expect(hexString(written) == hexString(hex(expected)))
     }
 }

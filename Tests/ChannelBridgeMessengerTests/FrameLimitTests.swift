@@ -8,15 +8,19 @@ import Testing
 /// accepts becomes an error reply while the session goes on.
 @Suite struct FrameLimitTests {
     @Test func theEncoderRefusesWhatCannotBeAFrameInsteadOfTrapping() throws {
-        #expect { try FrameEncoder.encode(.request(id: 1, channel: String(repeating: "c", count: 70_000), payload: [])) }
-            throws: { ($0 as? MessengerError)?.code == .invalidChannel }
-        #expect { try FrameEncoder.encode(.message(channel: "", payload: nil)) }
-            throws: { ($0 as? MessengerError)?.code == .invalidChannel }
+        #expect {
+            try FrameEncoder.encode(.request(id: 1, channel: String(repeating: "c", count: 70_000), payload: []))
+        } throws: { ($0 as? MessengerError)?.code == .invalidChannel }
+        #expect { try FrameEncoder.encode(.message(channel: "", payload: nil)) } throws: {
+            ($0 as? MessengerError)?.code == .invalidChannel
+        }
         // Over 4 GiB: the u32 length field cannot say it.
-        #expect { try FrameEncoder.validate(.reply(id: 1, result: .bytes([])), extraPayloadLength: Int(UInt32.max)) }
-            throws: { ($0 as? MessengerError)?.code == .frameTooLarge }
-        #expect { try FrameEncoder.encode(.hello(.init(role: .client, peerName: "p", maxFrameLength: 8))) }
-            throws: { ($0 as? MessengerError)?.code == .frameTooLarge }
+        #expect {
+            try FrameEncoder.validate(.reply(id: 1, result: .bytes([])), extraPayloadLength: Int(UInt32.max))
+        } throws: { ($0 as? MessengerError)?.code == .frameTooLarge }
+        #expect { try FrameEncoder.encode(.hello(.init(role: .client, peerName: "p", maxFrameLength: 8))) } throws: {
+            ($0 as? MessengerError)?.code == .frameTooLarge
+        }
         var buffer: [UInt8] = [0xAA]
         #expect(throws: MessengerError.self) {
             try FrameEncoder.encode(.request(id: 1, channel: "", payload: nil), into: &buffer)
@@ -39,9 +43,13 @@ import Testing
             let (client, host) = InMemoryMessenger.makePair(client: .init(name: "c", maxFrameLength: 100))
             defer { client.close() }
             host.setMessageHandler(onChannel: "big") { _ in [UInt8](repeating: 1, count: 200) }
-            host.setSynchronousMessageHandler(onChannel: "bigNow") { _ in MessageSegments([UInt8](repeating: 1, count: 95)) }
+            host.setSynchronousMessageHandler(onChannel: "bigNow") { _ in
+                MessageSegments([UInt8](repeating: 1, count: 95))
+            }
             host.setMessageHandler(onChannel: "echo") { $0 }
-            struct Wordy: Error, CustomStringConvertible { var description: String { String(repeating: "é", count: 300) } }
+            struct Wordy: Error, CustomStringConvertible {
+                var description: String { String(repeating: "é", count: 300) }
+            }
             host.setMessageHandler(onChannel: "fails") { _ in throw Wordy() }
             _ = try await host.waitForPeerHello()
 

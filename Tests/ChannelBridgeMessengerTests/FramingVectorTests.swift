@@ -45,7 +45,8 @@ import Testing
     func invalidVectorEndsTheSessionWithGoodbye(vector: FramingVectors.Invalid) async throws {
         let (connection, peer) = InMemoryMessenger.makeRawPeer(
             role: vector.receiver,
-            options: .init(name: "vector receiver", maxFrameLength: vector.maxFrameLength ?? FrameDecoder.defaultMaxFrameLength))
+            options: .init(
+                name: "vector receiver", maxFrameLength: vector.maxFrameLength ?? FrameDecoder.defaultMaxFrameLength))
         connection.setMessageHandler(onChannel: "test/hang") { _ in
             try await untilCancelled()
             return nil

@@ -39,7 +39,8 @@ import Testing
                     return try await client.send(onChannel: "c", message: [2])
                 }
             }
-            let firstID = await peer.waitForFrames { Self.requestIDs(in: $0).count == 1 }.compactMap { frame -> UInt32? in
+            let firstID = await peer.waitForFrames { Self.requestIDs(in: $0).count == 1 }.compactMap {
+                frame -> UInt32? in
                 if case .request(let id, _, _) = frame { return id }
                 return nil
             }[0]

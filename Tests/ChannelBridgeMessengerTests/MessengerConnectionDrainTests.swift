@@ -59,10 +59,12 @@ import Testing
                 return HandlerReply(MessageSegments([2]), afterReply: { secondDone.append(()) })
             }
             var bytes: [UInt8] = []
-            for frame in [Frame.hello(Frame.Hello(role: .client, peerName: "raw")),
-                          .request(id: 1, channel: "work", payload: [1]),
-                          .request(id: 2, channel: "work", payload: [2]),
-                          .goodbye(code: .normal, reason: "")] {
+            for frame in [
+                Frame.hello(Frame.Hello(role: .client, peerName: "raw")),
+                .request(id: 1, channel: "work", payload: [1]),
+                .request(id: 2, channel: "work", payload: [2]),
+                .goodbye(code: .normal, reason: ""),
+            ] {
                 bytes += try FrameEncoder.encode(frame)
             }
             connection.receive(bytes)

@@ -32,21 +32,25 @@ private struct Refused: Error, CustomStringConvertible {
     /// `mayAnswerLater`, which answers at once by writing into the buffer it is lent.
     static func install(on connection: MessengerConnection, gate: Gate, inPlace: Bool = false) {
         if inPlace {
-            connection.setInPlaceMessageHandler(onChannel: "immediate", { message, _, reply in
-                switch message?.first {
-                case 0: return .null
-                case 1:
-                    if reply.isEmpty { reply = [0] }
-                    reply[0] = 1
-                    return .written(count: 1)
-                case 2: throw Refused()
-                case 3: return .later(LaterWork {
-                    await gate.wait()
-                    return HandlerReply(MessageSegments([3]))
-                })
-                default: return .later(LaterWork { throw Refused() })
-                }
-            }, mayAnswerLater: true)
+            connection.setInPlaceMessageHandler(
+                onChannel: "immediate",
+                { message, _, reply in
+                    switch message?.first {
+                    case 0: return .null
+                    case 1:
+                        if reply.isEmpty { reply = [0] }
+                        reply[0] = 1
+                        return .written(count: 1)
+                    case 2: throw Refused()
+                    case 3:
+                        return .later(
+                            LaterWork {
+                                await gate.wait()
+                                return HandlerReply(MessageSegments([3]))
+                            })
+                    default: return .later(LaterWork { throw Refused() })
+                    }
+                }, mayAnswerLater: true)
             return
         }
         connection.setImmediateMessageHandler(onChannel: "immediate") { message in
@@ -54,10 +58,11 @@ private struct Refused: Error, CustomStringConvertible {
             case 0: return .now(nil)
             case 1: return .now(MessageSegments([1]))
             case 2: throw Refused()
-            case 3: return .later {
-                await gate.wait()
-                return HandlerReply(MessageSegments([3]))
-            }
+            case 3:
+                return .later {
+                    await gate.wait()
+                    return HandlerReply(MessageSegments([3]))
+                }
             default: return .later { throw Refused() }
             }
         }
@@ -83,8 +88,11 @@ private struct Refused: Error, CustomStringConvertible {
             Self.install(on: connection, gate: gate, inPlace: inPlace)
             connection.receive(try Self.frames([(1, 3), (2, 1), (3, 0), (4, 2), (5, 4)]))
             let atOnce = try await transport.events.first(4)
-            #expect(atOnce == [.reply(2, .bytes([1])), .reply(3, .null), .reply(4, .failure("refused")),
-                               .reply(5, .failure("refused"))])
+            #expect(
+                atOnce == [
+                    .reply(2, .bytes([1])), .reply(3, .null), .reply(4, .failure("refused")),
+                    .reply(5, .failure("refused")),
+                ])
             gate.open()
             let all = try await transport.events.first(5)
             #expect(all.last == .reply(1, .bytes([3])))
@@ -94,7 +102,9 @@ private struct Refused: Error, CustomStringConvertible {
     /// After the peer's GOODBYE the session closes once nothing is owed: at once when every
     /// answer was immediate (an entry left behind would keep it open for good), and only after
     /// the REPLY of work that was still waiting.
-    @Test(arguments: [false, true]) func anEndingSessionClosesOnceImmediateAndLaterAnswersAreOut(inPlace: Bool) async throws {
+    @Test(arguments: [false, true]) func anEndingSessionClosesOnceImmediateAndLaterAnswersAreOut(
+        inPlace: Bool
+    ) async throws {
         try await withHangGuard { () async throws in
             let onlyNow = ReplyLog()
             let first = MessengerConnection(role: .host, transport: onlyNow)
@@ -124,7 +134,7 @@ private struct Refused: Error, CustomStringConvertible {
             defer { connection.close() }
             let gate = Gate()
             Self.install(on: connection, gate: gate, inPlace: true)
-            connection.receive(try Self.frames([(1, 1), (2, 1)]))   // the second on the route
+            connection.receive(try Self.frames([(1, 1), (2, 1)]))  // the second on the route
             #expect(transport.events.all == [.reply(1, .bytes([1])), .reply(2, .bytes([1]))])
             connection.receive(try FrameEncoder.encode(.request(id: 3, channel: "immediate", payload: [3])))
             #expect(connection.owedReplyCount == 1)

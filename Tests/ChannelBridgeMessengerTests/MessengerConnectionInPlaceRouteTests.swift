@@ -58,7 +58,7 @@ import Testing
             let marker = Marker()
             connection.setInPlaceMessageHandler(onChannel: "c", marker.handler(1))
             connection.receive(try Self.request(1))
-            connection.receive(try Self.request(2))   // the remembered route
+            connection.receive(try Self.request(2))  // the remembered route
             connection.setInPlaceMessageHandler(onChannel: "c", marker.handler(2))
             connection.receive(try Self.request(3))
             #expect(marker.calls.all == [1, 1, 2])
@@ -82,11 +82,14 @@ import Testing
             connection.receive(try Self.request(8))
             #expect(marker.calls.all == [1, 1, 2, 4, 5])
 
-            #expect(transport.replies == [
-                .reply(id: 1, result: .bytes([1])), .reply(id: 2, result: .bytes([1])), .reply(id: 3, result: .bytes([2])),
-                .reply(id: 4, result: .bytes([3])), .reply(id: 5, result: .bytes([4])), .reply(id: 6, result: .null),
-                .reply(id: 7, result: .bytes([5])), .reply(id: 8, result: .failure("draining")),
-            ])
+            #expect(
+                transport.replies == [
+                    .reply(id: 1, result: .bytes([1])), .reply(id: 2, result: .bytes([1])),
+                    .reply(id: 3, result: .bytes([2])),
+                    .reply(id: 4, result: .bytes([3])), .reply(id: 5, result: .bytes([4])),
+                    .reply(id: 6, result: .null),
+                    .reply(id: 7, result: .bytes([5])), .reply(id: 8, result: .failure("draining")),
+                ])
         }
     }
 
@@ -135,7 +138,9 @@ import Testing
     }
 
     /// A request after the session stopped answering is not answered on the remembered route.
-    @Test(arguments: Ending.allCases) func aRequestAfterTheSessionStopsAnsweringIsNotAnswered(_ ending: Ending) async throws {
+    @Test(arguments: Ending.allCases) func aRequestAfterTheSessionStopsAnsweringIsNotAnswered(
+        _ ending: Ending
+    ) async throws {
         try await withHangGuard { () async throws in
             let (connection, transport) = try Self.open()
             let marker = Marker()

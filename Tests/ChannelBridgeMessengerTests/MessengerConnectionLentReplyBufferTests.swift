@@ -26,20 +26,25 @@ private typealias FrameLog = MessengerConnectionSplitPayloadTests.FrameLog
     /// Makes one call on a fresh connection, lending a buffer from `lendable` (or lending none),
     /// answers it with `reply` once `startRequest` has returned (so that only the connection
     /// holds the buffer), and returns what the caller got and the lent buffer's address.
-    static func call(lending: Bool, requestCount: Int = 5, reply: Frame.Reply) async throws
-        -> (result: Result<ReceivedPayload?, any Error>, lentAddress: UInt) {
+    static func call(
+        lending: Bool, requestCount: Int = 5, reply: Frame.Reply
+    ) async throws
+        -> (result: Result<ReceivedPayload?, any Error>, lentAddress: UInt)
+    {
         let transport = FrameLog()
         let connection = MessengerConnection(role: .client, transport: transport)
         connection.receive(try FrameEncoder.encode(.hello(Frame.Hello(role: .host, peerName: "raw"))))
         let prepared = try connection.prepareRequest(onChannel: "c", payloadCount: requestCount)
         let firstCount = lending ? requestCount : nil
         let started = Collector<UInt>(name: "startRequest returned, with the lent buffer's address")
-        async let answer = withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<ReceivedPayload?, any Error>) in
+        async let answer = withUnsafeThrowingContinuation {
+            (continuation: UnsafeContinuation<ReceivedPayload?, any Error>) in
             // Made here and handed over, so that nothing else keeps a reference to it.
             let lent = lendable(requestCount)
             let lentAddress = address(lent)
-            connection.startRequest(prepared, onChannel: "c", segments: MessageSegments(consume lent),
-                                    firstCount: firstCount, continuation: continuation)
+            connection.startRequest(
+                prepared, onChannel: "c", segments: MessageSegments(consume lent),
+                firstCount: firstCount, continuation: continuation)
             started.append(lentAddress)
         }
         let lentAddress = try await started.first(1)[0]

@@ -28,7 +28,7 @@ import Testing
     @Test func cancellingTheCallerSendsCancel() async throws {
         try await withHangGuard { () async throws in
             let (client, peer) = Self.rawClient()
-            defer { client.close() }   // drops the handlers and the peer, which hold each other
+            defer { client.close() }  // drops the handlers and the peer, which hold each other
             let call = Task { try await client.send(onChannel: "slow", message: [1]) }
             await peer.waitForFrames { Self.requests(in: $0).count == 1 }
             call.cancel()
@@ -51,7 +51,7 @@ import Testing
     @Test func alreadyCancelledCallerSendsNothing() async throws {
         try await withHangGuard { () async throws in
             let (client, peer) = Self.rawClient()
-            defer { client.close() }   // drops the handlers and the peer, which hold each other
+            defer { client.close() }  // drops the handlers and the peer, which hold each other
             let before = peer.receivedBytes.count
             let call = Task {
                 withUnsafeCurrentTask { $0?.cancel() }
@@ -91,7 +91,7 @@ import Testing
     @Test func everyPendingCallFailsAtOnceWhenTheConnectionEnds() async throws {
         try await withHangGuard { () async throws in
             let (client, peer) = Self.rawClient()
-            defer { client.close() }   // drops the handlers and the peer, which hold each other
+            defer { client.close() }  // drops the handlers and the peer, which hold each other
             let closes = Collector<MessengerError>()
             client.onClose { closes.append($0) }
             let channels = ["a", "b/c", "shared_preference_app_group"]
@@ -125,7 +125,7 @@ import Testing
     @Test func peerGoodbyeStopsNewRequestsButOwedRepliesStillArrive() async throws {
         try await withHangGuard { () async throws in
             let (client, peer) = Self.rawClient()
-            defer { client.close() }   // drops the handlers and the peer, which hold each other
+            defer { client.close() }  // drops the handlers and the peer, which hold each other
             let call = Task { try await client.send(onChannel: "owed", message: [1]) }
             await peer.waitForFrames { Self.requests(in: $0).count == 1 }
             peer.send(.goodbye(code: .shuttingDown, reason: "host is ending"))
@@ -161,7 +161,7 @@ import Testing
             let call = Task { try await client.send(onChannel: "owed", message: nil) }
             await arrived.wait()
             host.close(code: .shuttingDown, reason: "bye")
-            #expect(host.closeError == nil)   // still owes a reply
+            #expect(host.closeError == nil)  // still owes a reply
             await #expect(throws: MessengerError.self) { try await host.send(onChannel: "x", message: nil) }
             await #expect(throws: MessengerError.self) { try await client.send(onChannel: "x", message: nil) }
             gate.open()
@@ -187,12 +187,14 @@ import Testing
     @Test func forbiddenGoodbyeAsTheFirstFrame() async throws {
         try await withHangGuard { () async throws in
             let (client, peer) = InMemoryMessenger.makeRawPeer(role: .client)
-            defer { client.close() }   // drops the handlers and the peer, which hold each other
-                let call = Task { try await client.send(onChannel: "c", message: nil) }
+            defer { client.close() }  // drops the handlers and the peer, which hold each other
+            let call = Task { try await client.send(onChannel: "c", message: nil) }
             await peer.waitForFrames { Self.requests(in: $0).count == 1 }
             peer.send(.goodbye(code: .forbidden, reason: "uid 1000 is not allowed"))
             peer.sendEnd()
-            await #expect { try await client.waitForPeerHello() } throws: { ($0 as? MessengerError)?.code == .forbidden }
+            await #expect { try await client.waitForPeerHello() } throws: {
+                ($0 as? MessengerError)?.code == .forbidden
+            }
             await #expect { try await call.value } throws: { error in
                 let error = error as? MessengerError
                 return error?.code == .connectionClosed && error?.message.contains("refused") == true
@@ -206,7 +208,7 @@ import Testing
     @Test func frameTimeoutGoodbyeIsReportedWithItsReason() async throws {
         try await withHangGuard { () async throws in
             let (client, peer) = InMemoryMessenger.makeRawPeer(role: .client)
-            defer { client.close() }   // drops the handlers and the peer, which hold each other
+            defer { client.close() }  // drops the handlers and the peer, which hold each other
             try peer.send(FrameEncoder.encode(.hello(Frame.Hello(role: .host, peerName: "raw"))))
             _ = try await client.waitForPeerHello()
             let ended = Inbox<MessengerError>()
@@ -215,8 +217,9 @@ import Testing
             peer.sendEnd()
             let error = await ended.next()
             #expect(error.code == .frameTimeout)
-            #expect(error.message == "the peer closed the session: a frame from this side did not arrive in full in time: "
-                        + "a frame was not finished in time")
+            #expect(
+                error.message == "the peer closed the session: a frame from this side did not arrive in full in time: "
+                    + "a frame was not finished in time")
             #expect(GoodbyeCode.frameTimeout.description == "frameTimeout")
         }
     }
@@ -226,21 +229,23 @@ import Testing
     @Test func aCloseDuringOneReadWaitsForTheRestOfThatRead() async throws {
         try await withHangGuard { () async throws in
             let (host, peer) = InMemoryMessenger.makeRawPeer(role: .host)
-            defer { host.close() }   // drops the handlers and the peer, which hold each other
+            defer { host.close() }  // drops the handlers and the peer, which hold each other
             host.setMessageHandler(onChannel: "end") { _ in
                 host.close(code: .shuttingDown, reason: "ending")
                 return [1]
             }
             host.setMessageHandler(onChannel: "later") { _ in [2] }
-            try peer.send(FrameEncoder.encode(.hello(Frame.Hello(role: .client, peerName: "raw")))
-                      + FrameEncoder.encode(.request(id: 1, channel: "end", payload: []))
-                      + FrameEncoder.encode(.request(id: 2, channel: "later", payload: [])))
+            try peer.send(
+                FrameEncoder.encode(.hello(Frame.Hello(role: .client, peerName: "raw")))
+                    + FrameEncoder.encode(.request(id: 1, channel: "end", payload: []))
+                    + FrameEncoder.encode(.request(id: 2, channel: "later", payload: [])))
             await peer.waitForFrames { $0.contains { if case .goodbye = $0 { true } else { false } } }
-            #expect(try Array(peer.receivedFrames().dropFirst()) == [
-                .reply(id: 1, result: .bytes([1])),
-                .reply(id: 2, result: .bytes([2])),
-                .goodbye(code: .shuttingDown, reason: "ending"),
-            ])
+            #expect(
+                try Array(peer.receivedFrames().dropFirst()) == [
+                    .reply(id: 1, result: .bytes([1])),
+                    .reply(id: 2, result: .bytes([2])),
+                    .goodbye(code: .shuttingDown, reason: "ending"),
+                ])
         }
     }
 
@@ -267,18 +272,19 @@ import Testing
 
     @Test func helloAlwaysGoesFirst() throws {
         let (client, peer) = InMemoryMessenger.makeRawPeer(role: .client)
-        defer { client.close() }   // drops the handlers and the peer, which hold each other
-        try client.post(onChannel: "early", message: [1])   // before the peer's HELLO: allowed
-        #expect(try peer.receivedFrames() == [
-            .hello(.init(role: .client, peerName: "in-memory raw-peer test")),
-            .message(channel: "early", payload: [1]),
-        ])
+        defer { client.close() }  // drops the handlers and the peer, which hold each other
+        try client.post(onChannel: "early", message: [1])  // before the peer's HELLO: allowed
+        #expect(
+            try peer.receivedFrames() == [
+                .hello(.init(role: .client, peerName: "in-memory raw-peer test")),
+                .message(channel: "early", payload: [1]),
+            ])
     }
 
     @Test func waitForPeerHelloReturnsTheHello() async throws {
         try await withHangGuard { () async throws in
             let (client, peer) = InMemoryMessenger.makeRawPeer(role: .client)
-            defer { client.close() }   // drops the handlers and the peer, which hold each other
+            defer { client.close() }  // drops the handlers and the peer, which hold each other
             // Runs until it waits: the HELLO below finds a waiter, whatever the scheduling.
             let waiting = Task.immediate { try await client.waitForPeerHello() }
             peer.send(Self.hostHello)
@@ -291,13 +297,13 @@ import Testing
     @Test func pingGetsAPongAndAnIncomingPingIsAnswered() async throws {
         try await withHangGuard { () async throws in
             let (client, peer) = Self.rawClient()
-            defer { client.close() }   // drops the handlers and the peer, which hold each other
+            defer { client.close() }  // drops the handlers and the peer, which hold each other
             peer.send(.ping(token: 0xDEAD_BEEF))
             #expect(try peer.receivedFrames().last == .pong(token: 0xDEAD_BEEF))
             let ping = Task { try await client.ping() }
             await peer.waitForFrames { $0.last?.kind == .ping }
             guard case .ping(let token)? = try peer.receivedFrames().last else { return }
-            peer.send(.pong(token: token &+ 1))   // not ours: ignored
+            peer.send(.pong(token: token &+ 1))  // not ours: ignored
             peer.send(.pong(token: token))
             try await ping.value
         }

@@ -22,7 +22,9 @@ import Testing
     @Test func aCloseFromAnotherThreadNeverLandsInsideABatch() async throws {
         let outcome = try await onThread { Result { try Self.closeRaces() } }.get()
         #expect(outcome.withoutGoodbye.isEmpty, "rounds with no GOODBYE: \(outcome.withoutGoodbye)")
-        #expect(outcome.mixed.isEmpty, "rounds where the GOODBYE landed inside a batch, by replies before it: \(outcome.mixed)")
+        #expect(
+            outcome.mixed.isEmpty,
+            "rounds where the GOODBYE landed inside a batch, by replies before it: \(outcome.mixed)")
     }
 
     @Test func aHandlerInstalledOnAnotherThreadDecidesTheNextRequestOnTheRoute() async throws {
@@ -97,7 +99,9 @@ import Testing
             connection.receive(try FrameEncoder.encode(.request(id: 1, channel: "c", payload: [0])))
             connection.receive(try FrameEncoder.encode(.request(id: 2, channel: "c", payload: [0])))
             let calls = marker.calls.all.suffix(2)
-            if Array(calls) != [UInt8(truncatingIfNeeded: round), UInt8(truncatingIfNeeded: round)] { wrong.append(round) }
+            if Array(calls) != [UInt8(truncatingIfNeeded: round), UInt8(truncatingIfNeeded: round)] {
+                wrong.append(round)
+            }
             delivered.signal()
         }
         return wrong

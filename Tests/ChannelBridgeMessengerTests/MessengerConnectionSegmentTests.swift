@@ -31,8 +31,10 @@ import Testing
                 guard let message else { return HandlerReply(nil) }
                 return HandlerReply(MessageSegments([0xAA], rest: [message, [0xBB, 0xCC]]))
             }
-            let cases = [MessageSegments([1, 2], rest: [[3]]), MessageSegments([9], rest: [large, [4, 5]]),
-                         MessageSegments(large), MessageSegments([], rest: [[6]])]
+            let cases = [
+                MessageSegments([1, 2], rest: [[3]]), MessageSegments([9], rest: [large, [4, 5]]),
+                MessageSegments(large), MessageSegments([], rest: [[6]]),
+            ]
             for segments in cases {
                 let reply = try await client.send(onChannel: "split", segments: segments)
                 #expect(reply == [0xAA] + segments.joined + [0xBB, 0xCC])
@@ -47,7 +49,9 @@ import Testing
         let transport = RecordingTransport()
         let connection = MessengerConnection(role: .client, transport: transport)
         let large = Self.bytes(70_000, seed: 5)
-        let call = Task { try await connection.send(onChannel: "bulk", segments: MessageSegments([1, 2, 3], rest: [large])) }
+        let call = Task {
+            try await connection.send(onChannel: "bulk", segments: MessageSegments([1, 2, 3], rest: [large]))
+        }
         // The HELLO, then the request.
         let write = try await transport.writes.first(2)[1]
         guard case .split(let head, let payloads) = write else {
@@ -67,7 +71,9 @@ import Testing
     @Test func smallSegmentsAreJoinedIntoOneFrame() async throws {
         let transport = RecordingTransport()
         let connection = MessengerConnection(role: .client, transport: transport)
-        let call = Task { try await connection.send(onChannel: "small", segments: MessageSegments([1], rest: [[2, 3]])) }
+        let call = Task {
+            try await connection.send(onChannel: "small", segments: MessageSegments([1], rest: [[2, 3]]))
+        }
         // The HELLO, then the request.
         let write = try await transport.writes.first(2)[1]
         guard case .whole(let bytes) = write else {

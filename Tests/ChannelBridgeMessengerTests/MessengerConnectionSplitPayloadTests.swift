@@ -8,7 +8,9 @@ import Testing
 /// connection hands the two parts to an in-place handler and to `startRequest`'s caller, and joins
 /// them for everyone else.
 @Suite struct MessengerConnectionSplitPayloadTests {
-    static let large = (0..<(FrameDecoder.directPayloadThreshold + 5_000)).map { UInt8(truncatingIfNeeded: $0 &* 11 &+ 5) }
+    static let large = (0..<(FrameDecoder.directPayloadThreshold + 5_000)).map {
+        UInt8(truncatingIfNeeded: $0 &* 11 &+ 5)
+    }
 
     /// Splits at `at`, and records the prefix lengths it was shown.
     final class FixedSplitter: Sendable {
@@ -29,7 +31,9 @@ import Testing
     }
 
     /// Feeds `bytes` in chunks of `size`, and returns the frames as `nextInPlace` gives them.
-    static func decode(_ bytes: [UInt8], by size: Int, splitting: PayloadSplitting) throws -> [FrameDecoder.DecodedFrame] {
+    static func decode(
+        _ bytes: [UInt8], by size: Int, splitting: PayloadSplitting
+    ) throws -> [FrameDecoder.DecodedFrame] {
         var decoder = FrameDecoder()
         decoder.splitting = splitting
         var decoded: [FrameDecoder.DecodedFrame] = []
@@ -55,7 +59,8 @@ import Testing
         bytes += try FrameEncoder.encode(.reply(id: 4, result: .bytes(Self.large)))
         let decoded = try Self.decode(bytes, by: min(chunkSize, bytes.count), splitting: splitting)
         guard decoded.count == 2, case .split(.request(3, "big", let head?), let tail) = decoded[0],
-              case .split(.reply(4, .bytes(let replyHead)), let replyTail) = decoded[1] else {
+            case .split(.reply(4, .bytes(let replyHead)), let replyTail) = decoded[1]
+        else {
             Issue.record("not split: \(decoded.map(\.kind))")
             return
         }
@@ -72,9 +77,9 @@ import Testing
         let splitting = PayloadSplitting()
         splitting.setRequestSplitter(FixedSplitter(at: 7).splitter, onChannel: "big")
         let frames: [Frame] = [
-            .request(id: 1, channel: "other", payload: Self.large),       // no splitter on its channel
-            .reply(id: 2, result: .bytes(Self.large)),                      // no reply splitter
-            .message(channel: "big", payload: Self.large),                  // MESSAGEs are never split
+            .request(id: 1, channel: "other", payload: Self.large),  // no splitter on its channel
+            .reply(id: 2, result: .bytes(Self.large)),  // no reply splitter
+            .message(channel: "big", payload: Self.large),  // MESSAGEs are never split
         ]
         var bytes: [UInt8] = []
         for frame in frames { bytes += try FrameEncoder.encode(frame) }
@@ -129,7 +134,9 @@ import Testing
                 return .written(count: 1)
             }
             connection.receive(try FrameEncoder.encode(.hello(Frame.Hello(role: .client, peerName: "raw"))))
-            let request = { (id: UInt32) in try FrameEncoder.encode(.request(id: id, channel: "big", payload: Self.large)) }
+            let request = { (id: UInt32) in
+                try FrameEncoder.encode(.request(id: id, channel: "big", payload: Self.large))
+            }
 
             connection.setInPlaceMessageHandler(onChannel: "big", handler, splitter: FixedSplitter(at: 9).splitter)
             connection.receive(try request(1))
@@ -145,9 +152,12 @@ import Testing
             #expect(calls[1].head == Self.large && calls[1].tail == nil)
             #expect(calls[2].head == Self.large && calls[2].tail == nil)
             let tailCount = UInt8((Self.large.count - 9) & 0xFF)
-            #expect(try await transport.replies.first(3) == [.reply(id: 1, result: .bytes([tailCount])),
-                                                             .reply(id: 2, result: .bytes([0])),
-                                                             .reply(id: 3, result: .bytes([0]))])
+            #expect(
+                try await transport.replies.first(3) == [
+                    .reply(id: 1, result: .bytes([tailCount])),
+                    .reply(id: 2, result: .bytes([0])),
+                    .reply(id: 3, result: .bytes([0])),
+                ])
         }
     }
 
@@ -158,11 +168,14 @@ import Testing
             let transport = FrameLog()
             let connection = MessengerConnection(role: .host, transport: transport)
             connection.receive(try FrameEncoder.encode(.hello(Frame.Hello(role: .client, peerName: "raw"))))
-            connection.setInPlaceMessageHandler(onChannel: "big", { _, _, _ in .null }, splitter: FixedSplitter(at: 9).splitter)
+            connection.setInPlaceMessageHandler(
+                onChannel: "big", { _, _, _ in .null }, splitter: FixedSplitter(at: 9).splitter)
             let request = try FrameEncoder.encode(.request(id: 1, channel: "big", payload: Self.large))
             // The first part of the frame starts the split; the handler changes before the rest.
             connection.receive(Array(request[..<1_000]))
-            connection.setMessageHandler(onChannel: "big") { message in message.map { [UInt8($0 == Self.large ? 1 : 0)] } }
+            connection.setMessageHandler(onChannel: "big") { message in
+                message.map { [UInt8($0 == Self.large ? 1 : 0)] }
+            }
             connection.receive(Array(request[1_000...]))
             #expect(try await transport.replies.first(1) == [.reply(id: 1, result: .bytes([1]))])
         }
@@ -178,8 +191,10 @@ import Testing
             connection.splitReplies(with: FixedSplitter(at: 300).splitter)
 
             let prepared = try connection.prepareRequest(onChannel: "big", payloadCount: 1)
-            async let parts = withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<ReceivedPayload?, any Error>) in
-                connection.startRequest(prepared, onChannel: "big", segments: MessageSegments([1]), continuation: continuation)
+            async let parts = withUnsafeThrowingContinuation {
+                (continuation: UnsafeContinuation<ReceivedPayload?, any Error>) in
+                connection.startRequest(
+                    prepared, onChannel: "big", segments: MessageSegments([1]), continuation: continuation)
             }
             async let whole = connection.send(onChannel: "big", message: [2])
             // Both requests are registered before either reply is read.

@@ -55,7 +55,7 @@ import Testing
             let seen = Collector<[UInt8]?>()
             host.setMessageHandler(onChannel: "events") { message in
                 seen.append(message)
-                return [0xEE]   // ignored: messages are never answered
+                return [0xEE]  // ignored: messages are never answered
             }
             try client.post(onChannel: "events", message: [1])
             try client.post(onChannel: "events", message: [])
@@ -72,8 +72,8 @@ import Testing
             let arrivals = Collector<UInt32>()
             host.setMessageHandler(onChannel: "fifo") { message in
                 let number = message!.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
-                arrivals.append(number)                      // the synchronous part: arrival order
-                try await Task.sleep(for: .microseconds(Int(number % 7) * 50))   // then suspend
+                arrivals.append(number)  // the synchronous part: arrival order
+                try await Task.sleep(for: .microseconds(Int(number % 7) * 50))  // then suspend
                 return message
             }
             let count: UInt32 = 1000
@@ -150,7 +150,9 @@ import Testing
             await #expect(throws: MessengerError.self) {
                 try await client.send(onChannel: "c", message: Array(repeating: 0, count: 100))
             }
-            #expect(throws: MessengerError.self) { try client.post(onChannel: "c", message: Array(repeating: 0, count: 100)) }
+            #expect(throws: MessengerError.self) {
+                try client.post(onChannel: "c", message: Array(repeating: 0, count: 100))
+            }
             #expect(try await client.send(onChannel: "c", message: Array(repeating: 0, count: 50))?.count == 50)
         }
     }

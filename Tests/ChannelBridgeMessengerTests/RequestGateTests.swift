@@ -45,25 +45,26 @@ import Testing
             connection.setInPlaceMessageHandler(onChannel: "c", marker.handler(1))
             connection.setInPlaceMessageHandler(onChannel: "control", marker.handler(2))
             connection.receive(try Self.request(1, on: "c"))
-            connection.receive(try Self.request(2, on: "c"))   // the remembered route
+            connection.receive(try Self.request(2, on: "c"))  // the remembered route
         }
         #expect(marker.calls.all == [1, 1, 1, 1])
 
         gate.close()
         for (connection, transport) in connections {
             connection.receive(try Self.request(3, on: "c"))
-            connection.receive(try Self.request(4, on: "control", payload: [1]))   // admitted
+            connection.receive(try Self.request(4, on: "control", payload: [1]))  // admitted
             connection.receive(try Self.request(5, on: "control", payload: [0]))
             connection.receive(try Self.request(6, on: "control", payload: nil))
             connection.receive(try Self.request(7, on: "unhandled"))
-            #expect(transport.replies == [
-                .reply(id: 1, result: .bytes([1])), .reply(id: 2, result: .bytes([1])),
-                .reply(id: 3, result: .failure(Self.reason)),
-                .reply(id: 4, result: .bytes([2])),
-                .reply(id: 5, result: .failure(Self.reason)),
-                .reply(id: 6, result: .failure(Self.reason)),
-                .reply(id: 7, result: .null),
-            ])
+            #expect(
+                transport.replies == [
+                    .reply(id: 1, result: .bytes([1])), .reply(id: 2, result: .bytes([1])),
+                    .reply(id: 3, result: .failure(Self.reason)),
+                    .reply(id: 4, result: .bytes([2])),
+                    .reply(id: 5, result: .failure(Self.reason)),
+                    .reply(id: 6, result: .failure(Self.reason)),
+                    .reply(id: 7, result: .null),
+                ])
         }
         #expect(marker.calls.all == [1, 1, 1, 1, 2, 2])
         #expect(gate.isClosed)
@@ -81,10 +82,18 @@ import Testing
             other.receive(try FrameEncoder.encode(.hello(Frame.Hello(role: .client, peerName: "raw"))))
             let reached = Collector<String>(name: "handlers reached")
             for messenger in [connection, other] {
-                messenger.setMessageHandler(onChannel: "plain") { _ in reached.append("plain"); return [1] }
-                messenger.setSynchronousMessageHandler(onChannel: "sync") { _ in reached.append("sync"); return nil }
-                messenger.setImmediateMessageHandler(onChannel: "immediate") { _ in reached.append("immediate"); return .now(nil) }
-                messenger.setSynchronousMessageHandler(onChannel: "control") { _ in reached.append("control"); return nil }
+                messenger.setMessageHandler(onChannel: "plain") { _ in
+                    reached.append("plain"); return [1]
+                }
+                messenger.setSynchronousMessageHandler(onChannel: "sync") { _ in
+                    reached.append("sync"); return nil
+                }
+                messenger.setImmediateMessageHandler(onChannel: "immediate") { _ in
+                    reached.append("immediate"); return .now(nil)
+                }
+                messenger.setSynchronousMessageHandler(onChannel: "control") { _ in
+                    reached.append("control"); return nil
+                }
             }
             gate.close()
             connection.receive(try Self.request(1, on: "plain"))

@@ -52,7 +52,8 @@ import Glibc
                 let status = try FileCalls.status(ofDescriptor: fd).get()
                 #expect(!status.isRegularFile)
                 #expect(status.typeDescription == "a FIFO")
-                #expect(try FileCalls.linkStatus(ofPath: directory + "/link").get().typeDescription == "a symbolic link")
+                #expect(
+                    try FileCalls.linkStatus(ofPath: directory + "/link").get().typeDescription == "a symbolic link")
                 #expect(try FileCalls.status(ofPath: directory + "/link").get().isRegularFile)
             }
         }

@@ -11,8 +11,10 @@ import Testing
             }
         }
         let scaled = HangGuardScale.scaled(1)
-        #expect(error?.description ==
-            "hang guard: aBodyThatNeverFinishesFailsNamingTheTestAndLine() (ChannelBridgePlatformTests/HangGuardTests.swift:\(line)) did not finish within \(scaled) s")
+        #expect(
+            error?.description
+                == "hang guard: aBodyThatNeverFinishesFailsNamingTheTestAndLine() (ChannelBridgePlatformTests/HangGuardTests.swift:\(line)) did not finish within \(scaled) s"
+        )
     }
 
     @Test func aBodyThatFinishesReturnsItsValue() async throws {

@@ -9,7 +9,8 @@ import Testing
         let (first, second, third) = (words.next(), words.next(), words.next())
         var generator = SeededGenerator(seed: 5)
         let bytes = generator.bytes(count: 19)
-        let expected = (0..<8).map { UInt8(truncatingIfNeeded: first >> ($0 * 8)) }
+        let expected =
+            (0..<8).map { UInt8(truncatingIfNeeded: first >> ($0 * 8)) }
             + (0..<8).map { UInt8(truncatingIfNeeded: second >> ($0 * 8)) }
             + (0..<3).map { UInt8(truncatingIfNeeded: third >> ($0 * 8)) }
         #expect(bytes == expected)

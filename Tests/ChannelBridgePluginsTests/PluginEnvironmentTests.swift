@@ -20,17 +20,18 @@ private enum NameKey: PluginEnvironmentKey {
         environment[CountKey.self] = 3
         #expect(environment[CountKey.self] == 3)
         #expect(environment.contains(CountKey.self))
-        #expect(environment[NameKey.self] == nil)   // keys do not share storage
+        #expect(environment[NameKey.self] == nil)  // keys do not share storage
 
         let copy = environment.setting(NameKey.self, to: "host")
         #expect(copy[NameKey.self] == "host")
         #expect(copy[CountKey.self] == 3)
-        #expect(environment[NameKey.self] == nil)   // a value type: the original is unchanged
+        #expect(environment[NameKey.self] == nil)  // a value type: the original is unchanged
     }
 
     @Test func registrarsSeeTheRegistryEnvironment() throws {
-        let registry = PluginRegistry(messenger: RecordingMessenger(),
-                                      environment: PluginEnvironment().setting(CountKey.self, to: 99))
+        let registry = PluginRegistry(
+            messenger: RecordingMessenger(),
+            environment: PluginEnvironment().setting(CountKey.self, to: 99))
         let registrar = try registry.registrar(forPlugin: "A")
         #expect(registrar.environment[CountKey.self] == 99)
         #expect(registry.environment[CountKey.self] == 99)

@@ -14,7 +14,9 @@ import Testing
         #expect(catalogue["AlphaPlugin"] == AlphaPlugin.self)
         #expect(catalogue["RenamedPlugin"] == nil)
 
-        let error = try #require(throws: PluginError.self) { try PluginCatalogue([AlphaPlugin.self, AlphaPlugin.self]) }
+        let error = try #require(throws: PluginError.self) {
+            try PluginCatalogue([AlphaPlugin.self, AlphaPlugin.self])
+        }
         #expect(error.code == .duplicateKey)
         #expect(error.message == "The catalogue already has a plugin named 'AlphaPlugin'")
 
@@ -25,9 +27,11 @@ import Testing
 
     @Test func registersByNameInTheOrderGiven() async throws {
         let probe = Probe()
-        let registry = PluginRegistry(messenger: RecordingMessenger(),
-                                      environment: PluginEnvironment().setting(ProbeKey.self, to: probe))
-        try await PluginRegistrant(catalogue: catalogue()).register(["io.example.renamed", "BetaPlugin"], with: registry)
+        let registry = PluginRegistry(
+            messenger: RecordingMessenger(),
+            environment: PluginEnvironment().setting(ProbeKey.self, to: probe))
+        try await PluginRegistrant(catalogue: catalogue()).register(
+            ["io.example.renamed", "BetaPlugin"], with: registry)
         #expect(registry.pluginKeys == ["io.example.renamed", "BetaPlugin"])
         #expect(!registry.hasPlugin("AlphaPlugin"))
         #expect(probe.entries == ["Renamed.register as io.example.renamed", "Beta.register as BetaPlugin"])
@@ -47,8 +51,10 @@ import Testing
         #expect(error.code == .unknownPlugin)
         #expect(error.key == "NoSuchPlugin")
         #expect(error.knownKeys == ["AlphaPlugin", "BetaPlugin", "io.example.renamed"])
-        #expect(error.description
-            == "unknownPlugin: No plugin named 'NoSuchPlugin'; known plugins: AlphaPlugin, BetaPlugin, io.example.renamed")
+        #expect(
+            error.description
+                == "unknownPlugin: No plugin named 'NoSuchPlugin'; known plugins: AlphaPlugin, BetaPlugin, io.example.renamed"
+        )
         #expect(registry.pluginKeys.isEmpty)
 
         let empty = try #require(throws: PluginError.self) { try PluginCatalogue().plugin(named: "X") }
@@ -80,8 +86,9 @@ import Testing
         var catalogue = try catalogue()
         try catalogue.add(FailingPlugin.self)
         let error = try await #require(throws: PluginError.self) {
-            try await PluginRegistrant(catalogue: catalogue).register(["BetaPlugin", "FailingPlugin", "AlphaPlugin"],
-                                                                      with: registry)
+            try await PluginRegistrant(catalogue: catalogue).register(
+                ["BetaPlugin", "FailingPlugin", "AlphaPlugin"],
+                with: registry)
         }
         #expect(error.code == .registrationFailed)
         #expect(error.key == "FailingPlugin")

@@ -15,20 +15,21 @@ import ChannelBridgeMessenger
         }
         #expect(error.code == .duplicateKey)
         #expect(error.key == "SharedPreferenceAppGroupPlugin")
-        #expect(error.description
-            == "duplicateKey: A plugin is already registered under the key 'SharedPreferenceAppGroupPlugin'")
+        #expect(
+            error.description
+                == "duplicateKey: A plugin is already registered under the key 'SharedPreferenceAppGroupPlugin'")
         #expect(registry.pluginKeys == ["SharedPreferenceAppGroupPlugin"])
     }
 
     @Test func hasPluginAndPublishedValues() throws {
         let registry = PluginRegistry(messenger: RecordingMessenger())
         #expect(!registry.hasPlugin("A"))
-        #expect(registry.valuePublished(byPlugin: "A") == nil)   // never registered
+        #expect(registry.valuePublished(byPlugin: "A") == nil)  // never registered
 
         let registrar = try registry.registrar(forPlugin: "A")
         #expect(registrar.key == "A")
         #expect(registry.hasPlugin("A"))
-        let nothing = try #require(registry.valuePublished(byPlugin: "A"))   // registered, published nothing
+        let nothing = try #require(registry.valuePublished(byPlugin: "A"))  // registered, published nothing
         guard case .nothing = nothing else { Issue.record("expected .nothing, got \(nothing)"); return }
         #expect(nothing.value == nil)
 
@@ -51,8 +52,11 @@ import ChannelBridgeMessenger
         try await registry.register(RenamedPlugin.self)
         try await registry.register(BetaPlugin.self, forKey: "SecondBeta")
         #expect(registry.pluginKeys == ["BetaPlugin", "io.example.renamed", "SecondBeta"])
-        #expect(probe.entries == ["Beta.register as BetaPlugin", "Renamed.register as io.example.renamed",
-                                  "Beta.register as SecondBeta"])
+        #expect(
+            probe.entries == [
+                "Beta.register as BetaPlugin", "Renamed.register as io.example.renamed",
+                "Beta.register as SecondBeta",
+            ])
         #expect(registry.valuePublished(byPlugin: "BetaPlugin")?.value(as: String.self) == "published by Beta")
         let registrar = try registry.registrar(forPlugin: "Other")
         #expect(registrar.messenger === messenger)
@@ -87,7 +91,8 @@ import ChannelBridgeMessenger
         let (client, host) = InMemoryMessenger.makePair()
         defer { client.close() }
         let probe = Probe()
-        let registry = PluginRegistry(messenger: host, environment: PluginEnvironment().setting(ProbeKey.self, to: probe))
+        let registry = PluginRegistry(
+            messenger: host, environment: PluginEnvironment().setting(ProbeKey.self, to: probe))
         try await registry.register(AlphaPlugin.self)
         try await registry.register(BetaPlugin.self)
         let channel = MethodChannel(name: AlphaPlugin.channelName, messenger: client)
@@ -100,8 +105,11 @@ import ChannelBridgeMessenger
             _ = await (first, second)
             await registry.tearDown()
             #expect(registry.isTornDown)
-            #expect(probe.entries == ["Alpha.register as AlphaPlugin", "Beta.register as BetaPlugin",
-                                      "Alpha.teardown.1", "Alpha.teardown.2", "Beta.teardown"])
+            #expect(
+                probe.entries == [
+                    "Alpha.register as AlphaPlugin", "Beta.register as BetaPlugin",
+                    "Alpha.teardown.1", "Alpha.teardown.2", "Beta.teardown",
+                ])
 
             let error = try await #require(throws: ChannelError.self) { try await channel.invokeMethod("echo") }
             #expect(error.code == .notImplemented)
@@ -142,7 +150,8 @@ import ChannelBridgeMessenger
         let (client, host) = InMemoryMessenger.makePair()
         defer { client.close() }
         let probe = Probe()
-        let registry = PluginRegistry(messenger: host, environment: PluginEnvironment().setting(ProbeKey.self, to: probe))
+        let registry = PluginRegistry(
+            messenger: host, environment: PluginEnvironment().setting(ProbeKey.self, to: probe))
         try await registry.register(TickerPlugin.self)
         try await withHangGuard { () async throws in
             let stream = EventChannel(name: TickerPlugin.channelName, messenger: client)
@@ -150,7 +159,7 @@ import ChannelBridgeMessenger
             var events = stream.makeAsyncIterator()
             #expect(try await events.next() == .success("go"))
             await registry.tearDown()
-            #expect(try await events.next() == nil)   // end of stream
+            #expect(try await events.next() == nil)  // end of stream
             #expect(await probe.streamCalls.next() == "listen \"go\"")
             #expect(await probe.streamCalls.next() == "cancel \"go\"")
         }
@@ -180,7 +189,8 @@ import ChannelBridgeMessenger
     @Test func aFailedRegistrationLeavesNothingBehind() async throws {
         let messenger = RecordingMessenger()
         let probe = Probe()
-        let registry = PluginRegistry(messenger: messenger, environment: PluginEnvironment().setting(ProbeKey.self, to: probe))
+        let registry = PluginRegistry(
+            messenger: messenger, environment: PluginEnvironment().setting(ProbeKey.self, to: probe))
         let error = try await #require(throws: PluginError.self) { try await registry.register(FailingPlugin.self) }
         #expect(error.code == .registrationFailed)
         #expect(error.key == "FailingPlugin")
@@ -201,7 +211,8 @@ import ChannelBridgeMessenger
         let messenger = RecordingMessenger()
         let registry = PluginRegistry(messenger: messenger)
         let registrar = try registry.registrar(forPlugin: "A")
-        registrar.addMethodCallDelegate(EchoDelegate(), channel: MethodChannel(name: "test/shared", messenger: messenger))
+        registrar.addMethodCallDelegate(
+            EchoDelegate(), channel: MethodChannel(name: "test/shared", messenger: messenger))
         // Someone else takes the channel over; teardown must leave their handler alone.
         MethodChannel(name: "test/shared", messenger: messenger).setMethodCallHandler { _ in "theirs" }
         await registry.tearDown()

@@ -13,19 +13,25 @@ import Testing
     /// plugin listed first, then fails.
     enum HalfwayPlugin: Plugin {
         static func register(with registrar: PluginRegistrar) throws {
-            registrar.addMethodCallDelegate(MethodRouter { router in router.on("a") { "a" } },
-                                            channel: MethodChannel(name: "test/halfway", messenger: registrar.messenger))
-            registrar.addStreamHandler(ChannelCatalogTests.Silent(),
-                                       channel: EventChannel(name: "test/halfway/events", messenger: registrar.messenger))
-            registrar.describe(ChannelDescription(name: "test/shared", kind: .message, codec: "binary",
-                                                  methods: [MethodDescription(name: "overwritten")], summary: "Halfway's"))
-            registrar.describe(ChannelDescription(name: "test/shared", kind: .method, codec: "json", summary: "Halfway's again"))
+            registrar.addMethodCallDelegate(
+                MethodRouter { router in router.on("a") { "a" } },
+                channel: MethodChannel(name: "test/halfway", messenger: registrar.messenger))
+            registrar.addStreamHandler(
+                ChannelCatalogTests.Silent(),
+                channel: EventChannel(name: "test/halfway/events", messenger: registrar.messenger))
+            registrar.describe(
+                ChannelDescription(
+                    name: "test/shared", kind: .message, codec: "binary",
+                    methods: [MethodDescription(name: "overwritten")], summary: "Halfway's"))
+            registrar.describe(
+                ChannelDescription(name: "test/shared", kind: .method, codec: "json", summary: "Halfway's again"))
             throw Refusal()
         }
     }
 
-    static let shared = ChannelDescription(name: "test/shared", kind: .method, codec: "standard",
-                                           methods: [MethodDescription(name: "m")], summary: "First's")
+    static let shared = ChannelDescription(
+        name: "test/shared", kind: .method, codec: "standard",
+        methods: [MethodDescription(name: "m")], summary: "First's")
 
     @Test func aFailedRegistrationTakesBackTheCatalogEntriesItAdded() async throws {
         let (_, host) = InMemoryMessenger.makePair()
@@ -66,11 +72,13 @@ import Testing
         // The box is in the registry's environment and holds the registrar, which refers to the
         // registry: emptied at the end, so that the cycle ends with the test.
         defer { kept.set(nil) }
-        let registry = PluginRegistry(messenger: host, environment: PluginEnvironment().setting(KeptRegistrarKey.self, to: kept))
+        let registry = PluginRegistry(
+            messenger: host, environment: PluginEnvironment().setting(KeptRegistrarKey.self, to: kept))
         _ = try await #require(throws: PluginError.self) { try await registry.register(KeeperPlugin.self) }
         let registrar = try #require(kept.value)
         registrar.describe(ChannelDescription(name: "test/late", kind: .method, codec: "standard"))
-        registrar.addStreamHandler(ChannelCatalogTests.Silent(), channel: EventChannel(name: "test/late/events", messenger: host))
+        registrar.addStreamHandler(
+            ChannelCatalogTests.Silent(), channel: EventChannel(name: "test/late/events", messenger: host))
         #expect(registry.channels.channels == [])
     }
 
@@ -84,12 +92,15 @@ import Testing
         let reflection = MethodChannel(name: ChannelCatalog.reflectionChannel, messenger: client)
         try await withHangGuard { () async throws in
             let reply = try await reflection.invokeMethod("listChannels")
-            #expect(reply.listValue?.compactMap(ChannelDescription.init) == [
-                ChannelCatalog.reflectionDescription,
-                ChannelDescription(name: AlphaPlugin.channelName, kind: .method, codec: "standard"),
-            ])
+            #expect(
+                reply.listValue?.compactMap(ChannelDescription.init) == [
+                    ChannelCatalog.reflectionDescription,
+                    ChannelDescription(name: AlphaPlugin.channelName, kind: .method, codec: "standard"),
+                ])
             await registry.tearDown()
-            let error = try await #require(throws: ChannelError.self) { try await reflection.invokeMethod("listChannels") }
+            let error = try await #require(throws: ChannelError.self) {
+                try await reflection.invokeMethod("listChannels")
+            }
             #expect(error.code == .notImplemented)
             #expect(error.channel == ChannelCatalog.reflectionChannel)
         }
@@ -103,7 +114,9 @@ import Testing
         registry.serveReflection()
         let reflection = MethodChannel(name: ChannelCatalog.reflectionChannel, messenger: client)
         try await withHangGuard { () async throws in
-            let error = try await #require(throws: ChannelError.self) { try await reflection.invokeMethod("listChannels") }
+            let error = try await #require(throws: ChannelError.self) {
+                try await reflection.invokeMethod("listChannels")
+            }
             #expect(error.code == .notImplemented)
         }
     }

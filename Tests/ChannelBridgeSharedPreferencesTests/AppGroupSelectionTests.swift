@@ -34,7 +34,8 @@ import Testing
     }
 
     @Test func anUnentitledGroupBeforeAnyIsChosenLeavesNone() async throws {
-        let session = try await PreferencesSession.start(provider: InMemoryAppGroupStore(), entitled: ["group.a", "group.b"])
+        let session = try await PreferencesSession.start(
+            provider: InMemoryAppGroupStore(), entitled: ["group.a", "group.b"])
         defer { session.close() }
         try await withHangGuard { () async throws in
             await #expect(throws: notEntitled("group.c", entitled: ["group.a", "group.b"])) {
@@ -52,7 +53,8 @@ import Testing
         "setBool", "setInt", "setDouble", "setString", "setStringArray", "setBytes", "remove", "removeAll",
     ])
     func everyMethodNeedsAGroupFirst(method: String) async throws {
-        let session = try await PreferencesSession.start(provider: InMemoryAppGroupStore(), entitled: ["group.a", "group.b"])
+        let session = try await PreferencesSession.start(
+            provider: InMemoryAppGroupStore(), entitled: ["group.a", "group.b"])
         defer { session.close() }
         try await withHangGuard { () async throws in
             await #expect(throws: appGroupHasNotBeenSet(method, entitled: ["group.a", "group.b"])) {
@@ -76,7 +78,7 @@ import Testing
 
     @Test func theHostDefaultIsGroupLocal() async throws {
         let store = InMemoryAppGroupStore()
-        let session = try await PreferencesSession.start(provider: store)   // entitled groups not set
+        let session = try await PreferencesSession.start(provider: store)  // entitled groups not set
         defer { session.close() }
         try await withHangGuard { () async throws in
             try await session.call("setBool", ["key": "flag", "value": true])
@@ -120,16 +122,22 @@ import Testing
     }
 
     @Test func setAppGroupArgumentsAreChecked() async throws {
-        let session = try await PreferencesSession.start(provider: InMemoryAppGroupStore(), entitled: ["group.a", "group.b"])
+        let session = try await PreferencesSession.start(
+            provider: InMemoryAppGroupStore(), entitled: ["group.a", "group.b"])
         defer { session.close() }
         try await withHangGuard { () async throws in
             await #expect(throws: invalidArguments("setAppGroup", "appGroup", "the argument 'appGroup' is missing")) {
                 try await session.call("setAppGroup", [:])
             }
-            await #expect(throws: invalidArguments("setAppGroup", nil, "the arguments must be a map with 'appGroup', got String")) {
+            await #expect(
+                throws: invalidArguments("setAppGroup", nil, "the arguments must be a map with 'appGroup', got String")
+            ) {
                 try await session.call("setAppGroup", "group.a")
             }
-            await #expect(throws: invalidArguments("setAppGroup", "appGroup", "the argument 'appGroup' must be a String, got null")) {
+            await #expect(
+                throws: invalidArguments(
+                    "setAppGroup", "appGroup", "the argument 'appGroup' must be a String, got null")
+            ) {
                 try await session.call("setAppGroup", ["appGroup": nil])
             }
         }

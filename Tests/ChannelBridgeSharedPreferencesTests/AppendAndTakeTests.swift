@@ -12,7 +12,8 @@ import Testing
         defer { session.close() }
         try await withHangGuard { () async throws in
             #expect(try await session.call("appendToList", ["key": "itemList", "values": ["a"]]) == .null)
-            #expect(try await session.call("appendToList", ["key": "itemList", "values": ["b", .int32(3), .null]]) == .null)
+            #expect(
+                try await session.call("appendToList", ["key": "itemList", "values": ["b", .int32(3), .null]]) == .null)
             #expect(try await store.group("group.local").value(forKey: "itemList") == ["a", "b", .int32(3), .null])
             #expect(try await session.call("take", ["key": "itemList"]) == ["a", "b", .int32(3), .null])
             #expect(try await store.group("group.local").value(forKey: "itemList") == nil)
@@ -35,8 +36,13 @@ import Testing
             let error = await #expect(throws: MethodError.self) {
                 try await session.call("take", ["key": "itemList", "requestId": ""])
             }
-            #expect(error == invalidArguments("take", "requestId", "the argument 'requestId' must be 1 to 128 bytes of UTF-8, got 0"))
-            await #expect(throws: MethodError.self) { try await session.call("take", ["key": "itemList", "requestId": 5]) }
+            #expect(
+                error
+                    == invalidArguments(
+                        "take", "requestId", "the argument 'requestId' must be 1 to 128 bytes of UTF-8, got 0"))
+            await #expect(throws: MethodError.self) {
+                try await session.call("take", ["key": "itemList", "requestId": 5])
+            }
         }
     }
 
@@ -57,8 +63,11 @@ import Testing
         ("ints", StandardValue.int32List([1]), "Int32List"),
         ("count", StandardValue.int32(1), "int (int32)"),
     ])
-    func appendToAKeyThatHoldsNoListIsWrongTypeAndWritesNothing(key: String, stored: StandardValue, typeName: String)
-        async throws {
+    func appendToAKeyThatHoldsNoListIsWrongTypeAndWritesNothing(
+        key: String, stored: StandardValue, typeName: String
+    )
+        async throws
+    {
         let store = InMemoryAppGroupStore()
         try await store.group("group.local").set(stored, forKey: key)
         let session = try await PreferencesSession.start(provider: store)
@@ -76,12 +85,16 @@ import Testing
         let session = try await PreferencesSession.start(provider: InMemoryAppGroupStore())
         defer { session.close() }
         try await withHangGuard { () async throws in
-            let missing = await #expect(throws: MethodError.self) { try await session.call("appendToList", ["key": "k"]) }
+            let missing = await #expect(throws: MethodError.self) {
+                try await session.call("appendToList", ["key": "k"])
+            }
             #expect(missing == invalidArguments("appendToList", "values", "the argument 'values' is missing"))
             let notList = await #expect(throws: MethodError.self) {
                 try await session.call("appendToList", ["key": "k", "values": "x"])
             }
-            #expect(notList == invalidArguments("appendToList", "values", "the argument 'values' must be a List, got String"))
+            #expect(
+                notList
+                    == invalidArguments("appendToList", "values", "the argument 'values' must be a List, got String"))
             let noKey = await #expect(throws: MethodError.self) { try await session.call("take", ["values": []]) }
             #expect(noKey == invalidArguments("take", "key", "the argument 'key' is missing"))
         }

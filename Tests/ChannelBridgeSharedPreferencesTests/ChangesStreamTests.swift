@@ -16,13 +16,14 @@ private func change(_ key: String, _ value: StandardValue) -> EventChannel.Event
         let session = try await PreferencesSession.start(provider: provider)
         defer { session.close() }
         try await withHangGuard { () async throws in
-            var events = session.changes.receiveBroadcastStream(arguments: ["appGroup": "group.local"]).makeAsyncIterator()
+            var events = session.changes.receiveBroadcastStream(arguments: ["appGroup": "group.local"])
+                .makeAsyncIterator()
             #expect(await provider.signals.next() == .subscribed("group.local"))
             try await session.call("setString", ["key": "a", "value": "x"])
             try await session.call("setInt", ["key": "b", "value": .int64(1)])
-            try await session.call("setString", ["key": "a", "value": "x"])   // same value: still a change
+            try await session.call("setString", ["key": "a", "value": "x"])  // same value: still a change
             try await session.call("remove", ["key": "a"])
-            try await session.call("remove", ["key": "a"])   // absent: writes nothing, no event
+            try await session.call("remove", ["key": "a"])  // absent: writes nothing, no event
             try await session.call("setBytes", ["key": "c", "value": .uint8List([9])])
             try await session.call("removeAll")
             #expect(try await events.next() == change("a", "x"))
@@ -30,7 +31,7 @@ private func change(_ key: String, _ value: StandardValue) -> EventChannel.Event
             #expect(try await events.next() == change("a", "x"))
             #expect(try await events.next() == change("a", nil))
             #expect(try await events.next() == change("c", .uint8List([9])))
-            #expect(try await events.next() == change("b", nil))   // one event per key removed
+            #expect(try await events.next() == change("b", nil))  // one event per key removed
             #expect(try await events.next() == change("c", nil))
         }
     }
@@ -46,10 +47,10 @@ private func change(_ key: String, _ value: StandardValue) -> EventChannel.Event
             var events = listener.changes.receiveBroadcastStream(arguments: ["appGroup": "group.b"]).makeAsyncIterator()
             #expect(await provider.signals.next() == .subscribed("group.b"))
             try await writer.call("setAppGroup", ["appGroup": "group.a"])
-            try await writer.call("setString", ["key": "k", "value": "in a"])          // another group: not seen
+            try await writer.call("setString", ["key": "k", "value": "in a"])  // another group: not seen
             try await writer.call("setAppGroup", ["appGroup": "group.b"])
             try await writer.call("setString", ["key": "k", "value": "from the other session"])
-            try await provider.group("group.b").set(.int32(5), forKey: "direct")     // the store used directly
+            try await provider.group("group.b").set(.int32(5), forKey: "direct")  // the store used directly
             #expect(try await events.next() == change("k", "from the other session"))
             #expect(try await events.next() == change("direct", .int32(5)))
         }
@@ -82,7 +83,7 @@ private func change(_ key: String, _ value: StandardValue) -> EventChannel.Event
             await #expect(throws: notEntitled("group.evil", entitled: ["group.a", "group.b"])) {
                 for try await _ in session.changes.receiveBroadcastStream(arguments: ["appGroup": "group.evil"]) {}
             }
-            #expect(provider.signals.waiting.isEmpty)   // the store was never asked
+            #expect(provider.signals.waiting.isEmpty)  // the store was never asked
         }
     }
 
@@ -90,14 +91,24 @@ private func change(_ key: String, _ value: StandardValue) -> EventChannel.Event
         let session = try await PreferencesSession.start(provider: ObservedStoreProvider())
         defer { session.close() }
         try await withHangGuard { () async throws in
-            await #expect(throws: invalidArguments("listen", "appGroup", "the argument 'appGroup' must be a String, got int (int32)")) {
+            await #expect(
+                throws: invalidArguments(
+                    "listen", "appGroup", "the argument 'appGroup' must be a String, got int (int32)")
+            ) {
                 for try await _ in session.changes.receiveBroadcastStream(arguments: ["appGroup": 1]) {}
             }
-            await #expect(throws: invalidArguments("listen", nil, "the arguments must be a map with 'appGroup', got String")) {
+            await #expect(
+                throws: invalidArguments("listen", nil, "the arguments must be a map with 'appGroup', got String")
+            ) {
                 for try await _ in session.changes.receiveBroadcastStream(arguments: "group.local") {}
             }
-            await #expect(throws: invalidArguments("listen", "keys", "the argument 'keys' must be a List<String> or null, got String")) {
-                for try await _ in session.changes.receiveBroadcastStream(arguments: ["appGroup": "group.local", "keys": "a"]) {}
+            await #expect(
+                throws: invalidArguments(
+                    "listen", "keys", "the argument 'keys' must be a List<String> or null, got String")
+            ) {
+                for try await _ in session.changes.receiveBroadcastStream(arguments: [
+                    "appGroup": "group.local", "keys": "a",
+                ]) {}
             }
         }
     }
@@ -140,11 +151,12 @@ private func change(_ key: String, _ value: StandardValue) -> EventChannel.Event
             #expect(await provider.signals.next() == .subscribed("group.local"))
             try await session.call("setString", ["key": "a", "value": "1"])
             #expect(await received.next() == change("a", "1"))
-            consumer.cancel()   // the listener sends `cancel`
+            consumer.cancel()  // the listener sends `cancel`
             #expect(await provider.signals.next() == .ended("group.local"))
             _ = await consumer.result
             // The method channel still serves, and listening again works.
-            var events = session.changes.receiveBroadcastStream(arguments: ["appGroup": "group.local"]).makeAsyncIterator()
+            var events = session.changes.receiveBroadcastStream(arguments: ["appGroup": "group.local"])
+                .makeAsyncIterator()
             #expect(await provider.signals.next() == .subscribed("group.local"))
             try await session.call("setString", ["key": "a", "value": "2"])
             #expect(try await events.next() == change("a", "2"))
@@ -156,7 +168,8 @@ private func change(_ key: String, _ value: StandardValue) -> EventChannel.Event
         let session = try await PreferencesSession.start(provider: provider)
         defer { session.close() }
         try await withHangGuard { () async throws in
-            var events = session.changes.receiveBroadcastStream(arguments: ["appGroup": "group.local"]).makeAsyncIterator()
+            var events = session.changes.receiveBroadcastStream(arguments: ["appGroup": "group.local"])
+                .makeAsyncIterator()
             #expect(await provider.signals.next() == .subscribed("group.local"))
             await session.registry.tearDown()
             #expect(try await events.next() == nil)

@@ -26,8 +26,8 @@ import Testing
     static func expected(_ getter: String, _ key: String, _ value: StandardValue) -> StandardValue? {
         switch (getter, key) {
         case ("getBool", "bool"), ("getInt", "int32"), ("getInt", "int64"), ("getDouble", "double"),
-             ("getString", "string"), ("getStringArray", "stringList"), ("getStringArray", "emptyList"),
-             ("getBytes", "bytes"):
+            ("getString", "string"), ("getStringArray", "stringList"), ("getStringArray", "emptyList"),
+            ("getBytes", "bytes"):
             return value
         case ("getDouble", "int32"), ("getDouble", "int64"):
             return .float64(7)
@@ -36,8 +36,10 @@ import Testing
         }
     }
 
-    static let wanted = ["getBool": "bool", "getInt": "int", "getDouble": "double", "getString": "String",
-                         "getStringArray": "List<String>", "getBytes": "Uint8List"]
+    static let wanted = [
+        "getBool": "bool", "getInt": "int", "getDouble": "double", "getString": "String",
+        "getStringArray": "List<String>", "getBytes": "Uint8List",
+    ]
 
     @Test(arguments: ["getBool", "getInt", "getDouble", "getString", "getStringArray", "getBytes"])
     func typedGetterMatrix(getter: String) async throws {
@@ -48,9 +50,11 @@ import Testing
         try await withHangGuard { () async throws in
             for entry in Self.stored {
                 if let value = Self.expected(getter, entry.key, entry.value) {
-                    #expect(try await session.call(getter, ["key": .string(entry.key)]) == value, "\(getter) \(entry.key)")
+                    #expect(
+                        try await session.call(getter, ["key": .string(entry.key)]) == value, "\(getter) \(entry.key)")
                 } else {
-                    let expected = wrongType(getter, key: entry.key, stored: entry.typeName, wanted: Self.wanted[getter]!)
+                    let expected = wrongType(
+                        getter, key: entry.key, stored: entry.typeName, wanted: Self.wanted[getter]!)
                     await #expect(throws: expected, "\(getter) \(entry.key)") {
                         try await session.call(getter, ["key": .string(entry.key)])
                     }
@@ -96,10 +100,15 @@ import Testing
             await #expect(throws: invalidArguments("getString", "key", "the argument 'key' is missing")) {
                 try await session.call("getString", ["name": "k"])
             }
-            await #expect(throws: invalidArguments("getInt", "key", "the argument 'key' must be a String, got int (int32)")) {
+            await #expect(
+                throws: invalidArguments("getInt", "key", "the argument 'key' must be a String, got int (int32)")
+            ) {
                 try await session.call("getInt", ["key": 3])
             }
-            await #expect(throws: invalidArguments("getStringArray", nil, "the arguments must be a map with 'key', got List<String>")) {
+            await #expect(
+                throws: invalidArguments(
+                    "getStringArray", nil, "the arguments must be a map with 'key', got List<String>")
+            ) {
                 try await session.call("getStringArray", ["key"])
             }
         }
@@ -107,15 +116,20 @@ import Testing
 
     @Test func unknownMethodsAreNotImplemented() async throws {
         // Before any group is chosen too: an unknown method never reaches the group check.
-        let session = try await PreferencesSession.start(provider: InMemoryAppGroupStore(), entitled: ["group.a", "group.b"])
+        let session = try await PreferencesSession.start(
+            provider: InMemoryAppGroupStore(), entitled: ["group.a", "group.b"])
         defer { session.close() }
         try await withHangGuard { () async throws in
             for method in ["getStringList", "setStringList", "clear", "GET", ""] {
-                let error = try await #require(throws: ChannelError.self) { try await session.call(method, ["key": "k"]) }
+                let error = try await #require(throws: ChannelError.self) {
+                    try await session.call(method, ["key": "k"])
+                }
                 #expect(error.code == .notImplemented)
                 #expect(error.channel == "shared_preference_app_group")
                 #expect(error.method == method)
-                #expect(error.message == "No implementation found for method \(method) on channel shared_preference_app_group")
+                #expect(
+                    error.message
+                        == "No implementation found for method \(method) on channel shared_preference_app_group")
             }
         }
     }

@@ -17,8 +17,11 @@ import Testing
 @Suite struct ProgramOrderTests {
     /// Sends `method` without waiting for its reply.
     @discardableResult
-    func send(_ session: PreferencesSession, _ method: String, _ arguments: StandardValue = .null)
-        -> Task<StandardValue, any Error> {
+    func send(
+        _ session: PreferencesSession, _ method: String, _ arguments: StandardValue = .null
+    )
+        -> Task<StandardValue, any Error>
+    {
         Task.immediate { try await session.call(method, arguments) }
     }
 
@@ -115,12 +118,12 @@ import Testing
         let session = try await PreferencesSession.start(provider: store)
         defer { session.close() }
         try await withHangGuard { () async throws in
-            let first = send(session, "setString", ["key": "a", "value": "1"])     // held in the store
-            let read = send(session, "getString", ["key": "a"])                    // waits for the write
-            let cancelled = send(session, "setString", ["key": "b", "value": "2"]) // waits for the read
-            let after = send(session, "getString", ["key": "b"])                   // waits for the write
+            let first = send(session, "setString", ["key": "a", "value": "1"])  // held in the store
+            let read = send(session, "getString", ["key": "a"])  // waits for the write
+            let cancelled = send(session, "setString", ["key": "b", "value": "2"])  // waits for the read
+            let after = send(session, "getString", ["key": "b"])  // waits for the write
             #expect(await store.started.next() == "set a")
-            cancelled.cancel()   // the client withdraws the call: a CANCEL frame
+            cancelled.cancel()  // the client withdraws the call: a CANCEL frame
             try await barrier(session)
             store.gate.open()
             #expect(try await first.value == .null)
@@ -179,7 +182,8 @@ import Testing
         defer { session.close() }
         let call = try StandardMethodCodec().encodeMethodCall(MethodCall("getString", arguments: ["key": "free"]))
         // An id the client never used: the client drops the reply.
-        let frame = try FrameEncoder.encode(.request(id: 4_242, channel: SharedPreferenceAppGroupPlugin.channelName, payload: call))
+        let frame = try FrameEncoder.encode(
+            .request(id: 4_242, channel: SharedPreferenceAppGroupPlugin.channelName, payload: call))
         await onThread { session.host.receive(frame) }
         #expect(store.entries == ["get free at once"])
         #expect(store.cachedReadsRanInATask == [false])

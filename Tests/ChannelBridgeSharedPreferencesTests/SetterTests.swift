@@ -13,7 +13,7 @@ import Testing
         let writes: [(method: String, key: String, value: StandardValue)] = [
             ("setBool", "bool", false),
             ("setInt", "int32", .int32(-5)),
-            ("setInt", "int64", .int64(5)),          // small, but sent as an int64: stays one
+            ("setInt", "int64", .int64(5)),  // small, but sent as an int64: stays one
             ("setInt", "int64big", .int64(.max)),
             ("setDouble", "double", .float64(-0.0)),
             ("setString", "string", ""),
@@ -23,7 +23,8 @@ import Testing
         ]
         try await withHangGuard { () async throws in
             for write in writes {
-                #expect(try await session.call(write.method, ["key": .string(write.key), "value": write.value]) == .null)
+                #expect(
+                    try await session.call(write.method, ["key": .string(write.key), "value": write.value]) == .null)
             }
             let prefs = try store.group("group.local")
             for write in writes {
@@ -70,16 +71,24 @@ import Testing
         ]
         try await withHangGuard { () async throws in
             for entry in cases {
-                let expected = invalidArguments(entry.method, "value", "the argument 'value' for key 'k' \(entry.problem)")
-                await #expect(throws: expected) { try await session.call(entry.method, ["key": "k", "value": entry.value]) }
+                let expected = invalidArguments(
+                    entry.method, "value", "the argument 'value' for key 'k' \(entry.problem)")
+                await #expect(throws: expected) {
+                    try await session.call(entry.method, ["key": "k", "value": entry.value])
+                }
             }
-            await #expect(throws: invalidArguments("setString", "value", "the argument 'value' is missing (pass null to remove the key)")) {
+            await #expect(
+                throws: invalidArguments(
+                    "setString", "value", "the argument 'value' is missing (pass null to remove the key)")
+            ) {
                 try await session.call("setString", ["key": "k"])
             }
             await #expect(throws: invalidArguments("setString", "key", "the argument 'key' is missing")) {
                 try await session.call("setString", ["value": "v"])
             }
-            await #expect(throws: invalidArguments("setInt", nil, "the arguments must be a map with 'key', got int (int32)")) {
+            await #expect(
+                throws: invalidArguments("setInt", nil, "the arguments must be a map with 'key', got int (int32)")
+            ) {
                 try await session.call("setInt", 5)
             }
             await #expect(throws: invalidArguments("remove", "key", "the argument 'key' must be a String, got null")) {
@@ -103,7 +112,7 @@ import Testing
             #expect(try await session.call("removeAll") == .null)
             #expect(try await session.call("getAll") == [:])
             #expect(try await store.group("group.local").allValues() == [])
-            #expect(try await session.call("removeAll") == .null)   // nothing to remove
+            #expect(try await session.call("removeAll") == .null)  // nothing to remove
         }
     }
 
@@ -116,10 +125,10 @@ import Testing
             try await session.call("setString", ["key": "c", "value": "C"])
             try await session.call("setInt", ["key": "a", "value": .int64(1)])
             try await session.call("setStringArray", ["key": "b", "value": ["B"]])
-            try await session.call("setDouble", ["key": "a", "value": 2.5])   // overwriting keeps its place
+            try await session.call("setDouble", ["key": "a", "value": 2.5])  // overwriting keeps its place
             #expect(try await session.call("getAll") == ["c": "C", "a": 2.5, "b": ["B"]])
             try await session.call("remove", ["key": "c"])
-            try await session.call("setBool", ["key": "c", "value": true])   // stored again: last
+            try await session.call("setBool", ["key": "c", "value": true])  // stored again: last
             #expect(try await session.call("getAll") == ["a": 2.5, "b": ["B"], "c": true])
         }
     }

@@ -53,7 +53,9 @@ import Testing
         defer { session.close() }
         let unavailable = MethodError(
             code: "STORE_UNAVAILABLE",
-            message: "No preference store is available: the host gave shared_preference_app_group no PreferenceStoreProvider")
+            message:
+                "No preference store is available: the host gave shared_preference_app_group no PreferenceStoreProvider"
+        )
         try await withHangGuard { () async throws in
             #expect(try await session.call("setAppGroup", ["appGroup": "group.local"]) == .null)
             await #expect(throws: unavailable) { try await session.call("getString", ["key": "k"]) }
@@ -68,9 +70,11 @@ import Testing
         let session = try await PreferencesSession.start(provider: InMemoryAppGroupStore(), entitled: ["bad/group"])
         defer { session.close() }
         try await withHangGuard { () async throws in
-            await #expect(throws: MethodError(
-                code: "STORE_ERROR", message: "invalid app group name \"bad/group\": it contains '/'",
-                details: ["storeCode": "invalidGroupName"])) {
+            await #expect(
+                throws: MethodError(
+                    code: "STORE_ERROR", message: "invalid app group name \"bad/group\": it contains '/'",
+                    details: ["storeCode": "invalidGroupName"])
+            ) {
                 try await session.call("getAll")
             }
         }

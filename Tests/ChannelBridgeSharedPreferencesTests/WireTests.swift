@@ -13,7 +13,9 @@ private let channel = "shared_preference_app_group"
 /// The plugin seen from the wire: requests delivered as bytes to a `RecordingMessenger`, every reply
 /// the plugin sent recorded.
 @Suite struct WireTests {
-    private func registry(store: InMemoryAppGroupStore, entitled: [String]) async throws -> (RecordingMessenger, PluginRegistry) {
+    private func registry(
+        store: InMemoryAppGroupStore, entitled: [String]
+    ) async throws -> (RecordingMessenger, PluginRegistry) {
         let messenger = RecordingMessenger()
         var environment = PluginEnvironment()
         environment.preferenceStoreProvider = store
@@ -39,7 +41,7 @@ private let channel = "shared_preference_app_group"
         let codec = StandardMethodCodec()
         let request = try codec.encodeMethodCall(MethodCall("getString", arguments: ["key": "ShareKey"]))
         let reply = try await messenger.deliver(onChannel: channel, message: request)
-        #expect(messenger.entries.count == 1)   // one reply, not the published plugin's two
+        #expect(messenger.entries.count == 1)  // one reply, not the published plugin's two
         guard case .handlerReply(channel, let recorded)? = messenger.entries.first else {
             Issue.record("expected one handler reply, got \(messenger.entries)")
             return
@@ -68,7 +70,9 @@ private let channel = "shared_preference_app_group"
         #expect(try await messenger.deliver(onChannel: channel, message: get64) == hex("00 04 0500000000000000"))
         // getDouble {key: "n32"}: widened to a float64 5.0, aligned to 8 bytes in the envelope.
         let getDouble = hex("07 09 676574446f75626c65  0d 01  07 03 6b6579 07 03 6e3332")
-        #expect(try await messenger.deliver(onChannel: channel, message: getDouble) == hex("00 06 000000000000 0000000000001440"))
+        #expect(
+            try await messenger.deliver(onChannel: channel, message: getDouble)
+                == hex("00 06 000000000000 0000000000001440"))
         #expect(try await store.group("group.local").value(forKey: "n64") == .int64(5))
     }
 

@@ -14,11 +14,12 @@ private typealias Support = ChannelsOverSocket
             let arguments = Support.map([("count", .int32(5)), ("errorAt", .int32(2)), ("end", .bool(true))])
             var events: [EventChannel.Event] = []
             for try await event in session.events.receiveBroadcastStream(arguments: arguments) { events.append(event) }
-            #expect(events == [
-                .success(.int32(0)), .success(.int32(1)),
-                .error(MethodError(code: "TICK_ERROR", message: "error before 2", details: .int32(2))),
-                .success(.int32(2)), .success(.int32(3)), .success(.int32(4)),
-            ])
+            #expect(
+                events == [
+                    .success(.int32(0)), .success(.int32(1)),
+                    .error(MethodError(code: "TICK_ERROR", message: "error before 2", details: .int32(2))),
+                    .success(.int32(2)), .success(.int32(3)), .success(.int32(4)),
+                ])
             // After the end the listener cancels, so the peer's onCancel ran too.
             let log = try await Support.peerEventLog(session.methods, count: 2)
             #expect(log == [Support.logEntry("listen", arguments), Support.logEntry("cancel", arguments)])
@@ -51,19 +52,22 @@ private typealias Support = ChannelsOverSocket
                 second.append(event)
             }
             #expect(second == [.success(.int32(0)), .success(.int32(1))])
-            #expect(try await first.next() == nil)   // finished, without an error
+            #expect(try await first.next() == nil)  // finished, without an error
             let log = try await Support.peerEventLog(session.methods, count: 4)
-            #expect(log == [
-                Support.logEntry("listen", firstArguments), Support.logEntry("cancel", firstArguments),
-                Support.logEntry("listen", secondArguments), Support.logEntry("cancel", secondArguments),
-            ])
+            #expect(
+                log == [
+                    Support.logEntry("listen", firstArguments), Support.logEntry("cancel", firstArguments),
+                    Support.logEntry("listen", secondArguments), Support.logEntry("cancel", secondArguments),
+                ])
         }
     }
 
     @Test func refusedListenThrowsThePeersError() async throws {
         try await Support.withPeerHost { session in
             await #expect(throws: MethodError(code: "BAD_ARGS", message: "count must not be negative")) {
-                for try await _ in session.events.receiveBroadcastStream(arguments: Support.map([("count", .int32(-1))])) {}
+                for try await _ in session.events.receiveBroadcastStream(
+                    arguments: Support.map([("count", .int32(-1))]))
+                {}
             }
         }
     }
@@ -72,12 +76,14 @@ private typealias Support = ChannelsOverSocket
         try await Support.withPeerHost { session in
             let request = Support.map([("channel", .string("test/events")), ("arguments", .int32(3))])
             let events = try await session.methods.invokeMethod("listenCollect", arguments: request)
-            #expect(events == .list([
-                .list([.string("success"), .int32(0)]),
-                .list([.string("error"), .string("TEST_ERROR"), .string("one"), .int32(1)]),
-                .list([.string("success"), .int32(1)]),
-                .list([.string("success"), .int32(2)]),
-            ]))
+            #expect(
+                events
+                    == .list([
+                        .list([.string("success"), .int32(0)]),
+                        .list([.string("error"), .string("TEST_ERROR"), .string("one"), .int32(1)]),
+                        .list([.string("success"), .int32(1)]),
+                        .list([.string("success"), .int32(2)]),
+                    ]))
             #expect(await session.ticks.calls.next() == .listen(.int32(3)))
             #expect(await session.ticks.calls.next() == .cancel(.int32(3)))
         }

@@ -27,7 +27,8 @@ private typealias Support = ChannelsOverSocket
 
             // The peer listens to this process's event stream and holds it open.
             let hold = Support.map([("channel", .string("test/events")), ("arguments", .string("held"))])
-            #expect(try await methods.invokeMethod("listenAndHold", arguments: hold)
+            #expect(
+                try await methods.invokeMethod("listenAndHold", arguments: hold)
                     == .list([.string("success"), .string("open")]))
             #expect(await ticks.calls.next() == .listen(.string("held")))
 
@@ -35,9 +36,14 @@ private typealias Support = ChannelsOverSocket
             var pending: [(channel: String, method: String, task: Task<StandardValue, any Error>)] = []
             for n in 0..<20 {
                 pending.append(("peer/methods", "hang", Task { try await methods.invokeMethod("hang") }))
-                pending.append(("peer/methods", "delayedEcho", Task {
-                    try await methods.invokeMethod("delayedEcho", arguments: .list([.int32(Int32(n)), .int32(3_600_000)]))
-                }))
+                pending.append(
+                    (
+                        "peer/methods", "delayedEcho",
+                        Task {
+                            try await methods.invokeMethod(
+                                "delayedEcho", arguments: .list([.int32(Int32(n)), .int32(3_600_000)]))
+                        }
+                    ))
             }
             // FIFO per channel: once this is answered, every hang and delayedEcho has reached the peer.
             #expect(try await methods.invokeMethod("echo", arguments: .int32(1)) == .int32(1))
@@ -62,9 +68,10 @@ private typealias Support = ChannelsOverSocket
             let next = await sessions.next()
             let nextMethods = MethodChannel(name: "peer/methods", messenger: next.messenger)
             #expect(try await nextMethods.invokeMethod("pid") == .int(survivor.pid))
-            #expect(try await nextMethods.invokeMethod(
-                "callBack", arguments: Support.map([("method", .string("hello")), ("arguments", .string("again"))]))
-                == .string("hello, again, from the test process"))
+            #expect(
+                try await nextMethods.invokeMethod(
+                    "callBack", arguments: Support.map([("method", .string("hello")), ("arguments", .string("again"))]))
+                    == .string("hello, again, from the test process"))
             // And calls on the dead session fail at once instead of hanging.
             let late = try await #require(throws: ChannelError.self) { try await methods.invokeMethod("echo") }
             #expect(late.code == .connectionClosed && late.method == "echo")

@@ -21,12 +21,14 @@ private typealias Support = ChannelsOverSocket
 
             // The peer calls back into this process while it answers.
             let callBack = Support.map([("method", .string("hello")), ("arguments", .string("peer"))])
-            #expect(try await session.methods.invokeMethod("callBack", arguments: callBack)
+            #expect(
+                try await session.methods.invokeMethod("callBack", arguments: callBack)
                     == .string("hello, peer, from the test process"))
 
             // An error from this process's handler travels back through the peer's handler.
             await #expect(throws: MethodError(code: "TEST_FAILED", message: "asked to fail")) {
-                try await session.methods.invokeMethod("callBack", arguments: Support.map([("method", .string("fail"))]))
+                try await session.methods.invokeMethod(
+                    "callBack", arguments: Support.map([("method", .string("fail"))]))
             }
 
             await #expect(throws: MethodError(code: "PEER_FAILED", message: "asked to fail", details: .int32(7))) {
@@ -95,7 +97,9 @@ private typealias Support = ChannelsOverSocket
                 try await session.methods.invokeMethod("hang", timeout: .milliseconds(50))
             }
             #expect(error.code == .timedOut && error.channel == "peer/methods" && error.method == "hang")
-            #expect(try await session.methods.invokeMethod("echo", arguments: .string("still here")) == .string("still here"))
+            #expect(
+                try await session.methods.invokeMethod("echo", arguments: .string("still here"))
+                    == .string("still here"))
         }
     }
 }

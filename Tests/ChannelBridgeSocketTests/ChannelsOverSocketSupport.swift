@@ -30,7 +30,8 @@ enum ChannelsOverSocket {
         /// Starts `channelbridge-test-peer MODE PATH` and waits for its `ready` line.
         static func start(_ mode: String, path: String) async throws -> Peer {
             let process = Process()
-            let executable = try ProcessRunner.locate("channelbridge-test-peer", overriddenBy: "CHANNELBRIDGE_TEST_PEER")
+            let executable = try ProcessRunner.locate(
+                "channelbridge-test-peer", overriddenBy: "CHANNELBRIDGE_TEST_PEER")
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = [mode, path]
             let input = try CloseOnExecPipe()
@@ -142,9 +143,11 @@ extension ChannelsOverSocket {
     }
 
     /// Starts a peer host, connects to it, runs `body`, then ends both.
-    static func withPeerHost(options: SocketConnection.Options = .init(),
-                             configure: @escaping @Sendable (SocketConnection) -> Void = { _ in },
-                             _ body: @escaping @Sendable (ClientSession) async throws -> Void) async throws {
+    static func withPeerHost(
+        options: SocketConnection.Options = .init(),
+        configure: @escaping @Sendable (SocketConnection) -> Void = { _ in },
+        _ body: @escaping @Sendable (ClientSession) async throws -> Void
+    ) async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
         try await withHangGuard {
@@ -178,7 +181,8 @@ extension ChannelsOverSocket {
     /// The peer's log of `peer/events` calls once it holds `count` entries: the peer answers when
     /// the last of them arrives (no polling).
     static func peerEventLog(_ methods: MethodChannel, count: Int) async throws -> [StandardValue] {
-        let log = try await methods.invokeMethod("eventLog", arguments: .map([.init(.string("atLeast"), .int64(Int64(count)))]))
+        let log = try await methods.invokeMethod(
+            "eventLog", arguments: .map([.init(.string("atLeast"), .int64(Int64(count)))]))
         guard case .list(let entries) = log else { return [] }
         return entries
     }

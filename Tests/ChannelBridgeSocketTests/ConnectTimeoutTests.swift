@@ -52,7 +52,9 @@ import Testing
                     _ = try await SocketConnection.connect(to: socket, options: options)
                 }
                 #expect(error?.code == .timedOut)
-                #expect(error?.message == "no answer from the host at \(socket) within 0.5 s: it may be stopped or overloaded")
+                #expect(
+                    error?.message
+                        == "no answer from the host at \(socket) within 0.5 s: it may be stopped or overloaded")
                 #expect(error?.path == socket)
             }
             withExtendedLifetime(backlog) {}
@@ -62,7 +64,8 @@ import Testing
     @Test func theTimeoutIsAnOptionWithAFiveSecondDefault() {
         #expect(SocketConnection.Options().connectTimeout == .seconds(5))
         #expect(SocketConnection.Options.defaultConnectTimeout == .seconds(5))
-        #expect(SocketError.timedOut(path: "/p", after: .seconds(5)).message
+        #expect(
+            SocketError.timedOut(path: "/p", after: .seconds(5)).message
                 == "no answer from the host at /p within 5 s: it may be stopped or overloaded")
     }
 }

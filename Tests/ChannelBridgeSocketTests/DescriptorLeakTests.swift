@@ -8,9 +8,12 @@ import Testing
 @Suite struct DescriptorLeakTests {
     @Test func sessionsThatEndEveryWayLeaveNoDescriptorBehind() async throws {
         try await TestDirectory.withPath { directory in
-            let outcome = try await ProcessRunner.runOnThread("channelbridge-test-peer", ["fd-check", directory + "/fd.sock"])
+            let outcome = try await ProcessRunner.runOnThread(
+                "channelbridge-test-peer", ["fd-check", directory + "/fd.sock"])
             #expect(outcome.status == 0, "\(outcome.stderr)")
-            let counts = outcome.stdout.split(separator: " ").dropFirst().compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            let counts = outcome.stdout.split(separator: " ").dropFirst().compactMap {
+                Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
             #expect(outcome.stdout.hasPrefix("fds "))
             // More after than before is a leak; fewer is a straggler of the warm-up round closing late.
             #expect(counts.count == 2 && counts[1] <= counts[0], "descriptors before and after: \(outcome.stdout)")

@@ -63,12 +63,18 @@ import Testing
                 readerThread.set(UInt(pthread_self()))
                 return nil
             }
-            MethodChannel(name: "client/echo", messenger: client.messenger).setSynchronousMethodCallHandler { $0.arguments }
+            MethodChannel(name: "client/echo", messenger: client.messenger).setSynchronousMethodCallHandler {
+                $0.arguments
+            }
             let (seen, seenFrames) = AsyncStream.makeStream(of: Frame.self)
-            try host.write([.hello(Frame.Hello(role: .host, peerName: "raw host")), .request(id: 1, channel: "thread", payload: nil)])
+            try host.write([
+                .hello(Frame.Hello(role: .host, peerName: "raw host")),
+                .request(id: 1, channel: "thread", payload: nil),
+            ])
             let hosting = Task { await onThread { Self.serve(host, reporting: seenFrames) } }
-            let session = Session(client: client, methods: MethodChannel(name: "test/methods", messenger: client.messenger),
-                                  readerThread: readerThread, seen: seen)
+            let session = Session(
+                client: client, methods: MethodChannel(name: "test/methods", messenger: client.messenger),
+                readerThread: readerThread, seen: seen)
             try await body(session)
             client.close()
             await client.waitUntilClosed()
@@ -85,24 +91,30 @@ import Testing
         while let frame = try? host.readFrames(1).first {
             seen.yield(frame)
             guard case .request(let id, "test/methods", let payload) = frame, let payload,
-                  let call = try? codec.decodeMethodCall(payload) else { continue }
+                let call = try? codec.decodeMethodCall(payload)
+            else { continue }
             switch call.method {
             case "echo":
                 try? host.write([.reply(id: id, result: .bytes(try! codec.encodeSuccessEnvelope(call.arguments)))])
             case "askBack":
                 nextID += 1
                 let asked = nextID
-                try? host.write([.request(id: asked, channel: "client/echo",
-                                          payload: try! codec.encodeMethodCall(MethodCall("echo", arguments: call.arguments)))])
-                let frames = (try? host.readFrames(until: { if case .reply(asked, _) = $0 { true } else { false } })) ?? []
+                try? host.write([
+                    .request(
+                        id: asked, channel: "client/echo",
+                        payload: try! codec.encodeMethodCall(MethodCall("echo", arguments: call.arguments)))
+                ])
+                let frames =
+                    (try? host.readFrames(until: { if case .reply(asked, _) = $0 { true } else { false } })) ?? []
                 for frame in frames { seen.yield(frame) }
                 guard case .reply(_, .bytes(let envelope)) = frames.last,
-                      let value = try? codec.decodeEnvelope(envelope).get() else { return }
+                    let value = try? codec.decodeEnvelope(envelope).get()
+                else { return }
                 try? host.write([.reply(id: id, result: .bytes(try! codec.encodeSuccessEnvelope(value)))])
             case "hangUp":
                 Glibc.shutdown(host.fd, Int32(SHUT_RDWR))
                 return
-            default:   // "hang": never answered
+            default:  // "hang": never answered
                 break
             }
         }
@@ -113,7 +125,9 @@ import Testing
             let (driven, replies) = try await session.onReader { () async throws -> (Int, [StandardValue]) in
                 let before = session.client.messenger.drivenWaitCount
                 var replies: [StandardValue] = []
-                for n in 0..<50 { replies.append(try await session.methods.invokeMethod("echo", arguments: .int32(Int32(n)))) }
+                for n in 0..<50 {
+                    replies.append(try await session.methods.invokeMethod("echo", arguments: .int32(Int32(n))))
+                }
                 #expect(UInt(pthread_self()) == session.readerThread.value)
                 return (session.client.messenger.drivenWaitCount - before, replies)
             }

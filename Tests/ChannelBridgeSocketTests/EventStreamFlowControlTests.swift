@@ -38,8 +38,11 @@ import Testing
 
     /// A host with small water marks serving `producer` on `channel`, a raw listener that sent
     /// `listen` and reads nothing yet, and the host's side of that connection.
-    static func serve(_ producer: Producer, maxBufferedBytes: Int)
-        async throws -> (listener: SocketListener, directory: TestDirectory, peer: RawPeer, host: SocketConnection) {
+    static func serve(
+        _ producer: Producer, maxBufferedBytes: Int
+    )
+        async throws -> (listener: SocketListener, directory: TestDirectory, peer: RawPeer, host: SocketConnection)
+    {
         let accepted = Collector<SocketConnection>()
         let options = SocketListener.Options(connection: .init(outboundHighWater: 64 << 10, outboundLowWater: 16 << 10))
         let (listener, directory) = try SocketConnectionTests.serve(options: options) { connection in
@@ -94,9 +97,10 @@ import Testing
             // Events in order up to the overflow, then STREAM_OVERFLOW naming the channel, then the end.
             try #require(events.count >= 3)
             let successes = events.dropLast(2)
-            #expect(successes.enumerated().allSatisfy { index, event in
-                event == .success(.uint8List([UInt8](repeating: UInt8(index & 0xFF), count: Self.eventSize)))
-            })
+            #expect(
+                successes.enumerated().allSatisfy { index, event in
+                    event == .success(.uint8List([UInt8](repeating: UInt8(index & 0xFF), count: Self.eventSize)))
+                })
             #expect(successes.count < produced.load(ordering: .relaxed))
             guard case .error(let overflow)?? = events.dropLast().last else {
                 Issue.record("no error event before the end: \(String(describing: events.dropLast().last))")
@@ -118,8 +122,11 @@ import Testing
             let producer = Producer { events in
                 for index in 0..<count {
                     let key = "k\(index % keys)"
-                    events.success(["key": .string(key), "n": .int64(Int64(index)),
-                                    "pad": .uint8List([UInt8](repeating: 0, count: Self.eventSize))], coalescingKey: key)
+                    events.success(
+                        [
+                            "key": .string(key), "n": .int64(Int64(index)),
+                            "pad": .uint8List([UInt8](repeating: 0, count: Self.eventSize)),
+                        ], coalescingKey: key)
                 }
                 events.endOfStream()
             }
@@ -156,8 +163,11 @@ import Testing
             let producer = Producer { events in
                 for index in 0..<count {
                     let key = spellings[index % 2]
-                    events.success(["key": .string(key), "n": .int64(Int64(index)),
-                                    "pad": .uint8List([UInt8](repeating: 0, count: Self.eventSize))], coalescingKey: key)
+                    events.success(
+                        [
+                            "key": .string(key), "n": .int64(Int64(index)),
+                            "pad": .uint8List([UInt8](repeating: 0, count: Self.eventSize)),
+                        ], coalescingKey: key)
                 }
                 events.endOfStream()
             }
@@ -187,7 +197,8 @@ import Testing
             let count = 300
             let producer = Producer { events in
                 for index in 0..<count {
-                    guard await events.send(.uint8List([UInt8](repeating: UInt8(index & 0xFF), count: Self.eventSize))) else { return }
+                    guard await events.send(.uint8List([UInt8](repeating: UInt8(index & 0xFF), count: Self.eventSize)))
+                    else { return }
                 }
                 events.endOfStream()
             }
@@ -200,9 +211,10 @@ import Testing
             peer.close()
             let (_, events) = try Self.events(frames)
             #expect(events.count == count + 1)
-            #expect(events.dropLast().enumerated().allSatisfy { index, event in
-                event == .success(.uint8List([UInt8](repeating: UInt8(index & 0xFF), count: Self.eventSize)))
-            })
+            #expect(
+                events.dropLast().enumerated().allSatisfy { index, event in
+                    event == .success(.uint8List([UInt8](repeating: UInt8(index & 0xFF), count: Self.eventSize)))
+                })
             #expect(events.last == .some(nil))
             try await producer.done.first(1)
             listener.close()
@@ -232,7 +244,8 @@ import Testing
             var taken = 1
             do {
                 while let event = try await iterator.next() {
-                    #expect(event == .success(.uint8List([UInt8](repeating: UInt8(taken & 0xFF), count: Self.eventSize))))
+                    #expect(
+                        event == .success(.uint8List([UInt8](repeating: UInt8(taken & 0xFF), count: Self.eventSize))))
                     taken += 1
                 }
                 Issue.record("the stream ended without an error after \(taken) events")

@@ -12,14 +12,18 @@ import Testing
 @Suite struct FlowControlTests {
     static let highWater = 64 << 10, lowWater = 16 << 10
 
-    static func options(maxHandlers: Int = 64, highWater: Int = highWater, lowWater: Int = lowWater) -> SocketListener.Options {
-        SocketListener.Options(connection: .init(outboundHighWater: highWater, outboundLowWater: lowWater,
-                                                 maxHandlersInFlight: maxHandlers))
+    static func options(
+        maxHandlers: Int = 64, highWater: Int = highWater, lowWater: Int = lowWater
+    ) -> SocketListener.Options {
+        SocketListener.Options(
+            connection: .init(
+                outboundHighWater: highWater, outboundLowWater: lowWater,
+                maxHandlersInFlight: maxHandlers))
     }
 
     @Test func aPeerThatStopsReadingIsThrottledAndResumes() async throws {
         try await withHangGuard(seconds: 60) { () async throws in
-            let replySize = 16 << 10, count = 400   // 6.4 MiB of replies: far beyond any socket buffer
+            let replySize = 16 << 10, count = 400  // 6.4 MiB of replies: far beyond any socket buffer
             let handled = Atomic<Int>(0)
             let accepted = Collector<SocketConnection>()
             let (listener, directory) = try SocketConnectionTests.serve(options: Self.options()) { connection in
@@ -33,7 +37,9 @@ import Testing
             defer { directory.remove() }
             let peer = try RawPeer(path: listener.path)
             defer { peer.close() }
-            try peer.write([RawPeer.hello()] + (1...count).map { .request(id: UInt32($0), channel: "big", payload: [UInt8($0 & 0xFF)]) })
+            try peer.write(
+                [RawPeer.hello()]
+                    + (1...count).map { .request(id: UInt32($0), channel: "big", payload: [UInt8($0 & 0xFF)]) })
             let host = try await accepted.first(1)[0]
             await host.messenger.waitUntilInputHeld()
 
@@ -50,7 +56,10 @@ import Testing
             #expect(frames.count == 1 + count)
             for (index, frame) in frames.dropFirst().enumerated() {
                 let id = index + 1
-                #expect(frame == .reply(id: UInt32(id), result: .bytes([UInt8](repeating: UInt8(id & 0xFF), count: replySize))))
+                #expect(
+                    frame
+                        == .reply(
+                            id: UInt32(id), result: .bytes([UInt8](repeating: UInt8(id & 0xFF), count: replySize))))
             }
             #expect(handled.load(ordering: .relaxed) == count)
             other.close()
@@ -73,7 +82,7 @@ import Testing
     @Test(arguments: ["synchronous", "in place"], [64 << 10, 1_500])
     func smallRepliesOneReadAtATimeAreThrottledAndResume(handler kind: String, highWater: Int) async throws {
         try await withHangGuard(seconds: 60) { () async throws in
-            let replySize = 1_000, count = 2_000   // 2 MB of replies: beyond any socket buffer
+            let replySize = 1_000, count = 2_000  // 2 MB of replies: beyond any socket buffer
             enum Event { case handled, held }
             let (events, eventSink) = AsyncStream.makeStream(of: Event.self)
             let accepted = Collector<SocketConnection>()
@@ -98,7 +107,9 @@ import Testing
             defer { directory.remove() }
             let peer = try RawPeer(path: listener.path)
             defer { peer.close() }
-            let requests: [Frame] = (1...count).map { .request(id: UInt32($0), channel: "big", payload: [UInt8($0 & 0xFF)]) }
+            let requests: [Frame] = (1...count).map {
+                .request(id: UInt32($0), channel: "big", payload: [UInt8($0 & 0xFF)])
+            }
             try peer.write([RawPeer.hello()])
             let host = try await accepted.first(1)[0]
             Task {
@@ -127,7 +138,10 @@ import Testing
             #expect(frames.count == 1 + count)
             for (index, frame) in frames.dropFirst().enumerated() {
                 let id = index + 1
-                #expect(frame == .reply(id: UInt32(id), result: .bytes([UInt8](repeating: UInt8(id & 0xFF), count: replySize))))
+                #expect(
+                    frame
+                        == .reply(
+                            id: UInt32(id), result: .bytes([UInt8](repeating: UInt8(id & 0xFF), count: replySize))))
             }
             eventSink.finish()
             listener.close()
@@ -147,7 +161,7 @@ import Testing
             let path = directory.path + "/raw-host.sock"
             let listener = try RawPeer.listen(on: path)
             var options = SocketConnection.Options(runsTasksOnReaderThread: true)
-            options.socketSendBufferSize = 4_096   // the kernel's least: full after a few messages
+            options.socketSendBufferSize = 4_096  // the kernel's least: full after a few messages
             let client = try await SocketConnection.connect(to: path, options: options)
             let host = try RawPeer(accepting: listener)
             defer { host.close() }
@@ -156,7 +170,10 @@ import Testing
                 readerThread.set(UInt(pthread_self()))
                 return nil
             }
-            try host.write([.hello(Frame.Hello(role: .host, peerName: "raw host")), .request(id: 1, channel: "thread", payload: nil)])
+            try host.write([
+                .hello(Frame.Hello(role: .host, peerName: "raw host")),
+                .request(id: 1, channel: "thread", payload: nil),
+            ])
 
             // The host answers each ping as it comes; the client's task pings until a reply
             // resumes it on the reader thread, as the only job of that round.
@@ -179,11 +196,14 @@ import Testing
                 try #require(onReader, "no reply resumed the task on the reader thread")
                 // The host answers this one, then reads nothing until the messages below are written.
                 _ = try await client.messenger.send(onChannel: "stop", message: nil)
-                try #require(UInt(pthread_self()) == readerThread.value, "the last reply did not resume the task on the reader thread")
+                try #require(
+                    UInt(pthread_self()) == readerThread.value,
+                    "the last reply did not resume the task on the reader thread")
                 // Messages until the socket refuses one; nothing is written after it.
                 var posted = 0
                 while client.unsentByteCounts.all == 0 {
-                    try client.messenger.post(onChannel: "fill", message: [UInt8](repeating: UInt8(posted & 0xFF), count: 1_000))
+                    try client.messenger.post(
+                        onChannel: "fill", message: [UInt8](repeating: UInt8(posted & 0xFF), count: 1_000))
                     posted += 1
                 }
                 return posted
@@ -194,7 +214,8 @@ import Testing
             let frames = try await onThread { Result { try host.readFrames(posted) } }.get()
             #expect(frames.count == posted)
             for (index, frame) in frames.enumerated() {
-                #expect(frame == .message(channel: "fill", payload: [UInt8](repeating: UInt8(index & 0xFF), count: 1_000)))
+                #expect(
+                    frame == .message(channel: "fill", payload: [UInt8](repeating: UInt8(index & 0xFF), count: 1_000)))
             }
             client.close()
         }
@@ -204,7 +225,8 @@ import Testing
         try await withHangGuard(seconds: 60) { () async throws in
             let gate = Gate()
             // One handler at a time on the host, and the first one waits: the host soon stops reading.
-            let (listener, directory) = try SocketConnectionTests.serve(options: Self.options(maxHandlers: 1)) { connection in
+            let (listener, directory) = try SocketConnectionTests.serve(options: Self.options(maxHandlers: 1)) {
+                connection in
                 connection.messenger.setMessageHandler(onChannel: "block") { _ in
                     await gate.wait()
                     return [1]
@@ -218,7 +240,10 @@ import Testing
             try await withThrowingTaskGroup(of: Bool.self) { group in
                 group.addTask { try await client.messenger.send(onChannel: "block", message: nil) == [1] }
                 for index in 0..<40 {
-                    group.addTask { try await client.messenger.send(onChannel: "echo", message: payload + [UInt8(index)]) == payload + [UInt8(index)] }
+                    group.addTask {
+                        try await client.messenger.send(onChannel: "echo", message: payload + [UInt8(index)]) == payload
+                            + [UInt8(index)]
+                    }
                 }
                 // The requests fill the socket and this side's queue; then senders wait instead of queueing.
                 await client.outboundFlow.waitUntil { !$0.isWritable && $0.waitingWriters >= 1 }
@@ -238,7 +263,8 @@ import Testing
         try await withHangGuard(seconds: 60) { () async throws in
             let started = Collector<UInt8>(), cancelled = Collector<UInt8>(), closed = Collector<MessengerError>()
             let accepted = Collector<SocketConnection>()
-            let (listener, directory) = try SocketConnectionTests.serve(options: Self.options(maxHandlers: 1)) { connection in
+            let (listener, directory) = try SocketConnectionTests.serve(options: Self.options(maxHandlers: 1)) {
+                connection in
                 accepted.append(connection)
                 connection.onClose { closed.append($0) }
                 connection.messenger.setMessageHandler(onChannel: "work") { message in
@@ -249,7 +275,8 @@ import Testing
             }
             defer { directory.remove() }
             let peer = try RawPeer(path: listener.path)
-            try peer.write([RawPeer.hello()] + (1...20).map { .request(id: UInt32($0), channel: "work", payload: [UInt8($0)]) })
+            try peer.write(
+                [RawPeer.hello()] + (1...20).map { .request(id: UInt32($0), channel: "work", payload: [UInt8($0)]) })
             let host = try await accepted.first(1)[0]
             try await started.first(1)
             await host.messenger.waitUntilInputHeld()
@@ -285,7 +312,10 @@ import Testing
             let raw = try RawPeer(path: listener.path)
             let frames = try await onThread { Result { try raw.readFrames() } }.get()
             raw.close()
-            #expect(frames == [.goodbye(code: .tooManyConnections, reason: "this host serves at most 2 connections at a time")])
+            #expect(
+                frames == [
+                    .goodbye(code: .tooManyConnections, reason: "this host serves at most 2 connections at a time")
+                ])
             // A Swift client sees it as a typed error.
             let fourth = try await SocketConnection.connect(to: listener.path)
             await #expect(throws: MessengerError.self) { try await fourth.messenger.waitForPeerHello() }
@@ -340,14 +370,18 @@ import Testing
 
     @Test func aPeerThatNeverSaysHelloIsClosedWithAGoodbye() async throws {
         try await withHangGuard(seconds: 60) { () async throws in
-            let options = SocketListener.Options(connection: .init(name: "timing host", helloTimeout: .milliseconds(200)))
+            let options = SocketListener.Options(
+                connection: .init(name: "timing host", helloTimeout: .milliseconds(200)))
             let (listener, directory) = try SocketConnectionTests.serve(options: options)
             defer { directory.remove() }
             let raw = try RawPeer(path: listener.path)
             let frames = try await onThread { Result { try raw.readFrames() } }.get()
             raw.close()
-            #expect(frames == [.hello(Frame.Hello(role: .host, peerName: "timing host")),
-                               .goodbye(code: .protocolError, reason: "no HELLO within 0.2 s")])
+            #expect(
+                frames == [
+                    .hello(Frame.Hello(role: .host, peerName: "timing host")),
+                    .goodbye(code: .protocolError, reason: "no HELLO within 0.2 s"),
+                ])
             listener.close()
             await listener.waitUntilClosed()
         }

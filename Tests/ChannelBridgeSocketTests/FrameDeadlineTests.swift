@@ -7,11 +7,14 @@ import Testing
 
 /// The frame deadline (wire protocol §4.10, rule 9) against a real listener and raw peers.
 @Suite struct FrameDeadlineTests {
-    static func options(frameTimeout: Duration, maxHandlers: Int = 64, minimumRate: Int = 1 << 20,
-                        maxConnections: Int = 128) -> SocketListener.Options {
+    static func options(
+        frameTimeout: Duration, maxHandlers: Int = 64, minimumRate: Int = 1 << 20,
+        maxConnections: Int = 128
+    ) -> SocketListener.Options {
         SocketListener.Options(
-            connection: SocketConnection.Options(maxHandlersInFlight: maxHandlers, frameTimeout: frameTimeout,
-                                                 frameMinimumRate: minimumRate),
+            connection: SocketConnection.Options(
+                maxHandlersInFlight: maxHandlers, frameTimeout: frameTimeout,
+                frameMinimumRate: minimumRate),
             maxConnections: maxConnections)
     }
 
@@ -46,8 +49,10 @@ import Testing
             let directory = try TestDirectory()
             defer { directory.remove() }
             let sessions = Inbox<SocketConnection>()
-            let listener = try SocketListener(path: directory.path + "/h.sock",
-                                              options: Self.options(frameTimeout: .milliseconds(200), maxConnections: 1)) {
+            let listener = try SocketListener(
+                path: directory.path + "/h.sock",
+                options: Self.options(frameTimeout: .milliseconds(200), maxConnections: 1)
+            ) {
                 Self.configure()($0)
                 sessions.put($0)
             }
@@ -81,15 +86,19 @@ import Testing
         try await withHangGuard(seconds: 30) { () async throws in
             let directory = try TestDirectory()
             defer { directory.remove() }
-            let options = SocketListener.Options(connection: SocketConnection.Options(helloTimeout: .milliseconds(200),
-                                                                                      frameTimeout: nil))
-            let listener = try SocketListener(path: directory.path + "/h.sock", options: options, onConnection: Self.configure())
+            let options = SocketListener.Options(
+                connection: SocketConnection.Options(
+                    helloTimeout: .milliseconds(200),
+                    frameTimeout: nil))
+            let listener = try SocketListener(
+                path: directory.path + "/h.sock", options: options, onConnection: Self.configure())
             let peer = try RawPeer(path: listener.path)
             defer { peer.close() }
             // A HELLO whose length field announces 60,000 bytes (a long peer name): trickled a byte per
             // 50 ms, it would take 50 minutes, so only the HELLO timeout can end it.
-            let nameLength = 60_000 - 12   // the frame length less kind, magic, version, flags, role, name length
-            let hello: [UInt8] = [0x60, 0xEA, 0, 0, 0x01] + Array("CHBR".utf8) + [1, 0, 0, 0, 0]
+            let nameLength = 60_000 - 12  // the frame length less kind, magic, version, flags, role, name length
+            let hello: [UInt8] =
+                [0x60, 0xEA, 0, 0, 0x01] + Array("CHBR".utf8) + [1, 0, 0, 0, 0]
                 + [UInt8(nameLength & 0xFF), UInt8(nameLength >> 8)] + [UInt8](repeating: 0x61, count: 2000)
             let received = try await onThreadThrowing { () throws -> [Frame] in
                 guard try peer.readFrames(1).first?.kind == .hello else { return [] }
@@ -105,13 +114,16 @@ import Testing
         try await withHangGuard(seconds: 30) { () async throws in
             let directory = try TestDirectory()
             defer { directory.remove() }
-            let listener = try SocketListener(path: directory.path + "/h.sock",
-                                              options: Self.options(frameTimeout: .milliseconds(200)),
-                                              onConnection: Self.configure())
+            let listener = try SocketListener(
+                path: directory.path + "/h.sock",
+                options: Self.options(frameTimeout: .milliseconds(200)),
+                onConnection: Self.configure())
             let idle = try RawPeer(path: listener.path)
             defer { idle.close() }
             try idle.write([RawPeer.hello(), .request(id: 1, channel: "echo", payload: [1])])
-            #expect(try await onThreadThrowing { try idle.readFrames(2) }.get().last == Frame.reply(id: 1, result: .bytes([1])))
+            #expect(
+                try await onThreadThrowing { try idle.readFrames(2) }.get().last
+                    == Frame.reply(id: 1, result: .bytes([1])))
             // A second peer that stops in a frame is cut after the deadline; the idle one has been
             // idle at least that long when that happens.
             let slow = try RawPeer(path: listener.path)
@@ -133,8 +145,10 @@ import Testing
             defer { directory.remove() }
             let gate = Gate()
             let sessions = Inbox<SocketConnection>()
-            let listener = try SocketListener(path: directory.path + "/h.sock",
-                                              options: Self.options(frameTimeout: .milliseconds(500), maxHandlers: 1)) {
+            let listener = try SocketListener(
+                path: directory.path + "/h.sock",
+                options: Self.options(frameTimeout: .milliseconds(500), maxHandlers: 1)
+            ) {
                 Self.configure(gate)($0)
                 sessions.put($0)
             }
@@ -143,8 +157,10 @@ import Testing
             defer { peer.close() }
             let third = try FrameEncoder.encode(.request(id: 3, channel: "echo", payload: [3]))
             var bytes: [UInt8] = []
-            for frame in [RawPeer.hello(), .request(id: 1, channel: "gate", payload: [1]),
-                          .request(id: 2, channel: "gate", payload: [2])] {
+            for frame in [
+                RawPeer.hello(), .request(id: 1, channel: "gate", payload: [1]),
+                .request(id: 2, channel: "gate", payload: [2]),
+            ] {
                 try FrameEncoder.encode(frame, into: &bytes)
             }
             peer.write(bytes + third.prefix(6))
@@ -179,9 +195,10 @@ import Testing
             defer { directory.remove() }
             // 1 MiB in 16 pieces, 100 ms apart: about 1.5 s of waiting, far over the 200 ms timeout
             // alone, but 640 KiB/s, well above the 128 KiB/s minimum rate that extends it.
-            let listener = try SocketListener(path: directory.path + "/h.sock",
-                                              options: Self.options(frameTimeout: .milliseconds(200), minimumRate: 128 << 10),
-                                              onConnection: Self.configure())
+            let listener = try SocketListener(
+                path: directory.path + "/h.sock",
+                options: Self.options(frameTimeout: .milliseconds(200), minimumRate: 128 << 10),
+                onConnection: Self.configure())
             let peer = try RawPeer(path: listener.path)
             defer { peer.close() }
             try peer.write([RawPeer.hello()])
@@ -209,8 +226,10 @@ import Testing
             defer { directory.remove() }
             let limit = 4
             let sessions = Inbox<SocketConnection>()
-            let listener = try SocketListener(path: directory.path + "/h.sock",
-                                              options: Self.options(frameTimeout: .milliseconds(300), maxConnections: limit)) {
+            let listener = try SocketListener(
+                path: directory.path + "/h.sock",
+                options: Self.options(frameTimeout: .milliseconds(300), maxConnections: limit)
+            ) {
                 Self.configure()($0)
                 sessions.put($0)
             }
@@ -225,8 +244,14 @@ import Testing
             var served: [RawPeer] = []
             for peer in peers {
                 let first = try await onThreadThrowing { try peer.readFrames(1) }.get()
-                if first.first?.kind == .hello { served.append(peer) } else {
-                    #expect(first == [.goodbye(code: .tooManyConnections, reason: "this host serves at most 4 connections at a time")])
+                if first.first?.kind == .hello {
+                    served.append(peer)
+                } else {
+                    #expect(
+                        first == [
+                            .goodbye(
+                                code: .tooManyConnections, reason: "this host serves at most 4 connections at a time")
+                        ])
                 }
             }
             #expect(served.count == limit)
@@ -236,7 +261,8 @@ import Testing
             #expect(refused.messenger.closeError?.code == .tooManyConnections)
             await refused.waitUntilClosed()
             // Each served peer begins a frame and sends one byte of it every 50 ms.
-            let frame = try FrameEncoder.encode(.request(id: 1, channel: "echo", payload: [UInt8](repeating: 7, count: 200)))
+            let frame = try FrameEncoder.encode(
+                .request(id: 1, channel: "echo", payload: [UInt8](repeating: 7, count: 200)))
             try await withThrowingTaskGroup(of: [Frame].self) { group in
                 for peer in served {
                     group.addTask { try await onThreadThrowing { try peer.trickle(frame, milliseconds: 50) }.get() }

@@ -36,10 +36,13 @@ import Testing
                 }
             }
             // Two requests on the channel: the second is answered by the remembered handler.
-            try host.write([.hello(Frame.Hello(role: .host, peerName: "raw host")),
-                            .request(id: 1, channel: "c", payload: [9]), .request(id: 2, channel: "c", payload: [9])])
+            try host.write([
+                .hello(Frame.Hello(role: .host, peerName: "raw host")),
+                .request(id: 1, channel: "c", payload: [9]), .request(id: 2, channel: "c", payload: [9]),
+            ])
             let frames = try await onThread { Result { try host.readFrames(3) } }.get()
-            #expect(Array(frames.dropFirst()) == [.reply(id: 1, result: .bytes([1])), .reply(id: 2, result: .bytes([1]))])
+            #expect(
+                Array(frames.dropFirst()) == [.reply(id: 1, result: .bytes([1])), .reply(id: 2, result: .bytes([1]))])
             // The host hangs up; the client's reader reads the end and ends.
             host.close()
             await client.waitUntilClosed()

@@ -85,8 +85,9 @@ import Testing
         var queue = OutboundQueue()
         let count = 1000
         for index in 0..<count {
-            queue.append(Self.frame(kind: 0x03, length: OutboundQueue.smallChunk + 1, fill: UInt8(truncatingIfNeeded: index)),
-                         isAnswer: true)
+            queue.append(
+                Self.frame(kind: 0x03, length: OutboundQueue.smallChunk + 1, fill: UInt8(truncatingIfNeeded: index)),
+                isAnswer: true)
         }
         for left in stride(from: count - 1, through: 0, by: -1) {
             queue.consume(OutboundQueue.smallChunk + 1)
@@ -110,8 +111,10 @@ import Testing
         // Both frames went into blocks; the earlier block, partly sent and now followed by the
         // later one, is a chunk cut to what it holds, and the later stays the block being filled.
         let unsent = Self.unsentBytes(queue)
-        #expect(Array(unsent.joined().dropFirst(queue.firstOffset))
-                    == Array(Self.frame(kind: 0x03, length: 100, fill: 1)[30...]) + Self.frame(kind: 0x02, length: 50, fill: 2))
+        #expect(
+            Array(unsent.joined().dropFirst(queue.firstOffset))
+                == Array(Self.frame(kind: 0x03, length: 100, fill: 1)[30...])
+                + Self.frame(kind: 0x02, length: 50, fill: 2))
         #expect(queue.chunks.map(\.count) == [100] && queue.firstOffset == 30 && queue.blockFill == 50)
         #expect(queue.byteCount == 120)
         #expect(queue.answerByteCount == 70)
@@ -177,7 +180,8 @@ import Testing
         #expect(queue.chunks.map(\.count) == [10, payload.count] && queue.block.isEmpty && queue.blockFill == 0)
         let after = Self.frame(kind: 0x03, length: 20, fill: 4)
         Self.appendFrame(after, to: &queue)
-        #expect(Self.unsentBytes(queue) == [Self.frame(kind: 0x02, length: 10, fill: 1)[...], payload[...], after[...]])
+        #expect(
+            Self.unsentBytes(queue) == [Self.frame(kind: 0x02, length: 10, fill: 1)[...], payload[...], after[...]])
         var batch = OutboundQueue()
         swap(&queue, &batch)
         #expect(batch.consume(10 + payload.count) == 0)

@@ -20,8 +20,9 @@ import Testing
         let url = packageRoot.appendingPathComponent("Protocol/vectors/framing-invalid.json")
         let object = try! JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
         return (object["vectors"] as! [[String: Any]]).filter { $0["receiver"] as? String == "host" }.map {
-            InvalidVector(name: $0["name"] as! String, bytes: hex($0["hex"] as! String),
-                          goodbyeCode: UInt16($0["goodbyeCode"] as! Int), maxFrameLength: $0["maxFrameLength"] as? Int)
+            InvalidVector(
+                name: $0["name"] as! String, bytes: hex($0["hex"] as! String),
+                goodbyeCode: UInt16($0["goodbyeCode"] as! Int), maxFrameLength: $0["maxFrameLength"] as? Int)
         }
     }()
 
@@ -37,9 +38,10 @@ import Testing
         try await withHangGuard { () async throws in
             let directory = try TestDirectory()
             defer { directory.remove() }
-            let listener = try SocketListener(path: directory.path + "/h.sock",
-                                              options: .init(connection: .init(name: "raw test host")),
-                                              onConnection: Self.configure)
+            let listener = try SocketListener(
+                path: directory.path + "/h.sock",
+                options: .init(connection: .init(name: "raw test host")),
+                onConnection: Self.configure)
             var input: [UInt8] = []
             try FrameEncoder.encode(.hello(.init(role: .client, peerName: "raw")), into: &input)
             try FrameEncoder.encode(.request(id: 1, channel: "echo", payload: [1, 2]), into: &input)
@@ -63,13 +65,14 @@ import Testing
             defer { directory.remove() }
             let countBefore = Descriptors.count
             let listener = try SocketListener(path: directory.path + "/h.sock", onConnection: Self.configure)
-            let small = try SocketListener(path: directory.path + "/small.sock",
-                                           options: .init(connection: .init(maxFrameLength: 1024)),
-                                           onConnection: Self.configure)
-            #expect(Descriptors.count(belongingTo: listener.path) == 2)   // listening socket and lock file
+            let small = try SocketListener(
+                path: directory.path + "/small.sock",
+                options: .init(connection: .init(maxFrameLength: 1024)),
+                onConnection: Self.configure)
+            #expect(Descriptors.count(belongingTo: listener.path) == 2)  // listening socket and lock file
             let keeper = try await SocketConnection.connect(to: listener.path)
             #expect(try await keeper.messenger.send(onChannel: "echo", message: [0]) == [0])
-            #expect(await settles { Descriptors.count(belongingTo: listener.path) == 4 })   // + both ends of keeper
+            #expect(await settles { Descriptors.count(belongingTo: listener.path) == 4 })  // + both ends of keeper
             #expect(Self.invalidVectors.count >= 25)
             for vector in Self.invalidVectors {
                 let path = vector.maxFrameLength == 1024 ? small.path : listener.path
@@ -85,10 +88,12 @@ import Testing
                 #expect(try await keeper.messenger.send(onChannel: "echo", message: [1]) == [1], "\(vector.name)")
             }
             // Every refused session released its descriptor.
-            #expect(await settles { Descriptors.count(belongingTo: listener.path) == 4 },
-                    "\(Descriptors.count(belongingTo: listener.path)) descriptors on \(listener.path)")
-            #expect(await settles { Descriptors.count(belongingTo: small.path) == 2 },
-                    "\(Descriptors.count(belongingTo: small.path)) descriptors on \(small.path)")
+            #expect(
+                await settles { Descriptors.count(belongingTo: listener.path) == 4 },
+                "\(Descriptors.count(belongingTo: listener.path)) descriptors on \(listener.path)")
+            #expect(
+                await settles { Descriptors.count(belongingTo: small.path) == 2 },
+                "\(Descriptors.count(belongingTo: small.path)) descriptors on \(small.path)")
             keeper.close()
             await keeper.waitUntilClosed()
             listener.close()
@@ -101,7 +106,8 @@ import Testing
             // meanwhile (Swift Testing runs suites in parallel), so it is reported, not asserted;
             // the per-path counts above are the exact check.
             if !(await settles(within: 5) { Descriptors.count <= countBefore }) {
-                print("note: process descriptors \(countBefore) before, \(Descriptors.count) after (other tests running)")
+                print(
+                    "note: process descriptors \(countBefore) before, \(Descriptors.count) after (other tests running)")
             }
         }
     }
@@ -122,13 +128,15 @@ import Testing
                 let raw = await onThread { RawClient.exchange(path: path, bytes: hello, timeout: 0) }
                 #expect(raw != nil)
             }
-            #expect(await settles { Descriptors.count(belongingTo: path) == 2 },
-                    "\(Descriptors.count(belongingTo: path)) descriptors on \(path)")
+            #expect(
+                await settles { Descriptors.count(belongingTo: path) == 2 },
+                "\(Descriptors.count(belongingTo: path)) descriptors on \(path)")
             listener.close()
             await listener.waitUntilClosed()
             // A session still in the accept queue during the check above may close just now.
-            #expect(await settles { Descriptors.count(belongingTo: path) == 0 },
-                    "\(Descriptors.count(belongingTo: path)) descriptors on \(path)")
+            #expect(
+                await settles { Descriptors.count(belongingTo: path) == 0 },
+                "\(Descriptors.count(belongingTo: path)) descriptors on \(path)")
         }
     }
 }

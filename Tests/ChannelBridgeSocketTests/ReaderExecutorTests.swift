@@ -31,8 +31,10 @@ private typealias Support = ChannelsOverSocket
 
     @Test func tasksResumeOnTheReaderThreadAfterEachReply() async throws {
         let reader = Locked<UInt>(0)
-        try await Support.withPeerHost(options: Self.onReader,
-                                       configure: { Self.recordReaderThread(on: $0, into: reader) }) { session in
+        try await Support.withPeerHost(
+            options: Self.onReader,
+            configure: { Self.recordReaderThread(on: $0, into: reader) }
+        ) { session in
             try await Self.askForCallBack(session.methods)
             let readerThread = reader.value
             #expect(readerThread != 0)
@@ -41,7 +43,8 @@ private typealias Support = ChannelsOverSocket
             // reader it stays: its next request leaves only after the step, so the reply always
             // finds it suspended. Nothing here depends on timing: which call first lands on the
             // reader is scheduling, so only "some call does, and every later one too" is checked.
-            let threads = try await withTaskExecutorPreference(session.connection.executor) { () async throws -> [UInt] in
+            let threads = try await withTaskExecutorPreference(session.connection.executor) {
+                () async throws -> [UInt] in
                 var threads: [UInt] = []
                 for n in 0..<200 {
                     let reply = try await session.methods.invokeMethod("echo", arguments: .int32(Int32(n)))
@@ -60,10 +63,12 @@ private typealias Support = ChannelsOverSocket
         let reader = Locked<UInt>(0)
         try await Support.withPeerHost(configure: { Self.recordReaderThread(on: $0, into: reader) }) { session in
             try await Self.askForCallBack(session.methods)
-            let threads = try await withTaskExecutorPreference(session.connection.executor) { () async throws -> [UInt] in
+            let threads = try await withTaskExecutorPreference(session.connection.executor) {
+                () async throws -> [UInt] in
                 var threads: [UInt] = []
                 for n in 0..<20 {
-                    #expect(try await session.methods.invokeMethod("echo", arguments: .int32(Int32(n))) == .int32(Int32(n)))
+                    #expect(
+                        try await session.methods.invokeMethod("echo", arguments: .int32(Int32(n))) == .int32(Int32(n)))
                     threads.append(UInt(pthread_self()))
                 }
                 return threads
@@ -101,8 +106,10 @@ private typealias Support = ChannelsOverSocket
     /// out first.)
     @Test func aTaskYieldingOnTheReaderDoesNotHoldBackTasksFromOtherThreads() async throws {
         let reader = Locked<UInt>(0)
-        try await Support.withPeerHost(options: Self.onReader,
-                                       configure: { Self.recordReaderThread(on: $0, into: reader) }) { session in
+        try await Support.withPeerHost(
+            options: Self.onReader,
+            configure: { Self.recordReaderThread(on: $0, into: reader) }
+        ) { session in
             try await Self.askForCallBack(session.methods)
             let executor = session.connection.executor
             let other = Locked<Bool>(false)
@@ -135,7 +142,8 @@ private typealias Support = ChannelsOverSocket
             let executor = session.connection.executor
             let calls = (0..<8).map { _ in
                 Task {
-                    try await withTaskExecutorPreference(executor) { () async throws -> (Result<StandardValue, any Error>, Result<StandardValue, any Error>) in
+                    try await withTaskExecutorPreference(executor) {
+                        () async throws -> (Result<StandardValue, any Error>, Result<StandardValue, any Error>) in
                         let outcome = await Result(catching: { try await session.methods.invokeMethod("hang") })
                         // The reader thread is gone; what follows must still run.
                         await Task.yield()

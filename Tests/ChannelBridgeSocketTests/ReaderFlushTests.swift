@@ -25,7 +25,9 @@ import Testing
             let path = listener.path
             // HELLO, 40 small requests and one that blocks, in one write: one read's worth.
             var bytes = try FrameEncoder.encode(.hello(.init(role: .client, peerName: "raw")))
-            for id in 1...40 { bytes += try FrameEncoder.encode(.request(id: UInt32(id), channel: "answer", payload: [1])) }
+            for id in 1...40 {
+                bytes += try FrameEncoder.encode(.request(id: UInt32(id), channel: "answer", payload: [1]))
+            }
             bytes += try FrameEncoder.encode(.request(id: 41, channel: "block", payload: nil))
             let request = bytes
             let outcome = await onThread { () -> (early: Int, blockReply: Frame.Reply?) in

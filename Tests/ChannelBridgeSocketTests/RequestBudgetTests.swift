@@ -10,8 +10,10 @@ import Testing
 
     /// A listener whose sessions share `budget`, with "work": records the first byte of the
     /// request, waits for that byte's gate, and answers with the byte.
-    static func serve(_ budget: RequestBudget, started: Collector<UInt8>, gates: [Gate],
-                      accepted: Collector<SocketConnection>? = nil) throws -> (SocketListener, TestDirectory) {
+    static func serve(
+        _ budget: RequestBudget, started: Collector<UInt8>, gates: [Gate],
+        accepted: Collector<SocketConnection>? = nil
+    ) throws -> (SocketListener, TestDirectory) {
         var options = SocketListener.Options()
         options.connection.requestBudget = budget
         return try SocketConnectionTests.serve(options: options) { connection in
@@ -252,10 +254,12 @@ import Testing
             let peer = try RawPeer(path: listener.path)
             defer { peer.close() }
             try peer.write([RawPeer.hello()])
-            let begun = try FrameEncoder.encode(.request(id: 1, channel: "work", payload: Self.request(0, size: 3 << 20)))
+            let begun = try FrameEncoder.encode(
+                .request(id: 1, channel: "work", payload: Self.request(0, size: 3 << 20)))
             peer.write(Array(begun.prefix(64 << 10)))
             // The frame deadline ends the session; the request it had begun was charged by then.
-            let received = try await onThreadThrowing { try peer.readFrames(until: FrameDeadlineTests.isFrameTimeout) }.get()
+            let received = try await onThreadThrowing { try peer.readFrames(until: FrameDeadlineTests.isFrameTimeout) }
+                .get()
             #expect(received.last.map(FrameDeadlineTests.isFrameTimeout) == true)
             let client = try await SocketConnection.connect(to: listener.path)
             #expect(try await client.messenger.send(onChannel: "work", message: Self.request(1, size: 4 << 20)) == [1])

@@ -8,18 +8,23 @@ import Testing
 /// Sessions over real Unix sockets in this process.
 @Suite struct SocketConnectionTests {
     /// A listener on a fresh path whose sessions are configured by `configure`, and a cleanup.
-    static func serve(options: SocketListener.Options = .init(),
-                      _ configure: @escaping @Sendable (SocketConnection) -> Void = { _ in })
-        throws -> (SocketListener, TestDirectory) {
+    static func serve(
+        options: SocketListener.Options = .init(),
+        _ configure: @escaping @Sendable (SocketConnection) -> Void = { _ in }
+    )
+        throws -> (SocketListener, TestDirectory)
+    {
         let directory = try TestDirectory()
-        let listener = try SocketListener(path: directory.path + "/host.sock", options: options, onConnection: configure)
+        let listener = try SocketListener(
+            path: directory.path + "/host.sock", options: options, onConnection: configure)
         return (listener, directory)
     }
 
     @Test func connectAndServeBothWays() async throws {
         try await withHangGuard { () async throws in
             let accepted = Collector<SocketConnection>()
-            let (listener, directory) = try Self.serve(options: .init(connection: .init(name: "test host"))) { connection in
+            let (listener, directory) = try Self.serve(options: .init(connection: .init(name: "test host"))) {
+                connection in
                 accepted.append(connection)
                 connection.messenger.setMessageHandler(onChannel: "echo") { $0 }
             }
@@ -125,8 +130,9 @@ import Testing
             let client = try await SocketConnection.connect(to: listener.path)
             let calls = ["a", "b", "c"].map { channel in
                 Task { () async -> (String, (any Error)?) in
-                    do { _ = try await client.messenger.send(onChannel: channel, message: nil); return (channel, nil) }
-                    catch { return (channel, error) }
+                    do {
+                        _ = try await client.messenger.send(onChannel: channel, message: nil); return (channel, nil)
+                    } catch { return (channel, error) }
                 }
             }
             try await arrived.first(3)
@@ -183,7 +189,9 @@ import Testing
         try await withHangGuard { () async throws in
             let accepted = Collector<SocketConnection>()
             let options = SocketConnection.Options(socketSendBufferSize: size)
-            let (listener, directory) = try SocketConnectionTests.serve(options: .init(connection: options)) { accepted.append($0) }
+            let (listener, directory) = try SocketConnectionTests.serve(options: .init(connection: options)) {
+                accepted.append($0)
+            }
             defer { directory.remove() }
             let client = try await SocketConnection.connect(to: listener.path, options: options)
             let host = try await accepted.first(1)[0]

@@ -45,7 +45,8 @@ import Testing
             let listener = try SocketListener(path: path) { _ in }
             #expect(chown(socketDirectory, Self.otherUID, Self.otherUID) == 0)
             #expect(chmod(socketDirectory, 0o777) == 0)
-            let message = "the socket directory \(socketDirectory) (owner uid 12345, mode 0777) is owned by neither "
+            let message =
+                "the socket directory \(socketDirectory) (owner uid 12345, mode 0777) is owned by neither "
                 + "this user (uid 0) nor root, and is writable by others without the sticky bit; " + Self.explicitAdvice
             let refused = await Self.connectError(path)
             #expect(refused?.code == .unsafeDirectory)
@@ -57,7 +58,7 @@ import Testing
             #expect(second?.code == .unsafeDirectory)
             #expect(second?.message == message)
             #expect(second?.description == "unsafeDirectory: \(message) (\(path))")
-            #expect(access(path, F_OK) != 0)   // not bound again
+            #expect(access(path, F_OK) != 0)  // not bound again
         }
     }
 
@@ -68,7 +69,8 @@ import Testing
             let socketDirectory = directory.path + "/run"
             try Self.makeDirectory(socketDirectory, mode: 0o700, owner: Self.otherUID)
             let path = socketDirectory + "/host.sock"
-            let message = "the socket directory \(socketDirectory) (owner uid 12345, mode 0700) is owned by neither "
+            let message =
+                "the socket directory \(socketDirectory) (owner uid 12345, mode 0700) is owned by neither "
                 + "this user (uid 0) nor root; " + Self.explicitAdvice
             #expect(Self.listenerError(path)?.message == message)
             #expect(await Self.connectError(path)?.message == message)
@@ -84,7 +86,8 @@ import Testing
             let socketDirectory = directory.path + "/link"
             #expect(symlink(directory.path + "/real", socketDirectory) == 0)
             let path = socketDirectory + "/host.sock"
-            let message = "the socket directory \(socketDirectory) is a symbolic link, not a directory; " + Self.explicitAdvice
+            let message =
+                "the socket directory \(socketDirectory) is a symbolic link, not a directory; " + Self.explicitAdvice
             let error = Self.listenerError(path)
             #expect(error?.code == .unsafeDirectory)
             #expect(error?.message == message)
@@ -99,16 +102,17 @@ import Testing
             defer { directory.remove() }
             let socketDirectory = directory.path + "/run"
             try Self.makeDirectory(socketDirectory, mode: 0o770)
-            let message = "the socket directory \(socketDirectory) (owner uid 0, mode 0770) is writable by others "
+            let message =
+                "the socket directory \(socketDirectory) (owner uid 0, mode 0770) is writable by others "
                 + "without the sticky bit; " + Self.explicitAdvice
             #expect(Self.listenerError(socketDirectory + "/host.sock")?.message == message)
         }
     }
 
     @Test(arguments: [
-        (0o700 as mode_t, 0 as uid_t),    // our own, private
-        (0o755, 0),                       // our own, readable by others
-        (0o1777, 0),                      // like /tmp: sticky and world-writable, owned by root
+        (0o700 as mode_t, 0 as uid_t),  // our own, private
+        (0o755, 0),  // our own, readable by others
+        (0o1777, 0),  // like /tmp: sticky and world-writable, owned by root
     ])
     func aDirectoryOnlyWeOrRootControlIsUsed(mode: mode_t, owner: uid_t) async throws {
         try await withHangGuard { () async throws in
@@ -117,7 +121,9 @@ import Testing
             let socketDirectory = directory.path + "/run"
             try Self.makeDirectory(socketDirectory, mode: mode, owner: owner)
             let path = socketDirectory + "/host.sock"
-            let listener = try SocketListener(path: path) { $0.messenger.setMessageHandler(onChannel: "who") { _ in [7] } }
+            let listener = try SocketListener(path: path) {
+                $0.messenger.setMessageHandler(onChannel: "who") { _ in [7] }
+            }
             let client = try await SocketConnection.connect(to: path)
             #expect(try await client.messenger.send(onChannel: "who", message: nil) == [7])
             client.close()
@@ -141,7 +147,8 @@ import Testing
             defer { directory.remove() }
             let socketDirectory = directory.path + "/run"
             try Self.makeDirectory(socketDirectory, mode: 0o1777, owner: Self.otherUID)
-            let message = "the socket directory \(socketDirectory) (owner uid 12345, mode 01777) is owned by neither "
+            let message =
+                "the socket directory \(socketDirectory) (owner uid 12345, mode 01777) is owned by neither "
                 + "this user (uid 0) nor root; " + Self.explicitAdvice
             #expect(Self.listenerError(socketDirectory + "/host.sock")?.message == message)
         }
@@ -156,19 +163,27 @@ import Testing
         let socketDirectory = directory.path + "/channelbridge"
         let path = SocketPath.defaultPath(environment: environment)
         #expect(path == socketDirectory + "/extension-host.sock")
-        try SocketPath.checkDirectory(of: path, environment: environment)   // missing: nothing to check
+        try SocketPath.checkDirectory(of: path, environment: environment)  // missing: nothing to check
         try Self.makeDirectory(socketDirectory, mode: 0o1777)
-        #expect(throws: SocketError(.unsafeDirectory, "the socket directory \(socketDirectory) (owner uid 0, mode 01777) "
-                                    + "is writable by others; remove it or set XDG_RUNTIME_DIR", path: path)) {
+        #expect(
+            throws: SocketError(
+                .unsafeDirectory,
+                "the socket directory \(socketDirectory) (owner uid 0, mode 01777) "
+                    + "is writable by others; remove it or set XDG_RUNTIME_DIR", path: path)
+        ) {
             try SocketPath.checkDirectory(of: path, environment: environment)
         }
         #expect(chmod(socketDirectory, 0o700) == 0)
         try SocketPath.checkDirectory(of: path, environment: environment)
         // Root-owned is not enough for another user's default directory.
         let otherPath = SocketPath.defaultPath(environment: environment, uid: Self.otherUID)
-        #expect(throws: SocketError(.unsafeDirectory, "the socket directory \(socketDirectory) (owner uid 0, mode 0700) "
-                                    + "is not owned by this user (uid 12345); remove it or set XDG_RUNTIME_DIR",
-                                    path: otherPath)) {
+        #expect(
+            throws: SocketError(
+                .unsafeDirectory,
+                "the socket directory \(socketDirectory) (owner uid 0, mode 0700) "
+                    + "is not owned by this user (uid 12345); remove it or set XDG_RUNTIME_DIR",
+                path: otherPath)
+        ) {
             try SocketPath.checkDirectory(of: otherPath, environment: environment, uid: Self.otherUID)
         }
         // The same directory, named explicitly by that user, is root's: accepted.

@@ -24,10 +24,10 @@ import Testing
             #expect(Self.mode(directory.path + "/run") & 0o777 == 0o700)
             #expect(Self.mode(directory.path + "/run/channelbridge") & 0o777 == 0o700)
             // An existing directory is left as it is.
-            #expect(Self.mode(directory.path) & 0o777 == 0o700)   // mkdtemp's own mode
+            #expect(Self.mode(directory.path) & 0o777 == 0o700)  // mkdtemp's own mode
             listener.close()
             await listener.waitUntilClosed()
-            #expect(access(path, F_OK) != 0)   // closing removed the socket file
+            #expect(access(path, F_OK) != 0)  // closing removed the socket file
         }
     }
 
@@ -56,7 +56,7 @@ import Testing
             let directory = try TestDirectory()
             defer { directory.remove() }
             let path = directory.path + "/host.sock"
-            let foreign = RawClient.listen(path: path)   // no lock file: only the connect probe can tell
+            let foreign = RawClient.listen(path: path)  // no lock file: only the connect probe can tell
             defer { close(foreign) }
             #expect { _ = try SocketListener(path: path) { _ in } } throws: {
                 ($0 as? SocketError)?.code == .addressInUse
@@ -73,9 +73,11 @@ import Testing
             let directory = try TestDirectory()
             defer { directory.remove() }
             let path = directory.path + "/host.sock"
-            close(RawClient.listen(path: path))   // its process is "gone": the file stays, nothing accepts
+            close(RawClient.listen(path: path))  // its process is "gone": the file stays, nothing accepts
             #expect(Self.mode(path) & S_IFMT == S_IFSOCK)
-            let listener = try SocketListener(path: path) { $0.messenger.setMessageHandler(onChannel: "up") { _ in [2] } }
+            let listener = try SocketListener(path: path) {
+                $0.messenger.setMessageHandler(onChannel: "up") { _ in [2] }
+            }
             let client = try await SocketConnection.connect(to: path)
             #expect(try await client.messenger.send(onChannel: "up", message: nil) == [2])
             #expect(Self.mode(path) & 0o777 == 0o600)
@@ -99,12 +101,16 @@ import Testing
     }
 
     @Test func defaultSocketPath() {
-        #expect(SocketPath.defaultPath(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"], uid: 1000)
-            == "/run/user/1000/channelbridge/extension-host.sock")
-        #expect(SocketPath.defaultPath(environment: ["XDG_RUNTIME_DIR": "/run/user/7/"], uid: 7)
-            == "/run/user/7/channelbridge/extension-host.sock")
+        #expect(
+            SocketPath.defaultPath(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"], uid: 1000)
+                == "/run/user/1000/channelbridge/extension-host.sock")
+        #expect(
+            SocketPath.defaultPath(environment: ["XDG_RUNTIME_DIR": "/run/user/7/"], uid: 7)
+                == "/run/user/7/channelbridge/extension-host.sock")
         #expect(SocketPath.defaultPath(environment: [:], uid: 1000) == "/tmp/channelbridge-1000/extension-host.sock")
-        #expect(SocketPath.defaultPath(environment: ["XDG_RUNTIME_DIR": ""], uid: 0) == "/tmp/channelbridge-0/extension-host.sock")
+        #expect(
+            SocketPath.defaultPath(environment: ["XDG_RUNTIME_DIR": ""], uid: 0)
+                == "/tmp/channelbridge-0/extension-host.sock")
     }
 
     /// The uid check, with the policy injected: this process is refused by its own listener.
@@ -113,8 +119,9 @@ import Testing
             let directory = try TestDirectory()
             defer { directory.remove() }
             let refused = Collector<PeerCredentials>()
-            let options = SocketListener.Options(connection: .init(acceptPeer: { $0.uid != geteuid() }),
-                                                 onRefusedPeer: { refused.append($0) })
+            let options = SocketListener.Options(
+                connection: .init(acceptPeer: { $0.uid != geteuid() }),
+                onRefusedPeer: { refused.append($0) })
             let listener = try SocketListener(path: directory.path + "/host.sock", options: options) { _ in
                 Issue.record("a refused peer must not get a session")
             }
@@ -152,8 +159,10 @@ import Testing
     }
 
     /// A real process of another uid. Needs root (to switch uid) plus `setpriv` and `perl`.
-    @Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
-        && FileManager.default.isExecutableFile(atPath: "/usr/bin/perl")))
+    @Test(
+        .enabled(
+            if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+                && FileManager.default.isExecutableFile(atPath: "/usr/bin/perl")))
     func aProcessOfAnotherUidIsRefused() async throws {
         try await withHangGuard { () async throws in
             let directory = try TestDirectory()
@@ -174,7 +183,11 @@ import Testing
             #expect(opened.status == 0)
             let received = try frames(in: hex(opened.stdout))
             #expect(received.count == 1)
-            if case .goodbye(let code, _)? = received.first { #expect(code == .forbidden) } else { Issue.record("\(received)") }
+            if case .goodbye(let code, _)? = received.first {
+                #expect(code == .forbidden)
+            } else {
+                Issue.record("\(received)")
+            }
             #expect(refused.all.map(\.uid) == [65534])
             listener.close()
             await listener.waitUntilClosed()
@@ -185,12 +198,12 @@ import Testing
 /// Connects to a socket as uid/gid 65534 in a child process and prints what it read, as hex.
 enum OtherUidClient {
     static let script = """
-    use Socket;
-    socket(my $s, PF_UNIX, SOCK_STREAM, 0) or die "socket: $!\\n";
-    connect($s, pack_sockaddr_un($ARGV[0])) or die "connect: $!\\n";
-    my $all = ''; while (1) { my $n = sysread($s, my $chunk, 65536); last if !$n; $all .= $chunk; }
-    print unpack("H*", $all);
-    """
+        use Socket;
+        socket(my $s, PF_UNIX, SOCK_STREAM, 0) or die "socket: $!\\n";
+        connect($s, pack_sockaddr_un($ARGV[0])) or die "connect: $!\\n";
+        my $all = ''; while (1) { my $n = sysread($s, my $chunk, 65536); last if !$n; $all .= $chunk; }
+        print unpack("H*", $all);
+        """
 
     /// Blocks its thread for the child's life: called through `onThread`.
     static func run(path: String) -> (status: Int32, stdout: String, stderr: String) {

@@ -28,7 +28,9 @@ import Testing
             let bytes = (0..<((1 << 20) + 3)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 12) }
             #expect(try await channel.invokeMethod("echo", arguments: .uint8List(bytes)) == .uint8List(bytes))
             #expect(try await channel.invokeMethod("wrap", arguments: .uint8List(bytes)) == .list([.uint8List(bytes)]))
-            #expect(try await channel.invokeMethod("echo", arguments: .list([.uint8List(bytes)])) == .list([.uint8List(bytes)]))
+            #expect(
+                try await channel.invokeMethod("echo", arguments: .list([.uint8List(bytes)]))
+                    == .list([.uint8List(bytes)]))
             client.close()
             await client.waitUntilClosed()
             listener.close()

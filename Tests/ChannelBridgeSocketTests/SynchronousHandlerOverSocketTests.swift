@@ -53,9 +53,11 @@ import Testing
             let peer = try RawPeer(path: listener.path)
             defer { peer.close() }
             let count = 50
-            try peer.write([RawPeer.hello()] + (1...count).map {
-                .request(id: UInt32($0), channel: "immediate", payload: [$0 == 2 ? 2 : 1])
-            })
+            try peer.write(
+                [RawPeer.hello()]
+                    + (1...count).map {
+                        .request(id: UInt32($0), channel: "immediate", payload: [$0 == 2 ? 2 : 1])
+                    })
             let frames = try await onThread { Result { try peer.readFrames(1 + count) } }.get()
             var replies: [UInt32: Frame.Reply] = [:]
             for case .reply(let id, let result) in frames { replies[id] = result }
@@ -95,21 +97,26 @@ import Testing
             defer { peer.close() }
             let codec = StandardMethodCodec()
             let methods = ["now", "later", "later", "now"]
-            try peer.write([RawPeer.hello()] + methods.enumerated().map { index, method in
-                .request(id: UInt32(index + 1), channel: "imm", payload: try codec.encodeMethodCall(MethodCall(method)))
-            })
+            try peer.write(
+                [RawPeer.hello()]
+                    + methods.enumerated().map { index, method in
+                        .request(
+                            id: UInt32(index + 1), channel: "imm",
+                            payload: try codec.encodeMethodCall(MethodCall(method)))
+                    })
             let session = try await accepted.first(1)[0]
             await session.messenger.waitUntilInputHeld()
             #expect(asked.all == ["now", "later"])
             gate.open()
             let frames = try await onThread { Result { try peer.readFrames(1 + methods.count) } }.get()
             #expect(asked.all == methods)
-            #expect(Array(frames.dropFirst()) == [
-                .reply(id: 1, result: .bytes(try codec.encodeSuccessEnvelope(.bool(false)))),
-                .reply(id: 2, result: .bytes(try codec.encodeSuccessEnvelope(.bool(true)))),
-                .reply(id: 3, result: .bytes(try codec.encodeSuccessEnvelope(.bool(true)))),
-                .reply(id: 4, result: .bytes(try codec.encodeSuccessEnvelope(.bool(false)))),
-            ])
+            #expect(
+                Array(frames.dropFirst()) == [
+                    .reply(id: 1, result: .bytes(try codec.encodeSuccessEnvelope(.bool(false)))),
+                    .reply(id: 2, result: .bytes(try codec.encodeSuccessEnvelope(.bool(true)))),
+                    .reply(id: 3, result: .bytes(try codec.encodeSuccessEnvelope(.bool(true)))),
+                    .reply(id: 4, result: .bytes(try codec.encodeSuccessEnvelope(.bool(false)))),
+                ])
             listener.close()
             await listener.waitUntilClosed()
         }

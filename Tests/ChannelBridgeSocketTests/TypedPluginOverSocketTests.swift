@@ -25,19 +25,25 @@ import Testing
     enum NotesPlugin: Plugin {
         static func register(with registrar: PluginRegistrar) throws {
             let notes = Notes()
-            registrar.addMethodCallDelegate(MethodRouter { router in
-                router.on("add") { (note: Note) in NoteID(id: notes.add(note)) }
-                router.on("get") { (query: NoteID) in notes.get(query.id) }
-                router.on("count") { notes.count }
-            }, channel: MethodChannel(name: "test/notes", messenger: registrar.messenger))
-            registrar.addStreamHandler(notes, channel: EventChannel(name: "test/notes/all", messenger: registrar.messenger))
+            registrar.addMethodCallDelegate(
+                MethodRouter { router in
+                    router.on("add") { (note: Note) in NoteID(id: notes.add(note)) }
+                    router.on("get") { (query: NoteID) in notes.get(query.id) }
+                    router.on("count") { notes.count }
+                }, channel: MethodChannel(name: "test/notes", messenger: registrar.messenger))
+            registrar.addStreamHandler(
+                notes, channel: EventChannel(name: "test/notes/all", messenger: registrar.messenger))
         }
     }
 
     final class Notes: StreamHandler {
         private let notes = LockedValue<[Note]>([])
 
-        func add(_ note: Note) -> Int { notes.withLock { $0.append(note); return $0.count - 1 } }
+        func add(_ note: Note) -> Int {
+            notes.withLock {
+                $0.append(note); return $0.count - 1
+            }
+        }
         func get(_ id: Int) -> Note? { notes.withLock { $0.indices.contains(id) ? $0[id] : nil } }
         var count: Int { notes.withLock { $0.count } }
 
@@ -84,17 +90,23 @@ import Testing
             #expect(try await notes.invokeMethod("get", arguments: NoteID(id: 0), as: Note?.self) == first)
             #expect(try await notes.invokeMethod("get", arguments: NoteID(id: 9), as: Note?.self) == nil)
             // The wire form is what a Dart caller sees: a map in declaration order, nil as null.
-            #expect(try await notes.invokeMethod("get", arguments: ["id": 1]) == .map([
-                "title": "Ideas", "tags": [], "body": "a bridge", "attachment": nil,
-            ]))
+            #expect(
+                try await notes.invokeMethod("get", arguments: ["id": 1])
+                    == .map([
+                        "title": "Ideas", "tags": [], "body": "a bridge", "attachment": nil,
+                    ]))
 
             var events: [Result<Note, MethodError>] = []
             for try await event in EventChannel(name: "test/notes/all", messenger: client.messenger)
-                .receiveBroadcastStream(as: Note.self) {
+                .receiveBroadcastStream(as: Note.self)
+            {
                 events.append(event)
             }
-            #expect(events == [.success(first), .success(second),
-                               .failure(MethodError(code: "END_OF_NOTES", message: "that was all"))])
+            #expect(
+                events == [
+                    .success(first), .success(second),
+                    .failure(MethodError(code: "END_OF_NOTES", message: "that was all")),
+                ])
         }
     }
 
@@ -104,7 +116,10 @@ import Testing
             // What a Dart caller might send by mistake.
             let cases: [(String, StandardValue, String)] = [
                 ("add", ["title": "t", "tags": [1]], "`tags[0]`: expected a String, found int32 1"),
-                ("add", ["title": "t", "tags": [], "attachment": ["x"]], "`attachment[0]`: expected an int, found String \"x\""),
+                (
+                    "add", ["title": "t", "tags": [], "attachment": ["x"]],
+                    "`attachment[0]`: expected an int, found String \"x\""
+                ),
                 ("add", ["tags": []], "`title`: missing"),
                 ("add", ["title": nil, "tags": []], "`title`: expected a String, found null"),
                 ("get", ["id": 1.5], "`id`: expected an int, found double 1.5"),
@@ -125,7 +140,9 @@ import Testing
             #expect(missing.code == .notImplemented && missing.method == "delete" && missing.channel == "test/notes")
             // Nothing was added by the refused calls, and the session still serves.
             #expect(try await notes.invokeMethod("count", as: Int.self) == 0)
-            #expect(try await notes.invokeMethod("add", arguments: Note(title: "ok", tags: []), as: NoteID.self) == NoteID(id: 0))
+            #expect(
+                try await notes.invokeMethod("add", arguments: Note(title: "ok", tags: []), as: NoteID.self)
+                    == NoteID(id: 0))
         }
     }
 }

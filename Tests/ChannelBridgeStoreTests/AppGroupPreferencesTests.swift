@@ -19,7 +19,8 @@ import Testing
             for (key, value) in sampleValues { try await prefs.set(value, forKey: key) }
 
             let reopened = try AppGroupStore(dataDirectory: dataDirectory).group(Self.group)
-            #expect(try await reopened.allValues() == sampleValues.map { PreferenceEntry(key: $0.key, value: $0.value) })
+            #expect(
+                try await reopened.allValues() == sampleValues.map { PreferenceEntry(key: $0.key, value: $0.value) })
 
             let path = dataDirectory + "/app-groups/\(Self.group)/preferences.json"
             #expect(prefs.preferencesFile == path)
@@ -70,13 +71,15 @@ import Testing
         try await TestDirectory.withPath { dataDirectory in
             let prefs = try AppGroupStore(dataDirectory: dataDirectory).group(Self.group)
             try FileManager.default.createDirectory(atPath: prefs.directory, withIntermediateDirectories: true)
-            let text = #"{"extra": {"kept": [1, 2]}, "values": {"ShareKey": "{\"text\":[\"hi\"]}", "n": {"int64": 12}}, "version": 1}"#
+            let text =
+                #"{"extra": {"kept": [1, 2]}, "values": {"ShareKey": "{\"text\":[\"hi\"]}", "n": {"int64": 12}}, "version": 1}"#
             try Data(text.utf8).write(to: URL(fileURLWithPath: prefs.preferencesFile))
 
-            #expect(try await prefs.allValues() == [
-                PreferenceEntry(key: "ShareKey", value: .string(#"{"text":["hi"]}"#)),
-                PreferenceEntry(key: "n", value: .int64(12)),
-            ])
+            #expect(
+                try await prefs.allValues() == [
+                    PreferenceEntry(key: "ShareKey", value: .string(#"{"text":["hi"]}"#)),
+                    PreferenceEntry(key: "n", value: .int64(12)),
+                ])
             try await prefs.set(.bool(true), forKey: "added")
             let json = try JSONValue.parse(try Data(contentsOf: URL(fileURLWithPath: prefs.preferencesFile)))
             #expect(json["extra"]?.text == #"{"kept":[1,2]}"#)
@@ -92,7 +95,10 @@ import Testing
             try await prefs.set("y", forKey: "b")
             try await prefs.removeAll()
             let json = try JSONValue.parse(try Data(contentsOf: URL(fileURLWithPath: prefs.preferencesFile)))
-            #expect(json["changeLog"]?.text == #"{"seq":4,"commits":[{"seq":1,"keys":["a"]},{"seq":2,"keys":["b"]},{"seq":3,"keys":["b"]},{"seq":4,"keys":["a","b"]}]}"#)
+            #expect(
+                json["changeLog"]?.text
+                    == #"{"seq":4,"commits":[{"seq":1,"keys":["a"]},{"seq":2,"keys":["b"]},{"seq":3,"keys":["b"]},{"seq":4,"keys":["a","b"]}]}"#
+            )
         }
     }
 
@@ -177,7 +183,9 @@ import Testing
         #expect(throws: StoreError.self) { try InMemoryAppGroupStore().group(name) }
     }
 
-    @Test(arguments: ["group.com.example.app", "...", "..hidden", "with space", "ünïcode", String(repeating: "g", count: 255)])
+    @Test(arguments: [
+        "group.com.example.app", "...", "..hidden", "with space", "ünïcode", String(repeating: "g", count: 255),
+    ])
     func ordinaryGroupNamesAreAccepted(name: String) throws {
         let prefs = try AppGroupStore(dataDirectory: "/data").group(name)
         #expect(prefs.directory == "/data/app-groups/\(name)")
@@ -190,7 +198,8 @@ import Testing
             let container = try await prefs.containerDirectory()
             #expect(container == dataDirectory + "/app-groups/\(Self.group)/container")
             var isDirectory: ObjCBool = false
-            #expect(FileManager.default.fileExists(atPath: container, isDirectory: &isDirectory) && isDirectory.boolValue)
+            #expect(
+                FileManager.default.fileExists(atPath: container, isDirectory: &isDirectory) && isDirectory.boolValue)
             #expect(try await prefs.containerDirectory() == container)
         }
     }
@@ -224,13 +233,16 @@ import Testing
     }
 
     @Test func theDefaultDataDirectoryFollowsXDG() {
-        #expect(AppGroupStore.defaultDataDirectory(environment: ["XDG_DATA_HOME": "/x/data", "HOME": "/home/u"])
-            == "/x/data/channelbridge")
-        #expect(AppGroupStore.defaultDataDirectory(environment: ["HOME": "/home/u"])
-            == "/home/u/.local/share/channelbridge")
+        #expect(
+            AppGroupStore.defaultDataDirectory(environment: ["XDG_DATA_HOME": "/x/data", "HOME": "/home/u"])
+                == "/x/data/channelbridge")
+        #expect(
+            AppGroupStore.defaultDataDirectory(environment: ["HOME": "/home/u"])
+                == "/home/u/.local/share/channelbridge")
         // The XDG base directory spec ignores a relative XDG_DATA_HOME.
-        #expect(AppGroupStore.defaultDataDirectory(environment: ["XDG_DATA_HOME": "rel", "HOME": "/home/u"])
-            == "/home/u/.local/share/channelbridge")
+        #expect(
+            AppGroupStore.defaultDataDirectory(environment: ["XDG_DATA_HOME": "rel", "HOME": "/home/u"])
+                == "/home/u/.local/share/channelbridge")
     }
 
     @Test func inMemoryGroupsAreSharedByName() async throws {

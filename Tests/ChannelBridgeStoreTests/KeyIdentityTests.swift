@@ -61,7 +61,8 @@ import Testing
             let recorder = ChangeRecorder(stream)
             defer { recorder.stop() }
             let changes = try await recorder.changes.first(3)
-            #expect(Self.keyBytes(changes) == [Array(Self.composed.utf8), Array(Self.decomposed.utf8), Array("end".utf8)])
+            #expect(
+                Self.keyBytes(changes) == [Array(Self.composed.utf8), Array(Self.decomposed.utf8), Array("end".utf8)])
             #expect(changes.map(\.value) == [.int32(1), .int32(2), .int32(3)])
             #expect(changes[0] != changes[1] && changes[0] != StoreChange(key: Self.decomposed, value: .int32(1)))
         }

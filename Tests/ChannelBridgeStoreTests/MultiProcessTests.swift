@@ -37,8 +37,9 @@ import Glibc
     @Test func twoProcessesWritingDistinctKeysAtOnceLoseNone() async throws {
         try await TestDirectory.withPath { dataDirectory in
             let writers = try ["a", "b"].map { prefix in
-                try StorePeer("write-keys", dataDirectory: dataDirectory, group: Self.group,
-                              ["--prefix", prefix, "--count", "500", "--gate"])
+                try StorePeer(
+                    "write-keys", dataDirectory: dataDirectory, group: Self.group,
+                    ["--prefix", prefix, "--count", "500", "--gate"])
             }
             try await startTogether(writers)
             for writer in writers { try await writer.waitForSuccess() }
@@ -56,8 +57,9 @@ import Glibc
     @Test func updatesFromTwoProcessesAndThisOneAddUpExactly() async throws {
         try await TestDirectory.withPath { dataDirectory in
             let counters = try (0..<2).map { _ in
-                try StorePeer("increment", dataDirectory: dataDirectory, group: Self.group,
-                              ["--key", "counter", "--count", "200", "--gate"])
+                try StorePeer(
+                    "increment", dataDirectory: dataDirectory, group: Self.group,
+                    ["--key", "counter", "--count", "200", "--gate"])
             }
             try await startTogether(counters)
             let prefs = try preferences(dataDirectory)
@@ -78,8 +80,9 @@ import Glibc
         try await TestDirectory.withPath { dataDirectory in
             let prefs = try preferences(dataDirectory)
             let appenders = try ["x", "y"].map { prefix in
-                try StorePeer("append", dataDirectory: dataDirectory, group: Self.group,
-                              ["--key", "itemList", "--prefix", prefix, "--count", "150", "--gate"])
+                try StorePeer(
+                    "append", dataDirectory: dataDirectory, group: Self.group,
+                    ["--key", "itemList", "--prefix", prefix, "--count", "150", "--gate"])
             }
             let expected = Set(["x", "y"].flatMap { prefix in (0..<150).map { "\(prefix)\($0)" } })
             try await startTogether(appenders)
@@ -115,8 +118,9 @@ import Glibc
         try await TestDirectory.withPath { dataDirectory in
             var acknowledged: [String] = []
             for (round, threshold) in [40, 150, 300].enumerated() {
-                let writer = try StorePeer("write-keys", dataDirectory: dataDirectory, group: Self.group,
-                                           ["--prefix", "r\(round)-", "--count", "1000000"])
+                let writer = try StorePeer(
+                    "write-keys", dataDirectory: dataDirectory, group: Self.group,
+                    ["--prefix", "r\(round)-", "--count", "1000000"])
                 try await writer.lines.wait(for: "\(threshold) acknowledged writes") { $0.count >= threshold }
                 writer.kill(SIGKILL)
                 #expect(try await writer.waitForExit() == SIGKILL)
@@ -135,16 +139,18 @@ import Glibc
             let prefs = try preferences(dataDirectory)
             try await prefs.set(.bool(true), forKey: "after")
             #expect(try await prefs.value(forKey: "after") == .bool(true))
-            #expect(try FileManager.default.contentsOfDirectory(atPath: prefs.directory).sorted()
-                == [".lock", "preferences.json"])
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: prefs.directory).sorted()
+                    == [".lock", "preferences.json"])
         }
     }
 
     @Test func aReaderNeverSeesAHalfWrittenFile() async throws {
         try await TestDirectory.withPath { dataDirectory in
             let prefs = try preferences(dataDirectory)
-            let writer = try StorePeer("write-keys", dataDirectory: dataDirectory, group: Self.group,
-                                       ["--prefix", "k", "--count", "400"])
+            let writer = try StorePeer(
+                "write-keys", dataDirectory: dataDirectory, group: Self.group,
+                ["--prefix", "k", "--count", "400"])
             // Readers take no lock: every read while the writer replaces the file must still see a
             // whole file, holding a prefix of the writer's keys that never shrinks.
             var reads = 0
@@ -170,7 +176,8 @@ import Glibc
             defer { recorder.stop() }
 
             func peer(_ command: String, _ arguments: [String] = []) async throws {
-                try await StorePeer(command, dataDirectory: dataDirectory, group: Self.group, arguments).waitForSuccess()
+                try await StorePeer(command, dataDirectory: dataDirectory, group: Self.group, arguments)
+                    .waitForSuccess()
             }
             try await peer("set", ["--key", "big", "--value", #"{"int64":"9007199254740993"}"#])
             try await recorder.changes.first(1)
@@ -178,12 +185,13 @@ import Glibc
             try await recorder.changes.first(2)
             try await peer("remove-all")
             let changes = try await recorder.changes.first(4)
-            #expect(changes == [
-                StoreChange(key: "big", value: .int64(9_007_199_254_740_993)),
-                StoreChange(key: "big", value: .int64(9_007_199_254_740_993)),
-                StoreChange(key: "existing", value: nil),
-                StoreChange(key: "big", value: nil),
-            ])
+            #expect(
+                changes == [
+                    StoreChange(key: "big", value: .int64(9_007_199_254_740_993)),
+                    StoreChange(key: "big", value: .int64(9_007_199_254_740_993)),
+                    StoreChange(key: "existing", value: nil),
+                    StoreChange(key: "big", value: nil),
+                ])
         }
     }
 
@@ -201,13 +209,14 @@ import Glibc
             try await watcher.lines.wait(for: "the third change") { $0.count >= 4 }
             _ = try await prefs.take(key: "list")
             try await watcher.waitForSuccess()
-            #expect(watcher.lines.all == [
-                "watching",
-                #"change list ["a","b"]"#,
-                #"change list ["a","b"]"#,
-                #"change bytes {"uint8list":"0102"}"#,
-                "change list null",
-            ])
+            #expect(
+                watcher.lines.all == [
+                    "watching",
+                    #"change list ["a","b"]"#,
+                    #"change list ["a","b"]"#,
+                    #"change bytes {"uint8list":"0102"}"#,
+                    "change list null",
+                ])
         }
     }
 
@@ -217,8 +226,9 @@ import Glibc
             let recorder = ChangeRecorder(try await prefs.changes())
             defer { recorder.stop() }
             let writers = try ["p", "q"].map { prefix in
-                try StorePeer("write-keys", dataDirectory: dataDirectory, group: Self.group,
-                              ["--prefix", prefix, "--count", "100", "--gate"])
+                try StorePeer(
+                    "write-keys", dataDirectory: dataDirectory, group: Self.group,
+                    ["--prefix", prefix, "--count", "100", "--gate"])
             }
             try await startTogether(writers)
             for writer in writers { try await writer.waitForSuccess() }

@@ -34,11 +34,12 @@ import ChannelBridgeTestSupport
             try await store.set(.string("a again"), forKey: "a")
             try await store.remove("b")
             try await store.set(.string("b again"), forKey: "b")
-            #expect(try await store.allValues() == [
-                PreferenceEntry(key: "a", value: "a again"),
-                PreferenceEntry(key: "c", value: "c"),
-                PreferenceEntry(key: "b", value: "b again"),
-            ])
+            #expect(
+                try await store.allValues() == [
+                    PreferenceEntry(key: "a", value: "a again"),
+                    PreferenceEntry(key: "c", value: "c"),
+                    PreferenceEntry(key: "b", value: "b again"),
+                ])
         }
     }
 
@@ -133,11 +134,12 @@ import ChannelBridgeTestSupport
             try await store.set(.int32(1), forKey: "k")
             try await recorder.changes.first(2)
             try await store.remove("k")
-            #expect(try await recorder.changes.first(3) == [
-                StoreChange(key: "k", value: .int32(1)),
-                StoreChange(key: "k", value: .int32(1)),
-                StoreChange(key: "k", value: nil),
-            ])
+            #expect(
+                try await recorder.changes.first(3) == [
+                    StoreChange(key: "k", value: .int32(1)),
+                    StoreChange(key: "k", value: .int32(1)),
+                    StoreChange(key: "k", value: nil),
+                ])
         }
     }
 
@@ -148,11 +150,12 @@ import ChannelBridgeTestSupport
             let recorder = ChangeRecorder(try await store.changes())
             defer { recorder.stop() }
             try await store.removeAll()
-            #expect(try await recorder.changes.first(3) == [
-                StoreChange(key: "a", value: nil),
-                StoreChange(key: "b", value: nil),
-                StoreChange(key: "c", value: nil),
-            ])
+            #expect(
+                try await recorder.changes.first(3) == [
+                    StoreChange(key: "a", value: nil),
+                    StoreChange(key: "b", value: nil),
+                    StoreChange(key: "c", value: nil),
+                ])
             #expect(try await store.allValues() == [])
         }
     }
@@ -192,10 +195,11 @@ import ChannelBridgeTestSupport
             try await store.update(key: "list") { _ in .list(["x"]) }
             try await recorder.changes.first(1)
             _ = try await store.take(key: "list")
-            #expect(try await recorder.changes.first(2) == [
-                StoreChange(key: "list", value: .list(["x"])),
-                StoreChange(key: "list", value: nil),
-            ])
+            #expect(
+                try await recorder.changes.first(2) == [
+                    StoreChange(key: "list", value: .list(["x"])),
+                    StoreChange(key: "list", value: nil),
+                ])
         }
     }
 
@@ -210,10 +214,11 @@ import ChannelBridgeTestSupport
             #expect(try await second.changes.first(1) == [StoreChange(key: "one", value: .int32(1))])
             first.stop()
             try await store.set(.int32(2), forKey: "two")
-            #expect(try await second.changes.first(2) == [
-                StoreChange(key: "one", value: .int32(1)),
-                StoreChange(key: "two", value: .int32(2)),
-            ])
+            #expect(
+                try await second.changes.first(2) == [
+                    StoreChange(key: "one", value: .int32(1)),
+                    StoreChange(key: "two", value: .int32(2)),
+                ])
         }
     }
 }

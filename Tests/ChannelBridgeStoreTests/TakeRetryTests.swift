@@ -69,12 +69,15 @@ import Testing
         try await TestDirectory.withPath { directory in
             let first = try AppGroupStore(dataDirectory: directory).group("group.local")
             try await first.appendToList(key: "itemList", values: ["a", .map(["n": .int32(1)])])
-            #expect(try await first.take(key: "itemList", requestID: "lost-reply") == .list(["a", .map(["n": .int32(1)])]))
+            #expect(
+                try await first.take(key: "itemList", requestID: "lost-reply") == .list(["a", .map(["n": .int32(1)])]))
             let text = try String(contentsOfFile: first.preferencesFile, encoding: .utf8)
             #expect(text.contains(#""takeReceipts": ["#))
-            #expect(text.contains(#"{"id": "lost-reply", "key": "itemList", "value": ["a",{"map":[["n",{"int32":1}]]}]}"#))
+            #expect(
+                text.contains(#"{"id": "lost-reply", "key": "itemList", "value": ["a",{"map":[["n",{"int32":1}]]}]}"#))
             let second = try AppGroupStore(dataDirectory: directory).group("group.local")
-            #expect(try await second.take(key: "itemList", requestID: "lost-reply") == .list(["a", .map(["n": .int32(1)])]))
+            #expect(
+                try await second.take(key: "itemList", requestID: "lost-reply") == .list(["a", .map(["n": .int32(1)])]))
             #expect(try await second.allValues().isEmpty)
         }
     }

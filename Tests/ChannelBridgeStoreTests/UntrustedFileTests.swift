@@ -15,8 +15,11 @@ import Glibc
     static let group = "group.untrusted"
 
     /// A store's group whose directory exists (with a value in it when `seeded`).
-    func makeGroup(_ dataDirectory: String, seeded: Bool = true, maximumFileSize: Int = AppGroupStore.defaultMaximumFileSize)
-        async throws -> AppGroupPreferences {
+    func makeGroup(
+        _ dataDirectory: String, seeded: Bool = true, maximumFileSize: Int = AppGroupStore.defaultMaximumFileSize
+    )
+        async throws -> AppGroupPreferences
+    {
         let prefs = try AppGroupStore(dataDirectory: dataDirectory, maximumFileSize: maximumFileSize).group(Self.group)
         if seeded {
             try await prefs.set("before", forKey: "seed")
@@ -27,7 +30,9 @@ import Glibc
     }
 
     /// The same group in a store of its own (no cached document).
-    func fresh(_ dataDirectory: String, maximumFileSize: Int = AppGroupStore.defaultMaximumFileSize) throws -> AppGroupPreferences {
+    func fresh(
+        _ dataDirectory: String, maximumFileSize: Int = AppGroupStore.defaultMaximumFileSize
+    ) throws -> AppGroupPreferences {
         try AppGroupStore(dataDirectory: dataDirectory, maximumFileSize: maximumFileSize).group(Self.group)
     }
 
@@ -46,8 +51,10 @@ import Glibc
     }
 
     /// Expects `operation` to fail with `code`, naming `path` and saying `mentions`.
-    func expectFailure(_ code: StoreError.Code, path: String, mentions: String, _ what: String,
-                       _ operation: @Sendable () async throws -> Void) async {
+    func expectFailure(
+        _ code: StoreError.Code, path: String, mentions: String, _ what: String,
+        _ operation: @Sendable () async throws -> Void
+    ) async {
         let error = await #expect(throws: StoreError.self, "\(what)") { try await operation() }
         #expect(error?.code == code, "\(what): \(String(describing: error))")
         #expect(error?.path == path, "\(what)")
@@ -116,12 +123,16 @@ import Glibc
             let prefs = try await makeGroup(dataDirectory, seeded: false)
             try makeFIFO(prefs.preferencesFile)
             for (name, store) in [("same store", prefs), ("fresh store", try fresh(dataDirectory))] {
-                await expectFailure(.notRegularFile, path: prefs.preferencesFile, mentions: "is a FIFO, not a regular file",
-                                    "get, \(name)") {
+                await expectFailure(
+                    .notRegularFile, path: prefs.preferencesFile, mentions: "is a FIFO, not a regular file",
+                    "get, \(name)"
+                ) {
                     try await withHangGuard { _ = try await store.value(forKey: "k") }
                 }
-                await expectFailure(.notRegularFile, path: prefs.preferencesFile, mentions: "is a FIFO, not a regular file",
-                                    "set, \(name)") {
+                await expectFailure(
+                    .notRegularFile, path: prefs.preferencesFile, mentions: "is a FIFO, not a regular file",
+                    "set, \(name)"
+                ) {
                     try await withHangGuard { try await store.set("v", forKey: "k") }
                 }
             }
@@ -148,7 +159,8 @@ import Glibc
             let lock = prefs.directory + "/.lock"
             let target = dataDirectory + "/lock-target"
             try makeSymlink(lock, to: target)
-            await expectFailure(.notRegularFile, path: lock, mentions: "is a symbolic link, not a regular file", "set") {
+            await expectFailure(.notRegularFile, path: lock, mentions: "is a symbolic link, not a regular file", "set")
+            {
                 try await withHangGuard { try await prefs.set("v", forKey: "k") }
             }
             #expect(linkType(target) == nil)
@@ -159,12 +171,16 @@ import Glibc
         try await TestDirectory.withPath { dataDirectory in
             let prefs = try await makeGroup(dataDirectory, seeded: false)
             try makeSymlink(prefs.preferencesFile, to: "/dev/zero")
-            await expectFailure(.notRegularFile, path: prefs.preferencesFile, mentions: "is a symbolic link, not a regular file",
-                                "get") {
+            await expectFailure(
+                .notRegularFile, path: prefs.preferencesFile, mentions: "is a symbolic link, not a regular file",
+                "get"
+            ) {
                 try await withHangGuard { _ = try await prefs.value(forKey: "k") }
             }
-            await expectFailure(.notRegularFile, path: prefs.preferencesFile, mentions: "is a symbolic link, not a regular file",
-                                "set") {
+            await expectFailure(
+                .notRegularFile, path: prefs.preferencesFile, mentions: "is a symbolic link, not a regular file",
+                "set"
+            ) {
                 try await withHangGuard { try await prefs.set("v", forKey: "k") }
             }
             #expect(linkType(prefs.preferencesFile) == S_IFLNK)
@@ -193,7 +209,8 @@ import Glibc
     @Test func symlinkedDataAndGroupDirectoriesAreFollowed() async throws {
         try await TestDirectory.withPath { root in
             let real = root + "/real"
-            try FileManager.default.createDirectory(atPath: real + "/app-groups/elsewhere", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: real + "/app-groups/elsewhere", withIntermediateDirectories: true)
             try makeSymlink(root + "/data", to: real)
             try makeSymlink(real + "/app-groups/" + Self.group, to: "elsewhere")
             let prefs = try AppGroupStore(dataDirectory: root + "/data").group(Self.group)
@@ -214,13 +231,21 @@ import Glibc
             #expect(try await fresh(dataDirectory, maximumFileSize: maximum).value(forKey: "k") == "v")
             // One byte more.
             try Data((atMaximum + " ").utf8).write(to: URL(fileURLWithPath: prefs.preferencesFile))
-            for (name, store) in [("same store", prefs), ("fresh store", try fresh(dataDirectory, maximumFileSize: maximum))] {
-                await expectFailure(.fileTooLarge, path: prefs.preferencesFile, mentions: "larger than the maximum file size of \(maximum) bytes",
-                                    "get, \(name)") {
+            for (name, store) in [
+                ("same store", prefs), ("fresh store", try fresh(dataDirectory, maximumFileSize: maximum)),
+            ] {
+                await expectFailure(
+                    .fileTooLarge, path: prefs.preferencesFile,
+                    mentions: "larger than the maximum file size of \(maximum) bytes",
+                    "get, \(name)"
+                ) {
                     _ = try await store.value(forKey: "k")
                 }
-                await expectFailure(.fileTooLarge, path: prefs.preferencesFile, mentions: "larger than the maximum file size of \(maximum) bytes",
-                                    "set, \(name)") {
+                await expectFailure(
+                    .fileTooLarge, path: prefs.preferencesFile,
+                    mentions: "larger than the maximum file size of \(maximum) bytes",
+                    "set, \(name)"
+                ) {
                     try await store.set("w", forKey: "k")
                 }
             }
@@ -232,8 +257,10 @@ import Glibc
             let prefs = try await makeGroup(dataDirectory, seeded: false, maximumFileSize: 1_024)
             try await prefs.set("small", forKey: "k")
             let before = try Data(contentsOf: URL(fileURLWithPath: prefs.preferencesFile))
-            await expectFailure(.fileTooLarge, path: prefs.preferencesFile, mentions: "larger than the maximum file size of 1024 bytes",
-                                "set") {
+            await expectFailure(
+                .fileTooLarge, path: prefs.preferencesFile, mentions: "larger than the maximum file size of 1024 bytes",
+                "set"
+            ) {
                 try await prefs.set(.string(String(repeating: "x", count: 2_000)), forKey: "big")
             }
             #expect(try Data(contentsOf: URL(fileURLWithPath: prefs.preferencesFile)) == before)

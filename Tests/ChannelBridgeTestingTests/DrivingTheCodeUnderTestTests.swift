@@ -52,9 +52,10 @@ private final class Countdown: StreamHandler {
         let records = test.recorder.records
         #expect(records.map(\.direction) == [.received, .received, .received, .received])
         #expect(records.map(\.method) == ["double", "fail", "triple", "double"])
-        #expect(records.map { $0.reply?.envelope } == [
-            .success(42), .error(MethodError(code: "FAILED", message: "asked to fail", details: "why")), nil, nil,
-        ])
+        #expect(
+            records.map { $0.reply?.envelope } == [
+                .success(42), .error(MethodError(code: "FAILED", message: "asked to fail", details: "why")), nil, nil,
+            ])
         #expect(records[0].payload == standardString("double") + hex("03 15000000"))
         #expect(records[0].reply?.bytes == hex("00 03 2a000000"))
     }
@@ -122,8 +123,9 @@ private final class Countdown: StreamHandler {
         #expect(owner.cancels.withLock { $0 } == 1)
         let recorder = test.recorder
         #expect(recorder.calls(on: "example/countdown", direction: .received).map(\.method) == ["listen", "cancel"])
-        #expect(recorder.messages(on: "example/countdown", direction: .sent).map(\.event)
-            == [.success(3), .success(2), .success(1), nil])
+        #expect(
+            recorder.messages(on: "example/countdown", direction: .sent).map(\.event)
+                == [.success(3), .success(2), .success(1), nil])
     }
 
     @Test func closingFailsTheCodeUnderTestsPendingCalls() async throws {

@@ -20,17 +20,19 @@ import Testing
             .string("<\(call.arguments.stringValue ?? "")>")
         }
         try await withHangGuard { () async throws in
-            #expect(try await test.invokeMethod(channel: "example/chain", method: "ask", arguments: "k") == "looked up <k>")
+            #expect(
+                try await test.invokeMethod(channel: "example/chain", method: "ask", arguments: "k") == "looked up <k>")
         }
         let records = test.recorder.records
         #expect(records.map(\.sequence) == [1, 2])
         #expect(records.map(\.direction) == [.received, .sent])
         #expect(records.map(\.method) == ["ask", "lookup"])
         #expect(records.map { $0.reply?.envelope } == [.success("looked up <k>"), .success("<k>")])
-        #expect(test.recorder.transcript == """
-            #1 received request example/chain ask("k") -> success("looked up <k>") [00\(Hex.encode(standardString("looked up <k>")))]
-            #2 sent request example/chain lookup("k") -> success("<k>") [00\(Hex.encode(standardString("<k>")))]
-            """)
+        #expect(
+            test.recorder.transcript == """
+                #1 received request example/chain ask("k") -> success("looked up <k>") [00\(Hex.encode(standardString("looked up <k>")))]
+                #2 sent request example/chain lookup("k") -> success("<k>") [00\(Hex.encode(standardString("<k>")))]
+                """)
 
         test.recorder.removeAll()
         #expect(test.recorder.records.isEmpty)

@@ -22,8 +22,9 @@ import Testing
         }
         // A null payload stays distinct from an empty one, both ways.
         #expect(seen.all == [[1, 2, 3], [], nil])
-        #expect(test.recorder.replies(on: "example/echo")
-            == [.payload([3, 2, 1], envelope: nil), .payload([], envelope: nil), .null])
+        #expect(
+            test.recorder.replies(on: "example/echo")
+                == [.payload([3, 2, 1], envelope: nil), .payload([], envelope: nil), .null])
         #expect(test.recorder.records.map(\.payload) == [[1, 2, 3], [], nil])
     }
 
@@ -42,8 +43,9 @@ import Testing
                 #expect(error.channel == "example/echo")
             }
         }
-        #expect(test.recorder.replies(on: "example/echo")
-            == [.failed(MessengerError(.handlerFailed, "refused by the test", channel: "example/echo"))])
+        #expect(
+            test.recorder.replies(on: "example/echo")
+                == [.failed(MessengerError(.handlerFailed, "refused by the test", channel: "example/echo"))])
     }
 
     @Test func typedHandlerAnswersABasicMessageChannel() async throws {
@@ -58,8 +60,9 @@ import Testing
             #expect(try await log.send(nil) == "logged: <null>")
         }
         #expect(test.recorder.records(on: "example/log").map(\.payload) == [utf8("started"), nil])
-        #expect(test.recorder.replies(on: "example/log").map { $0?.bytes }
-            == [utf8("logged: started"), utf8("logged: <null>")])
+        #expect(
+            test.recorder.replies(on: "example/log").map { $0?.bytes }
+                == [utf8("logged: started"), utf8("logged: <null>")])
         // Text is no method call: nothing decoded.
         #expect(test.recorder.calls(on: "example/log").isEmpty)
 
@@ -81,7 +84,7 @@ import Testing
             switch channel {
             case "example/mocked": return try await passThrough(message)
             case "example/intercepted": return [0xBB] + (message ?? [])
-            default: return try await passThrough(message)   // no mock: a null reply
+            default: return try await passThrough(message)  // no mock: a null reply
             }
         }
         try await withHangGuard { () async throws in

@@ -44,8 +44,9 @@ private let getLevelCall = hex("07 08") + utf8("getLevel") + hex("00")
             }
         }
         let expectedBytes = hex("01") + standardString("LOW") + standardString("battery low") + hex("00")
-        #expect(test.recorder.replies(on: battery)
-            == [.payload(expectedBytes, envelope: .error(MethodError(code: "LOW", message: "battery low")))])
+        #expect(
+            test.recorder.replies(on: battery)
+                == [.payload(expectedBytes, envelope: .error(MethodError(code: "LOW", message: "battery low")))])
     }
 
     @Test func notImplementedIsANullReply() async throws {

@@ -43,17 +43,22 @@ private func cancelAnswered(on channel: String) -> @Sendable ([MessageRecord]) -
         #expect(mock.events == nil)
 
         let recorder = test.recorder
-        #expect(recorder.calls(on: ticks, direction: .sent)
-            == [MethodCall("listen", arguments: ["rate": 2]), MethodCall("cancel", arguments: ["rate": 2])])
+        #expect(
+            recorder.calls(on: ticks, direction: .sent)
+                == [MethodCall("listen", arguments: ["rate": 2]), MethodCall("cancel", arguments: ["rate": 2])])
         #expect(recorder.replies(on: ticks).map { $0?.envelope } == [.success(nil), .success(nil)])
         let messages = recorder.messages(on: ticks)
         #expect(messages.allSatisfy { $0.direction == .received })
-        #expect(messages.map(\.event) == [.success(1), .error(MethodError(code: "SENSOR", message: "glitch")), .success(2), nil])
+        #expect(
+            messages.map(\.event) == [
+                .success(1), .error(MethodError(code: "SENSOR", message: "glitch")), .success(2), nil,
+            ])
         #expect(messages.map(\.isEndOfStream) == [false, false, false, true])
         // The exact bytes of the events: success envelope of int32 1, then the error envelope.
         #expect(messages.first?.payload == hex("00 03 01000000"))
-        #expect(messages.dropFirst().first?.payload
-            == hex("01") + standardString("SENSOR") + standardString("glitch") + hex("00"))
+        #expect(
+            messages.dropFirst().first?.payload
+                == hex("01") + standardString("SENSOR") + standardString("glitch") + hex("00"))
     }
 
     @Test func aRefusedListenEndsTheStreamWithItsError() async throws {
@@ -65,15 +70,17 @@ private func cancelAnswered(on channel: String) -> @Sendable ([MessageRecord]) -
         test.setMockStreamHandler(channel: ticks, mock)
         let listener = EventChannel(name: ticks, messenger: test.messenger)
         try await withHangGuard { () async throws in
-            await #expect(throws: MethodError(code: "NO_SENSOR", message: "no sensor \(StandardValue.string("left"))")) {
+            await #expect(throws: MethodError(code: "NO_SENSOR", message: "no sensor \(StandardValue.string("left"))"))
+            {
                 for try await _ in listener.receiveBroadcastStream(arguments: "left") {}
             }
         }
         #expect(mock.calls == [.listen("left")])
         #expect(!mock.isListening)
         #expect(test.recorder.calls(on: ticks).map(\.method) == ["listen"])
-        #expect(test.recorder.replies(on: ticks).map { $0?.envelope }
-            == [.error(MethodError(code: "NO_SENSOR", message: "no sensor \(StandardValue.string("left"))"))])
+        #expect(
+            test.recorder.replies(on: ticks).map { $0?.envelope }
+                == [.error(MethodError(code: "NO_SENSOR", message: "no sensor \(StandardValue.string("left"))"))])
     }
 
     @Test func stoppingTheListenerCancelsTheMockStream() async throws {
@@ -155,16 +162,19 @@ private func cancelAnswered(on channel: String) -> @Sendable ([MessageRecord]) -
             #expect(try await iterator.next() == nil)
             await test.recorder.waitUntil(cancelAnswered(on: ticks))
         }
-        #expect(test.recorder.replies(on: ticks).map { $0?.envelope } == [.success(nil), .error(MethodError(code: "BUSY"))])
+        #expect(
+            test.recorder.replies(on: ticks).map { $0?.envelope } == [.success(nil), .error(MethodError(code: "BUSY"))])
     }
 
     @Test func eventsSentFromOnListenReachTheListener() async throws {
         let test = TestMessenger(role: .client)
         defer { test.close() }
-        test.setMockStreamHandler(channel: ticks, MockStreamHandler(onListen: { arguments, events in
-            for n in 1...(arguments.intValue ?? 0) { events.success(.int(n)) }
-            events.endOfStream()
-        }))
+        test.setMockStreamHandler(
+            channel: ticks,
+            MockStreamHandler(onListen: { arguments, events in
+                for n in 1...(arguments.intValue ?? 0) { events.success(.int(n)) }
+                events.endOfStream()
+            }))
         let listener = EventChannel(name: ticks, messenger: test.messenger)
         try await withHangGuard { () async throws in
             var received: [EventChannel.Event] = []
@@ -190,10 +200,12 @@ private func cancelAnswered(on channel: String) -> @Sendable ([MessageRecord]) -
         if throughAllMessagesHandler {
             test.allMessagesHandler = { _, message, passThrough in try await passThrough(message) }
         }
-        test.setMockStreamHandler(channel: ticks, MockStreamHandler(onListen: { _, events in
-            for n in 1...3 { events.success(.int(n)) }
-            events.endOfStream()
-        }))
+        test.setMockStreamHandler(
+            channel: ticks,
+            MockStreamHandler(onListen: { _, events in
+                for n in 1...3 { events.success(.int(n)) }
+                events.endOfStream()
+            }))
         let listener = EventChannel(name: ticks, messenger: test.messenger)
         try await withHangGuard { () async throws in
             var received: [EventChannel.Event] = []
@@ -211,4 +223,3 @@ private func cancelAnswered(on channel: String) -> @Sendable ([MessageRecord]) -
         #expect(Array(onTicks.prefix(5)) == ["reply", "event", "event", "event", "end"])
     }
 }
-

@@ -25,21 +25,23 @@ import Testing
         let tmp = try TestDirectory()
         defer { tmp.remove() }
         let before = Self.inSystemTmp("cb-events-")
-        let outcome = try await ProcessRunner.runOnThread("event-stream-example", ["3"], environment: Self.environment(tmp: tmp.path))
+        let outcome = try await ProcessRunner.runOnThread(
+            "event-stream-example", ["3"], environment: Self.environment(tmp: tmp.path))
         #expect(outcome.status == 0)
         // Its client reads the session's reflection first: the catalog the example serves by hand.
-        #expect(outcome.stdout == """
-            listed: channelbridge/reflection (method channel): The channels this session serves (channelbridge list)
-            listed: example/countdown (event channel): listen {"from"?: int}; events from, …, 1, then "liftoff"
-            {"int32":3}
-            {"int32":2}
-            {"int32":1}
-            "liftoff"
-            end of stream
+        #expect(
+            outcome.stdout == """
+                listed: channelbridge/reflection (method channel): The channels this session serves (channelbridge list)
+                listed: example/countdown (event channel): listen {"from"?: int}; events from, …, 1, then "liftoff"
+                {"int32":3}
+                {"int32":2}
+                {"int32":1}
+                "liftoff"
+                end of stream
 
-            """)
+                """)
         #expect(outcome.stderr == "")
-        #expect(Self.contents(tmp.path) == [])   // no socket, no lock file, no directory
+        #expect(Self.contents(tmp.path) == [])  // no socket, no lock file, no directory
         #expect(Self.inSystemTmp("cb-events-").subtracting(before).isEmpty)
     }
 
@@ -47,16 +49,18 @@ import Testing
         let tmp = try TestDirectory()
         defer { tmp.remove() }
         let before = Self.inSystemTmp("cb-greeter-")
-        let outcome = try await ProcessRunner.runOnThread("custom-plugin-example", ["Ada"], environment: Self.environment(tmp: tmp.path))
+        let outcome = try await ProcessRunner.runOnThread(
+            "custom-plugin-example", ["Ada"], environment: Self.environment(tmp: tmp.path))
         #expect(outcome.status == 0)
-        #expect(outcome.stdout == """
-            Hello, Ada!
-            greetings so far: 1
-            notImplemented on channel 'example/greeter' (method 'wave'): No implementation found for method wave on channel example/greeter
-            listed: channelbridge/reflection (method channel): listChannels
-            listed: example/greeter (method channel): greet, greetings
+        #expect(
+            outcome.stdout == """
+                Hello, Ada!
+                greetings so far: 1
+                notImplemented on channel 'example/greeter' (method 'wave'): No implementation found for method wave on channel example/greeter
+                listed: channelbridge/reflection (method channel): listChannels
+                listed: example/greeter (method channel): greet, greetings
 
-            """)
+                """)
         #expect(outcome.stderr == "")
         #expect(Self.contents(tmp.path) == [])
         #expect(Self.inSystemTmp("cb-greeter-").subtracting(before).isEmpty)
@@ -69,17 +73,29 @@ import Testing
         let home = try TestDirectory()
         defer { home.remove() }
         let plain = Self.environment(tmp: home.path, ["HOME": home.path, "XDG_DATA_HOME": nil])
-        #expect(try await ProcessRunner.runOnThread("containing-app-example", ["share", "one"], environment: plain).status == 0)
-        #expect(FileManager.default.fileExists(atPath: home.path + "/.local/share/channelbridge/app-groups/group.local/preferences.json"))
+        #expect(
+            try await ProcessRunner.runOnThread("containing-app-example", ["share", "one"], environment: plain).status
+                == 0)
+        #expect(
+            FileManager.default.fileExists(
+                atPath: home.path + "/.local/share/channelbridge/app-groups/group.local/preferences.json"))
         let other = ["--app-group", "group.other", "--data-dir", home.data]
-        #expect(try await ProcessRunner.runOnThread("containing-app-example", ["share", "two"] + other, environment: plain).status == 0)
-        #expect(try await ProcessRunner.runOnThread("containing-app-example", ["import"] + other, environment: plain).stdout == "two\n")
-        #expect(try await ProcessRunner.runOnThread("containing-app-example", ["import"], environment: plain).stdout == "one\n")
+        #expect(
+            try await ProcessRunner.runOnThread("containing-app-example", ["share", "two"] + other, environment: plain)
+                .status == 0)
+        #expect(
+            try await ProcessRunner.runOnThread("containing-app-example", ["import"] + other, environment: plain).stdout
+                == "two\n")
+        #expect(
+            try await ProcessRunner.runOnThread("containing-app-example", ["import"], environment: plain).stdout
+                == "one\n")
         let usage = "usage: containing-app-example share ITEM|import [--data-dir DIR] [--app-group G]\n"
-        let old = try await ProcessRunner.runOnThread("containing-app-example", ["import", "--group", "g"], environment: plain)
+        let old = try await ProcessRunner.runOnThread(
+            "containing-app-example", ["import", "--group", "g"], environment: plain)
         #expect(old.status == 64)
         #expect(old.stderr == "unknown option --group\n" + usage)
-        let bad = try await ProcessRunner.runOnThread("containing-app-example", ["import", "--app-group", "a/b"], environment: plain)
+        let bad = try await ProcessRunner.runOnThread(
+            "containing-app-example", ["import", "--app-group", "a/b"], environment: plain)
         #expect(bad.status == 64)
         #expect(bad.stderr == "containing-app-example: invalid app group name \"a/b\": it contains '/'\n")
     }
@@ -108,7 +124,8 @@ import Testing
         }
         var imported: [String] = []
         func importOnce() async throws {
-            let outcome = try await ProcessRunner.runOnThread("containing-app-example", ["import", "--data-dir", directory])
+            let outcome = try await ProcessRunner.runOnThread(
+                "containing-app-example", ["import", "--data-dir", directory])
             #expect(outcome.status == 0, "\(outcome.stderr)")
             imported += outcome.stdout.split(separator: "\n").map(String.init)
         }

@@ -10,8 +10,9 @@ import Testing
     @Test func flutterStylePluginIsServedByAHostAndCalledFromTheCLI() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
-        let host = try HostProcess(["--socket", directory.socket, "--data-dir", directory.data],
-                                   product: "flutter-style-plugin-example")
+        let host = try HostProcess(
+            ["--socket", directory.socket, "--data-dir", directory.data],
+            product: "flutter-style-plugin-example")
         #expect(try await host.readyLine() == "ready \(directory.socket)")
         func call(_ arguments: String...) async throws -> ProcessRunner.Outcome {
             try await ProcessRunner.runOnThread("channelbridge", ["call"] + arguments + ["--socket", directory.socket])
@@ -20,16 +21,17 @@ import Testing
         // Reflection lists the Flutter-style plugins' channels next to the host's.
         let list = try await ProcessRunner.runOnThread("channelbridge", ["list", "--socket", directory.socket])
         #expect(list.status == 0)
-        #expect(list.stdout.split(separator: "\n").filter { !$0.hasPrefix("  ") }.joined(separator: "\n") == """
-            channelbridge/extension (method channel, standard codec): The extension request: input items, exit, cancel, openURL, app group containers
-            channelbridge/reflection (method channel, standard codec): The channels this session serves (channelbridge list)
-            example/notes (method channel, standard codec)
-            example/notes/changes (event channel, standard codec)
-            platform_version (method channel, standard codec)
-            share_extension (method channel, standard codec)
-            shared_preference_app_group (method channel, standard codec): An app group's preferences, shared with every process of the store
-            shared_preference_app_group/changes (event channel, standard codec): Every write to an app group: listen {"appGroup"?, "keys"?}; events {"key", "value"}
-            """)
+        #expect(
+            list.stdout.split(separator: "\n").filter { !$0.hasPrefix("  ") }.joined(separator: "\n") == """
+                channelbridge/extension (method channel, standard codec): The extension request: input items, exit, cancel, openURL, app group containers
+                channelbridge/reflection (method channel, standard codec): The channels this session serves (channelbridge list)
+                example/notes (method channel, standard codec)
+                example/notes/changes (event channel, standard codec)
+                platform_version (method channel, standard codec)
+                share_extension (method channel, standard codec)
+                shared_preference_app_group (method channel, standard codec): An app group's preferences, shared with every process of the store
+                shared_preference_app_group/changes (event channel, standard codec): Every write to an app group: listen {"appGroup"?, "keys"?}; events {"key", "value"}
+                """)
 
         // The plugin registered through the seed's registrant; each CLI call is a session of its
         // own, with an engine (and a NotesPlugin) of its own.
@@ -45,7 +47,10 @@ import Testing
         let unknown = try await call("example/notes", "delete")
         #expect(unknown.status == 1)
         // A closure handler declares no methods, so a missing one keeps the not-implemented line.
-        #expect(unknown.stderr == "channelbridge call: not implemented: No implementation found for method delete on channel example/notes\n")
+        #expect(
+            unknown.stderr
+                == "channelbridge call: not implemented: No implementation found for method delete on channel example/notes\n"
+        )
 
         // The plugin registered by name, next to the built-in native one.
         let version = try await call("platform_version", "getPlatformVersion")
@@ -69,22 +74,24 @@ extension FlutterExamplesTests {
     @Test func pigeonAPIAnswersEveryKindOfMethodAndCallsTheFlutterAPI() async throws {
         let tmp = try TestDirectory()
         defer { tmp.remove() }
-        let outcome = try await ProcessRunner.runOnThread("pigeon-api-example", ["demo"],
-                                                          environment: ExamplesTests.environment(tmp: tmp.path))
+        let outcome = try await ProcessRunner.runOnThread(
+            "pigeon-api-example", ["demo"],
+            environment: ExamplesTests.environment(tmp: tmp.path))
         #expect(outcome.status == 0, "\(outcome.stderr)")
-        #expect(outcome.stdout == """
-            getHostLanguage: "Swift"
-            add: {"int64":"42"}
-            add: error OVERFLOW: 9223372036854775807 + 1 does not fit in 64 bits
-            summarize: ShareItem(title: HOLIDAY PHOTOS, note: 2 tags, priority: 2, attachment: /tmp/beach.jpg (52311 bytes), tags: ["beach", "sea"])
-            save: error EMPTY_TITLE: an item needs a title
-            save: {"int64":"1"}
-            host: itemSaved answered: saved Holiday photos with 2 tags
-            clear: null
-            rename: channel-error (no handler answered)
+        #expect(
+            outcome.stdout == """
+                getHostLanguage: "Swift"
+                add: {"int64":"42"}
+                add: error OVERFLOW: 9223372036854775807 + 1 does not fit in 64 bits
+                summarize: ShareItem(title: HOLIDAY PHOTOS, note: 2 tags, priority: 2, attachment: /tmp/beach.jpg (52311 bytes), tags: ["beach", "sea"])
+                save: error EMPTY_TITLE: an item needs a title
+                save: {"int64":"1"}
+                host: itemSaved answered: saved Holiday photos with 2 tags
+                clear: null
+                rename: channel-error (no handler answered)
 
-            """)
-        #expect(ExamplesTests.contents(tmp.path) == [])   // its scratch directory, socket and lock file are gone
+                """)
+        #expect(ExamplesTests.contents(tmp.path) == [])  // its scratch directory, socket and lock file are gone
     }
 
     /// A `FlutterEngine` per session on a bare `SocketListener`, with `engine.serveReflection()`:
@@ -102,20 +109,23 @@ extension FlutterExamplesTests {
             let list = try await ProcessRunner.runOnThread("channelbridge", ["list", "--socket", directory.socket])
             #expect(list.status == 0)
             #expect(list.stderr == "")
-            #expect(list.stdout == """
-                channelbridge/reflection (method channel, standard codec): The channels this session serves (channelbridge list)
-                  methods: listChannels
-                \(api)add (message channel, standard codec)
-                \(api)clear (message channel, standard codec)
-                \(api)getHostLanguage (message channel, standard codec)
-                \(api)save (message channel, standard codec)
-                \(api)summarize (message channel, standard codec)
+            #expect(
+                list.stdout == """
+                    channelbridge/reflection (method channel, standard codec): The channels this session serves (channelbridge list)
+                      methods: listChannels
+                    \(api)add (message channel, standard codec)
+                    \(api)clear (message channel, standard codec)
+                    \(api)getHostLanguage (message channel, standard codec)
+                    \(api)save (message channel, standard codec)
+                    \(api)summarize (message channel, standard codec)
 
-                """)
+                    """)
             // A mistyped channel gets the nearest name from the same reflection.
-            let send = try await ProcessRunner.runOnThread("channelbridge", ["send", api + "sav", "[]", "--socket", directory.socket])
+            let send = try await ProcessRunner.runOnThread(
+                "channelbridge", ["send", api + "sav", "[]", "--socket", directory.socket])
             #expect(send.status == 1)
-            #expect(send.stderr == "channelbridge send: no channel '\(api)sav' on this host; did you mean '\(api)save'?\n")
+            #expect(
+                send.stderr == "channelbridge send: no channel '\(api)sav' on this host; did you mean '\(api)save'?\n")
         }
         host.send(signal: SIGTERM)
         stopped = true

@@ -29,7 +29,8 @@ import Testing
 
     static func outsidePackageSources() throws -> [(path: String, text: String)] {
         let sources = packageRoot.appendingPathComponent("Examples/OutsidePackage/Sources")
-        let paths = try FileManager.default.subpathsOfDirectory(atPath: sources.path).filter { $0.hasSuffix(".swift") }.sorted()
+        let paths = try FileManager.default.subpathsOfDirectory(atPath: sources.path).filter { $0.hasSuffix(".swift") }
+            .sorted()
         return try paths.map { ($0, try String(contentsOf: sources.appendingPathComponent($0), encoding: .utf8)) }
     }
 
@@ -39,12 +40,19 @@ import Testing
     /// plugins, `Flutter`; a plugin file imports nothing but `Flutter`.
     @Test func theOutsidePackageImportsProductsOnly() throws {
         let products = try ProductImportsTests.libraryProducts()
-        #expect(products == ["ChannelBridge", "ChannelBridgeHost", "ChannelBridgeTesting", "ChannelBridgeConformance", "Flutter"])
+        #expect(
+            products == [
+                "ChannelBridge", "ChannelBridgeHost", "ChannelBridgeTesting", "ChannelBridgeConformance", "Flutter",
+            ])
         let files = try Self.outsidePackageSources()
-        #expect(files.map(\.path) == ["flutter-host/BatteryPlugin.swift", "flutter-host/GeneratedPluginRegistrant.swift",
-                                      "flutter-host/main.swift", "greeter-host/main.swift"])
+        #expect(
+            files.map(\.path) == [
+                "flutter-host/BatteryPlugin.swift", "flutter-host/GeneratedPluginRegistrant.swift",
+                "flutter-host/main.swift", "greeter-host/main.swift",
+            ])
         #expect(Self.importsOutsideProducts(files, products: products) == [])
-        let imports = Dictionary(uniqueKeysWithValues: files.map { ($0.path, ProductImportsTests.channelBridgeImports(inText: $0.text)) })
+        let imports = Dictionary(
+            uniqueKeysWithValues: files.map { ($0.path, ProductImportsTests.channelBridgeImports(inText: $0.text)) })
         #expect(imports["flutter-host/main.swift"] == ["ChannelBridge", "ChannelBridgeHost", "Flutter"])
         #expect(imports["greeter-host/main.swift"] == ["ChannelBridge", "ChannelBridgeHost"])
         #expect(imports["flutter-host/BatteryPlugin.swift"] == ["Flutter"])
@@ -55,21 +63,28 @@ import Testing
     @Test func anImportOfAModuleUnderTheProductsFailsTheCheck() throws {
         let products = try ProductImportsTests.libraryProducts()
         let main = try #require(try Self.outsidePackageSources().first { $0.path == "greeter-host/main.swift" })
-        let layered = main.text.replacingOccurrences(of: "import ChannelBridge\n", with: "import ChannelBridgeChannels\n")
+        let layered = main.text.replacingOccurrences(
+            of: "import ChannelBridge\n", with: "import ChannelBridgeChannels\n")
         #expect(layered != main.text)
-        let files = [(path: "greeter-host/main.swift", text: layered),
-                     (path: "Other.swift", text: """
-                        @preconcurrency public import struct ChannelBridgePlugins.PluginCatalogue
-                        @testable import ChannelBridgePlatform
-                        import Foundation
-                        // import ChannelBridgeCodec
-                        import ChannelBridgeTesting
+        let files = [
+            (path: "greeter-host/main.swift", text: layered),
+            (
+                path: "Other.swift",
+                text: """
+                @preconcurrency public import struct ChannelBridgePlugins.PluginCatalogue
+                @testable import ChannelBridgePlatform
+                import Foundation
+                // import ChannelBridgeCodec
+                import ChannelBridgeTesting
 
-                        """)]
-        #expect(Self.importsOutsideProducts(files, products: products) == [
-            "greeter-host/main.swift imports ChannelBridgeChannels, which is no library product",
-            "Other.swift imports ChannelBridgePlugins, which is no library product",
-            "Other.swift imports ChannelBridgePlatform, which is no library product",
-        ])
+                """
+            ),
+        ]
+        #expect(
+            Self.importsOutsideProducts(files, products: products) == [
+                "greeter-host/main.swift imports ChannelBridgeChannels, which is no library product",
+                "Other.swift imports ChannelBridgePlugins, which is no library product",
+                "Other.swift imports ChannelBridgePlatform, which is no library product",
+            ])
     }
 }

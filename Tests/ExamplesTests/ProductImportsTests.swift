@@ -10,7 +10,10 @@ import Testing
     static func libraryProducts() throws -> Set<String> {
         let manifest = try String(contentsOf: packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
         let products = manifest.components(separatedBy: "\n    products: [")[1].components(separatedBy: "\n    ],")[0]
-        return Set(products.components(separatedBy: ".library(name: \"").dropFirst().map { $0.components(separatedBy: "\"")[0] })
+        return Set(
+            products.components(separatedBy: ".library(name: \"").dropFirst().map {
+                $0.components(separatedBy: "\"")[0]
+            })
     }
 
     /// The ChannelBridge modules (and `Flutter`) a Swift file imports.
@@ -30,20 +33,28 @@ import Testing
             guard words.first == "import" else { return nil }
             words = words.dropFirst()
             if let kind = words.first, kinds.contains(kind) { words = words.dropFirst() }
-            guard let path = words.first, let module = path.split(separator: ".").first.map(String.init) else { return nil }
+            guard let path = words.first, let module = path.split(separator: ".").first.map(String.init) else {
+                return nil
+            }
             return module.hasPrefix("ChannelBridge") || module == "Flutter" ? module : nil
         }
     }
 
     @Test func theLibraryProductsAreTheUmbrellaHostTestingConformanceAndFlutter() throws {
-        #expect(try Self.libraryProducts() == ["ChannelBridge", "ChannelBridgeHost", "ChannelBridgeTesting",
-                                               "ChannelBridgeConformance", "Flutter"])
+        #expect(
+            try Self.libraryProducts() == [
+                "ChannelBridge", "ChannelBridgeHost", "ChannelBridgeTesting",
+                "ChannelBridgeConformance", "Flutter",
+            ])
     }
 
     @Test func aPluginImportsOneChannelBridgeModuleAndItsTestsTwo() throws {
         #expect(try Self.channelBridgeImports(of: "Examples/GreeterPlugin/GreeterPlugin.swift") == ["ChannelBridge"])
         for test in ["GreeterPluginTests.swift", "GreeterPluginRecordingTests.swift"] {
-            #expect(try Self.channelBridgeImports(of: "Examples/GreeterPluginTests/\(test)") == ["ChannelBridge", "ChannelBridgeTesting"])
+            #expect(
+                try Self.channelBridgeImports(of: "Examples/GreeterPluginTests/\(test)") == [
+                    "ChannelBridge", "ChannelBridgeTesting",
+                ])
         }
     }
 

@@ -13,17 +13,23 @@ import Testing
         let host = try HostProcess(["serve", directory.socket], product: "pigeon-api-example")
         #expect(try await host.readyLine() == "ready \(directory.socket)")
         let channel = "dev.flutter.pigeon.pigeon_api_example.ShareHostApi.add"
-        let sent = try await ProcessRunner.runOnThread("channelbridge", ["send", channel, #"["two", 40]"#,
-                                                                         "--socket", directory.socket])
+        let sent = try await ProcessRunner.runOnThread(
+            "channelbridge",
+            [
+                "send", channel, #"["two", 40]"#,
+                "--socket", directory.socket,
+            ])
         // The host ended without answering.
         #expect(sent.status == 69)
-        #expect(sent.stderr == "channelbridge send: connection lost: connectionClosed on channel '\(channel)': "
+        #expect(
+            sent.stderr == "channelbridge send: connection lost: connectionClosed on channel '\(channel)': "
                 + "the connection closed before the reply arrived: the peer closed the connection\n")
         let ended = await host.waitForExit()
         #expect(ended.bySignal && ended.status == 6, "exit \(ended.status), by signal: \(ended.bySignal)")
         let lines = ended.stderr.split(separator: "\n", omittingEmptySubsequences: true)
-        #expect(lines.last == "pigeon-api-example: fatal signal SIGABRT in the handler of channel '\(channel)'",
-                "\(ended.stderr)")
+        #expect(
+            lines.last == "pigeon-api-example: fatal signal SIGABRT in the handler of channel '\(channel)'",
+            "\(ended.stderr)")
         #expect(lines.first?.hasPrefix("Could not cast value of type 'Swift.String'") == true, "\(ended.stderr)")
     }
 }

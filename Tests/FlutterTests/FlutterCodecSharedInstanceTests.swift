@@ -8,7 +8,8 @@ import Testing
 @Suite struct FlutterCodecSharedInstanceTests {
     @Test func aSubclassInitializerCanAskForAnotherSharedCodec() {
         let codec = CodecAskingForOthers.sharedInstance()
-        #expect(codec.gotOtherCodec == true, "another thread could not get a shared codec while this one was being made")
+        #expect(
+            codec.gotOtherCodec == true, "another thread could not get a shared codec while this one was being made")
         #expect(CodecAskingForOthers.sharedInstance() === codec)
         #expect(FlutterStandardMessageCodec.sharedInstance() === FlutterStandardMessageCodec.sharedInstance())
     }

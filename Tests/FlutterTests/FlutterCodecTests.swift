@@ -11,7 +11,9 @@ import Testing
 
     @Test func jsonIsWhatJSONSerializationWritesOnIOS() {
         let codec = FlutterJSONMessageCodec.sharedInstance()
-        #expect(text(codec.encode(["a/b", 1.0, 1.5, true, NSNull(), Int64(1) << 40] as [Any])) == #"["a\/b",1,1.5,true,null,1099511627776]"#)
+        #expect(
+            text(codec.encode(["a/b", 1.0, 1.5, true, NSNull(), Int64(1) << 40] as [Any]))
+                == #"["a\/b",1,1.5,true,null,1099511627776]"#)
         #expect(text(codec.encode("top level")) == #""top level""#)
         #expect(text(codec.encode(Int32(3))) == "3")
         #expect(codec.encode(nil) == nil)
@@ -34,7 +36,9 @@ import Testing
     @Test func jsonMethodCodecEnvelopes() throws {
         let codec = FlutterJSONMethodCodec.sharedInstance()
         #expect(text(codec.encodeSuccessEnvelope(nil)) == "[null]")
-        #expect(text(codec.encodeErrorEnvelope(FlutterError(code: "E", message: nil, details: ["x": 1]))) == #"["E",null,{"x":1}]"#)
+        #expect(
+            text(codec.encodeErrorEnvelope(FlutterError(code: "E", message: nil, details: ["x": 1])))
+                == #"["E",null,{"x":1}]"#)
         let call = codec.decodeMethodCall(Data(#"{"method":"m","args":{"k":"v"}}"#.utf8))
         #expect(call.method == "m" && (call.arguments as? [String: String]) == ["k": "v"])
         let round = codec.decodeMethodCall(codec.encode(FlutterMethodCall(methodName: "exit", arguments: nil)))
@@ -92,7 +96,8 @@ import Testing
         let codec = FlutterStandardMessageCodec(readerWriter: PointReaderWriter())
         let value: [String: Any?] = ["p": [Point(x: 1, y: 2), nil] as [Any?]]
         let bytes = try #require(codec.encode(value))
-        #expect(Hex.encode([UInt8](bytes)) == "0d01" + "0701" + "70" + "0c02" + "c8" + "0c02" + "04" + "0100000000000000"
+        #expect(
+            Hex.encode([UInt8](bytes)) == "0d01" + "0701" + "70" + "0c02" + "c8" + "0c02" + "04" + "0100000000000000"
                 + "04" + "0200000000000000" + "00")
         let decoded = try #require(codec.decode(bytes) as? [String: [Point?]])
         #expect(decoded == ["p": [Point(x: 1, y: 2), nil]])

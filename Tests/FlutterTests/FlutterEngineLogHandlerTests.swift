@@ -20,10 +20,12 @@ import Testing
         engine.destroyContext()
         let connection = engine.setMessageHandlerOnChannel(name) { _, reply in reply(nil) }
         #expect(connection == 0)
-        #expect(engineReadable.value == true,
-                "another thread could not read the engine while the engine's warning was in the log handler")
-        #expect(LogCapture.lines(mentioning: name) == [
-            "warning: A handler for channel '\(name)' was set after the engine was torn down; it is not installed",
-        ])
+        #expect(
+            engineReadable.value == true,
+            "another thread could not read the engine while the engine's warning was in the log handler")
+        #expect(
+            LogCapture.lines(mentioning: name) == [
+                "warning: A handler for channel '\(name)' was set after the engine was torn down; it is not installed"
+            ])
     }
 }

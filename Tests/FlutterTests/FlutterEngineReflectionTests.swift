@@ -17,16 +17,20 @@ import Testing
         FlutterMethodChannel(name: "test/battery", binaryMessenger: engine).setMethodCallHandler { call, result in
             result(call.method == "level" ? 87 : FlutterMethodNotImplemented)
         }
-        FlutterBasicMessageChannel(name: "test/notes", binaryMessenger: engine, codec: FlutterJSONMessageCodec.sharedInstance())
-            .setMessageHandler { message, reply in reply(message) }
+        FlutterBasicMessageChannel(
+            name: "test/notes", binaryMessenger: engine, codec: FlutterJSONMessageCodec.sharedInstance()
+        )
+        .setMessageHandler { message, reply in reply(message) }
         engine.serveReflection()
         try await withHangGuard {
-            let reply = try await MethodChannel(name: ChannelCatalog.reflectionChannel, messenger: client).invokeMethod("listChannels")
-            #expect(reply.listValue?.compactMap(ChannelDescription.init) == [
-                ChannelCatalog.reflectionDescription,
-                ChannelDescription(name: "test/battery", kind: .method, codec: "standard"),
-                ChannelDescription(name: "test/notes", kind: .message, codec: "json"),
-            ])
+            let reply = try await MethodChannel(name: ChannelCatalog.reflectionChannel, messenger: client).invokeMethod(
+                "listChannels")
+            #expect(
+                reply.listValue?.compactMap(ChannelDescription.init) == [
+                    ChannelCatalog.reflectionDescription,
+                    ChannelDescription(name: "test/battery", kind: .method, codec: "standard"),
+                    ChannelDescription(name: "test/notes", kind: .message, codec: "json"),
+                ])
         }
     }
 }

@@ -40,7 +40,8 @@ import Testing
                     try session.client.post(onChannel: name, message: Array(text.utf8))
                 } else {
                     // Started here, so the requests are written in this order.
-                    replies.append(Task.immediate { try await session.client.send(onChannel: name, message: Array(text.utf8)) })
+                    replies.append(
+                        Task.immediate { try await session.client.send(onChannel: name, message: Array(text.utf8)) })
                 }
             }
             for reply in replies { _ = try await reply.value }
@@ -73,9 +74,10 @@ import Testing
             let first = try await answer.value
             #expect(first == "first")
             await done.wait()
-            #expect(LogCapture.lines(mentioning: name) == [
-                "warning: The result of work on channel \(name) was sent more than once; the later one is ignored",
-            ])
+            #expect(
+                LogCapture.lines(mentioning: name) == [
+                    "warning: The result of work on channel \(name) was sent more than once; the later one is ignored"
+                ])
         }
     }
 
@@ -90,9 +92,10 @@ import Testing
         try await withHangGuard {
             let reply = try await session.client.send(onChannel: name, message: [])
             #expect(reply == [1])
-            #expect(LogCapture.lines(mentioning: name) == [
-                "warning: A reply on channel '\(name)' was sent more than once; the later one is ignored",
-            ])
+            #expect(
+                LogCapture.lines(mentioning: name) == [
+                    "warning: A reply on channel '\(name)' was sent more than once; the later one is ignored"
+                ])
         }
     }
 
@@ -137,7 +140,9 @@ import Testing
                 Issue.record("an unencodable result was sent")
             } catch let error as MethodError {
                 #expect(error.code == "error")
-                #expect(error.message?.hasPrefix("Cannot encode the result of unencodable on channel \(name): Unsupported value:") == true)
+                #expect(
+                    error.message?.hasPrefix(
+                        "Cannot encode the result of unencodable on channel \(name): Unsupported value:") == true)
             }
         }
     }
@@ -187,7 +192,9 @@ import Testing
                 Issue.record("a fourth message was admitted")
             } catch let error as MessengerError {
                 #expect(error.code == .handlerFailed)
-                #expect(error.message == "the message on channel '\(name)' was refused: bounded platform has 2 messages waiting")
+                #expect(
+                    error.message
+                        == "the message on channel '\(name)' was refused: bounded platform has 2 messages waiting")
             }
             release.signal()
             let answers = [try await first.value, try await second.value, try await third.value]
@@ -231,7 +238,8 @@ import Testing
             let calls = try await arrived.first(52)
             #expect(calls == (0..<50).map { "m\($0)" } + ["missing", "fail"])
             let replies = try await results.first(27)
-            #expect(Set(replies) == Set((0..<50).filter { $0 % 2 == 1 }.map { "m\($0)" } + ["not implemented", "NOPE: no"]))
+            #expect(
+                Set(replies) == Set((0..<50).filter { $0 % 2 == 1 }.map { "m\($0)" } + ["not implemented", "NOPE: no"]))
         }
     }
 
@@ -272,18 +280,24 @@ extension FlutterEngineThreadingTests {
         let release = DispatchSemaphore(value: 0)
         let seen = Collector<String>()
         // The platform executor is held up; the task queue's handlers still run, in order.
-        FlutterBasicMessageChannel(name: platformName, binaryMessenger: session.engine, codec: FlutterStringCodec.sharedInstance())
-            .setMessageHandler { message, reply in
-                release.wait()
-                reply(message)
-            }
-        FlutterBasicMessageChannel(name: name, binaryMessenger: session.engine, codec: FlutterStringCodec.sharedInstance(),
-                                   taskQueue: taskQueue).setMessageHandler { message, reply in
+        FlutterBasicMessageChannel(
+            name: platformName, binaryMessenger: session.engine, codec: FlutterStringCodec.sharedInstance()
+        )
+        .setMessageHandler { message, reply in
+            release.wait()
+            reply(message)
+        }
+        FlutterBasicMessageChannel(
+            name: name, binaryMessenger: session.engine, codec: FlutterStringCodec.sharedInstance(),
+            taskQueue: taskQueue
+        ).setMessageHandler { message, reply in
             seen.append(message as? String ?? "?")
             reply(message)
         }
         try await withHangGuard { () async throws in
-            let blocked = Task.immediate { try await session.client.send(onChannel: platformName, message: Array("p".utf8)) }
+            let blocked = Task.immediate {
+                try await session.client.send(onChannel: platformName, message: Array("p".utf8))
+            }
             for index in 0..<20 { try session.client.post(onChannel: name, message: Array("\(index)".utf8)) }
             let order = try await seen.first(20)
             #expect(order == (0..<20).map(String.init))
@@ -315,7 +329,9 @@ extension FlutterEngineThreadingTests {
                 Issue.record("a 5,000-deep message was accepted")
             } catch let error as MessengerError {
                 #expect(error.code == .handlerFailed)
-                #expect(error.message.hasPrefix("Cannot decode the message on channel \(name): values nest deeper than 1000 levels"))
+                #expect(
+                    error.message.hasPrefix(
+                        "Cannot decode the message on channel \(name): values nest deeper than 1000 levels"))
             }
             let handled = try await depths.first(1)
             #expect(handled == [1_000])

@@ -55,14 +55,17 @@ import Testing
         FlutterEventChannel(name: name, binaryMessenger: session.engine).setStreamHandler(handler)
         try await withHangGuard {
             var received: [EventChannel.Event] = []
-            for try await event in EventChannel(name: name, messenger: session.client).receiveBroadcastStream(arguments: "go") {
+            for try await event in EventChannel(name: name, messenger: session.client).receiveBroadcastStream(
+                arguments: "go")
+            {
                 received.append(event)
             }
-            #expect(received == [
-                .success(.int32(1)), .success("two"),
-                .error(MethodError(code: "HICCUP", message: "a bad one", details: ["n": .int32(3)])),
-                .success([.float64(1.5)]),
-            ])
+            #expect(
+                received == [
+                    .success(.int32(1)), .success("two"),
+                    .error(MethodError(code: "HICCUP", message: "a bad one", details: ["n": .int32(3)])),
+                    .success([.float64(1.5)]),
+                ])
             #expect(await handler.calls.next() == "listen go")
             // The listener cancels after the end of the stream, as Dart's does.
             #expect(await handler.calls.next() == "cancel go")

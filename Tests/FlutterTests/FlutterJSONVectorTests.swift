@@ -22,7 +22,9 @@ import Testing
                 // Foundation's JSONSerialization on Linux reads -2^63 as an NSDecimalNumber.
                 if vector.name == "json_int64_min" { continue }
                 let decoded = messages.decode(Data(hex))
-                if !IOSValues.matches(decoded, value) { failures.append("\(vector.label): \(String(describing: decoded))") }
+                if !IOSValues.matches(decoded, value) {
+                    failures.append("\(vector.label): \(String(describing: decoded))")
+                }
             case .methodCall(let call, let hex):
                 let decoded = methods.decodeMethodCall(Data(hex))
                 if decoded.method != call.method || !IOSValues.matches(decoded.arguments, call.arguments) {
@@ -35,7 +37,8 @@ import Testing
                 // iOS reads three-element error envelopes only.
                 guard !includingStacktrace else { continue }
                 guard let decoded = methods.decodeEnvelope(Data(hex)) as? FlutterError, decoded.code == error.code,
-                      decoded.message == error.message, IOSValues.matches(decoded.details, error.details) else {
+                    decoded.message == error.message, IOSValues.matches(decoded.details, error.details)
+                else {
                     failures.append("\(vector.label)")
                     continue
                 }

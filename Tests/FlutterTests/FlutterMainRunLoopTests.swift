@@ -21,8 +21,9 @@ import Testing
         static func start(_ options: [String] = []) async throws -> Peer {
             let directory = try TestDirectory()
             let stdin = try CloseOnExecPipe()
-            let host = try HostProcess([directory.socket] + options, product: "flutter-threading-peer",
-                                       input: stdin.fileHandleForReading)
+            let host = try HostProcess(
+                [directory.socket] + options, product: "flutter-threading-peer",
+                input: stdin.fileHandleForReading)
             try stdin.fileHandleForReading.close()
             #expect(try await host.readyLine() == "ready \(directory.socket)")
             return Peer(directory: directory, host: host, stdin: stdin)
@@ -43,8 +44,10 @@ import Testing
 
     /// Runs `body` against a peer started with `options`, then stops the peer whatever happened,
     /// and gives its exit.
-    static func withPeer(_ options: [String] = [], _ body: @escaping @Sendable (Peer) async throws -> Void,
-                         function: String = #function) async throws -> HostProcess.Exit {
+    static func withPeer(
+        _ options: [String] = [], _ body: @escaping @Sendable (Peer) async throws -> Void,
+        function: String = #function
+    ) async throws -> HostProcess.Exit {
         let peer = try await Peer.start(options)
         var failure: (any Error)?
         do {
@@ -76,7 +79,9 @@ import Testing
             // A second session's engine shares the one main thread.
             let second = try await peer.connect()
             defer { second.close() }
-            #expect(try await MethodChannel(name: "threading/probe", messenger: second.messenger).invokeMethod("isMainThread") == true)
+            #expect(
+                try await MethodChannel(name: "threading/probe", messenger: second.messenger).invokeMethod(
+                    "isMainThread") == true)
         }
         #expect(exit.status == 0 && !exit.bySignal)
         #expect(exit.stderr == "")
@@ -115,7 +120,8 @@ import Testing
                 } else {
                     // Started here, so each session's requests are written in this order.
                     let messenger = sessions[session].messenger
-                    replies.append(Task.immediate { try await messenger.send(onChannel: channel, message: Array(text.utf8)) })
+                    replies.append(
+                        Task.immediate { try await messenger.send(onChannel: channel, message: Array(text.utf8)) })
                 }
             }
             for reply in replies { _ = try await reply.value }
@@ -148,7 +154,9 @@ import Testing
             #expect(try await probe.invokeMethod("mainQueue") == false)
         }
         #expect(exit.status == 0)
-        #expect(exit.stderr == "Flutter warning: FlutterEngine: a handler runs on the main queue but not on the main thread: "
+        #expect(
+            exit.stderr
+                == "Flutter warning: FlutterEngine: a handler runs on the main queue but not on the main thread: "
                 + "the process does not run its main run loop, so timers scheduled from handlers do not fire and "
                 + "Thread.isMainThread is false; run the host's work in FlutterRunLoop.runMain (Protocol/flutter-embedder.md, "
                 + "section 5)\n")

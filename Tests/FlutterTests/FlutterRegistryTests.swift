@@ -17,7 +17,8 @@ final class CounterPlugin: NSObject, FlutterPlugin, @unchecked Sendable {
 
     static func register(with registrar: any FlutterPluginRegistrar) {
         let plugin = CounterPlugin()
-        registrar.addMethodCallDelegate(plugin, channel: FlutterMethodChannel(name: channelName, binaryMessenger: registrar.messenger()))
+        registrar.addMethodCallDelegate(
+            plugin, channel: FlutterMethodChannel(name: channelName, binaryMessenger: registrar.messenger()))
         registrar.publish(plugin)
     }
 
@@ -39,7 +40,8 @@ final class CounterPlugin: NSObject, FlutterPlugin, @unchecked Sendable {
 /// A plugin that adds itself as a delegate without a `handle`.
 final class SilentPlugin: NSObject, FlutterPlugin {
     static func register(with registrar: any FlutterPluginRegistrar) {
-        registrar.addMethodCallDelegate(SilentPlugin(), channel: FlutterMethodChannel(name: "test/silent", binaryMessenger: registrar.messenger()))
+        registrar.addMethodCallDelegate(
+            SilentPlugin(), channel: FlutterMethodChannel(name: "test/silent", binaryMessenger: registrar.messenger()))
     }
 }
 
@@ -73,12 +75,16 @@ struct NativeEcho: Plugin {
         CounterPlugin.register(with: registrar)
         let published = try #require(engine.valuePublished(byPlugin: "CounterPlugin"))
         #expect(published is CounterPlugin)
-        #expect(native.valuePublished(byPlugin: "CounterPlugin")?.value(as: FlutterPublishedObject.self)?.object === published)
+        #expect(
+            native.valuePublished(byPlugin: "CounterPlugin")?.value(as: FlutterPublishedObject.self)?.object
+                === published)
 
         // A native plugin's key is a key like any other.
         try await native.register(NativeEcho.self)
         #expect(engine.hasPlugin("NativeEcho"))
-        #expect((engine.valuePublished(byPlugin: "NativeEcho") as? FlutterNativePublication)?.value as? String == "native value")
+        #expect(
+            (engine.valuePublished(byPlugin: "NativeEcho") as? FlutterNativePublication)?.value as? String
+                == "native value")
         #expect(native.pluginKeys == ["CounterPlugin", "NativeEcho"])
     }
 
@@ -134,7 +140,8 @@ struct NativeEcho: Plugin {
         #expect(engine.hasPlugin("CounterPlugin") && engine.hasPlugin("NativeEcho"))
         #expect(engine.valuePublished(byPlugin: "CounterPlugin") is CounterPlugin)
         try await withHangGuard {
-            let reply = try await MethodChannel(name: CounterPlugin.channelName, messenger: client).invokeMethod("increment")
+            let reply = try await MethodChannel(name: CounterPlugin.channelName, messenger: client).invokeMethod(
+                "increment")
             #expect(reply == .int64(1))
         }
     }

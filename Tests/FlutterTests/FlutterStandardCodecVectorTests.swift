@@ -56,33 +56,44 @@ import Testing
                 }
             } catch { return "decode failed: \(error)" }
             return checkWritten(call.arguments, hex) {
-                try methodCodec.checkedEncode(FlutterMethodCall(methodName: call.method,
-                                                                arguments: IOSValues.swiftValue(call.arguments)))
+                try methodCodec.checkedEncode(
+                    FlutterMethodCall(
+                        methodName: call.method,
+                        arguments: IOSValues.swiftValue(call.arguments)))
             }
         case .successEnvelope(let result, let hex):
             do {
                 let decoded = try methodCodec.checkedDecodeEnvelope(Data(hex))
-                guard !(decoded is FlutterError), IOSValues.matches(decoded, result) else { return "decoded \(String(describing: decoded))" }
+                guard !(decoded is FlutterError), IOSValues.matches(decoded, result) else {
+                    return "decoded \(String(describing: decoded))"
+                }
             } catch { return "decode failed: \(error)" }
-            return checkWritten(result, hex) { try methodCodec.checkedEncodeSuccessEnvelope(IOSValues.swiftValue(result)) }
+            return checkWritten(result, hex) {
+                try methodCodec.checkedEncodeSuccessEnvelope(IOSValues.swiftValue(result))
+            }
         case .errorEnvelope(let error, let includingStacktrace, let hex):
             do {
                 guard let decoded = try methodCodec.checkedDecodeEnvelope(Data(hex)) as? FlutterError,
-                      decoded.code == error.code, decoded.message == error.message,
-                      IOSValues.matches(decoded.details, error.details) else { return "decoded wrongly" }
+                    decoded.code == error.code, decoded.message == error.message,
+                    IOSValues.matches(decoded.details, error.details)
+                else { return "decoded wrongly" }
             } catch { return "decode failed: \(error)" }
             // iOS writes no stacktrace: those envelopes are only read (and the stacktrace dropped).
             guard !includingStacktrace else { return nil }
             return checkWritten(error.details, hex) {
-                try methodCodec.checkedEncodeErrorEnvelope(FlutterError(code: error.code, message: error.message,
-                                                                        details: IOSValues.swiftValue(error.details)))
+                try methodCodec.checkedEncodeErrorEnvelope(
+                    FlutterError(
+                        code: error.code, message: error.message,
+                        details: IOSValues.swiftValue(error.details)))
             }
         case .malformed(let mode, let hex, let expected):
             let outcome: Result<Any?, CodecError>
             switch mode {
             case .message: outcome = Result { () throws(CodecError) in try messageCodec.checkedDecode(Data(hex)) }
-            case .methodCall: outcome = Result { () throws(CodecError) in try methodCodec.checkedDecodeMethodCall(Data(hex)) }
-            case .envelope: outcome = Result { () throws(CodecError) in try methodCodec.checkedDecodeEnvelope(Data(hex)) }
+            case .methodCall:
+                outcome = Result { () throws(CodecError) in try methodCodec.checkedDecodeMethodCall(Data(hex)) }
+            case .envelope:
+                outcome = Result { () throws(CodecError) in try methodCodec.checkedDecodeEnvelope(Data(hex)) }
             }
             switch (outcome, expected) {
             case (.failure, nil): return nil
@@ -92,13 +103,16 @@ import Testing
                 return IOSValues.matches(value, expectedValue) ? nil : "decoded \(String(describing: value))"
             case (.success(let value), .methodCall(let call)?):
                 guard let decoded = value as? FlutterMethodCall, decoded.method == call.method,
-                      IOSValues.matches(decoded.arguments, call.arguments) else { return "decoded \(String(describing: value))" }
+                    IOSValues.matches(decoded.arguments, call.arguments)
+                else { return "decoded \(String(describing: value))" }
                 return nil
             case (.success(let value), .envelope(.success(let result))?):
                 return IOSValues.matches(value, result) ? nil : "decoded \(String(describing: value))"
             case (.success(let value), .envelope(.error(let error))?):
-                guard let decoded = value as? FlutterError, decoded.code == error.code, decoded.message == error.message,
-                      IOSValues.matches(decoded.details, error.details) else { return "decoded \(String(describing: value))" }
+                guard let decoded = value as? FlutterError, decoded.code == error.code,
+                    decoded.message == error.message,
+                    IOSValues.matches(decoded.details, error.details)
+                else { return "decoded \(String(describing: value))" }
                 return nil
             }
         }
@@ -148,7 +162,8 @@ enum Unordered {
         if let x = try? method.decodeEnvelope(a), let y = try? method.decodeEnvelope(b) {
             switch (x, y) {
             case (.success(let p), .success(let q)): return same(p, q)
-            case (.error(let p), .error(let q)): return p.code == q.code && p.message == q.message && same(p.details, q.details)
+            case (.error(let p), .error(let q)):
+                return p.code == q.code && p.message == q.message && same(p.details, q.details)
             default: return false
             }
         }
@@ -162,7 +177,9 @@ enum Unordered {
             guard p.count == q.count else { return false }
             var unmatched = q
             for entry in p {
-                guard let index = unmatched.firstIndex(where: { same($0.key, entry.key) && same($0.value, entry.value) }) else { return false }
+                guard
+                    let index = unmatched.firstIndex(where: { same($0.key, entry.key) && same($0.value, entry.value) })
+                else { return false }
                 unmatched.remove(at: index)
             }
             return true

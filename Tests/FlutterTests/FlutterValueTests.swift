@@ -93,12 +93,15 @@ import Testing
         let map = try #require(codec.decode(Data(try Hex.decode("0d020701610000070" + "17a"))) as? [String?: String?])
         #expect(map["a"] == .some(nil))
         #expect(map[nil] == .some("z"))
-        let repeated = try #require(codec.decode(Data(try Hex.decode("0d020701610301000000070161030200000" + "0"))) as? [String: Int])
+        let repeated = try #require(
+            codec.decode(Data(try Hex.decode("0d020701610301000000070161030200000" + "0"))) as? [String: Int])
         #expect(repeated == ["a": 1], "the first value of a repeated key stays, as CFDictionaryAddValue keeps it")
     }
 
     @Test func decodedValuesWriteBackTheSameBytesExceptSmallInt64s() throws {
-        for text in ["0301000000", "01", "02", "07026869", "0c0203010000000700", "06" + "00000000000000" + "000000000000f83f"] {
+        for text in [
+            "0301000000", "01", "02", "07026869", "0c0203010000000700", "06" + "00000000000000" + "000000000000f83f",
+        ] {
             let bytes = Data(try Hex.decode(text))
             #expect(codec.encode(codec.decode(bytes)).map { Hex.encode([UInt8]($0)) } == text)
         }
@@ -123,8 +126,10 @@ import Testing
     }
 
     @Test func malformedBytesAreReportedWithTheirOffset() {
-        for (text, code) in [("ff", CodecError.Code.unknownType), ("030100", .truncated), ("0301000000ff", .trailingBytes),
-                             ("0701ff", .invalidUTF8), ("0cffffffffff", .sizeTooLarge), ("0c01" + "80", .unknownType)] {
+        for (text, code) in [
+            ("ff", CodecError.Code.unknownType), ("030100", .truncated), ("0301000000ff", .trailingBytes),
+            ("0701ff", .invalidUTF8), ("0cffffffffff", .sizeTooLarge), ("0c01" + "80", .unknownType),
+        ] {
             #expect(throws: CodecError.self) { try codec.checkedDecode(Data(try! Hex.decode(text))) }
             do {
                 _ = try codec.checkedDecode(Data(try Hex.decode(text)))
@@ -147,7 +152,8 @@ import Testing
     /// the value back (or hashing its keys) cannot exhaust the stack.
     @Test func mapKeysNestAtMostSixtyFourLevels() throws {
         func mapKeyedBy(listsDeep levels: Int) -> Data {
-            Data([0x0D, 1] + Array(repeating: [UInt8(0x0C), 1], count: levels).flatMap { $0 } + [0x00, 0x03, 1, 0, 0, 0])
+            Data(
+                [0x0D, 1] + Array(repeating: [UInt8(0x0C), 1], count: levels).flatMap { $0 } + [0x00, 0x03, 1, 0, 0, 0])
         }
         let atLimit = try codec.checkedDecode(mapKeyedBy(listsDeep: 64))
         #expect(codec.encode(atLimit) == mapKeyedBy(listsDeep: 64))

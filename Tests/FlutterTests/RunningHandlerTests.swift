@@ -24,15 +24,18 @@ import Testing
             seen.append(describe(RunningHandler.current))
             reply(nil)
         }
-        FlutterEventChannel(name: events, binaryMessenger: session.engine).setStreamHandler(RecordingStreamHandler(seen))
+        FlutterEventChannel(name: events, binaryMessenger: session.engine).setStreamHandler(
+            RecordingStreamHandler(seen))
         let codec = StandardMethodCodec()
         try await withHangGuard {
-            _ = try await session.client.send(onChannel: methods, message: try codec.encodeMethodCall(MethodCall("probe")))
+            _ = try await session.client.send(
+                onChannel: methods, message: try codec.encodeMethodCall(MethodCall("probe")))
             _ = try await session.client.send(onChannel: messages, message: [0x00])
-            _ = try await session.client.send(onChannel: events, message: try codec.encodeMethodCall(MethodCall("listen")))
+            _ = try await session.client.send(
+                onChannel: events, message: try codec.encodeMethodCall(MethodCall("listen")))
         }
         #expect(try await seen.first(3) == ["\(methods) probe", "\(messages) -", "\(events) listen"])
-        #expect(RunningHandler.current == nil)   // nothing recorded on this thread, or left behind
+        #expect(RunningHandler.current == nil)  // nothing recorded on this thread, or left behind
     }
 
     @Test func aNestedRecordGivesTheOuterOneBack() {

@@ -16,7 +16,9 @@ import Testing
         #expect(counts.status == 0)
         let line = counts.stdout.split(separator: "\n").first { $0.hasPrefix("ChannelBridgeHost ") }
         let count = line.flatMap { $0.split(separator: " ").dropFirst(2).first }.flatMap { Int($0) }
-        #expect(count.map { $0 <= 40 } == true, "\(line.map(String.init) ?? "no line for ChannelBridgeHost in \(counts.stdout)")")
+        #expect(
+            count.map { $0 <= 40 } == true,
+            "\(line.map(String.init) ?? "no line for ChannelBridgeHost in \(counts.stdout)")")
     }
 
     @Test func aUserReadsHowTheRequestEndedAndBuildsInputItems() async throws {

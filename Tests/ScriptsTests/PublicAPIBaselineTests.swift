@@ -66,7 +66,9 @@ import Testing
             #expect(same.stdout == "public-api-count: the public API of each of 1 modules is its baseline\n")
 
             // A conformance and two members, added in a file of their own.
-            try directory.write("Sources/ChannelBridgeCodec/Shape+Area.swift", """
+            try directory.write(
+                "Sources/ChannelBridgeCodec/Shape+Area.swift",
+                """
                 extension Shape: Measured {
                     public var size: Int { sides }
 
@@ -76,18 +78,19 @@ import Testing
                 """)
             let changed = try await run(["--check"], in: root)
             #expect(changed.status == 1)
-            #expect(changed.stdout == """
-                --- Scripts/api/ChannelBridgeCodec.txt (baseline)
-                +++ Sources/ChannelBridgeCodec (tree)
-                @@ -2,0 +3 @@
-                +Shape: public func area(scale: Double = 1) -> Double
-                @@ -5,0 +7,2 @@
-                +Shape: public var size: Int
-                +extension Shape: Measured
-                public-api-count: the public API of ChannelBridgeCodec differs from its baseline; \
-                if the change is meant, run Scripts/public-api-count --update and commit Scripts/api/
+            #expect(
+                changed.stdout == """
+                    --- Scripts/api/ChannelBridgeCodec.txt (baseline)
+                    +++ Sources/ChannelBridgeCodec (tree)
+                    @@ -2,0 +3 @@
+                    +Shape: public func area(scale: Double = 1) -> Double
+                    @@ -5,0 +7,2 @@
+                    +Shape: public var size: Int
+                    +extension Shape: Measured
+                    public-api-count: the public API of ChannelBridgeCodec differs from its baseline; \
+                    if the change is meant, run Scripts/public-api-count --update and commit Scripts/api/
 
-                """)
+                    """)
 
             #expect(try await run(["--update"], in: root).status == 0)
             #expect(try await run(["--check"], in: root).status == 0)
@@ -102,19 +105,23 @@ import Testing
             try directory.write("Sources/ChannelBridgeCodec/Shape.swift", Self.shape)
             #expect(try await run(["--update"], in: root).status == 0)
 
-            try directory.write("Sources/ChannelBridgeCodec/Shape.swift",
-                                Self.shape.replacingOccurrences(of: """
+            try directory.write(
+                "Sources/ChannelBridgeCodec/Shape.swift",
+                Self.shape.replacingOccurrences(
+                    of: """
 
-                                        public init(
-                                            sides: Int = 3
-                                        ) {
-                                            self.sides = sides
-                                        }
+                            public init(
+                                sides: Int = 3
+                            ) {
+                                self.sides = sides
+                            }
 
-                                    """, with: ""))
+                        """, with: ""))
             let rest = try String(contentsOfFile: root + "/Sources/ChannelBridgeCodec/Shape.swift", encoding: .utf8)
             #expect(!rest.contains("init"), "the initializer is still in Shape.swift")
-            try directory.write("Sources/ChannelBridgeCodec/Shape+Init.swift", """
+            try directory.write(
+                "Sources/ChannelBridgeCodec/Shape+Init.swift",
+                """
                 extension Shape {
                     public init(sides: Int = 3) { self.sides = sides }
                 }
@@ -135,17 +142,18 @@ import Testing
             try directory.write("Scripts/api/ChannelBridgeGone.txt", "public struct Gone\n")
             let check = try await run(["--check"], in: root)
             #expect(check.status == 1)
-            #expect(check.stdout == """
-                public-api-count: Scripts/api/ChannelBridgeCodec.txt is missing
-                --- Scripts/api/ChannelBridgeCodec.txt (baseline)
-                +++ Sources/ChannelBridgeCodec (tree)
-                @@ -0,0 +1 @@
-                +public struct Shape
-                public-api-count: Scripts/api/ChannelBridgeGone.txt is the baseline of no module
-                public-api-count: the public API of ChannelBridgeCodec, ChannelBridgeGone.txt differs from its baseline; \
-                if the change is meant, run Scripts/public-api-count --update and commit Scripts/api/
+            #expect(
+                check.stdout == """
+                    public-api-count: Scripts/api/ChannelBridgeCodec.txt is missing
+                    --- Scripts/api/ChannelBridgeCodec.txt (baseline)
+                    +++ Sources/ChannelBridgeCodec (tree)
+                    @@ -0,0 +1 @@
+                    +public struct Shape
+                    public-api-count: Scripts/api/ChannelBridgeGone.txt is the baseline of no module
+                    public-api-count: the public API of ChannelBridgeCodec, ChannelBridgeGone.txt differs from its baseline; \
+                    if the change is meant, run Scripts/public-api-count --update and commit Scripts/api/
 
-                """)
+                    """)
         }
     }
 }

@@ -11,7 +11,9 @@ import Testing
     @Test func aDependencyTheTargetNeverImportsIsNamedAndFailsTheRun() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
-        try directory.write("Package.swift", """
+        try directory.write(
+            "Package.swift",
+            """
             // swift-tools-version:6.2
             import PackageDescription
 
@@ -29,11 +31,12 @@ import Testing
         try directory.write("Sources/Top/Top.swift", "public import Leaf\n// import Other, in a comment\n")
 
         let unused = try await ProcessRunner.runOnThread(Self.script, [directory.path])
-        #expect(unused.stdout == """
-            unused-dependencies: Top depends on Other and imports it nowhere
-            unused-dependencies: remove them from Package.swift (or import them where they are needed)
+        #expect(
+            unused.stdout == """
+                unused-dependencies: Top depends on Other and imports it nowhere
+                unused-dependencies: remove them from Package.swift (or import them where they are needed)
 
-            """)
+                """)
         #expect(unused.status == 1)
 
         try directory.write("Sources/Top/Top.swift", "public import Leaf\n@_implementationOnly import Other\n")

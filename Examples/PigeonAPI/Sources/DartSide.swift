@@ -37,7 +37,9 @@ enum DartSide {
                 try writer.writeValue(.int64(priority.index))
             } else if let attachment = value.as(Attachment.self) {
                 writer.writeByte(130)
-                try writer.writeValue([.string(attachment.path), attachment.sizeInBytes.map(StandardValue.int64) ?? .null])
+                try writer.writeValue([
+                    .string(attachment.path), attachment.sizeInBytes.map(StandardValue.int64) ?? .null,
+                ])
             } else if let item = value.as(Item.self) {
                 writer.writeByte(131)
                 try writer.writeValue([
@@ -59,16 +61,21 @@ enum DartSide {
                 guard case .int64(let index) = try reader.readValue() else { throw malformed("an enum index", start) }
                 return .custom(CustomValue(Priority(index: index)))
             case 130:
-                guard case .list(let fields) = try reader.readValue(), fields.count == 2, case .string(let path) = fields[0]
+                guard case .list(let fields) = try reader.readValue(), fields.count == 2,
+                    case .string(let path) = fields[0]
                 else { throw malformed("an Attachment", start) }
                 return .custom(CustomValue(Attachment(path: path, sizeInBytes: fields[1].int64Value)))
             case 131:
-                guard case .list(let fields) = try reader.readValue(), fields.count == 5, case .string(let title) = fields[0],
-                      let priority = fields[2].custom?.as(Priority.self), case .list(let tags) = fields[4]
+                guard case .list(let fields) = try reader.readValue(), fields.count == 5,
+                    case .string(let title) = fields[0],
+                    let priority = fields[2].custom?.as(Priority.self), case .list(let tags) = fields[4]
                 else { throw malformed("a ShareItem", start) }
-                return .custom(CustomValue(Item(title: title, note: fields[1].stringValue, priority: priority,
-                                                attachment: fields[3].custom?.as(Attachment.self),
-                                                tags: tags.compactMap(\.stringValue))))
+                return .custom(
+                    CustomValue(
+                        Item(
+                            title: title, note: fields[1].stringValue, priority: priority,
+                            attachment: fields[3].custom?.as(Attachment.self),
+                            tags: tags.compactMap(\.stringValue))))
             default:
                 return nil
             }
@@ -83,10 +90,14 @@ enum DartSide {
 
     /// Calls a host method as Pigeon's Dart code does: the reply list, or `nil` for a null reply
     /// (no handler on the channel), which Dart's code turns into a `channel-error`.
-    static func call(_ method: String, _ arguments: [StandardValue]?, on messenger: any BinaryMessenger) async throws -> [StandardValue]? {
+    static func call(
+        _ method: String, _ arguments: [StandardValue]?, on messenger: any BinaryMessenger
+    ) async throws -> [StandardValue]? {
         let message = try arguments.map { try codec.encode(.list($0)) }
         guard let reply = try await messenger.send(onChannel: hostApi + method, message: message) else { return nil }
-        guard case .list(let list) = try codec.decode(reply) else { throw CodecError(.invalidEnvelope, "the reply is not a list") }
+        guard case .list(let list) = try codec.decode(reply) else {
+            throw CodecError(.invalidEnvelope, "the reply is not a list")
+        }
         return list
     }
 }

@@ -30,8 +30,9 @@ final class ShareHostApiImplementation: ShareHostApi {
     }
 
     func summarize(item: ShareItem) async throws -> ShareItem {
-        ShareItem(title: item.title.uppercased(), note: "\(item.tags.count) tags", priority: item.priority,
-                  attachment: item.attachment, tags: item.tags.sorted())
+        ShareItem(
+            title: item.title.uppercased(), note: "\(item.tags.count) tags", priority: item.priority,
+            attachment: item.attachment, tags: item.tags.sorted())
     }
 
     func clear() throws {

@@ -65,7 +65,8 @@ func demo() async throws {
     // The Dart side answers the Flutter API.
     messenger.setMessageHandler(onChannel: DartSide.flutterApi + "itemSaved") { message in
         guard let message, case .list(let arguments) = try DartSide.codec.decode(message),
-              let item = arguments.first?.custom?.as(DartSide.Item.self) else { return nil }
+            let item = arguments.first?.custom?.as(DartSide.Item.self)
+        else { return nil }
         return try DartSide.codec.encode([.string("saved \(item.title) with \(item.tags.count) tags")])
     }
 
@@ -77,9 +78,10 @@ func demo() async throws {
         }
     }
 
-    let item = DartSide.Item(title: "Holiday photos", note: nil, priority: DartSide.Priority(index: 2),
-                             attachment: DartSide.Attachment(path: "/tmp/beach.jpg", sizeInBytes: 52_311),
-                             tags: ["sea", "beach"])
+    let item = DartSide.Item(
+        title: "Holiday photos", note: nil, priority: DartSide.Priority(index: 2),
+        attachment: DartSide.Attachment(path: "/tmp/beach.jpg", sizeInBytes: 52_311),
+        tags: ["sea", "beach"])
     show("getHostLanguage", try await DartSide.call("getHostLanguage", nil, on: messenger))
     show("add", try await DartSide.call("add", [.int64(2), .int64(40)], on: messenger))
     show("add", try await DartSide.call("add", [.int64(Int64.max), .int64(1)], on: messenger))
@@ -124,7 +126,8 @@ case "demo" where arguments.count == 1:
     runOnMainRunLoop { try await demo() }
 
 case "--help", "-h":
-    line("""
+    line(
+        """
         usage: pigeon-api-example demo | serve SOCKET
 
         Pigeon 28.0.0's Swift output for a share API, served by a FlutterEngine per session.
@@ -134,7 +137,8 @@ case "--help", "-h":
         """)
 
 default:
-    FileHandle.standardError.write(Data("usage: pigeon-api-example demo | serve SOCKET; run 'pigeon-api-example --help'\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: pigeon-api-example demo | serve SOCKET; run 'pigeon-api-example --help'\n".utf8))
     exit(64)
 }
 
@@ -142,7 +146,8 @@ extension StandardValue {
     /// Dart-side values as the demo prints them.
     var customDescription: String {
         if let item = custom?.as(DartSide.Item.self) {
-            let attachment = item.attachment.map { "\($0.path) (\($0.sizeInBytes.map(String.init) ?? "?") bytes)" } ?? "none"
+            let attachment =
+                item.attachment.map { "\($0.path) (\($0.sizeInBytes.map(String.init) ?? "?") bytes)" } ?? "none"
             return "ShareItem(title: \(item.title), note: \(item.note ?? "nil"), priority: \(item.priority.index), "
                 + "attachment: \(attachment), tags: \(item.tags))"
         }

@@ -3,16 +3,19 @@ import ChannelBridgeCodec
 /// The checks the codec targets share.
 enum CodecChecks {
     /// Codes a Standard decoder may fail with.
-    static let standardCodes: Set<CodecError.Code> = [.unknownType, .truncated, .trailingBytes, .invalidUTF8,
-                                                      .sizeTooLarge, .nestingTooDeep]
+    static let standardCodes: Set<CodecError.Code> = [
+        .unknownType, .truncated, .trailingBytes, .invalidUTF8,
+        .sizeTooLarge, .nestingTooDeep,
+    ]
     /// Codes a JSON codec's decoder may fail with.
     static let jsonCodes: Set<CodecError.Code> = [.invalidJSON, .nestingTooDeep]
 
     /// A decoding failure names one of `codes` and an offset inside the input (its end included).
     static func decodingError(_ error: CodecError, _ input: [UInt8], _ codes: Set<CodecError.Code>) {
         require(codes.contains(error.code), "decoding failed with code \(error.code): \(error)")
-        require(error.offset.map { (0...input.count).contains($0) } == true,
-                "decoding error at offset \(String(describing: error.offset)) of \(input.count) bytes: \(error)")
+        require(
+            error.offset.map { (0...input.count).contains($0) } == true,
+            "decoding error at offset \(String(describing: error.offset)) of \(input.count) bytes: \(error)")
     }
 
     /// `body` must not throw: `what` is a law of the codec.
@@ -31,8 +34,9 @@ enum CodecChecks {
         let bytes = must("encoding a decoded value") { () throws(CodecError) in try codec.encode(value) }
         let again = must("decoding an encoding") { () throws(CodecError) in try codec.decode(bytes) }
         require(again == value, "decode(encode(v)) != v for \(value)")
-        require(must("re-encoding") { () throws(CodecError) in try codec.encode(again) } == bytes,
-                "encoding is not a fixed point for \(value)")
+        require(
+            must("re-encoding") { () throws(CodecError) in try codec.encode(again) } == bytes,
+            "encoding is not a fixed point for \(value)")
         guard codec.codecExtension == nil else { return }
         let text = TypedValueNotation.canonicalText(value)
         let parsed = must("parsing canonical TVN") { () throws(CodecError) in try TypedValueNotation.parse(text) }

@@ -5,7 +5,9 @@ package func finding(_ message: String, file: StaticString = #fileID, line: UInt
 }
 
 /// A finding unless `condition` holds. The message is only built for a finding.
-package func require(_ condition: Bool, _ message: @autoclosure () -> String,
-                     file: StaticString = #fileID, line: UInt = #line) {
+package func require(
+    _ condition: Bool, _ message: @autoclosure () -> String,
+    file: StaticString = #fileID, line: UInt = #line
+) {
     if !condition { finding(message(), file: file, line: line) }
 }

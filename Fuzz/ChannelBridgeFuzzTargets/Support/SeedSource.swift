@@ -25,11 +25,14 @@ package struct SeedSource {
     /// The hex of every entry in the framing vector files (whole frames, valid and invalid).
     func framingStreams() throws -> [[UInt8]] {
         var streams: [[UInt8]] = []
-        for path in try VectorFile.files(in: vectorDirectory) where (path as NSString).lastPathComponent.hasPrefix("framing-") {
+        for path in try VectorFile.files(in: vectorDirectory)
+        where (path as NSString).lastPathComponent.hasPrefix("framing-") {
             let json = try JSONValue.parse(Array(FileManager.default.contents(atPath: path) ?? Data()))
             guard case .array(let entries)? = json["vectors"] else { continue }
             for entry in entries {
-                if case .string(let hex)? = entry["hex"] { streams.append(try Hex.decode(hex.filter { !$0.isWhitespace })) }
+                if case .string(let hex)? = entry["hex"] {
+                    streams.append(try Hex.decode(hex.filter { !$0.isWhitespace }))
+                }
             }
         }
         return streams
@@ -39,7 +42,9 @@ package struct SeedSource {
     func committed(_ target: String) throws -> [[UInt8]] {
         let directory = repository + "/Fuzz/Seeds/" + target
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
-        return names.sorted().compactMap { FileManager.default.contents(atPath: directory + "/" + $0).map { Array($0) } }
+        return names.sorted().compactMap {
+            FileManager.default.contents(atPath: directory + "/" + $0).map { Array($0) }
+        }
     }
 
     /// Writes `target`'s seeds into `directory`, one file each, named by index.

@@ -15,7 +15,9 @@ enum SplitChecks {
 
     static func envelope(_ input: [UInt8], whole: Result<MethodEnvelope, CodecError>, _ codec: StandardMethodCodec) {
         guard let at = splitPoint(input, StandardMethodCodec.byteListStart(inEnvelope:count:)) else { return }
-        let parts = Result { () throws(CodecError) in try codec.decodeEnvelope(head: Array(input[..<at]), tail: Array(input[at...])) }
+        let parts = Result { () throws(CodecError) in
+            try codec.decodeEnvelope(head: Array(input[..<at]), tail: Array(input[at...]))
+        }
         require(parts == whole, "the envelope split at \(at) decodes to \(parts), the whole envelope to \(whole)")
     }
 

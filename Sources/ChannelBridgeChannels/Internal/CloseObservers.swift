@@ -43,7 +43,9 @@ final class CloseObservers: Sendable {
         messenger.onClose { [weak self, weak messenger] error in
             guard let self else { return }
             let observers = self.entries.withLock { entries -> [any CloseObserver] in
-                guard let entry = entries[key], entry.messenger == nil || entry.messenger === messenger else { return [] }
+                guard let entry = entries[key], entry.messenger == nil || entry.messenger === messenger else {
+                    return []
+                }
                 entries[key] = nil
                 return Array(entry.observers.values)
             }

@@ -69,9 +69,11 @@ final class EventSinkCore: Sendable {
     private let overflowed: @Sendable (EventSinkCore) -> Void
     private let state = LockedValue(State())
 
-    init(channel: String, messenger: any BinaryMessenger, codec: any MethodCodec,
-         maxBufferedBytes: Int = EventSinkCore.defaultMaxBufferedBytes,
-         overflowed: @escaping @Sendable (EventSinkCore) -> Void = { _ in }) {
+    init(
+        channel: String, messenger: any BinaryMessenger, codec: any MethodCodec,
+        maxBufferedBytes: Int = EventSinkCore.defaultMaxBufferedBytes,
+        overflowed: @escaping @Sendable (EventSinkCore) -> Void = { _ in }
+    ) {
         self.channel = channel
         self.messenger = messenger
         self.codec = codec
@@ -245,8 +247,10 @@ final class EventSinkCore: Sendable {
             code: EventChannel.overflowErrorCode,
             message: "The listener on channel \(channel) fell behind: \(bufferedBytes) bytes of events waited unsent, "
                 + "over the limit of \(maxBufferedBytes); the stream was ended",
-            details: ["channel": .string(channel), "bufferedBytes": .int64(Int64(bufferedBytes)),
-                      "limit": .int64(Int64(maxBufferedBytes))])
+            details: [
+                "channel": .string(channel), "bufferedBytes": .int64(Int64(bufferedBytes)),
+                "limit": .int64(Int64(maxBufferedBytes)),
+            ])
         let payload = try? MethodChannel.encodeError(error, codec: codec)
         let (postNow, waiters) = state.withLock { state -> (Bool, [UnsafeContinuation<Void, Never>]) in
             _ = state.takeAll()

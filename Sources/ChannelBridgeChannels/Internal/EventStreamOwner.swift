@@ -25,8 +25,10 @@ final class EventStreamOwner: CloseObserver {
     private let queue = SerialQueue()
     private let state = LockedValue(State())
 
-    init(channel: String, messenger: any BinaryMessenger, codec: any MethodCodec, handler: any StreamHandler,
-         maxBufferedBytes: Int = EventSinkCore.defaultMaxBufferedBytes) {
+    init(
+        channel: String, messenger: any BinaryMessenger, codec: any MethodCodec, handler: any StreamHandler,
+        maxBufferedBytes: Int = EventSinkCore.defaultMaxBufferedBytes
+    ) {
         self.channel = channel
         self.messenger = messenger
         self.codec = codec
@@ -41,8 +43,10 @@ final class EventStreamOwner: CloseObserver {
             guard let message else { throw CodecError(.invalidMethodCall, "method call payload is null") }
             call = try codec.decodeMethodCall(message)
         } catch {
-            return HandlerReply(MessageSegments(
-                try MethodChannel.encodeError(MethodError(code: "malformed", message: error.description), codec: codec)))
+            return HandlerReply(
+                MessageSegments(
+                    try MethodChannel.encodeError(
+                        MethodError(code: "malformed", message: error.description), codec: codec)))
         }
         switch call.method {
         case "listen":
@@ -53,7 +57,8 @@ final class EventStreamOwner: CloseObserver {
             guard let sink else { return HandlerReply(bytes) }
             return HandlerReply(bytes, afterReply: { sink.open() })
         case "cancel":
-            return HandlerReply(try await queue.run { await self.cancel(call.arguments) }.get().map { MessageSegments($0) })
+            return HandlerReply(
+                try await queue.run { await self.cancel(call.arguments) }.get().map { MessageSegments($0) })
         default:
             return HandlerReply(nil)
         }
@@ -69,8 +74,9 @@ final class EventStreamOwner: CloseObserver {
             previous.sink.close()
             try? await handler.onCancel(arguments: previous.arguments)
         }
-        let sink = EventSinkCore(channel: channel, messenger: messenger, codec: codec, maxBufferedBytes: maxBufferedBytes,
-                                 overflowed: { [weak self] sink in self?.overflowed(sink) })
+        let sink = EventSinkCore(
+            channel: channel, messenger: messenger, codec: codec, maxBufferedBytes: maxBufferedBytes,
+            overflowed: { [weak self] sink in self?.overflowed(sink) })
         state.withLock { $0.active = ActiveStream(sink: sink, arguments: arguments) }
         do {
             try await handler.onListen(arguments: arguments, events: EventSink(core: sink))
@@ -87,7 +93,8 @@ final class EventStreamOwner: CloseObserver {
     private func cancel(_ arguments: StandardValue) async -> Result<[UInt8]?, any Error> {
         guard let current = takeActive() else {
             return Result {
-                try MethodChannel.encodeError(MethodError(code: "error", message: "No active stream to cancel"), codec: codec)
+                try MethodChannel.encodeError(
+                    MethodError(code: "error", message: "No active stream to cancel"), codec: codec)
             }
         }
         current.sink.close()

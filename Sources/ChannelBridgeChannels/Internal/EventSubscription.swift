@@ -38,8 +38,10 @@ final class EventSubscription: CloseObserver {
     /// costs no lock.
     private let tracking = Atomic<Bool>(false)
 
-    init(methods: MethodChannel, requests: SerialQueue, arguments: StandardValue, continuation: Continuation,
-         maxBufferedBytes: Int = EventChannel.defaultListenerMaxBufferedBytes) {
+    init(
+        methods: MethodChannel, requests: SerialQueue, arguments: StandardValue, continuation: Continuation,
+        maxBufferedBytes: Int = EventChannel.defaultListenerMaxBufferedBytes
+    ) {
         self.channel = methods.name
         self.methods = methods
         self.requests = requests
@@ -82,8 +84,10 @@ final class EventSubscription: CloseObserver {
         do {
             event = try methods.codec.decodeEnvelope(payload)
         } catch {
-            end(throwing: ChannelError(.malformedEvent, "Cannot decode an event: \(error)",
-                                       channel: channel, codecError: error))
+            end(
+                throwing: ChannelError(
+                    .malformedEvent, "Cannot decode an event: \(error)",
+                    channel: channel, codecError: error))
             return
         }
         guard case .enqueued(let remaining) = continuation.yield(event) else { return }
@@ -112,11 +116,12 @@ final class EventSubscription: CloseObserver {
             return state.waitingBytes > maxBufferedBytes ? state.waitingBytes : nil
         }
         if let overflow {
-            end(throwing: ChannelError(
-                .streamOverflow,
-                "The consumer of channel \(channel) fell behind: \(overflow) bytes of events waited to be taken, over the "
-                    + "limit of \(maxBufferedBytes); the stream was ended",
-                channel: channel))
+            end(
+                throwing: ChannelError(
+                    .streamOverflow,
+                    "The consumer of channel \(channel) fell behind: \(overflow) bytes of events waited to be taken, over the "
+                        + "limit of \(maxBufferedBytes); the stream was ended",
+                    channel: channel))
         }
     }
 

@@ -9,7 +9,9 @@ final class Reconnector: Sendable {
     private let connect: @Sendable () async throws -> (messenger: any BinaryMessenger, close: @Sendable () -> Void)
     private let current = LockedValue<(@Sendable () -> Void)?>(nil)
 
-    init(_ connect: @escaping @Sendable () async throws -> (messenger: any BinaryMessenger, close: @Sendable () -> Void)) {
+    init(
+        _ connect: @escaping @Sendable () async throws -> (messenger: any BinaryMessenger, close: @Sendable () -> Void)
+    ) {
         self.connect = connect
     }
 
@@ -34,9 +36,12 @@ final class Reconnector: Sendable {
 /// made; its receipt on the host tells), backing off from 50 ms to 1 s between attempts, for at
 /// most `retryFor`.
 enum TakeRetry {
-    static func run(retryFor: Duration, reconnector: Reconnector?, first: any BinaryMessenger,
-                    appGroup: String?, callTimeout: Duration?, _ attempt: @Sendable (MethodChannel) async throws -> StandardValue)
-        async throws -> StandardValue {
+    static func run(
+        retryFor: Duration, reconnector: Reconnector?, first: any BinaryMessenger,
+        appGroup: String?, callTimeout: Duration?, _ attempt: @Sendable (MethodChannel) async throws -> StandardValue
+    )
+        async throws -> StandardValue
+    {
         let clock = ContinuousClock()
         let deadline = clock.now + retryFor
         var channel = MethodChannel(name: SharedPreferencesClient.channelName, messenger: first)
@@ -46,24 +51,29 @@ enum TakeRetry {
                 return try await attempt(channel)
             } catch let error as ChannelError where error.code == .connectionClosed {
                 guard let reconnector else { throw error }
-                channel = try await reconnected(reconnector, appGroup: appGroup, callTimeout: callTimeout,
-                                                deadline: deadline, pause: &pause, lastError: error)
+                channel = try await reconnected(
+                    reconnector, appGroup: appGroup, callTimeout: callTimeout,
+                    deadline: deadline, pause: &pause, lastError: error)
             }
         }
     }
 
     /// A channel on a new connection (with `appGroup` chosen again), trying until `deadline`.
-    private static func reconnected(_ reconnector: Reconnector, appGroup: String?, callTimeout: Duration?, deadline: ContinuousClock.Instant,
-                                    pause: inout Duration, lastError: any Error) async throws -> MethodChannel {
+    private static func reconnected(
+        _ reconnector: Reconnector, appGroup: String?, callTimeout: Duration?, deadline: ContinuousClock.Instant,
+        pause: inout Duration, lastError: any Error
+    ) async throws -> MethodChannel {
         var lastError = lastError
         while ContinuousClock().now < deadline {
             try await Task.sleep(for: pause)
             pause = min(pause * 2, .seconds(1))
             do {
-                let channel = MethodChannel(name: SharedPreferencesClient.channelName, messenger: try await reconnector.reconnect())
+                let channel = MethodChannel(
+                    name: SharedPreferencesClient.channelName, messenger: try await reconnector.reconnect())
                 if let appGroup {
-                    _ = try await channel.invokeMethod("setAppGroup", arguments: ["appGroup": .string(appGroup)],
-                                                     timeout: callTimeout)
+                    _ = try await channel.invokeMethod(
+                        "setAppGroup", arguments: ["appGroup": .string(appGroup)],
+                        timeout: callTimeout)
                 }
                 return channel
             } catch {

@@ -46,7 +46,9 @@ package struct CodeUnitString: Hashable, Sendable, CustomStringConvertible {
     /// (as `String` does), so that a key's hash is not a prefix of a longer one's.
     @inlinable
     package static func hash(_ string: String, into hasher: inout Hasher) {
-        let hashedInPlace: Void? = string.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        let hashedInPlace: Void? = string.utf8.withContiguousStorageIfAvailable {
+            hasher.combine(bytes: UnsafeRawBufferPointer($0))
+        }
         if hashedInPlace == nil {
             Array(string.utf8).withUnsafeBytes { hasher.combine(bytes: $0) }
         }
@@ -64,7 +66,10 @@ package struct CodeUnitString: Hashable, Sendable, CustomStringConvertible {
         var offset = 0
         while offset + 8 <= count {
             if xRaw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                != yRaw.loadUnaligned(fromByteOffset: offset, as: UInt64.self) { return false }
+                != yRaw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            {
+                return false
+            }
             offset += 8
         }
         while offset < count {

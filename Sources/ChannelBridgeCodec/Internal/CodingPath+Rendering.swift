@@ -19,9 +19,11 @@ func renderCodingPath(_ path: [any CodingKey]) -> String {
 
 /// Names that read unambiguously after a dot.
 private func isPlainName(_ name: String) -> Bool {
-    !name.isEmpty && name.utf8.allSatisfy { byte in
-        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F
-    }
+    !name.isEmpty
+        && name.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x5F
+        }
 }
 
 /// "`path`: message", or the message alone for the top-level value.

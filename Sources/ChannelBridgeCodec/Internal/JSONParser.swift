@@ -31,10 +31,11 @@ struct JSONParser {
 
     private func allowanceExceeded() -> CodecError {
         let limit = JSONMessageCodec.decodingAllowance(forMessageOf: bytes.count)
-        return CodecError(.decodedTooLarge,
-                          "JSON values would take more memory than the decoding allowance of this \(bytes.count)-byte "
-                          + "message: \(limit) bytes (\(JSONMessageCodec.allowanceBytesPerByte) × its size + "
-                          + "\(StandardMessageCodec.allowanceSlack))", offset: offset)
+        return CodecError(
+            .decodedTooLarge,
+            "JSON values would take more memory than the decoding allowance of this \(bytes.count)-byte "
+                + "message: \(limit) bytes (\(JSONMessageCodec.allowanceBytesPerByte) × its size + "
+                + "\(StandardMessageCodec.allowanceSlack))", offset: offset)
     }
 
     mutating func parseDocument() throws(CodecError) -> JSONValue {

@@ -43,7 +43,8 @@ struct KeyedValueDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
 
     private func value(for key: Key) throws -> StandardValue {
         guard let value = lookup(key.stringValue) else {
-            throw DecodingError.keyNotFound(key, DecodingError.Context(codingPath: codingPath, debugDescription: "missing"))
+            throw DecodingError.keyNotFound(
+                key, DecodingError.Context(codingPath: codingPath, debugDescription: "missing"))
         }
         return value
     }
@@ -55,10 +56,18 @@ struct KeyedValueDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
         return false
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.unboxBool(try value(for: key), key: key) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder.unboxString(try value(for: key), key: key) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder.unboxDouble(try value(for: key), key: key) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.unboxFloat(try value(for: key), key: key) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try decoder.unboxBool(try value(for: key), key: key)
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try decoder.unboxString(try value(for: key), key: key)
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try decoder.unboxDouble(try value(for: key), key: key)
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try decoder.unboxFloat(try value(for: key), key: key)
+    }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(key) }
@@ -82,8 +91,10 @@ struct KeyedValueDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
         try decoder.unbox(try value(for: key), as: T.self, key: key)
     }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type,
-                                               forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type,
+        forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
         try ValueDecoder(value: try value(for: key), userInfo: decoder.userInfo, parent: decoder, key: key)
             .container(keyedBy: NestedKey.self)
     }
@@ -95,7 +106,8 @@ struct KeyedValueDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
 
     /// The value under `super`, or null when there is none (as `JSONDecoder` does).
     func superDecoder() throws -> any Decoder {
-        ValueDecoder(value: lookup("super") ?? .null, userInfo: decoder.userInfo, parent: decoder, key: StandardCodingKey.super)
+        ValueDecoder(
+            value: lookup("super") ?? .null, userInfo: decoder.userInfo, parent: decoder, key: StandardCodingKey.super)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {

@@ -24,7 +24,8 @@ struct TVNReader {
     }
 
     /// Any object but a map's.
-    private func readObject(_ members: [JSONValue.Member], path: String, depth: Int) throws(CodecError) -> StandardValue {
+    private func readObject(_ members: [JSONValue.Member], path: String, depth: Int) throws(CodecError) -> StandardValue
+    {
         if let typed = try readTagged(members, path: path) { return typed }
         return .map(try readPlainObject(members, path: path, depth: depth))
     }
@@ -68,21 +69,26 @@ struct TVNReader {
             guard case .array(let pair) = pairs[index], pair.count == 2 else {
                 throw fail(pairPath, "expected a [key, value] pair")
             }
-            entries.append(StandardValue.MapEntry(try read(pair[0], path: pairPath + "[0]", depth: depth + 1),
-                                                  try read(pair[1], path: pairPath + "[1]", depth: depth + 1)))
+            entries.append(
+                StandardValue.MapEntry(
+                    try read(pair[0], path: pairPath + "[0]", depth: depth + 1),
+                    try read(pair[1], path: pairPath + "[1]", depth: depth + 1)))
         }
         return entries
     }
 
     /// Lenient input's plain object: a map with string keys.
-    private func readPlainObject(_ members: [JSONValue.Member], path: String,
-                                 depth: Int) throws(CodecError) -> [StandardValue.MapEntry] {
+    private func readPlainObject(
+        _ members: [JSONValue.Member], path: String,
+        depth: Int
+    ) throws(CodecError) -> [StandardValue.MapEntry] {
         guard lenient else { throw notATag(members, path: path) }
         try enter(depth, path)
         var entries: [StandardValue.MapEntry] = []
         entries.reserveCapacity(members.count)
         for member in members {
-            entries.append(.init(.string(member.key), try read(member.value, path: path + "." + member.key, depth: depth + 1)))
+            entries.append(
+                .init(.string(member.key), try read(member.value, path: path + "." + member.key, depth: depth + 1)))
         }
         return entries
     }
@@ -96,7 +102,8 @@ struct TVNReader {
     @inline(never)
     private func readBareNumber(_ text: String, path: String) throws(CodecError) -> StandardValue {
         guard lenient else {
-            throw fail(path, "a bare number (\(text)) is not TVN; write {\"int32\": …}, {\"int64\": …} or {\"float64\": …}")
+            throw fail(
+                path, "a bare number (\(text)) is not TVN; write {\"int32\": …}, {\"int64\": …} or {\"float64\": …}")
         }
         if let int = Int64(text) { return .int(int) }
         guard let double = Double(text) else { throw fail(path, "number \(text) is out of range") }
@@ -113,7 +120,9 @@ struct TVNReader {
     /// The one-member forms other than `map`, and the custom form; `nil` for any other object.
     @inline(never)
     private func readTagged(_ members: [JSONValue.Member], path: String) throws(CodecError) -> StandardValue? {
-        if members.count == 2, members.contains(where: { $0.key == "custom" }), let hex = members.first(where: { $0.key == "hex" }) {
+        if members.count == 2, members.contains(where: { $0.key == "custom" }),
+            let hex = members.first(where: { $0.key == "hex" })
+        {
             let tagJSON = members.first(where: { $0.key == "custom" })!.value
             guard case .number(let tagText) = tagJSON, let tag = UInt8(tagText), tag >= 128 else {
                 throw fail(path + ".custom", "custom tag must be an integer from 128 to 255")
@@ -136,35 +145,39 @@ struct TVNReader {
             guard case .string(let text) = inner else { throw fail(here, "expected a hex string") }
             return .uint8List(try bytes(text, path: here))
         case "int32list":
-            return .int32List(try list(inner, path: here) { json, p throws(CodecError) in
-                guard case .number(let text) = json, let v = Int32(text) else {
-                    throw fail(p, "expected an integer that fits in 32 bits")
-                }
-                return v
-            })
+            return .int32List(
+                try list(inner, path: here) { json, p throws(CodecError) in
+                    guard case .number(let text) = json, let v = Int32(text) else {
+                        throw fail(p, "expected an integer that fits in 32 bits")
+                    }
+                    return v
+                })
         case "int64list":
             return .int64List(try list(inner, path: here) { json, p throws(CodecError) in try int64(json, path: p) })
         case "float64list":
             return .float64List(try list(inner, path: here) { json, p throws(CodecError) in try double(json, path: p) })
         case "float32list":
-            return .float32List(try list(inner, path: here) { json, p throws(CodecError) in
-                if case .string(let text) = json, let bits = nanBits(text, digits: 8) {
-                    return Float(bitPattern: UInt32(bits))
-                }
-                let wide = try double(json, path: p)
-                let narrow = Float(wide)
-                guard wide.isNaN || Double(narrow).bitPattern == wide.bitPattern else {
-                    throw fail(p, "\(wide) is not exactly a 32-bit float")
-                }
-                return narrow
-            })
+            return .float32List(
+                try list(inner, path: here) { json, p throws(CodecError) in
+                    if case .string(let text) = json, let bits = nanBits(text, digits: 8) {
+                        return Float(bitPattern: UInt32(bits))
+                    }
+                    let wide = try double(json, path: p)
+                    let narrow = Float(wide)
+                    guard wide.isNaN || Double(narrow).bitPattern == wide.bitPattern else {
+                        throw fail(p, "\(wide) is not exactly a 32-bit float")
+                    }
+                    return narrow
+                })
         default:
             return nil
         }
     }
 
-    private func list<T>(_ json: JSONValue, path: String,
-                         _ element: (JSONValue, String) throws(CodecError) -> T) throws(CodecError) -> [T] {
+    private func list<T>(
+        _ json: JSONValue, path: String,
+        _ element: (JSONValue, String) throws(CodecError) -> T
+    ) throws(CodecError) -> [T] {
         guard case .array(let elements) = json else { throw fail(path, "expected an array") }
         var out: [T] = []
         out.reserveCapacity(elements.count)
@@ -195,14 +208,17 @@ struct TVNReader {
             if let bits = nanBits(text, digits: 16) { return Double(bitPattern: bits) }
         default: break
         }
-        throw fail(path, "expected a number or one of \"NaN\", \"NaN:<hex bits>\", \"Infinity\", \"-Infinity\", \"-0.0\"")
+        throw fail(
+            path, "expected a number or one of \"NaN\", \"NaN:<hex bits>\", \"Infinity\", \"-Infinity\", \"-0.0\"")
     }
 
     /// `NaN:` and exactly `digits` hex digits whose bits are a NaN of that width.
     private func nanBits(_ text: String, digits: Int) -> UInt64? {
         guard text.hasPrefix("NaN:"), text.utf8.count == 4 + digits,
-              let bits = UInt64(text.dropFirst(4), radix: 16) else { return nil }
-        let isNaN = digits == 16 ? Double(bitPattern: bits).isNaN : Float(bitPattern: UInt32(truncatingIfNeeded: bits)).isNaN
+            let bits = UInt64(text.dropFirst(4), radix: 16)
+        else { return nil }
+        let isNaN =
+            digits == 16 ? Double(bitPattern: bits).isNaN : Float(bitPattern: UInt32(truncatingIfNeeded: bits)).isNaN
         return isNaN ? bits : nil
     }
 

@@ -86,8 +86,10 @@ package enum TVNWriter {
         out.append(UInt8(ascii: "\""))
     }
 
-    private static func array<T>(_ name: String, _ elements: [T], into out: inout [UInt8],
-                                 _ element: (T, inout [UInt8]) -> Void) {
+    private static func array<T>(
+        _ name: String, _ elements: [T], into out: inout [UInt8],
+        _ element: (T, inout [UInt8]) -> Void
+    ) {
         open(name, into: &out)
         out.append(UInt8(ascii: "["))
         for index in elements.indices {

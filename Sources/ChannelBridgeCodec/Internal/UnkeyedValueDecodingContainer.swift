@@ -18,9 +18,12 @@ struct UnkeyedValueDecodingContainer: UnkeyedDecodingContainer {
     /// The next element; a failure to decode it leaves the container where it was.
     private func next(_ type: Any.Type) throws -> StandardValue {
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(type, DecodingError.Context(
-                codingPath: codingPath + [currentKey],
-                debugDescription: "missing, the list has only \(elements.count) element\(elements.count == 1 ? "" : "s")"))
+            throw DecodingError.valueNotFound(
+                type,
+                DecodingError.Context(
+                    codingPath: codingPath + [currentKey],
+                    debugDescription:
+                        "missing, the list has only \(elements.count) element\(elements.count == 1 ? "" : "s")"))
         }
         return elements[currentIndex]
     }
@@ -31,10 +34,18 @@ struct UnkeyedValueDecodingContainer: UnkeyedDecodingContainer {
         return true
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool { try advance(decoder.unboxBool(next(type), key: currentKey)) }
-    mutating func decode(_ type: String.Type) throws -> String { try advance(decoder.unboxString(next(type), key: currentKey)) }
-    mutating func decode(_ type: Double.Type) throws -> Double { try advance(decoder.unboxDouble(next(type), key: currentKey)) }
-    mutating func decode(_ type: Float.Type) throws -> Float { try advance(decoder.unboxFloat(next(type), key: currentKey)) }
+    mutating func decode(_ type: Bool.Type) throws -> Bool {
+        try advance(decoder.unboxBool(next(type), key: currentKey))
+    }
+    mutating func decode(_ type: String.Type) throws -> String {
+        try advance(decoder.unboxString(next(type), key: currentKey))
+    }
+    mutating func decode(_ type: Double.Type) throws -> Double {
+        try advance(decoder.unboxDouble(next(type), key: currentKey))
+    }
+    mutating func decode(_ type: Float.Type) throws -> Float {
+        try advance(decoder.unboxFloat(next(type), key: currentKey))
+    }
     mutating func decode(_ type: Int.Type) throws -> Int { try integer() }
     mutating func decode(_ type: Int8.Type) throws -> Int8 { try integer() }
     mutating func decode(_ type: Int16.Type) throws -> Int16 { try integer() }
@@ -64,22 +75,29 @@ struct UnkeyedValueDecodingContainer: UnkeyedDecodingContainer {
         return value
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
-        let container = try ValueDecoder(value: try next(type), userInfo: decoder.userInfo, parent: decoder, key: currentKey)
-            .container(keyedBy: NestedKey.self)
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        let container = try ValueDecoder(
+            value: try next(type), userInfo: decoder.userInfo, parent: decoder, key: currentKey
+        )
+        .container(keyedBy: NestedKey.self)
         currentIndex += 1
         return container
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        let container = try ValueDecoder(value: try next([StandardValue].self), userInfo: decoder.userInfo, parent: decoder,
-                                         key: currentKey).unkeyedContainer()
+        let container = try ValueDecoder(
+            value: try next([StandardValue].self), userInfo: decoder.userInfo, parent: decoder,
+            key: currentKey
+        ).unkeyedContainer()
         currentIndex += 1
         return container
     }
 
     mutating func superDecoder() throws -> any Decoder {
-        let nested = ValueDecoder(value: try next((any Decoder).self), userInfo: decoder.userInfo, parent: decoder, key: currentKey)
+        let nested = ValueDecoder(
+            value: try next((any Decoder).self), userInfo: decoder.userInfo, parent: decoder, key: currentKey)
         currentIndex += 1
         return nested
     }

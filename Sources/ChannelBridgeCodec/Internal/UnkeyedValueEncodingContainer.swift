@@ -31,7 +31,9 @@ struct UnkeyedValueEncodingContainer: UnkeyedEncodingContainer {
         encoder.append(try encoder.box(value, key: nextKey))
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    ) -> KeyedEncodingContainer<NestedKey> {
         let nested = encoder.nested(key: nextKey)
         encoder.appendPending(nested)
         return nested.container(keyedBy: NestedKey.self)

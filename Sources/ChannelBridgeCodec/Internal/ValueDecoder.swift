@@ -7,7 +7,10 @@ final class ValueDecoder: Decoder {
     private let parent: ValueDecoder?
     private let key: (any CodingKey)?
 
-    init(value: StandardValue, userInfo: [CodingUserInfoKey: Any], parent: ValueDecoder? = nil, key: (any CodingKey)? = nil) {
+    init(
+        value: StandardValue, userInfo: [CodingUserInfoKey: Any], parent: ValueDecoder? = nil,
+        key: (any CodingKey)? = nil
+    ) {
         self.value = value
         self.userInfo = userInfo
         self.parent = parent
@@ -60,14 +63,16 @@ final class ValueDecoder: Decoder {
 
     /// Byte arrays, exact typed lists, dictionaries with any keys and `StandardValue` itself, read
     /// directly; `nil` for everything else.
-    private func decodeSpecial<T: Decodable>(_ value: StandardValue, as type: T.Type, key: (any CodingKey)?) throws -> T? {
+    private func decodeSpecial<T: Decodable>(
+        _ value: StandardValue, as type: T.Type, key: (any CodingKey)?
+    ) throws -> T? {
         if T.self == StandardValue.self { return unsafeBitCast(value, to: T.self) }
         if T.self == [UInt8].self || T.self == Data.self {
             switch value {
             case .uint8List(let bytes):
                 return T.self == Data.self ? unsafeBitCast(Data(bytes), to: T.self) : unsafeBitCast(bytes, to: T.self)
             case .list, .int32List, .int64List:
-                return nil   // a Dart List<int> of bytes: element by element, each checked to fit
+                return nil  // a Dart List<int> of bytes: element by element, each checked to fit
             default:
                 throw mismatch(T.self, "a Uint8List", value, key: key)
             }
@@ -122,7 +127,8 @@ final class ValueDecoder: Decoder {
     }
 
     /// An int32 or int64 as any integer type that holds the value.
-    func unboxInteger<I: FixedWidthInteger>(_ value: StandardValue, as type: I.Type, key: (any CodingKey)?) throws -> I {
+    func unboxInteger<I: FixedWidthInteger>(_ value: StandardValue, as type: I.Type, key: (any CodingKey)?) throws -> I
+    {
         switch value {
         case .int32(let int):
             if let fitting = I(exactly: int) { return fitting }
@@ -138,9 +144,11 @@ final class ValueDecoder: Decoder {
     // MARK: Errors
 
     /// `typeMismatch`, or `valueNotFound` when the value is null: "expected a String, found int32 3".
-    func mismatch(_ type: Any.Type, _ expected: String, _ found: StandardValue, key: (any CodingKey)?) -> DecodingError {
-        let context = DecodingError.Context(codingPath: path(key),
-                                            debugDescription: "expected \(expected), found \(StandardValue.describe(found))")
+    func mismatch(_ type: Any.Type, _ expected: String, _ found: StandardValue, key: (any CodingKey)?) -> DecodingError
+    {
+        let context = DecodingError.Context(
+            codingPath: path(key),
+            debugDescription: "expected \(expected), found \(StandardValue.describe(found))")
         return found == .null ? .valueNotFound(type, context) : .typeMismatch(type, context)
     }
 

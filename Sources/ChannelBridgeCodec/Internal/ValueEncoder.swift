@@ -92,7 +92,9 @@ final class ValueEncoder: Encoder {
             kind = .keyed
             entries.reserveCapacity(capacityHint > 0 ? capacityHint : 8)
         case .single, .unkeyed:
-            preconditionFailure("a keyed container was asked for at `\(renderCodingPath(codingPath))` where a different kind of value was already encoded")
+            preconditionFailure(
+                "a keyed container was asked for at `\(renderCodingPath(codingPath))` where a different kind of value was already encoded"
+            )
         }
     }
 
@@ -103,14 +105,17 @@ final class ValueEncoder: Encoder {
         case .empty:
             kind = .unkeyed
         case .single, .keyed:
-            preconditionFailure("an unkeyed container was asked for at `\(renderCodingPath(codingPath))` where a different kind of value was already encoded")
+            preconditionFailure(
+                "an unkeyed container was asked for at `\(renderCodingPath(codingPath))` where a different kind of value was already encoded"
+            )
         }
     }
 
     /// Sets this level's single value.
     func setSingleValue(_ value: StandardValue) {
         guard case .empty = kind else {
-            preconditionFailure("a second value was encoded through a single value container at `\(renderCodingPath(codingPath))`")
+            preconditionFailure(
+                "a second value was encoded through a single value container at `\(renderCodingPath(codingPath))`")
         }
         kind = .single
         single = value
@@ -160,18 +165,20 @@ final class ValueEncoder: Encoder {
     /// A cheap hash of a key for the filter: its length and its first and last eight bytes.
     @inline(__always)
     private static func filterHash(_ key: String) -> UInt {
-        let hash = key.utf8.withContiguousStorageIfAvailable { bytes -> UInt in
-            let count = bytes.count
-            var hash = UInt(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15
-            if count >= 8 {
-                let raw = UnsafeRawBufferPointer(bytes)
-                hash ^= UInt(truncatingIfNeeded: raw.loadUnaligned(as: UInt64.self))
-                hash ^= UInt(truncatingIfNeeded: raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)) &* 31
-            } else {
-                for byte in bytes { hash = (hash << 8) | UInt(byte) }
-            }
-            return hash
-        } ?? UInt(truncatingIfNeeded: key.utf8.count)   // a bridged string: the length alone
+        let hash =
+            key.utf8.withContiguousStorageIfAvailable { bytes -> UInt in
+                let count = bytes.count
+                var hash = UInt(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15
+                if count >= 8 {
+                    let raw = UnsafeRawBufferPointer(bytes)
+                    hash ^= UInt(truncatingIfNeeded: raw.loadUnaligned(as: UInt64.self))
+                    hash ^=
+                        UInt(truncatingIfNeeded: raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)) &* 31
+                } else {
+                    for byte in bytes { hash = (hash << 8) | UInt(byte) }
+                }
+                return hash
+            } ?? UInt(truncatingIfNeeded: key.utf8.count)  // a bridged string: the length alone
         return hash ^ (hash >> 29) ^ (hash >> 47)
     }
 
@@ -222,7 +229,8 @@ final class ValueEncoder: Encoder {
     /// no level to the path).
     func box<T: Encodable>(_ value: T, key: (any CodingKey)?) throws -> StandardValue {
         if let special = try encodeSpecial(value, key: key) { return special }
-        let child = ValueEncoder(options: options, parent: self, key: key, capacityHint: TypeFacts.mapCapacity(of: T.self))
+        let child = ValueEncoder(
+            options: options, parent: self, key: key, capacityHint: TypeFacts.mapCapacity(of: T.self))
         do {
             try value.encode(to: child)
         } catch {
@@ -273,8 +281,10 @@ final class ValueEncoder: Encoder {
     func wide<T: FixedWidthInteger>(_ value: T, key: (any CodingKey)?) throws -> StandardValue {
         if let small = Int32(exactly: value) { return .int32(small) }
         if let large = Int64(exactly: value) { return .int64(large) }
-        throw EncodingError.invalidValue(value, EncodingError.Context(
-            codingPath: codingPath + (key.map { [$0] } ?? []),
-            debugDescription: "\(T.self) \(value) does not fit in a Dart int (64-bit signed)"))
+        throw EncodingError.invalidValue(
+            value,
+            EncodingError.Context(
+                codingPath: codingPath + (key.map { [$0] } ?? []),
+                debugDescription: "\(T.self) \(value) does not fit in a Dart int (64-bit signed)"))
     }
 }

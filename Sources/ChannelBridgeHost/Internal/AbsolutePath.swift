@@ -23,7 +23,8 @@ enum AbsolutePath {
     static func workingDirectory() -> String {
         let physical = FileManager.default.currentDirectoryPath
         guard let logical = Syscalls.environment("PWD"), logical.hasPrefix("/"), logical != physical,
-              let shown = FileCalls.status(logical), let actual = FileCalls.status(".") else { return physical }
+            let shown = FileCalls.status(logical), let actual = FileCalls.status(".")
+        else { return physical }
         return shown.device == actual.device && shown.inode == actual.inode ? logical : physical
     }
 }

@@ -10,8 +10,10 @@ enum BlockingWork {
             }
             if started != 0 {
                 // No thread: the host cannot start, and says why, instead of stopping the process.
-                continuation.resume(returning: .failure(HostError(
-                    .resources, "cannot start a thread for file work: \(DetachedThread.describe(started))")))
+                continuation.resume(
+                    returning: .failure(
+                        HostError(
+                            .resources, "cannot start a thread for file work: \(DetachedThread.describe(started))")))
             }
         }
         return try result.get()

@@ -55,7 +55,9 @@ enum PropertyListValue: Decodable {
 
     init(from decoder: any Decoder) throws {
         let scalar = try PropertyListScalar(from: decoder)
-        if case .other = scalar, let dictionary = try? decoder.singleValueContainer().decode([String: PropertyListScalar].self) {
+        if case .other = scalar,
+            let dictionary = try? decoder.singleValueContainer().decode([String: PropertyListScalar].self)
+        {
             self = .dictionary(dictionary)
         } else {
             self = .scalar(scalar)

@@ -28,9 +28,11 @@ struct SessionSetup: Sendable {
         let log = output.standardError
         // The connection itself unless traced, so the session's channels answer in place. Requests
         // after the extension request's end are refused by the connection (`RequestGate`).
-        let messenger: any BinaryMessenger = options.trace
-            ? TracingMessenger(base: connection.messenger, label: label, binaryChannels: [HostOptions.echoChannel],
-                               log: { log("extension-host: " + $0) })
+        let messenger: any BinaryMessenger =
+            options.trace
+            ? TracingMessenger(
+                base: connection.messenger, label: label, binaryChannels: [HostOptions.echoChannel],
+                log: { log("extension-host: " + $0) })
             : connection.messenger
 
         var environment = PluginEnvironment()
@@ -47,9 +49,10 @@ struct SessionSetup: Sendable {
             log("extension-host: \(label) session setup failed: \(error)")
         }
 
-        let handler = ExtensionChannelHandler(channel: options.channel, request: request, store: store,
-                                              entitledAppGroups: options.appGroups,
-                                              allowsOpenURL: options.allowsOpenURL)
+        let handler = ExtensionChannelHandler(
+            channel: options.channel, request: request, store: store,
+            entitledAppGroups: options.appGroups,
+            allowsOpenURL: options.allowsOpenURL)
         let extensionChannel = MethodChannel(name: options.channel, messenger: messenger)
         extensionChannel.setMethodCallHandler(replyThen: handler.handleThenAfterReply)
         var echoChannel: BasicMessageChannel<BinaryCodec>?
@@ -62,14 +65,17 @@ struct SessionSetup: Sendable {
         let catalog = registry.channels
         catalog.add(ExtensionChannelHandler.description(channel: options.channel))
         if options.echo {
-            catalog.add(ChannelDescription(name: HostOptions.echoChannel, kind: .message, codec: "binary",
-                                           summary: "Answers every message with the bytes it carried (--echo)"))
+            catalog.add(
+                ChannelDescription(
+                    name: HostOptions.echoChannel, kind: .message, codec: "binary",
+                    summary: "Answers every message with the bytes it carried (--echo)"))
         }
         // Removed with the plugins' handlers when the registry is torn down.
         registry.serveReflection()
 
-        let session = HostSession(id: id, connection: connection, messenger: messenger, registry: registry,
-                                  extensionChannel: extensionChannel, echoChannel: echoChannel)
+        let session = HostSession(
+            id: id, connection: connection, messenger: messenger, registry: registry,
+            extensionChannel: extensionChannel, echoChannel: echoChannel)
         sessions.add(session)
         if options.trace {
             log("extension-host: \(label) connected: \(connection.peerCredentials)")
@@ -85,8 +91,10 @@ struct SessionSetup: Sendable {
     /// Registers the plugins through the registrant, by name, as Flutter's generated registrant
     /// does. This runs on the accepting thread, which waits for no task: a plugin that fails is
     /// removed at once and its teardown hooks run afterwards (`registerWithoutWaiting`).
-    private static func register(_ keys: [String], from catalogue: PluginCatalogue,
-                                 with registry: PluginRegistry) -> PluginError? {
+    private static func register(
+        _ keys: [String], from catalogue: PluginCatalogue,
+        with registry: PluginRegistry
+    ) -> PluginError? {
         do throws(PluginError) {
             try PluginRegistrant(catalogue: catalogue).registerWithoutWaiting(keys, with: registry)
             return nil

@@ -28,8 +28,10 @@ enum ShutdownDeadline {
 
         private let state = LockedValue(State())
 
-        func start(_ continuation: CheckedContinuation<Bool, Never>, limit: Duration,
-                   _ work: @escaping @Sendable () async -> Void) {
+        func start(
+            _ continuation: CheckedContinuation<Bool, Never>, limit: Duration,
+            _ work: @escaping @Sendable () async -> Void
+        ) {
             state.withLock { $0.continuation = continuation }
             let timer = Task {
                 try? await Task.sleep(for: limit)

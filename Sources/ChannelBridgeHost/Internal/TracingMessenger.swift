@@ -11,7 +11,9 @@ final class TracingMessenger: BinaryMessenger, FastPathMessenger {
     /// Channels whose payloads are raw bytes, logged as hex instead of being decoded.
     private let binaryChannels: Set<String>
 
-    init(base: any BinaryMessenger, label: String, binaryChannels: Set<String>, log: @escaping @Sendable (String) -> Void) {
+    init(
+        base: any BinaryMessenger, label: String, binaryChannels: Set<String>, log: @escaping @Sendable (String) -> Void
+    ) {
         self.base = base
         self.label = label
         self.binaryChannels = binaryChannels
@@ -50,7 +52,9 @@ final class TracingMessenger: BinaryMessenger, FastPathMessenger {
     }
 
     @discardableResult
-    func setSegmentedMessageHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken {
+    func setSegmentedMessageHandler(
+        onChannel channel: String, _ handler: SegmentedMessageHandler?
+    ) -> MessageHandlerToken {
         guard let handler else { return base.installSegmentedHandler(onChannel: channel, nil) }
         return base.installSegmentedHandler(onChannel: channel) { [self] message in
             let call = traceCall(message, channel: channel)
@@ -59,7 +63,9 @@ final class TracingMessenger: BinaryMessenger, FastPathMessenger {
     }
 
     @discardableResult
-    func setSynchronousMessageHandler(onChannel channel: String, _ handler: SynchronousMessageHandler?) -> MessageHandlerToken {
+    func setSynchronousMessageHandler(
+        onChannel channel: String, _ handler: SynchronousMessageHandler?
+    ) -> MessageHandlerToken {
         guard let handler else { return base.installSynchronousHandler(onChannel: channel, nil) }
         return base.installSynchronousHandler(onChannel: channel) { [self] message in
             let call = traceCall(message, channel: channel)
@@ -75,7 +81,9 @@ final class TracingMessenger: BinaryMessenger, FastPathMessenger {
     }
 
     @discardableResult
-    func setImmediateMessageHandler(onChannel channel: String, _ handler: ImmediateMessageHandler?) -> MessageHandlerToken {
+    func setImmediateMessageHandler(
+        onChannel channel: String, _ handler: ImmediateMessageHandler?
+    ) -> MessageHandlerToken {
         guard let handler else { return base.installImmediateHandler(onChannel: channel, nil) }
         return base.installImmediateHandler(onChannel: channel) { [self] message in
             let call = traceCall(message, channel: channel)
@@ -96,7 +104,9 @@ final class TracingMessenger: BinaryMessenger, FastPathMessenger {
     }
 
     /// Runs `work` for the traced `call` and logs its reply or failure.
-    private func traced(_ call: String, channel: String, _ work: () async throws -> HandlerReply) async throws -> HandlerReply {
+    private func traced(
+        _ call: String, channel: String, _ work: () async throws -> HandlerReply
+    ) async throws -> HandlerReply {
         do {
             let reply = try await work()
             traceReply(reply.reply?.joined, to: call, channel: channel)
@@ -151,7 +161,8 @@ final class TracingMessenger: BinaryMessenger, FastPathMessenger {
         case .success(let value)?:
             return "success \(Self.clipped(TypedValueNotation.canonicalText(value)))"
         case .error(let error)?:
-            return "error \(error.code): \(error.message ?? "") \(Self.clipped(TypedValueNotation.canonicalText(error.details)))"
+            return
+                "error \(error.code): \(error.message ?? "") \(Self.clipped(TypedValueNotation.canonicalText(error.details)))"
         case nil:
             return Self.bytes(reply) + " (not an envelope)"
         }

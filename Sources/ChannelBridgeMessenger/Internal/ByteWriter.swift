@@ -37,7 +37,9 @@ struct ByteWriter {
         guard let source = bytes.baseAddress, let start = target.baseAddress else { return }
         // A few bytes (a channel name, a small payload) one by one: a `memcpy` call costs more.
         if bytes.count <= 16 {
-            for index in 0..<bytes.count { start.storeBytes(of: bytes[index], toByteOffset: offset + index, as: UInt8.self) }
+            for index in 0..<bytes.count {
+                start.storeBytes(of: bytes[index], toByteOffset: offset + index, as: UInt8.self)
+            }
         } else {
             (start + offset).copyMemory(from: source, byteCount: bytes.count)
         }

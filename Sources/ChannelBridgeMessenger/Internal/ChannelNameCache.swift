@@ -11,7 +11,9 @@ struct ChannelNameCache {
         // By index: iterating the entries would copy each one out, a retain and a release of
         // its bytes and its name.
         for index in entries.indices where entries[index].bytes.count == bytes.count {
-            if entries[index].bytes.withUnsafeBytes({ known in Self.equal(known, bytes) }) { return entries[index].name }
+            if entries[index].bytes.withUnsafeBytes({ known in Self.equal(known, bytes) }) {
+                return entries[index].name
+            }
         }
         return nil
     }
@@ -31,14 +33,17 @@ struct ChannelNameCache {
         }
         var offset = 0
         while offset + 8 <= count {
-            if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+            if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            {
                 return false
             }
             offset += 8
         }
         // The last bytes as the last eight, overlapping what was compared: one load, not a loop.
         guard offset < count else { return true }
-        return a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        return a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
     }
 
     /// Remembers a validated name, replacing the oldest when full.

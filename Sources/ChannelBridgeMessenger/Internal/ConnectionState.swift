@@ -182,7 +182,9 @@ struct ConnectionState {
         guard closeError == nil else { return nil }
         closeError = error
         let pendingCalls = pending.removeAll()
-        for call in pendingCalls { noteWithdrawn(call, failure: MessengerConnection.closedBeforeReply(channel: call.channel, error)) }
+        for call in pendingCalls {
+            noteWithdrawn(call, failure: MessengerConnection.closedBeforeReply(channel: call.channel, error))
+        }
         defer {
             inbound = [:]
             messageTasks = [:]
@@ -192,14 +194,15 @@ struct ConnectionState {
             closeCallbacks = []
             handlers.removeAll()
         }
-        return ClosedSession(error: error,
-                             pending: pendingCalls,
-                             inboundTasks: inbound.values.compactMap(\.task) + messageTasks.values.compactMap { $0 },
-                             charged: inbound.values.reduce(0) { $0 + $1.charged },
-                             pings: pings.values.compactMap(\.continuation),
-                             helloWaiters: helloWaiters.values.compactMap(\.continuation),
-                             inputHeldWaiters: inputHeldWaiters,
-                             callbacks: closeCallbacks)
+        return ClosedSession(
+            error: error,
+            pending: pendingCalls,
+            inboundTasks: inbound.values.compactMap(\.task) + messageTasks.values.compactMap { $0 },
+            charged: inbound.values.reduce(0) { $0 + $1.charged },
+            pings: pings.values.compactMap(\.continuation),
+            helloWaiters: helloWaiters.values.compactMap(\.continuation),
+            inputHeldWaiters: inputHeldWaiters,
+            callbacks: closeCallbacks)
     }
 }
 

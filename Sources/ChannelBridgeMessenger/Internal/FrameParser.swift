@@ -31,13 +31,18 @@ enum FrameParser {
     }
 
     /// Decodes a complete body.
-    static func parse(kind rawKind: UInt8, body: UnsafeRawBufferPointer,
-                      names: inout ChannelNameCache) throws(ProtocolViolation) -> Frame {
+    static func parse(
+        kind rawKind: UInt8, body: UnsafeRawBufferPointer,
+        names: inout ChannelNameCache
+    ) throws(ProtocolViolation) -> Frame {
         guard let kind = Frame.Kind(rawValue: rawKind) else { throw unknownKind(rawKind) }
         switch kind {
         case .request, .message, .reply:
-            guard let (head, headLength) = try parseHead(kind: kind, bytes: body, bodyLength: body.count,
-                                                         names: &names) else {
+            guard
+                let (head, headLength) = try parseHead(
+                    kind: kind, bytes: body, bodyLength: body.count,
+                    names: &names)
+            else {
                 throw shortBody(kind, body.count)
             }
             return head.frame(payload: Array(UnsafeRawBufferPointer(rebasing: body[headLength...])))
@@ -52,14 +57,17 @@ enum FrameParser {
         case .goodbye:
             var reader = ByteReader(body)
             guard let code = try? reader.read(UInt16.self) else { throw shortBody(kind, body.count) }
-            return .goodbye(code: GoodbyeCode(rawValue: code), reason: String(decoding: reader.readRest(), as: UTF8.self))
+            return .goodbye(
+                code: GoodbyeCode(rawValue: code), reason: String(decoding: reader.readRest(), as: UTF8.self))
         }
     }
 
     /// Decodes the fixed fields of a REQUEST, MESSAGE or REPLY from the first bytes of a body of
     /// `bodyLength` bytes. Returns `nil` when `bytes` is a prefix too short to hold them.
-    static func parseHead(kind: Frame.Kind, bytes: UnsafeRawBufferPointer, bodyLength: Int,
-                          names: inout ChannelNameCache) throws(ProtocolViolation) -> (PayloadHead, Int)? {
+    static func parseHead(
+        kind: Frame.Kind, bytes: UnsafeRawBufferPointer, bodyLength: Int,
+        names: inout ChannelNameCache
+    ) throws(ProtocolViolation) -> (PayloadHead, Int)? {
         var reader = ByteReader(bytes)
         do {
             switch kind {
@@ -80,8 +88,9 @@ enum FrameParser {
                     throw ProtocolViolation(.unknownReplyStatus, "REPLY \(id) has unknown status \(status)")
                 }
                 if status == 1, bodyLength > reader.offset {
-                    throw ProtocolViolation(.nullReplyWithBytes,
-                                            "REPLY \(id) is null (status 1) but carries \(bodyLength - reader.offset) bytes")
+                    throw ProtocolViolation(
+                        .nullReplyWithBytes,
+                        "REPLY \(id) is null (status 1) but carries \(bodyLength - reader.offset) bytes")
                 }
                 return (.reply(id: id, status: status), reader.offset)
             default:
@@ -130,8 +139,9 @@ enum FrameParser {
             // The version comes first: a later version may lay out the rest differently.
             let version = try reader.read(UInt16.self)
             guard version == Frame.Hello.currentVersion else {
-                throw ProtocolViolation(.unsupportedVersion,
-                                        "protocol version \(version) is not supported (this side speaks 1)")
+                throw ProtocolViolation(
+                    .unsupportedVersion,
+                    "protocol version \(version) is not supported (this side speaks 1)")
             }
             let flags = try reader.read(UInt16.self)
             let rawRole = try reader.read(UInt8.self)
@@ -146,13 +156,16 @@ enum FrameParser {
             if flags & Frame.Hello.maxFrameLengthFlag != 0 {
                 let value = Int(try reader.read(UInt32.self))
                 guard value >= Frame.Hello.minimumMaxFrameLength else {
-                    throw ProtocolViolation(.badMaxFrameLength,
-                                            "HELLO announces a maximum frame length of \(value), below \(Frame.Hello.minimumMaxFrameLength)")
+                    throw ProtocolViolation(
+                        .badMaxFrameLength,
+                        "HELLO announces a maximum frame length of \(value), below \(Frame.Hello.minimumMaxFrameLength)"
+                    )
                 }
                 maxFrameLength = value
             }
             // Bytes after the known fields are left for extensions announced by other flag bits.
-            return Frame.Hello(version: version, flags: flags, role: role, peerName: name, maxFrameLength: maxFrameLength)
+            return Frame.Hello(
+                version: version, flags: flags, role: role, peerName: name, maxFrameLength: maxFrameLength)
         } catch let error as ProtocolViolation {
             throw error
         } catch {
@@ -160,8 +173,10 @@ enum FrameParser {
         }
     }
 
-    private static func fixed<T: FixedWidthInteger>(_ kind: Frame.Kind, _ body: UnsafeRawBufferPointer,
-                                                    as _: T.Type) throws(ProtocolViolation) -> T {
+    private static func fixed<T: FixedWidthInteger>(
+        _ kind: Frame.Kind, _ body: UnsafeRawBufferPointer,
+        as _: T.Type
+    ) throws(ProtocolViolation) -> T {
         let size = MemoryLayout<T>.size
         guard body.count >= size else { throw shortBody(kind, body.count) }
         guard body.count == size else {

@@ -44,11 +44,15 @@ struct InputBuffer {
 
     var heldFrameCount: Int { held.count - heldHead }
 
-    mutating func hold(_ frame: Frame, needsHandlerSlot: Bool = false, needsAnswerRoom: Bool = false, needsBudget: Int = 0,
-                       prepaid: Int = 0) {
+    mutating func hold(
+        _ frame: Frame, needsHandlerSlot: Bool = false, needsAnswerRoom: Bool = false, needsBudget: Int = 0,
+        prepaid: Int = 0
+    ) {
         let bytes = FrameEncoder.encodedLength(of: frame)
-        held.append(HeldFrame(frame: frame, byteCount: bytes, needsHandlerSlot: needsHandlerSlot,
-                              needsAnswerRoom: needsAnswerRoom, needsBudget: needsBudget, prepaid: prepaid))
+        held.append(
+            HeldFrame(
+                frame: frame, byteCount: bytes, needsHandlerSlot: needsHandlerSlot,
+                needsAnswerRoom: needsAnswerRoom, needsBudget: needsBudget, prepaid: prepaid))
         heldByteCount += bytes
     }
 
@@ -69,9 +73,9 @@ struct InputBuffer {
     }
 
     mutating func removeFirst() {
-        guard isHolding else { return }   // emptied meanwhile by the end of the session
+        guard isHolding else { return }  // emptied meanwhile by the end of the session
         heldByteCount -= held[heldHead].byteCount
-        held[heldHead].frame = .cancel(id: 0)   // release the payload now
+        held[heldHead].frame = .cancel(id: 0)  // release the payload now
         heldHead += 1
         if heldHead == held.count {
             held.removeAll(keepingCapacity: held.count <= 64)

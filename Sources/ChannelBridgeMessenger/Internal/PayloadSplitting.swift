@@ -22,8 +22,11 @@ package final class PayloadSplitting: Sendable {
 
     package func setRequestSplitter(_ splitter: PayloadSplitter?, onChannel channel: String) {
         table.withLock { table in
-            if let splitter { table.requests[channel] = splitter }
-            else if !table.requests.isEmpty { table.requests[channel] = nil }
+            if let splitter {
+                table.requests[channel] = splitter
+            } else if !table.requests.isEmpty {
+                table.requests[channel] = nil
+            }
         }
     }
 

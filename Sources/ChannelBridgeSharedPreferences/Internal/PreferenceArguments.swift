@@ -45,7 +45,8 @@ struct PreferenceArguments {
         guard type.accepts(value) else {
             throw PreferenceErrors.invalidArguments(
                 method: method, argument: "value",
-                "the argument 'value' for key '\(key)' must be \(type.name) or null, got \(PreferenceType.typeName(of: value))")
+                "the argument 'value' for key '\(key)' must be \(type.name) or null, got \(PreferenceType.typeName(of: value))"
+            )
         }
         return value
     }

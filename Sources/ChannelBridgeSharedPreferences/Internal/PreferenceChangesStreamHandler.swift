@@ -20,7 +20,8 @@ final class PreferenceChangesStreamHandler: StreamHandler {
     func onListen(arguments: StandardValue, events: EventSink) async throws {
         let call = PreferenceArguments(MethodCall("listen", arguments: arguments))
         let appGroup: String
-        let namesNoGroup = arguments == .null || (arguments.mapEntries != nil && (arguments["appGroup"] ?? .null) == .null)
+        let namesNoGroup =
+            arguments == .null || (arguments.mapEntries != nil && (arguments["appGroup"] ?? .null) == .null)
         if !namesNoGroup {
             appGroup = try call.string("appGroup")
         } else if let group = sessionAppGroup() {

@@ -106,14 +106,18 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
 
     /// A get whose answer the store has at hand, when nothing of the session is pending: answered
     /// right here, with no further suspension point (the usual case for a read).
-    private func answerNow(_ method: Method, _ name: String, _ arguments: PreferenceArguments,
-                           group: String) throws -> StandardValue? {
+    private func answerNow(
+        _ method: Method, _ name: String, _ arguments: PreferenceArguments,
+        group: String
+    ) throws -> StandardValue? {
         guard method.getterType != nil || method == .get else { return nil }
         let key = try arguments.string("key")
         guard let reader = try stores(for: group).reader else { return nil }
         return try order.runNow(.read) { () throws -> StandardValue? in
             let cached: CachedValue
-            do throws(StoreError) { cached = try reader.cachedValue(forKey: key) } catch { throw PreferenceErrors.store(error) }
+            do throws(StoreError) { cached = try reader.cachedValue(forKey: key) } catch {
+                throw PreferenceErrors.store(error)
+            }
             guard case .known(let stored) = cached else { return nil }
             guard let stored else { return .null }
             guard let type = method.getterType else { return stored }
@@ -144,74 +148,101 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
     }
 
     /// Checks the call and returns its store operation, without touching the store.
-    private func prepare(_ method: Method, _ name: String, _ arguments: PreferenceArguments,
-                         group: String) throws -> (SessionOrder.Kind, Operation) {
+    private func prepare(
+        _ method: Method, _ name: String, _ arguments: PreferenceArguments,
+        group: String
+    ) throws -> (SessionOrder.Kind, Operation) {
         if let type = method.getterType {
             let key = try arguments.string("key")
             let store = try self.store(for: group)
-            return (.read, {
-                guard let stored = try await storeCall({ () async throws(StoreError) in try await store.value(forKey: key) })
-                else { return .null }
-                guard let value = type.read(stored) else {
-                    throw PreferenceErrors.wrongType(key: key, stored: stored, wanted: type, method: name)
+            return (
+                .read,
+                {
+                    guard
+                        let stored = try await storeCall({ () async throws(StoreError) in
+                            try await store.value(forKey: key)
+                        })
+                    else { return .null }
+                    guard let value = type.read(stored) else {
+                        throw PreferenceErrors.wrongType(key: key, stored: stored, wanted: type, method: name)
+                    }
+                    return value
                 }
-                return value
-            })
+            )
         }
         if let type = method.setterType {
             let key = try arguments.string("key")
             let value = try arguments.value(for: type, key: key)
             let store = try self.store(for: group)
-            return (.write, {
-                try await storeCall { () async throws(StoreError) in try await store.set(value, forKey: key) }
-                return .null
-            })
+            return (
+                .write,
+                {
+                    try await storeCall { () async throws(StoreError) in try await store.set(value, forKey: key) }
+                    return .null
+                }
+            )
         }
         switch method {
         case .get:
             let key = try arguments.string("key")
             let store = try self.store(for: group)
-            return (.read, {
-                try await storeCall { () async throws(StoreError) in try await store.value(forKey: key) } ?? .null
-            })
+            return (
+                .read,
+                {
+                    try await storeCall { () async throws(StoreError) in try await store.value(forKey: key) } ?? .null
+                }
+            )
         case .getAll:
             let store = try self.store(for: group)
-            return (.read, {
-                let entries = try await storeCall { () async throws(StoreError) in try await store.allValues() }
-                return .map(entries.map { StandardValue.MapEntry(.string($0.key), $0.value) })
-            })
+            return (
+                .read,
+                {
+                    let entries = try await storeCall { () async throws(StoreError) in try await store.allValues() }
+                    return .map(entries.map { StandardValue.MapEntry(.string($0.key), $0.value) })
+                }
+            )
         case .remove:
             let key = try arguments.string("key")
             let store = try self.store(for: group)
-            return (.write, {
-                try await storeCall { () async throws(StoreError) in try await store.remove(key) }
-                return .null
-            })
+            return (
+                .write,
+                {
+                    try await storeCall { () async throws(StoreError) in try await store.remove(key) }
+                    return .null
+                }
+            )
         case .removeAll:
             let store = try self.store(for: group)
-            return (.write, {
-                try await storeCall { () async throws(StoreError) in try await store.removeAll() }
-                return .null
-            })
+            return (
+                .write,
+                {
+                    try await storeCall { () async throws(StoreError) in try await store.removeAll() }
+                    return .null
+                }
+            )
         case .appendToList:
             let key = try arguments.string("key")
             let values = try arguments.list("values")
             let store = try self.store(for: group)
-            return (.write, {
-                // One locked read-modify-write: appenders in any number of processes lose no item.
-                do {
-                    try await store.update(key: key) { old in
-                        switch old {
-                        case nil: return .list(values)
-                        case .list(let items)?: return .list(items + values)
-                        case let other?: throw PreferenceErrors.wrongType(key: key, stored: other, wanted: .list, method: name)
+            return (
+                .write,
+                {
+                    // One locked read-modify-write: appenders in any number of processes lose no item.
+                    do {
+                        try await store.update(key: key) { old in
+                            switch old {
+                            case nil: return .list(values)
+                            case .list(let items)?: return .list(items + values)
+                            case let other?:
+                                throw PreferenceErrors.wrongType(key: key, stored: other, wanted: .list, method: name)
+                            }
                         }
+                    } catch let error as StoreError {
+                        throw PreferenceErrors.store(error)
                     }
-                } catch let error as StoreError {
-                    throw PreferenceErrors.store(error)
+                    return .null
                 }
-                return .null
-            })
+            )
         case .take:
             let key = try arguments.string("key")
             let requestID = try arguments.optionalString("requestId")
@@ -221,12 +252,15 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
                     "the argument 'requestId' must be 1 to 128 bytes of UTF-8, got \(requestID.utf8.count)")
             }
             let store = try self.store(for: group)
-            return (.write, {
-                try await storeCall { () async throws(StoreError) in
-                    if let requestID { return try await store.take(key: key, requestID: requestID) }
-                    return try await store.take(key: key)
-                } ?? .null
-            })
+            return (
+                .write,
+                {
+                    try await storeCall { () async throws(StoreError) in
+                        if let requestID { return try await store.take(key: key, requestID: requestID) }
+                        return try await store.take(key: key)
+                    } ?? .null
+                }
+            )
         default:
             // Every other method is a getter or setter, answered above.
             throw MethodNotImplemented()

@@ -24,7 +24,7 @@ enum PreferenceType: Sendable {
     func read(_ stored: StandardValue) -> StandardValue? {
         switch (self, stored) {
         case (.bool, .bool), (.int, .int32), (.int, .int64), (.double, .float64), (.string, .string),
-             (.bytes, .uint8List):
+            (.bytes, .uint8List):
             return stored
         case (.double, .int32(let n)):
             return .float64(Double(n))
@@ -43,7 +43,7 @@ enum PreferenceType: Sendable {
     func accepts(_ value: StandardValue) -> Bool {
         switch (self, value) {
         case (.bool, .bool), (.int, .int32), (.int, .int64), (.double, .float64), (.string, .string),
-             (.bytes, .uint8List):
+            (.bytes, .uint8List):
             return true
         case (.stringArray, _):
             return value.stringListValue != nil

@@ -81,18 +81,20 @@ final class SessionOrder: Sendable {
         let waiter = Waiter(kind: kind)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                let queued = waiter.prepare(start: {
-                    // Runs on the releasing thread; the operation's synchronous part (a write
-                    // handing itself to the store) is done before the next waiter starts.
-                    Task.immediate {
-                        let result: Result<T, any Error>
-                        do { result = .success(try await operation()) } catch { result = .failure(error) }
-                        self.finished(kind)
-                        continuation.resume(with: result)
-                    }
-                }, cancelled: {
-                    continuation.resume(throwing: CancellationError())
-                })
+                let queued = waiter.prepare(
+                    start: {
+                        // Runs on the releasing thread; the operation's synchronous part (a write
+                        // handing itself to the store) is done before the next waiter starts.
+                        Task.immediate {
+                            let result: Result<T, any Error>
+                            do { result = .success(try await operation()) } catch { result = .failure(error) }
+                            self.finished(kind)
+                            continuation.resume(with: result)
+                        }
+                    },
+                    cancelled: {
+                        continuation.resume(throwing: CancellationError())
+                    })
                 guard queued else { return }
                 // Something may have finished between the check above and this append without
                 // seeing this waiter: check again, and start it if it may run.
@@ -196,7 +198,9 @@ final class SessionOrder: Sendable {
 
         /// Installs the ways to start and to give up; `false` (after calling `cancelled`) when the
         /// task was cancelled already.
-        func prepare(start: @escaping @Sendable () -> Task<Void, Never>, cancelled: @escaping @Sendable () -> Void) -> Bool {
+        func prepare(
+            start: @escaping @Sendable () -> Task<Void, Never>, cancelled: @escaping @Sendable () -> Void
+        ) -> Bool {
             let proceed = phase.withLock { phase -> Bool in
                 guard case .new = phase else { return false }
                 phase = .waiting(start: start, cancelled: cancelled)

@@ -82,8 +82,9 @@ struct ListeningSocket: Sendable {
         if code != 0 {
             Syscalls.closeDescriptor(fd)
             if code == Errno.EWOULDBLOCK {
-                throw SocketError(.addressInUse, "another host is serving this socket (it holds \(lockPath))",
-                                  path: path, errno: code)
+                throw SocketError(
+                    .addressInUse, "another host is serving this socket (it holds \(lockPath))",
+                    path: path, errno: code)
             }
             throw Syscalls.failure("flock", path: lockPath, errno: code)
         }
@@ -95,16 +96,19 @@ struct ListeningSocket: Sendable {
             let code = Syscalls.bind(fd, to: address)
             if code == 0 { return }
             guard code == Errno.EADDRINUSE else { throw Syscalls.failure("bind", path: path, errno: code) }
-            guard let info = FileCalls.linkStatus(path) else { continue }   // vanished meanwhile: try again
+            guard let info = FileCalls.linkStatus(path) else { continue }  // vanished meanwhile: try again
             guard info.isSocket else {
                 throw SocketError(.notASocket, "the path exists and is not a socket; it is left alone", path: path)
             }
             guard try isStale(address, path: path) else {
-                throw SocketError(.addressInUse, "a live socket is being served here; it is never taken over",
-                                  path: path, errno: code)
+                throw SocketError(
+                    .addressInUse, "a live socket is being served here; it is never taken over",
+                    path: path, errno: code)
             }
             let unlinked = FileCalls.unlink(path)
-            guard unlinked == 0 || unlinked == Errno.ENOENT else { throw Syscalls.failure("unlink", path: path, errno: unlinked) }
+            guard unlinked == 0 || unlinked == Errno.ENOENT else {
+                throw Syscalls.failure("unlink", path: path, errno: unlinked)
+            }
         }
         throw SocketError(.addressInUse, "the path kept being taken while binding", path: path)
     }

@@ -193,13 +193,13 @@ struct OutboundQueue {
         var rest = count
         while rest > 0 {
             guard head < chunks.count else {
-                firstOffset += rest   // into the block
+                firstOffset += rest  // into the block
                 break
             }
             let available = chunks[head].count - firstOffset
             if rest >= available {
                 rest -= available
-                chunks[head] = []   // release the bytes now; the slot goes at compaction
+                chunks[head] = []  // release the bytes now; the slot goes at compaction
                 head += 1
                 firstOffset = 0
             } else {

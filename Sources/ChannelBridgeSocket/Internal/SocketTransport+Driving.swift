@@ -38,7 +38,8 @@ extension SocketTransport {
             if settled() { return true }
             // An unfinished frame is timed by the reader loop (`awaitRestOfFrame`), not here.
             guard !readerSawEnd, case .read = connection.inputDemand, !timesFrame(of: connection),
-                  executor.willBlock() else { return false }
+                executor.willBlock()
+            else { return false }
             let polled = Syscalls.poll(fd, forInput: true, orReadable: readerWake)
             executor.didUnblock()
             if let (socket, woken) = polled, woken.readable {

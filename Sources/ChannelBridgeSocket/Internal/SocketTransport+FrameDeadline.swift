@@ -23,8 +23,9 @@ extension SocketTransport {
         guard let timeout = frameTimeout else { return }
         while true {
             let bytes = connection.partialFrameByteCount
-            let left = frameClock.secondsLeft(frame: connection.partialFrameNumber, bytes: bytes,
-                                              timeout: timeout, minimumRate: frameMinimumRate)
+            let left = frameClock.secondsLeft(
+                frame: connection.partialFrameNumber, bytes: bytes,
+                timeout: timeout, minimumRate: frameMinimumRate)
             guard left > 0 else { break }
             let start = Syscalls.monotonicSeconds()
             let ready = Syscalls.poll(fd, forInput: true, milliseconds: Int32(min(left * 1000, 3_600_000).rounded(.up)))
@@ -33,9 +34,10 @@ extension SocketTransport {
         }
         frameClock.expired = true
         let bytes = connection.partialFrameByteCount
-        connection.frameTimedOut("a frame was not finished in time: \(bytes) bytes of it arrived in "
-                                 + "\(Self.seconds(frameClock.waited)) s of waiting (deadline \(Self.seconds(timeout)) s "
-                                 + "+ 1 s per \(frameMinimumRateText) received)")
+        connection.frameTimedOut(
+            "a frame was not finished in time: \(bytes) bytes of it arrived in "
+                + "\(Self.seconds(frameClock.waited)) s of waiting (deadline \(Self.seconds(timeout)) s "
+                + "+ 1 s per \(frameMinimumRateText) received)")
     }
 
     private var frameMinimumRateText: String {

@@ -18,8 +18,10 @@ extension SocketTransport {
     /// reader's scratch memory and sent from there, bypassing the queue and its accounting (issue
     /// 18); only what the socket does not take is queued, in the same lock, as `add` would have.
     @inline(__always)  // each writer gets a copy with its `add` inlined and the flag constant
-    func enqueue(sendingNowOnReader: Bool = false, directFrame: Int = 0,
-                 _ encode: (UnsafeMutableRawBufferPointer) -> Void = { _ in }, _ add: (inout OutboundQueue) -> Void) {
+    func enqueue(
+        sendingNowOnReader: Bool = false, directFrame: Int = 0,
+        _ encode: (UnsafeMutableRawBufferPointer) -> Void = { _ in }, _ add: (inout OutboundQueue) -> Void
+    ) {
         let me = ThreadIdentity.current
         let highWater = self.highWater
         var crossed = Crossings()
@@ -27,7 +29,8 @@ extension SocketTransport {
             guard !state.closeRequested, !state.isShutDown else { return (false, false, false) }
             var rest: UnsafeRawBufferPointer?
             if directFrame > 0, directFrame <= Self.directSendLimit, !state.flushing, state.queue.isEmpty,
-               let reader = state.reader, reader == me, sendingNowOnReader || executor.runningLoneJob {
+                let reader = state.reader, reader == me, sendingNowOnReader || executor.runningLoneJob
+            {
                 let frame = readerFrame(directFrame)
                 encode(frame)
                 let sent = Syscalls.sendNow(fd, UnsafeRawBufferPointer(frame))
@@ -38,7 +41,8 @@ extension SocketTransport {
             }
             let (bytesBefore, answersBefore) = (state.queue.byteCount, state.queue.answerByteCount)
             if let rest {
-                state.queue.append(Array(rest), isAnswer: directFrame > 4 && OutboundQueue.isAnswer(kind: readerFrameScratch![4]))
+                state.queue.append(
+                    Array(rest), isAnswer: directFrame > 4 && OutboundQueue.isAnswer(kind: readerFrameScratch![4]))
             } else {
                 add(&state.queue)
             }
@@ -60,7 +64,8 @@ extension SocketTransport {
             // enough that the peer can start on it while the reader goes on.
             if let reader = state.reader, reader == me, state.queue.byteCount < Self.readerFlushThreshold {
                 if sendingNowOnReader || executor.runningLoneJob,
-                   Self.sendAllNow(fd, &state, lowWater: lowWater, crossed: &crossed) {
+                    Self.sendAllNow(fd, &state, lowWater: lowWater, crossed: &crossed)
+                {
                     return (false, crossedUp, false)
                 }
                 return (false, crossedUp, true)
@@ -220,13 +225,13 @@ extension SocketTransport {
                 handToWriter(sent: sent)
                 return
             case .wouldBlock:
-                abandonWriting(failure: nil)   // the close deadline passed
+                abandonWriting(failure: nil)  // the close deadline passed
             case .failed(let code):
                 abandonWriting(failure: code)
             }
             if blocking {
                 state.withLock { $0.handedToWriter = false }
-                writerWake.signal()   // let the writer's loop notice an exit request
+                writerWake.signal()  // let the writer's loop notice an exit request
             }
             return
         }
@@ -246,7 +251,9 @@ extension SocketTransport {
                 state.queue.takeSpareBlock(from: &outgoing)
                 if blocking { state.handedToWriter = false }
                 state.flushing = false
-                return (.released(shutDown: state.takeShutdownIfDue(), closeNow: state.takeDescriptorCloseIfDue()), crossed)
+                return (
+                    .released(shutDown: state.takeShutdownIfDue(), closeNow: state.takeDescriptorCloseIfDue()), crossed
+                )
             }
             swap(&state.queue, &outgoing)
             state.queue.takeSpareBlock(from: &outgoing)
@@ -265,11 +272,14 @@ extension SocketTransport {
         let (head, firstOffset, fill) = (batch.head, batch.firstOffset, batch.blockFill)
         // The common case, small frames only: the block's bytes, with no list to walk.
         if head == batch.chunks.count {
-            return batch.block.withUnsafeBytes { Syscalls.sendNow(fd, UnsafeRawBufferPointer(rebasing: $0[firstOffset..<fill])) }
+            return batch.block.withUnsafeBytes {
+                Syscalls.sendNow(fd, UnsafeRawBufferPointer(rebasing: $0[firstOffset..<fill]))
+            }
         }
         if fill == 0 { return Syscalls.sendNow(fd, batch.chunks[head...], firstOffset: firstOffset) }
         // Chunks, then the block (a large payload followed by small frames).
-        return Syscalls.sendNow(fd, (batch.chunks[head...] + [batch.block])[...], firstOffset: firstOffset, lastCount: fill)
+        return Syscalls.sendNow(
+            fd, (batch.chunks[head...] + [batch.block])[...], firstOffset: firstOffset, lastCount: fill)
     }
 
     /// Sends `batch`; `.wouldBlock` from a blocking send means the close deadline passed. Adds
@@ -320,7 +330,7 @@ extension SocketTransport {
     /// deadline) ends the session at once, before the reader delivers anything more.
     /// Called only by the thread holding the flush role, which it gives up here.
     func abandonWriting(failure: Int32?, what: String = "writing to the socket") {
-        outgoing = OutboundQueue()   // before the role is given up: the next holder owns `outgoing`
+        outgoing = OutboundQueue()  // before the role is given up: the next holder owns `outgoing`
         let (shutDown, closeNow, crossed, connection) = state.withLock { state in
             let crossed = state.dropAll()
             state.flushing = false

@@ -152,7 +152,9 @@ final class SocketTransport: FlowControlledTransport {
         if let size = options.socketSendBufferSize { _ = Syscalls.setSendBufferSize(fd, size) }
         executor = ReaderExecutor(enabled: options.runsTasksOnReaderThread)
         closeTimeout = options.closeTimeout
-        frameTimeout = options.frameTimeout.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        frameTimeout = options.frameTimeout.map {
+            Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18
+        }
         frameMinimumRate = Double(max(1, options.frameMinimumRate))
         outboundFlow = OutboundFlow(highWater: options.outboundHighWater, lowWater: options.outboundLowWater)
         highWater = outboundFlow.highWater
@@ -257,8 +259,10 @@ final class SocketTransport: FlowControlledTransport {
                 case .hungUp:
                     if executor.isEnabled { executor.didUnblock() }
                     // The peer is gone: what it sent and this side has not started never starts.
-                    connection.receiveEnd(error: MessengerError(
-                        .connectionClosed, "the peer closed the connection; the requests it had queued were dropped"))
+                    connection.receiveEnd(
+                        error: MessengerError(
+                            .connectionClosed, "the peer closed the connection; the requests it had queued were dropped"
+                        ))
                     break reading
                 }
             }
@@ -297,7 +301,9 @@ final class SocketTransport: FlowControlledTransport {
         })
         flushDeferred()
         guard count == 0 else { return true }
-        let error = failure == 0 ? nil
+        let error =
+            failure == 0
+            ? nil
             : MessengerError(.transport, "reading the socket failed: \(Syscalls.errorText(Int32(failure)))")
         connection.receiveEnd(error: error)
         return false

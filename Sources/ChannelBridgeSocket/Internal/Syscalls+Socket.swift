@@ -2,8 +2,10 @@ import ChannelBridgePlatform
 
 /// The platform's socket calls with this module's error and credential types.
 extension Syscalls {
-    static func failure(_ call: String, code: SocketError.Code = .systemCall, path: String? = nil,
-                        errno value: Int32 = Syscalls.lastError) -> SocketError {
+    static func failure(
+        _ call: String, code: SocketError.Code = .systemCall, path: String? = nil,
+        errno value: Int32 = Syscalls.lastError
+    ) -> SocketError {
         SocketError(code, "\(call) failed: \(errorText(value))", path: path, errno: value)
     }
 

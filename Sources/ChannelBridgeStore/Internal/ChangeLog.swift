@@ -37,12 +37,15 @@ struct ChangeLog: Sendable, Equatable {
     var json: JSONValue {
         .object([
             .init("seq", .number(String(seq))),
-            .init("commits", .array(commits.map { commit in
-                .object([
-                    .init("seq", .number(String(commit.seq))),
-                    .init("keys", .array(commit.keys.map(JSONValue.string))),
-                ])
-            })),
+            .init(
+                "commits",
+                .array(
+                    commits.map { commit in
+                        .object([
+                            .init("seq", .number(String(commit.seq))),
+                            .init("keys", .array(commit.keys.map(JSONValue.string))),
+                        ])
+                    })),
         ])
     }
 
@@ -74,12 +77,14 @@ struct ChangeLog: Sendable, Equatable {
     /// events and must never make the values unreadable.
     init?(json: JSONValue) {
         guard case .number(let seqText)? = json["seq"], let seq = UInt64(seqText), seq <= Self.maximumSeq,
-              case .array(let items)? = json["commits"] else { return nil }
+            case .array(let items)? = json["commits"]
+        else { return nil }
         var commits: [Commit] = []
         for item in items {
             guard case .number(let text)? = item["seq"], let commitSeq = UInt64(text),
-                  case .array(let keyValues)? = item["keys"],
-                  commitSeq <= seq, commitSeq > (commits.last?.seq ?? 0) else { return nil }
+                case .array(let keyValues)? = item["keys"],
+                commitSeq <= seq, commitSeq > (commits.last?.seq ?? 0)
+            else { return nil }
             var keys: [String] = []
             for keyValue in keyValues {
                 guard case .string(let key) = keyValue else { return nil }

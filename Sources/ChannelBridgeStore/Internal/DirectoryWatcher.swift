@@ -42,7 +42,9 @@ final class DirectoryWatcher: Sendable {
         try state.withLock { (state: inout State) throws(StoreError) in
             if state.descriptor < 0 {
                 let descriptor = Inotify.start(flags: Self.closeOnExec)
-                if descriptor < 0 { throw FileSystem.failure("cannot start inotify", path: directory, errno: -descriptor) }
+                if descriptor < 0 {
+                    throw FileSystem.failure("cannot start inotify", path: directory, errno: -descriptor)
+                }
                 // The thread starts under the lock so that no other subscription can join a
                 // descriptor whose thread then fails to start; `pthread_create` does not call
                 // back into this lock, and the thread takes it only once it has read events.
@@ -55,7 +57,9 @@ final class DirectoryWatcher: Sendable {
                 state.descriptor = descriptor
             }
             let watch = Inotify.addWatch(state.descriptor, path: directory, mask: Self.watchMask)
-            if watch < 0 { throw FileSystem.failure("cannot watch directory '\(directory)'", path: directory, errno: -watch) }
+            if watch < 0 {
+                throw FileSystem.failure("cannot watch directory '\(directory)'", path: directory, errno: -watch)
+            }
             state.subscriptions[watch, default: [:]][ObjectIdentifier(subscription)] = subscription
             state.watchBySubscription[ObjectIdentifier(subscription)] = watch
         }

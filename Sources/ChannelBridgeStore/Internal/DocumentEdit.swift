@@ -90,7 +90,9 @@ struct DocumentEdit {
     mutating func removeAll() -> Bool {
         var any = false
         for key in base.orderedKeys() where valueText(forKey: key) != nil { any = set(key, text: nil) || any }
-        for (key, value) in added where value != nil && addedPosition[CodeUnitString(key)] != nil { any = set(key, text: nil) || any }
+        for (key, value) in added where value != nil && addedPosition[CodeUnitString(key)] != nil {
+            any = set(key, text: nil) || any
+        }
         return any
     }
 
@@ -121,7 +123,7 @@ struct DocumentEdit {
         log.record(writtenKeys)
         var out = buffers.bytes
         var entries = buffers.entries
-        buffers = Buffers()   // `out` and `entries` are the only references: reused in place
+        buffers = Buffers()  // `out` and `entries` are the only references: reused in place
         out.removeAll(keepingCapacity: true)
         entries.removeAll(keepingCapacity: true)
         var logText: [UInt8] = []
@@ -129,12 +131,14 @@ struct DocumentEdit {
         var receiptsText: [UInt8] = []
         if !takeReceipts.isEmpty { takeReceipts.write(into: &receiptsText) }
         // The base's bytes hold its log and every value this edit replaces: an upper bound.
-        let estimate = base.bytes.count + logText.count + receiptsText.count
+        let estimate =
+            base.bytes.count + logText.count + receiptsText.count
             + added.reduce(64) { $0 + $1.key.utf8.count + ($1.value?.count ?? 0) + 16 }
             + replaced.values.reduce(0) { $0 + ($1?.count ?? 0) }
         guard estimate <= StoredDocument.maximumSize else {
-            throw StoreError(.invalidValue, "the preferences file '\(path)' would grow past \(StoredDocument.maximumSize) bytes",
-                             path: path)
+            throw StoreError(
+                .invalidValue, "the preferences file '\(path)' would grow past \(StoredDocument.maximumSize) bytes",
+                path: path)
         }
         // With room to grow, so that the two arrays a group alternates between are allocated
         // once, not again each time the file grows by a few bytes.
@@ -199,7 +203,9 @@ struct DocumentEdit {
         }
         // Positions do not carry keys; the keys written do.
         for key in writtenKeys {
-            if let position = base.index[CodeUnitString(key)], replaced[position] == .some(nil) { removedKeys.append(key) }
+            if let position = base.index[CodeUnitString(key)], replaced[position] == .some(nil) {
+                removedKeys.append(key)
+            }
         }
         for (key, value) in added {
             guard let value else { continue }
@@ -226,7 +232,8 @@ struct DocumentEdit {
         }
         out.append(contentsOf: "\n}\n".utf8)
         buffers = Buffers(bytes: out, entries: entries)
-        return Result(tombstones: tombstones, changeLog: log, removedKeys: removedKeys, addedKeys: addedKeys,
-                      writtenKeys: writtenKeys, takeReceipts: takeReceipts)
+        return Result(
+            tombstones: tombstones, changeLog: log, removedKeys: removedKeys, addedKeys: addedKeys,
+            writtenKeys: writtenKeys, takeReceipts: takeReceipts)
     }
 }

@@ -119,7 +119,8 @@ struct DocumentScanner {
     /// are valid UTF-8 with no control character, else `nil` (then the string is parsed in full).
     private func plainString(_ range: Range<Int>) -> String? {
         guard range.count >= 2, bytes[range.lowerBound] == UInt8(ascii: "\""),
-              bytes[range.upperBound - 1] == UInt8(ascii: "\"") else { return nil }
+            bytes[range.upperBound - 1] == UInt8(ascii: "\"")
+        else { return nil }
         let inner = bytes[(range.lowerBound + 1)..<(range.upperBound - 1)]
         // `skipString` ended at the first quote not escaped, so there is none inside.
         guard !inner.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\\") }) else { return nil }
@@ -140,7 +141,8 @@ struct DocumentScanner {
 
     private mutating func scan() throws(StoreError) -> StoredDocument {
         guard bytes.count <= StoredDocument.maximumSize else {
-            throw corrupt("is \(bytes.count) bytes long; this store reads files of at most \(StoredDocument.maximumSize) bytes")
+            throw corrupt(
+                "is \(bytes.count) bytes long; this store reads files of at most \(StoredDocument.maximumSize) bytes")
         }
         skipWhitespace()
         guard peek == UInt8(ascii: "{") else {
@@ -198,9 +200,10 @@ struct DocumentScanner {
         case .number("1")?:
             break
         case .number(let other)?:
-            throw StoreError(.unsupportedVersion,
-                             "preferences file '\(path)' has format version \(other); this store reads version 1",
-                             path: path)
+            throw StoreError(
+                .unsupportedVersion,
+                "preferences file '\(path)' has format version \(other); this store reads version 1",
+                path: path)
         default:
             throw corrupt("has no numeric \"version\"")
         }
@@ -239,10 +242,13 @@ struct DocumentScanner {
                     do {
                         _ = try TypedValueNotation.value(from: json)
                     } catch {
-                        notation = (keys.count, StoreError(
-                            .corruptFile,
-                            "preferences file '\(path)': the value of key '\(key)' is not typed value notation: \(error)",
-                            path: path))
+                        notation = (
+                            keys.count,
+                            StoreError(
+                                .corruptFile,
+                                "preferences file '\(path)': the value of key '\(key)' is not typed value notation: \(error)",
+                                path: path)
+                        )
                     }
                 }
             }
@@ -258,7 +264,8 @@ struct DocumentScanner {
         }
         // The index is built once, at its final size.
         document.index.reserveCapacity(keys.count)
-        for (position, key) in keys.enumerated() where document.index.updateValue(position, forKey: CodeUnitString(key)) != nil {
+        for (position, key) in keys.enumerated()
+        where document.index.updateValue(position, forKey: CodeUnitString(key)) != nil {
             if let notation, notation.position < position { return notation.fault }
             return corrupt("has the key '\(key)' twice")
         }

@@ -41,12 +41,16 @@ enum FileSystem {
         }
         do throws(StoreError) {
             let status = try regularStatus(fd, what: what, path: path)
-            if status.size > maximumSize { throw tooLarge(what, path: path, detail: "\(status.size) bytes", maximumSize: maximumSize) }
+            if status.size > maximumSize {
+                throw tooLarge(what, path: path, detail: "\(status.size) bytes", maximumSize: maximumSize)
+            }
             // Sized once from fstat; a file that grows meanwhile (a tool writing in place) is read
             // on, up to the bound.
             switch FileCalls.readWhole(fd, expectedSize: status.size, maximumSize: maximumSize) {
-            case .success(.bytes(let bytes)): return OpenedFile(descriptor: fd, identity: FileIdentity(status), bytes: bytes)
-            case .success(.tooLarge): throw tooLarge(what, path: path, detail: "it grew while being read", maximumSize: maximumSize)
+            case .success(.bytes(let bytes)):
+                return OpenedFile(descriptor: fd, identity: FileIdentity(status), bytes: bytes)
+            case .success(.tooLarge):
+                throw tooLarge(what, path: path, detail: "it grew while being read", maximumSize: maximumSize)
             case .failure(let error): throw failure("cannot read \(what) '\(path)'", path: path, errno: error.code)
             }
         } catch {
@@ -83,14 +87,16 @@ enum FileSystem {
     }
 
     private static func notRegular(_ what: String, path: String, type: String) -> StoreError {
-        StoreError(.notRegularFile,
-                   "\(what) '\(path)' is \(type), not a regular file; the store neither follows nor replaces it",
-                   path: path)
+        StoreError(
+            .notRegularFile,
+            "\(what) '\(path)' is \(type), not a regular file; the store neither follows nor replaces it",
+            path: path)
     }
 
     private static func tooLarge(_ what: String, path: String, detail: String, maximumSize: Int) -> StoreError {
-        StoreError(.fileTooLarge, "\(what) '\(path)' is larger than the maximum file size of \(maximumSize) bytes (\(detail))",
-                   path: path)
+        StoreError(
+            .fileTooLarge, "\(what) '\(path)' is larger than the maximum file size of \(maximumSize) bytes (\(detail))",
+            path: path)
     }
 
     /// Creates `path` and any missing parents (mode 0700: app-group data is the user's own). The
@@ -151,15 +157,22 @@ enum FileSystem {
         if -fd == Errno.EEXIST {
             let removed = FileCalls.unlink(temporaryPath)
             if removed != 0 && removed != Errno.ENOENT {
-                throw failure("cannot remove the stale temporary file '\(temporaryPath)'", path: temporaryPath, errno: removed)
+                throw failure(
+                    "cannot remove the stale temporary file '\(temporaryPath)'", path: temporaryPath, errno: removed)
             }
             fd = FileCalls.createExclusive(temporaryPath)
         }
         if fd < 0 { throw failure("cannot create '\(temporaryPath)'", path: temporaryPath, errno: -fd) }
         let written = FileCalls.writeAll(fd, bytes)
-        if written != 0 { throw abandon(fd, temporaryPath, failure("cannot write '\(temporaryPath)'", path: temporaryPath, errno: written)) }
+        if written != 0 {
+            throw abandon(
+                fd, temporaryPath, failure("cannot write '\(temporaryPath)'", path: temporaryPath, errno: written))
+        }
         let synced = FileCalls.sync(fd)
-        if synced != 0 { throw abandon(fd, temporaryPath, failure("cannot fsync '\(temporaryPath)'", path: temporaryPath, errno: synced)) }
+        if synced != 0 {
+            throw abandon(
+                fd, temporaryPath, failure("cannot fsync '\(temporaryPath)'", path: temporaryPath, errno: synced))
+        }
         return fd
     }
 
@@ -168,11 +181,14 @@ enum FileSystem {
     /// content survives a crash once this returns. Returns the new file's identity, taken after
     /// the rename (a rename changes the file's change time); `fd` stays open, for the caller's
     /// cache. On failure `fd` is closed.
-    static func install(_ fd: Int32, temporaryPath: String, as path: String,
-                        directory: String) throws(StoreError) -> FileIdentity {
+    static func install(
+        _ fd: Int32, temporaryPath: String, as path: String,
+        directory: String
+    ) throws(StoreError) -> FileIdentity {
         let renamed = FileCalls.rename(temporaryPath, to: path)
         if renamed != 0 {
-            throw abandon(fd, temporaryPath, failure("cannot rename '\(temporaryPath)' to '\(path)'", path: path, errno: renamed))
+            throw abandon(
+                fd, temporaryPath, failure("cannot rename '\(temporaryPath)' to '\(path)'", path: path, errno: renamed))
         }
         do throws(StoreError) {
             try syncDirectory(directory)

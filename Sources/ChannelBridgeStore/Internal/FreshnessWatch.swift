@@ -41,7 +41,8 @@ final class FreshnessWatch: Sendable {
     private static let closeOnExec: Int32 = 0o2_000_000
     /// Everything that can change what a `stat` of `preferences.json` reports: its contents and
     /// size, its times and mode, the name given to another file or taken away, the directory gone.
-    static let watchMask = modify | attributes | closeWrite | movedFrom | movedTo | create | delete
+    static let watchMask =
+        modify | attributes | closeWrite | movedFrom | movedTo | create | delete
         | deleteSelf | moveSelf | onlyDirectory
     private static let watchedName = Array("preferences.json".utf8)
 
@@ -130,7 +131,9 @@ final class FreshnessWatch: Sendable {
     /// NUL-padded name): whether any can have changed a watched `preferences.json`, and the
     /// watches of directories moved away, to be removed. Forgets those and the watches the
     /// kernel dropped (`IN_IGNORED`: the directory was deleted).
-    private static func absorb(_ bytes: ArraySlice<UInt8>, users: inout [Int32: Int]) -> (changed: Bool, dropped: [Int32]) {
+    private static func absorb(
+        _ bytes: ArraySlice<UInt8>, users: inout [Int32: Int]
+    ) -> (changed: Bool, dropped: [Int32]) {
         var changed = false
         var dropped: [Int32] = []
         bytes.withUnsafeBytes { raw in

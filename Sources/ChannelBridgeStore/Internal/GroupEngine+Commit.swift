@@ -9,8 +9,10 @@ extension GroupEngine {
     /// function first suspends, so writes started one after another from one thread are applied in
     /// that order (what the plugin's program order relies on).
     @discardableResult
-    func perform<T: Sendable>(_ description: String,
-                              _ change: @escaping @Sendable (inout DocumentEdit) -> T) async throws(StoreError) -> T {
+    func perform<T: Sendable>(
+        _ description: String,
+        _ change: @escaping @Sendable (inout DocumentEdit) -> T
+    ) async throws(StoreError) -> T {
         let request = WriteRequest(description, change)
         // A task cancelled before its write is queued never queues it (and so never races the
         // committer for it).
@@ -103,9 +105,10 @@ extension GroupEngine {
                 guard let result = try edit(batch, into: &buffers) else { return }
                 // A file this store would refuse to read is never written.
                 if buffers.bytes.count > maximumFileSize {
-                    throw StoreError(.fileTooLarge,
-                                     "preferences file '\(files.preferences)' would be larger than the maximum file size of \(maximumFileSize) bytes (\(buffers.bytes.count) bytes); nothing was written",
-                                     path: files.preferences)
+                    throw StoreError(
+                        .fileTooLarge,
+                        "preferences file '\(files.preferences)' would be larger than the maximum file size of \(maximumFileSize) bytes (\(buffers.bytes.count) bytes); nothing was written",
+                        path: files.preferences)
                 }
                 let descriptor = try FileSystem.writeTemporary(buffers.bytes, at: files.temporary)
                 // The file being replaced is let go before the rename, so the rename frees it at
@@ -127,8 +130,9 @@ extension GroupEngine {
                 if oldPin >= 0 { FileCalls.close(oldPin) }
                 // On failure the cache stays untrusted: the file may or may not have been
                 // replaced, and the next read or write reads it again.
-                let identity = try FileSystem.install(descriptor, temporaryPath: files.temporary,
-                                                      as: files.preferences, directory: files.directory)
+                let identity = try FileSystem.install(
+                    descriptor, temporaryPath: files.temporary,
+                    as: files.preferences, directory: files.directory)
                 cache.withLock { cache in
                     // The batch's edit (and its copy of the document) is gone: `index` changes in
                     // place, and the old bytes and entries go back to `buffers` for the next commit.
@@ -149,8 +153,11 @@ extension GroupEngine {
 
     /// Applies the batch to the cached document, building the new file in `buffers`; `nil` when
     /// it wrote nothing.
-    private func edit(_ batch: [any PendingWrite], into buffers: inout DocumentEdit.Buffers) throws(StoreError)
-        -> DocumentEdit.Result? {
+    private func edit(
+        _ batch: [any PendingWrite], into buffers: inout DocumentEdit.Buffers
+    ) throws(StoreError)
+        -> DocumentEdit.Result?
+    {
         var edit = DocumentEdit(base: cache.withLock { $0.document }, path: files.preferences)
         for request in batch { request.apply(to: &edit) }
         return edit.hasWrites ? try edit.result(into: &buffers) : nil

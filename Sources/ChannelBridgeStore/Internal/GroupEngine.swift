@@ -105,8 +105,10 @@ final class GroupEngine: Sendable {
     /// The largest `preferences.json` read or written (`AppGroupStore.maximumFileSize`).
     let maximumFileSize: Int
 
-    init(files: GroupFiles, threadName: String, freshness: FreshnessWatch = .shared,
-         maximumFileSize: Int = AppGroupStore.defaultMaximumFileSize) {
+    init(
+        files: GroupFiles, threadName: String, freshness: FreshnessWatch = .shared,
+        maximumFileSize: Int = AppGroupStore.defaultMaximumFileSize
+    ) {
         self.files = files
         self.threadName = threadName
         self.maximumFileSize = maximumFileSize
@@ -196,8 +198,10 @@ final class GroupEngine: Sendable {
         let document: StoredDocument
         var pin: Int32 = -1
         var openedIdentity: FileIdentity?
-        if let opened = try FileSystem.openAndRead(files.preferences, what: "preferences file",
-                                                       maximumSize: maximumFileSize) {
+        if let opened = try FileSystem.openAndRead(
+            files.preferences, what: "preferences file",
+            maximumSize: maximumFileSize)
+        {
             do {
                 document = try DocumentScanner.document(from: opened.bytes, path: files.preferences)
             } catch {

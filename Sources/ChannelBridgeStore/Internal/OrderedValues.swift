@@ -25,7 +25,8 @@ struct OrderedValues: Sendable, Equatable {
             if let newValue {
                 if storage.updateValue(newValue, forKey: identity) == nil { keys.append(key) }
             } else if storage.removeValue(forKey: identity) != nil,
-                      let index = keys.firstIndex(where: { CodeUnitString.equal($0, key) }) {
+                let index = keys.firstIndex(where: { CodeUnitString.equal($0, key) })
+            {
                 keys.remove(at: index)
             }
         }

@@ -25,11 +25,14 @@ package enum PreferencesFile {
 
     /// The bytes a commit writes on top of the file `bytes` that stores each of `writes` in order
     /// (`nil` removes the key), as a group commit of the store does.
-    package static func rewrite(_ bytes: [UInt8], path: String,
-                                writes: [(key: String, value: StandardValue?)]) throws(StoreError) -> [UInt8] {
+    package static func rewrite(
+        _ bytes: [UInt8], path: String,
+        writes: [(key: String, value: StandardValue?)]
+    ) throws(StoreError) -> [UInt8] {
         var edit = DocumentEdit(base: try DocumentScanner.document(from: bytes, path: path), path: path)
         for (key, value) in writes {
-            edit.set(key, text: try value.map { value throws(StoreError) in try ValueCheck.encoded(value, forKey: key) })
+            edit.set(
+                key, text: try value.map { value throws(StoreError) in try ValueCheck.encoded(value, forKey: key) })
         }
         var buffers = DocumentEdit.Buffers()
         _ = try edit.result(into: &buffers)
@@ -37,7 +40,8 @@ package enum PreferencesFile {
     }
 
     private static func contents(of document: StoredDocument, path: String) throws(StoreError) -> Contents {
-        Contents(values: try document.allValues(path: path), seq: document.changeLog?.seq,
-                 otherMembers: document.otherMembers.map(\.key))
+        Contents(
+            values: try document.allValues(path: path), seq: document.changeLog?.seq,
+            otherMembers: document.otherMembers.map(\.key))
     }
 }

@@ -19,7 +19,8 @@ enum ScalarValueText {
             return integer(digits).flatMap { Int32(exactly: $0) }.map(StandardValue.int32)
         }
         if text.count > int64Head.utf8CodeUnitCount + 2, text[text.count - 2] == UInt8(ascii: "\""),
-           text.last == UInt8(ascii: "}"), starts(text, with: int64Head) {
+            text.last == UInt8(ascii: "}"), starts(text, with: int64Head)
+        {
             let digits = UnsafeRawBufferPointer(rebasing: text[int64Head.utf8CodeUnitCount..<(text.count - 2)])
             return integer(digits).map(StandardValue.int64)
         }

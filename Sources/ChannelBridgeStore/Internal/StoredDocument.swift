@@ -100,8 +100,9 @@ struct StoredDocument: Sendable {
                         continue
                     }
                     guard entry.start == end + 6,
-                          raw.loadUnaligned(fromByteOffset: end, as: UInt32.self) == head,
-                          raw.loadUnaligned(fromByteOffset: end + 4, as: UInt16.self) == tail else { break }
+                        raw.loadUnaligned(fromByteOffset: end, as: UInt32.self) == head,
+                        raw.loadUnaligned(fromByteOffset: end + 4, as: UInt16.self) == tail
+                    else { break }
                     end = entry.end
                     next += 1
                 }
@@ -128,7 +129,8 @@ struct StoredDocument: Sendable {
         var result: [PreferenceEntry] = []
         result.reserveCapacity(count)
         for key in orderedKeys() {
-            result.append(PreferenceEntry(key: key, value: try Self.decode(valueText(forKey: key)!, key: key, path: path)))
+            result.append(
+                PreferenceEntry(key: key, value: try Self.decode(valueText(forKey: key)!, key: key, path: path)))
         }
         return result
     }
@@ -143,7 +145,8 @@ struct StoredDocument: Sendable {
         // A string without escapes, the commonest value, is its bytes between the quotes (checked
         // as JSON when the file was read, or written by this store).
         if text.count >= 2, text.first == UInt8(ascii: "\""), text.last == UInt8(ascii: "\""),
-           !text.contains(UInt8(ascii: "\\")) {
+            !text.contains(UInt8(ascii: "\\"))
+        {
             return .string(String(decoding: text.dropFirst().dropLast(), as: UTF8.self))
         }
         do {
@@ -152,9 +155,10 @@ struct StoredDocument: Sendable {
                 return try TypedValueNotation.value(from: try JSONValue.parse(in: bytes, maxDepth: valueDepthLimit))
             }
         } catch {
-            throw StoreError(.corruptFile,
-                             "preferences file '\(path)': the value of key '\(key)' is not typed value notation: \(error)",
-                             path: path)
+            throw StoreError(
+                .corruptFile,
+                "preferences file '\(path)': the value of key '\(key)' is not typed value notation: \(error)",
+                path: path)
         }
     }
 }
@@ -211,7 +215,8 @@ extension StoredDocument {
                 commit.keys.forEach(touch)
             }
             // Every write from since+1 to seq is in the log, and there was at least one.
-            logIsComplete = old.changeLog != nil && log.seq > since
+            logIsComplete =
+                old.changeLog != nil && log.seq > since
                 && (log.commits.first?.seq ?? .max) <= since + 1
         }
         if logIsComplete { return touched }
@@ -220,8 +225,11 @@ extension StoredDocument {
             if let oldText = old.valueText(forKey: key), oldText.elementsEqual(text) { continue }
             // Different bytes may still be the same value (another writer's spacing).
             if let oldText = old.valueText(forKey: key),
-               let before = try? Self.decode(oldText, key: key, path: ""),
-               let after = try? Self.decode(text, key: key, path: ""), before == after { continue }
+                let before = try? Self.decode(oldText, key: key, path: ""),
+                let after = try? Self.decode(text, key: key, path: ""), before == after
+            {
+                continue
+            }
             touch(key)
         }
         for key in old.orderedKeys() where index[CodeUnitString(key)] == nil { touch(key) }

@@ -13,7 +13,8 @@ struct TakeReceipts: Sendable, Equatable {
 
         /// Ids and keys compare by code units, as `receipt(forID:)` and the store match them.
         static func == (lhs: Receipt, rhs: Receipt) -> Bool {
-            CodeUnitString.equal(lhs.id, rhs.id) && CodeUnitString.equal(lhs.key, rhs.key) && lhs.valueText == rhs.valueText
+            CodeUnitString.equal(lhs.id, rhs.id) && CodeUnitString.equal(lhs.key, rhs.key)
+                && lhs.valueText == rhs.valueText
         }
     }
 
@@ -41,7 +42,9 @@ struct TakeReceipts: Sendable, Equatable {
     /// Refuses an id a file could not keep: empty or longer than `maximumIDLength`.
     static func check(id: String) throws(StoreError) {
         guard !id.isEmpty, id.utf8.count <= maximumIDLength else {
-            throw StoreError(.invalidValue, "a take's request id must be 1 to \(maximumIDLength) bytes of UTF-8, got \(id.utf8.count)")
+            throw StoreError(
+                .invalidValue,
+                "a take's request id must be 1 to \(maximumIDLength) bytes of UTF-8, got \(id.utf8.count)")
         }
     }
 
@@ -67,7 +70,8 @@ struct TakeReceipts: Sendable, Equatable {
         guard case .array(let items) = json else { return nil }
         for item in items {
             guard case .string(let id)? = item["id"], case .string(let key)? = item["key"], let value = item["value"],
-                  (try? TypedValueNotation.value(from: value)) != nil else { return nil }
+                (try? TypedValueNotation.value(from: value)) != nil
+            else { return nil }
             receipts.append(Receipt(id: id, key: key, valueText: Array(value.text.utf8)))
         }
         if receipts.count > Self.maximumCount { receipts.removeFirst(receipts.count - Self.maximumCount) }

@@ -18,8 +18,9 @@ enum ValueCheck {
     static func encoded(_ value: StandardValue, forKey key: String) throws(StoreError) -> [UInt8] {
         let depth = jsonDepth(of: value)
         if depth > maximumDepth {
-            throw StoreError(.invalidValue,
-                             "the value for key '\(key)' nests \(depth) levels deep; the store keeps at most \(maximumDepth)")
+            throw StoreError(
+                .invalidValue,
+                "the value for key '\(key)' nests \(depth) levels deep; the store keeps at most \(maximumDepth)")
         }
         // Every value's text reads back but a custom value's of a registered type, which has no
         // typed-value-notation form without its codec extension (only raw custom values do).
@@ -27,8 +28,9 @@ enum ValueCheck {
             do {
                 _ = try TypedValueNotation.value(from: TypedValueNotation.json(for: value))
             } catch {
-                throw StoreError(.invalidValue,
-                                 "the value for key '\(key)' has no typed value notation the store can read back: \(error)")
+                throw StoreError(
+                    .invalidValue,
+                    "the value for key '\(key)' has no typed value notation the store can read back: \(error)")
             }
         }
         return TVNWriter.canonicalUTF8(value)

@@ -65,7 +65,8 @@ final class WriteRequest<T: Sendable>: PendingWrite {
         let description = description
         complete { phase in
             guard case .waiting = phase else { return nil }
-            return .failure(StoreError(.cancelled, "the \(description) was cancelled before it was written; nothing was written"))
+            return .failure(
+                StoreError(.cancelled, "the \(description) was cancelled before it was written; nothing was written"))
         }
     }
 
@@ -87,7 +88,8 @@ final class WriteRequest<T: Sendable>: PendingWrite {
     }
 
     private func complete(_ decide: (Phase) -> Result<T, StoreError>?) {
-        let resume = state.withLock { state -> (CheckedContinuation<Result<T, StoreError>, Never>?, Result<T, StoreError>)? in
+        let resume = state.withLock {
+            state -> (CheckedContinuation<Result<T, StoreError>, Never>?, Result<T, StoreError>)? in
             guard let result = decide(state.phase) else { return nil }
             state.phase = .done(result)
             defer { state.continuation = nil }

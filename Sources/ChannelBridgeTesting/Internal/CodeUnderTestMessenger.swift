@@ -48,17 +48,23 @@ final class CodeUnderTestMessenger: BinaryMessenger, FastPathMessenger {
     }
 
     @discardableResult
-    func setSegmentedMessageHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken {
+    func setSegmentedMessageHandler(
+        onChannel channel: String, _ handler: SegmentedMessageHandler?
+    ) -> MessageHandlerToken {
         core.codeUnderTestConnection.setSegmentedMessageHandler(onChannel: channel, handler)
     }
 
     @discardableResult
-    func setSynchronousMessageHandler(onChannel channel: String, _ handler: SynchronousMessageHandler?) -> MessageHandlerToken {
+    func setSynchronousMessageHandler(
+        onChannel channel: String, _ handler: SynchronousMessageHandler?
+    ) -> MessageHandlerToken {
         core.codeUnderTestConnection.setSynchronousMessageHandler(onChannel: channel, handler)
     }
 
     @discardableResult
-    func setImmediateMessageHandler(onChannel channel: String, _ handler: ImmediateMessageHandler?) -> MessageHandlerToken {
+    func setImmediateMessageHandler(
+        onChannel channel: String, _ handler: ImmediateMessageHandler?
+    ) -> MessageHandlerToken {
         core.codeUnderTestConnection.setImmediateMessageHandler(onChannel: channel, handler)
     }
 

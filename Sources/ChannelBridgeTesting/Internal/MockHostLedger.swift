@@ -82,7 +82,8 @@ struct MockHostLedger {
     /// interaction and the first difference.
     mutating func reject(_ arrival: Arrival, on channel: String) -> (message: String, nearest: Int?) {
         let candidates = open(on: channel)
-        let nearest = candidates.first { $0.method == arrival.method && arrival.fits($0.action) }
+        let nearest =
+            candidates.first { $0.method == arrival.method && arrival.fits($0.action) }
             ?? candidates.first { arrival.fits($0.action) }
             ?? candidates.first
         var message = "unexpected \(arrival.summary) on \(channel)"
@@ -93,7 +94,8 @@ struct MockHostLedger {
             } else if let difference = nearest.arguments.difference(from: arrival.value, at: "args") {
                 message += difference.description
             } else {
-                message += "it was expected after interaction \(previous(nearest.index, on: channel).map(String.init) ?? "none") of the channel"
+                message +=
+                    "it was expected after interaction \(previous(nearest.index, on: channel).map(String.init) ?? "none") of the channel"
             }
         } else {
             message += "; the transcript expects nothing more on this channel"

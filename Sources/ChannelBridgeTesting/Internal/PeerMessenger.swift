@@ -27,29 +27,38 @@ final class PeerMessenger: BinaryMessenger, FastPathMessenger {
     @discardableResult
     func setMessageHandler(onChannel channel: String, _ handler: BinaryMessageHandler?) -> MessageHandlerToken {
         guard let handler else { return core.install(nil, on: channel) }
-        return core.install({ message in HandlerReply(try await handler(message).map { MessageSegments($0) }) }, on: channel)
+        return core.install(
+            { message in HandlerReply(try await handler(message).map { MessageSegments($0) }) }, on: channel)
     }
 
     func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
         let connection = core.testConnection
-        return try await core.recorder.recordingRequest(channel: channel, direction: .received, payload: segments.joined) {
+        return try await core.recorder.recordingRequest(
+            channel: channel, direction: .received, payload: segments.joined
+        ) {
             try await connection.send(onChannel: channel, segments: segments)
         }
     }
 
     @discardableResult
-    func setSegmentedMessageHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken {
+    func setSegmentedMessageHandler(
+        onChannel channel: String, _ handler: SegmentedMessageHandler?
+    ) -> MessageHandlerToken {
         core.install(handler, on: channel)
     }
 
     @discardableResult
-    func setSynchronousMessageHandler(onChannel channel: String, _ handler: SynchronousMessageHandler?) -> MessageHandlerToken {
+    func setSynchronousMessageHandler(
+        onChannel channel: String, _ handler: SynchronousMessageHandler?
+    ) -> MessageHandlerToken {
         guard let handler else { return core.install(nil, on: channel) }
         return core.install({ message in HandlerReply(try handler(message)) }, on: channel)
     }
 
     @discardableResult
-    func setImmediateMessageHandler(onChannel channel: String, _ handler: ImmediateMessageHandler?) -> MessageHandlerToken {
+    func setImmediateMessageHandler(
+        onChannel channel: String, _ handler: ImmediateMessageHandler?
+    ) -> MessageHandlerToken {
         guard let handler else { return core.install(nil, on: channel) }
         return core.install({ message in try await handler(message).reply() }, on: channel)
     }

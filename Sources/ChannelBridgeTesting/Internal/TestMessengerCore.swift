@@ -45,7 +45,8 @@ final class TestMessengerCore: Sendable {
                 if receiver == role { observe(bytes) }
             }
         }
-        let pair = role == .client
+        let pair =
+            role == .client
             ? InMemoryMessenger.makePair(client: codeUnderTestOptions, host: testOptions, observingDeliveries: observer)
             : InMemoryMessenger.makePair(client: testOptions, host: codeUnderTestOptions, observingDeliveries: observer)
         codeUnderTestConnection = role == .client ? pair.client : pair.host

@@ -24,16 +24,19 @@ struct ChannelReply: Sendable {
 enum ChannelHandlers {
     /// Installs `handler` on `channel` of `messenger`, on `taskQueue`; `nil` removes the
     /// channel's handler. Returns the connection.
-    static func install(_ handler: ((Data?, ChannelReply) -> Void)?, on messenger: any FlutterBinaryMessenger,
-                        channel: String, taskQueue: (any FlutterTaskQueue)?) -> FlutterBinaryMessengerConnection {
+    static func install(
+        _ handler: ((Data?, ChannelReply) -> Void)?, on messenger: any FlutterBinaryMessenger,
+        channel: String, taskQueue: (any FlutterTaskQueue)?
+    ) -> FlutterBinaryMessengerConnection {
         guard let handler else {
             return messenger.setMessageHandlerOnChannel(channel, binaryMessageHandler: nil, taskQueue: taskQueue)
         }
         let called = Handoff(handler)
         if let engine = messenger as? FlutterEngine {
-            return engine.install({ message, reply in
-                called.value(message, ChannelReply(send: { reply.send($0) }, fail: { reply.fail($0) }))
-            }, onChannel: channel, taskQueue: taskQueue)
+            return engine.install(
+                { message, reply in
+                    called.value(message, ChannelReply(send: { reply.send($0) }, fail: { reply.fail($0) }))
+                }, onChannel: channel, taskQueue: taskQueue)
         }
         let plain: FlutterBinaryMessageHandler = { message, reply in
             let sending = Handoff(reply)
@@ -46,8 +49,10 @@ enum ChannelHandlers {
     }
 
     /// Removes what `install` installed: by connection when there is one, else the channel's handler.
-    static func remove(_ connection: FlutterBinaryMessengerConnection, on messenger: any FlutterBinaryMessenger,
-                       channel: String) {
+    static func remove(
+        _ connection: FlutterBinaryMessengerConnection, on messenger: any FlutterBinaryMessenger,
+        channel: String
+    ) {
         if connection > 0 {
             messenger.cleanUpConnection(connection)
         } else {

@@ -40,7 +40,9 @@ struct Arguments {
                 }
             } else {
                 let known = (valued.union(flagNames).sorted() + ["help"]).map { "--" + $0 }
-                let hint = Suggestion.closest(to: "--" + name, in: known).map { "did you mean \($0)?" } ?? "see --help for the options"
+                let hint =
+                    Suggestion.closest(to: "--" + name, in: known).map { "did you mean \($0)?" }
+                    ?? "see --help for the options"
                 throw UsageError("unknown option --\(name); \(hint)", saysWhatToDo: true)
             }
         }

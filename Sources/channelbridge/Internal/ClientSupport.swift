@@ -21,10 +21,11 @@ struct ClientContext {
                           waiting for events or input is not limited. Default: $\(timeoutVariable),
                           else 5 s to connect and 30 s per call. On timeout: exit status 75
         """
-    static let optionsHelp = socketHelp + """
+    static let optionsHelp =
+        socketHelp + """
 
-          --json          print plain JSON instead of typed value notation where the value allows it
-        """
+              --json          print plain JSON instead of typed value notation where the value allows it
+            """
 
     let socketPath: String
     let json: Bool
@@ -77,8 +78,10 @@ struct ClientContext {
                 guard remaining > .zero else {
                     // A host removes its socket file when it finishes, so "never started" and "finished" look the same.
                     let file = error.code == .notFound ? "no socket file" : "a stale socket file"
-                    throw CommandFailure(ExitCode.unavailable, "cannot reach a host at \(socketPath): no host is listening "
-                                         + "there (\(file) after \(Self.secondsText(connectTimeout)) s; it may have finished)")
+                    throw CommandFailure(
+                        ExitCode.unavailable,
+                        "cannot reach a host at \(socketPath): no host is listening "
+                            + "there (\(file) after \(Self.secondsText(connectTimeout)) s; it may have finished)")
                 }
                 try? await Task.sleep(for: min(pause, remaining))
                 pause = min(pause * 2, .milliseconds(100))
@@ -86,9 +89,11 @@ struct ClientContext {
                 // The message names the directory, its owner and mode, and what to do.
                 throw CommandFailure(ExitCode.unavailable, "cannot reach a host at \(socketPath): \(error.message)")
             } catch let error as SocketError where error.code == .timedOut {
-                throw CommandFailure(ExitCode.temporaryFailure, SocketError.timedOut(path: socketPath, after: connectTimeout).message)
+                throw CommandFailure(
+                    ExitCode.temporaryFailure, SocketError.timedOut(path: socketPath, after: connectTimeout).message)
             } catch {
-                throw CommandFailure(ExitCode.unavailable, "cannot reach a host at \(socketPath): \(Self.describe(error))")
+                throw CommandFailure(
+                    ExitCode.unavailable, "cannot reach a host at \(socketPath): \(Self.describe(error))")
             }
         }
     }
@@ -97,7 +102,8 @@ struct ClientContext {
     /// (exit status 75).
     func failure(_ error: any Error, oneShot: Bool = true) -> CommandFailure {
         if let error = error as? ChannelError, error.code == .timedOut {
-            return CommandFailure(ExitCode.temporaryFailure, SocketError.timedOut(path: socketPath, after: callTimeout).message)
+            return CommandFailure(
+                ExitCode.temporaryFailure, SocketError.timedOut(path: socketPath, after: callTimeout).message)
         }
         return Self.failure(error, oneShot: oneShot)
     }
@@ -130,7 +136,8 @@ struct ClientContext {
             if let message = error.message { text += ": \(message)" }
             if error.details != .null { text += "\ndetails: \(TypedValueNotation.canonicalText(error.details))" }
             if oneShot, error.code == "APP_GROUP_HAS_NOT_BEEN_SET" {
-                text += "\nhint: each channelbridge command is a session of its own, so a setAppGroup made by an earlier"
+                text +=
+                    "\nhint: each channelbridge command is a session of its own, so a setAppGroup made by an earlier"
                     + " command is gone; choose the group in the same session with 'channelbridge session', or use"
                     + " 'channelbridge prefs … --app-group GROUP'"
             }

@@ -11,8 +11,9 @@ final class DemoWorkspace: Sendable {
     init() throws {
         // Short, so the socket path stays well inside sun_path's 108 bytes.
         directory = "/tmp/cb-demo-\(Syscalls.processID)-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
     }
 
     /// A product built beside this executable.
@@ -20,7 +21,8 @@ final class DemoWorkspace: Sendable {
         let here = URL(fileURLWithPath: OwnExecutable.path()).deletingLastPathComponent()
         let path = here.appendingPathComponent(name).path
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw CommandFailure(ExitCode.unavailable, "cannot find \(name) beside channelbridge (\(path)); build it with 'swift build'")
+            throw CommandFailure(
+                ExitCode.unavailable, "cannot find \(name) beside channelbridge (\(path)); build it with 'swift build'")
         }
         return path
     }
@@ -34,11 +36,12 @@ final class DemoWorkspace: Sendable {
     /// Starts the host and waits for its `ready` line: the `extension-host` product when it was
     /// built beside `channelbridge`, else the same host as `channelbridge extension-host`.
     func startHost(_ arguments: [String]) async throws -> DemoHost {
-        let child = if let host = try? Self.sibling("extension-host") {
-            try launch(host, arguments)
-        } else {
-            try launch(OwnExecutable.path(), [HostCommand.name] + arguments)
-        }
+        let child =
+            if let host = try? Self.sibling("extension-host") {
+                try launch(host, arguments)
+            } else {
+                try launch(OwnExecutable.path(), [HostCommand.name] + arguments)
+            }
         let ready = try await child.nextLine()
         guard ready.hasPrefix("ready ") else {
             throw CommandFailure(ExitCode.failure, "the host printed '\(ready)' instead of its ready line")

@@ -6,7 +6,9 @@ enum Suggestion {
         var best: (candidate: String, distance: Int)?
         for candidate in candidates {
             let distance = editDistance(word, candidate)
-            if distance <= 2, distance < word.count, distance < (best?.distance ?? .max) { best = (candidate, distance) }
+            if distance <= 2, distance < word.count, distance < (best?.distance ?? .max) {
+                best = (candidate, distance)
+            }
         }
         return best?.candidate
     }

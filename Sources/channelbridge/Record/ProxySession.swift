@@ -27,9 +27,14 @@ final class ProxySession: Sendable {
 
     /// Starts both directions; false when a thread could not be started (the session is then ended).
     func start() -> Bool {
-        let first = DetachedThread.tryStart(name: "cb record c→h") { [self] in pump(from: clientFD, to: hostFD, fromClient: true) }
-        let second = first == 0
-            ? DetachedThread.tryStart(name: "cb record h→c") { [self] in pump(from: hostFD, to: clientFD, fromClient: false) }
+        let first = DetachedThread.tryStart(name: "cb record c→h") { [self] in
+            pump(from: clientFD, to: hostFD, fromClient: true)
+        }
+        let second =
+            first == 0
+            ? DetachedThread.tryStart(name: "cb record h→c") { [self] in
+                pump(from: hostFD, to: clientFD, fromClient: false)
+            }
             : first
         if first != 0 { pumpEnded() }
         if second != 0 {
@@ -55,7 +60,9 @@ final class ProxySession: Sendable {
             // The client's frames are noted before they go on, so that the host's reply always
             // finds its request; the host's after, so that the client is not kept waiting.
             if fromClient { tapFrames(buffer[..<count], &decoder, fromClient: fromClient) }
-            let sent = buffer.withUnsafeBytes { Syscalls.sendAll(destination, UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            let sent = buffer.withUnsafeBytes {
+                Syscalls.sendAll(destination, UnsafeRawBufferPointer(rebasing: $0[..<count]))
+            }
             guard sent >= 0 else { break }
             if !fromClient { tapFrames(buffer[..<count], &decoder, fromClient: fromClient) }
         }

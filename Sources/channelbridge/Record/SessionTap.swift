@@ -124,8 +124,10 @@ final class SessionTap: Sendable {
             }
             if file.kind(of: channel) == nil { file.noteChannel(channel, kind: "message", codec: "standard") }
             let (json, redacted) = shown(value, on: channel)
-            var members = [JSONValue.Member("channel", .string(channel)), JSONValue.Member("from", .string("host")),
-                           JSONValue.Member("post", json)]
+            var members = [
+                JSONValue.Member("channel", .string(channel)), JSONValue.Member("from", .string("host")),
+                JSONValue.Member("post", json),
+            ]
             if !redacted, let payload { members.append(JSONValue.Member("hex", .string(Hex.encode(payload)))) }
             complete(.object(members))
         case .request:
@@ -176,13 +178,19 @@ final class SessionTap: Sendable {
             return .object([JSONValue.Member("success", json)])
         case .error(let error):
             let (details, hidden) = shown(error.details, on: channel)
-            let message: JSONValue = redactedChannels.contains(channel) && error.message != nil
+            let message: JSONValue =
+                redactedChannels.contains(channel) && error.message != nil
                 ? RecordedValue.placeholder(for: .string(""))
                 : error.message.map(JSONValue.string) ?? .null
             redacted = redacted || hidden || redactedChannels.contains(channel)
-            return .object([JSONValue.Member("error", .object([
-                JSONValue.Member("code", .string(error.code)), JSONValue.Member("message", message), JSONValue.Member("details", details),
-            ]))])
+            return .object([
+                JSONValue.Member(
+                    "error",
+                    .object([
+                        JSONValue.Member("code", .string(error.code)), JSONValue.Member("message", message),
+                        JSONValue.Member("details", details),
+                    ]))
+            ])
         }
     }
 
@@ -200,7 +208,9 @@ final class SessionTap: Sendable {
         }
         switch decoded {
         case .call(let call, let codec):
-            let kind = file.kind(of: pending.channel) ?? (call.method == "listen" || call.method == "cancel" ? "event" : "method")
+            let kind =
+                file.kind(of: pending.channel)
+                ?? (call.method == "listen" || call.method == "cancel" ? "event" : "method")
             file.noteChannel(pending.channel, kind: kind, codec: codec)
         case .send(_, let codec):
             file.noteChannel(pending.channel, kind: "message", codec: codec)
@@ -225,8 +235,13 @@ final class SessionTap: Sendable {
                 }
                 file.write(ready)
             } else {
-                members.append(JSONValue.Member("call", .object([JSONValue.Member("method", .string(call.method)),
-                                                                 JSONValue.Member("args", arguments)])))
+                members.append(
+                    JSONValue.Member(
+                        "call",
+                        .object([
+                            JSONValue.Member("method", .string(call.method)),
+                            JSONValue.Member("args", arguments),
+                        ])))
             }
             switch result {
             case .bytes(let bytes):
@@ -235,15 +250,20 @@ final class SessionTap: Sendable {
                     return
                 }
                 if case .error = envelope { stream = false }
-                members.append(JSONValue.Member("reply", envelopeJSON(envelope, on: pending.channel, redacted: &redacted)))
+                members.append(
+                    JSONValue.Member("reply", envelopeJSON(envelope, on: pending.channel, redacted: &redacted)))
                 if !redacted {
-                    if let payload = pending.payload { members.insert(JSONValue.Member("hex", .string(Hex.encode(payload))), at: 2) }
+                    if let payload = pending.payload {
+                        members.insert(JSONValue.Member("hex", .string(Hex.encode(payload))), at: 2)
+                    }
                     members.append(JSONValue.Member("replyHex", .string(Hex.encode(bytes))))
                 }
             case .null:
                 stream = false
                 members.append(JSONValue.Member("reply", .object([JSONValue.Member("notImplemented", .bool(true))])))
-                if !redacted, let payload = pending.payload { members.insert(JSONValue.Member("hex", .string(Hex.encode(payload))), at: 2) }
+                if !redacted, let payload = pending.payload {
+                    members.insert(JSONValue.Member("hex", .string(Hex.encode(payload))), at: 2)
+                }
             case .failure:
                 state.withLock { $0.skipped += 1 }
                 return
@@ -252,7 +272,8 @@ final class SessionTap: Sendable {
             let (message, hidden) = shown(value, on: pending.channel)
             redacted = hidden
             members.append(JSONValue.Member("send", message))
-            let messageCodec: any MessageCodec<StandardValue> = codecName == "json" ? JSONMessageCodec() : StandardMessageCodec()
+            let messageCodec: any MessageCodec<StandardValue> =
+                codecName == "json" ? JSONMessageCodec() : StandardMessageCodec()
             switch result {
             case .bytes(let bytes):
                 guard let reply = try? messageCodec.decode(bytes) else {
@@ -263,7 +284,9 @@ final class SessionTap: Sendable {
                 redacted = redacted || hiddenReply
                 members.append(JSONValue.Member("reply", json))
                 if !redacted {
-                    if let payload = pending.payload { members.insert(JSONValue.Member("hex", .string(Hex.encode(payload))), at: 2) }
+                    if let payload = pending.payload {
+                        members.insert(JSONValue.Member("hex", .string(Hex.encode(payload))), at: 2)
+                    }
                     members.append(JSONValue.Member("replyHex", .string(Hex.encode(bytes))))
                 }
             case .null:
@@ -310,9 +333,14 @@ final class SessionTap: Sendable {
     private func close(_ index: Int, end: Bool, _ state: inout State) -> [JSONValue] {
         guard let stream = state.streams.removeValue(forKey: index) else { return [] }
         if state.openStream[stream.channel] == index { state.openStream[stream.channel] = nil }
-        let json = JSONValue.object(stream.json + [JSONValue.Member("events", .array(stream.events)),
-                                                   JSONValue.Member("end", .bool(end))])
-        if let position = state.entries.firstIndex(where: { if case .stream(index) = $0 { return true } else { return false } }) {
+        let json = JSONValue.object(
+            stream.json + [
+                JSONValue.Member("events", .array(stream.events)),
+                JSONValue.Member("end", .bool(end)),
+            ])
+        if let position = state.entries.firstIndex(where: {
+            if case .stream(index) = $0 { return true } else { return false }
+        }) {
             state.entries[position] = .done(json)
         }
         var ready: [JSONValue] = []

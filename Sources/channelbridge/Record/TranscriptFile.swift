@@ -22,11 +22,15 @@ final class TranscriptFile: Sendable {
     private let state = LockedValue(State())
 
     init(path: String, about: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: path)
+        else {
             throw CommandFailure(ExitCode.failure, "cannot create the transcript file \(path)")
         }
         self.handle = handle
-        let head = JSONValue.object([JSONValue.Member("transcript", .number("1")), JSONValue.Member("about", .string(about))]).text
+        let head = JSONValue.object([
+            JSONValue.Member("transcript", .number("1")), JSONValue.Member("about", .string(about)),
+        ]).text
         handle.write(Data((String(head.dropLast()) + ",\n \"interactions\": [\n").utf8))
     }
 
@@ -88,9 +92,11 @@ final class TranscriptFile: Sendable {
             state.finished = true
             return state.channelOrder.map { ($0, state.channels[$0]!.kind, state.channels[$0]!.codec) }
         }
-        let table = JSONValue.object(channels.map { name, kind, codec in
-            JSONValue.Member(name, .object([JSONValue.Member("kind", .string(kind)), JSONValue.Member("codec", .string(codec))]))
-        })
+        let table = JSONValue.object(
+            channels.map { name, kind, codec in
+                JSONValue.Member(
+                    name, .object([JSONValue.Member("kind", .string(kind)), JSONValue.Member("codec", .string(codec))]))
+            })
         handle.write(Data("\n ],\n \"channels\": \(table.text)\n}\n".utf8))
         try? handle.synchronize()
         try? handle.close()

@@ -19,7 +19,8 @@ enum DribbleScenario {
         if settings.scale < 1 { extra += ["--max-connections", String(limit)] }
         try await StressHost.with("dribble", settings: settings, extra: extra) { host in
             let path = host.socket
-            let opened = try await ChildProcess.onThread("stress dribble open") { () -> (served: [RawPeer], all: [RawPeer], refused: Int) in
+            let opened = try await ChildProcess.onThread("stress dribble open") {
+                () -> (served: [RawPeer], all: [RawPeer], refused: Int) in
                 var all: [RawPeer] = [], served: [RawPeer] = [], refused = 0
                 for _ in 0..<(limit + 2) {
                     let peer = try RawPeer(path: path)
@@ -49,8 +50,10 @@ enum DribbleScenario {
                 report.figure("new_client_while_full_refused", 1, "(target 1)")
             }
             let start = ContinuousClock.now
-            let frame = try FrameEncoder.encode(.request(id: 1, channel: "channelbridge/echo",
-                                                         payload: [UInt8](repeating: 7, count: 1000)))
+            let frame = try FrameEncoder.encode(
+                .request(
+                    id: 1, channel: "channelbridge/echo",
+                    payload: [UInt8](repeating: 7, count: 1000)))
             async let dribbled = ChildProcess.onThread("stress dribble") { dribble(opened.served, frame, start: start) }
             let (attempts, servedAfter) = try await serveNewClient(host, start: start)
             let (cut, lastCutAfter, completed) = try await dribbled

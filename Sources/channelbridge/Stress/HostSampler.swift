@@ -26,10 +26,11 @@ final class HostSampler: Sendable {
             let start = ContinuousClock.now
             var next = start
             while running.load(ordering: .relaxed) {
-                let sample = Sample(time: (ContinuousClock.now - start).milliseconds / 1000,
-                                    residentMegabytes: host.residentMegabytes(),
-                                    fileDescriptors: Double(Self.fileDescriptors(of: pid)),
-                                    threads: Double(host.threads()))
+                let sample = Sample(
+                    time: (ContinuousClock.now - start).milliseconds / 1000,
+                    residentMegabytes: host.residentMegabytes(),
+                    fileDescriptors: Double(Self.fileDescriptors(of: pid)),
+                    threads: Double(host.threads()))
                 samples.withLock { $0.append(sample) }
                 next += .milliseconds(interval)
                 // Short sleeps, so that `stop` is noticed soon.

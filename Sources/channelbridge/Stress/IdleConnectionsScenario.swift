@@ -16,7 +16,8 @@ enum IdleConnectionsScenario {
             let count = settings.count(1000, minimum: 4)
             report.figure("host_threads_idle", host.threads())
             let path = host.socket
-            let outcome = try await ChildProcess.onThread("stress idle") { () -> (peers: [RawPeer], accepted: [Int], refused: Int, unanswered: Int, ms: Double) in
+            let outcome = try await ChildProcess.onThread("stress idle") {
+                () -> (peers: [RawPeer], accepted: [Int], refused: Int, unanswered: Int, ms: Double) in
                 let start = ContinuousClock.now
                 var peers: [RawPeer] = []
                 for _ in 0..<count { peers.append(try RawPeer(path: path)) }
@@ -53,7 +54,9 @@ enum IdleConnectionsScenario {
             let (closed, seconds) = try await ChildProcess.onThread("stress hello timeout") { () -> (Int, Double) in
                 let deadline = ContinuousClock.now + .seconds(30)
                 var closed = 0
-                for index in outcome.accepted where outcome.peers[index].readUntilClosed(until: deadline) { closed += 1 }
+                for index in outcome.accepted where outcome.peers[index].readUntilClosed(until: deadline) {
+                    closed += 1
+                }
                 return (closed, (ContinuousClock.now - opened).milliseconds / 1000)
             }
             report.figure("closed_by_hello_timeout", closed)
@@ -62,7 +65,8 @@ enum IdleConnectionsScenario {
             // Served again as soon as they are gone.
             let start = ContinuousClock.now
             let connection = try await host.connect()
-            let echo = BasicMessageChannel(name: "channelbridge/echo", messenger: connection.messenger, codec: BinaryCodec())
+            let echo = BasicMessageChannel(
+                name: "channelbridge/echo", messenger: connection.messenger, codec: BinaryCodec())
             let served = try await echo.send([1, 2, 3]) == [1, 2, 3]
             report.figure("new_client_served_after_close", served ? 1 : 0, "(target 1)")
             report.figure("new_client_served_in_ms", (ContinuousClock.now - start).milliseconds)

@@ -23,30 +23,50 @@ enum LargeRequestsScenario {
 
         let nullCall = appendNulls(key: "nulls", count: nulls)
         try await measure("nulls", nullCall, refused: true, settings: settings, report: report)
-        let strings = try StandardMethodCodec().encodeMethodCall(MethodCall("appendToList", arguments: [
-            "key": "strings", "values": .list((0..<items).map { .string("item \($0 + 1_000_000)") })]))
+        let strings = try StandardMethodCodec().encodeMethodCall(
+            MethodCall(
+                "appendToList",
+                arguments: [
+                    "key": "strings", "values": .list((0..<items).map { .string("item \($0 + 1_000_000)") }),
+                ]))
         try await measure("strings", strings, refused: false, settings: settings, report: report)
-        let ints = try StandardMethodCodec().encodeMethodCall(MethodCall("appendToList", arguments: [
-            "key": "ints", "values": .list((0..<items).map { .int32(Int32($0)) })]))
+        let ints = try StandardMethodCodec().encodeMethodCall(
+            MethodCall(
+                "appendToList",
+                arguments: [
+                    "key": "ints", "values": .list((0..<items).map { .int32(Int32($0)) }),
+                ]))
         try await measure("ints", ints, refused: false, settings: settings, report: report)
 
         report.figure("clients_at_once", clients)
-        try await concurrently("nulls_at_once", Array(repeating: nullCall, count: clients), refused: true,
-                               extra: [], settings: settings, report: report)
+        try await concurrently(
+            "nulls_at_once", Array(repeating: nullCall, count: clients), refused: true,
+            extra: [], settings: settings, report: report)
         let perClient = (0..<clients).map { client in
-            (try? StandardMethodCodec().encodeMethodCall(MethodCall("appendToList", arguments: [
-                "key": .string("strings \(client)"), "values": .list((0..<items / 4).map { .string("item \($0 + 1_000_000)") })]))) ?? []
+            (try? StandardMethodCodec().encodeMethodCall(
+                MethodCall(
+                    "appendToList",
+                    arguments: [
+                        "key": .string("strings \(client)"),
+                        "values": .list((0..<items / 4).map { .string("item \($0 + 1_000_000)") }),
+                    ]))) ?? []
         }
-        try await concurrently("strings_at_once", perClient, refused: false,
-                               extra: ["--request-budget", String(budget)], settings: settings, report: report)
+        try await concurrently(
+            "strings_at_once", perClient, refused: false,
+            extra: ["--request-budget", String(budget)], settings: settings, report: report)
         report.figure("strings_at_once_budget_mb", Double(budget) / 1_048_576)
     }
 
     /// `appendToList(key, [null × count])`, written directly: the frame without the values.
     static func appendNulls(key: String, count: Int) -> [UInt8] {
-        var bytes = (try? StandardMethodCodec().encodeMethodCall(MethodCall("appendToList", arguments: [
-            "key": .string(key), "values": .list([])]))) ?? []
-        bytes.removeLast()   // the empty list's size; "values" is the map's last entry
+        var bytes =
+            (try? StandardMethodCodec().encodeMethodCall(
+                MethodCall(
+                    "appendToList",
+                    arguments: [
+                        "key": .string(key), "values": .list([]),
+                    ]))) ?? []
+        bytes.removeLast()  // the empty list's size; "values" is the map's last entry
         bytes.append(255)
         withUnsafeBytes(of: UInt32(count).littleEndian) { bytes += $0 }
         bytes += [UInt8](repeating: 0, count: count)
@@ -54,8 +74,10 @@ enum LargeRequestsScenario {
     }
 
     /// One call on a fresh host: its peak memory above the peak before it, per byte of the call.
-    static func measure(_ name: String, _ call: [UInt8], refused: Bool, settings: StressSettings,
-                        report: StressReport) async throws {
+    static func measure(
+        _ name: String, _ call: [UInt8], refused: Bool, settings: StressSettings,
+        report: StressReport
+    ) async throws {
         try await StressHost.with("large-\(name)", settings: settings) { host in
             let connection = try await host.connect()
             try await smallCall(connection)
@@ -72,8 +94,10 @@ enum LargeRequestsScenario {
     }
 
     /// Each of `calls` from a client of its own, all at once; then a further call from each.
-    static func concurrently(_ name: String, _ calls: [[UInt8]], refused: Bool, extra: [String],
-                             settings: StressSettings, report: StressReport) async throws {
+    static func concurrently(
+        _ name: String, _ calls: [[UInt8]], refused: Bool, extra: [String],
+        settings: StressSettings, report: StressReport
+    ) async throws {
         try await StressHost.with("large-\(name)", settings: settings, extra: extra) { host in
             let connections = try await withThrowingTaskGroup(of: SocketConnection.self) { group in
                 for _ in calls { group.addTask { try await host.connect() } }
@@ -84,7 +108,9 @@ enum LargeRequestsScenario {
             let answered = try await withThrowingTaskGroup(of: Int.self) { group in
                 for (connection, call) in zip(connections, calls) {
                     group.addTask {
-                        try check(try await connection.messenger.send(onChannel: channel, message: call), refused: refused, name)
+                        try check(
+                            try await connection.messenger.send(onChannel: channel, message: call), refused: refused,
+                            name)
                         try await smallCall(connection)
                         return 1
                     }

@@ -61,21 +61,26 @@ enum ListenerChurnScenario {
                 return intime
             }
             if !intime {
-                ledger.error(name, BenchError("workers still running \(finishingLimit) after the end; the host was ended"))
+                ledger.error(
+                    name, BenchError("workers still running \(finishingLimit) after the end; the host was ended"))
             }
             stallWatch.cancel()
             ledger.checkStalls()
             let summary = ledger.summary()
-            let writes = ["setString", "setInt", "remove", "appendToList"].reduce(0) { $0 + (summary.operations[$1] ?? 0) }
-            let listens = dropping
+            let writes = ["setString", "setInt", "remove", "appendToList"].reduce(0) {
+                $0 + (summary.operations[$1] ?? 0)
+            }
+            let listens =
+                dropping
                 ? (summary.operations["listen_then_goodbye"] ?? 0) + (summary.operations["listen_then_reset"] ?? 0)
                 : summary.operations["listen_then_cancel"] ?? 0
             report.figure("seconds", seconds)
             report.figure("writes_acknowledged", writes)
             report.figure(dropping ? "listeners_dropped" : "listeners_cancelled", listens)
             report.figure("events_received", summary.operations["events_received"] ?? 0)
-            report.figure("longest_write_ack_ms", summary.longestAcknowledgementMilliseconds,
-                          "(stall above \(Int(stallLimit.milliseconds)))")
+            report.figure(
+                "longest_write_ack_ms", summary.longestAcknowledgementMilliseconds,
+                "(stall above \(Int(stallLimit.milliseconds)))")
             report.figure("errors", summary.errorCount, "(target 0)")
             report.figure("stalls", summary.stallCount, "(target 0)")
             for line in summary.errors { Output.error("\(name): error: " + line) }

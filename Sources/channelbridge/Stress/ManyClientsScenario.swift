@@ -15,8 +15,9 @@ enum ManyClientsScenario {
                 for client in 0..<clients {
                     group.addTask {
                         let connection = try await host.connect()
-                        let echo = BasicMessageChannel(name: "channelbridge/echo", messenger: connection.messenger,
-                                                       codec: BinaryCodec())
+                        let echo = BasicMessageChannel(
+                            name: "channelbridge/echo", messenger: connection.messenger,
+                            codec: BinaryCodec())
                         var wrong = 0, failed = 0
                         for call in 0..<calls {
                             let message = Array("client \(client) call \(call)".utf8)

@@ -15,7 +15,9 @@ final class RawPeer: @unchecked Sendable {
     struct Failure: Error, CustomStringConvertible { var description: String }
 
     init(path: String) throws {
-        guard let address = Syscalls.address(for: path) else { throw Failure(description: "connect \(path): path too long") }
+        guard let address = Syscalls.address(for: path) else {
+            throw Failure(description: "connect \(path): path too long")
+        }
         let fd = Syscalls.newStreamSocket()
         guard fd >= 0 else { throw Failure(description: "socket: \(Syscalls.errorText(Int32(-fd)))") }
         let code = Syscalls.connect(fd, to: address)
@@ -72,7 +74,8 @@ final class RawPeer: @unchecked Sendable {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
             if input.count >= 5 {
-                let length = Int(UInt32(input[0]) | UInt32(input[1]) << 8 | UInt32(input[2]) << 16 | UInt32(input[3]) << 24)
+                let length = Int(
+                    UInt32(input[0]) | UInt32(input[1]) << 8 | UInt32(input[2]) << 16 | UInt32(input[3]) << 24)
                 if input.count >= 4 + length, length >= 1 {
                     let frame = (input[4], Array(input[5..<(4 + length)]))
                     input.removeFirst(4 + length)
@@ -81,7 +84,8 @@ final class RawPeer: @unchecked Sendable {
             }
             let left = deadline - .now
             guard left > .zero else { return nil }
-            let milliseconds = Int32(min(1000, max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
+            let milliseconds = Int32(
+                min(1000, max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
             guard Syscalls.poll(fd, forInput: true, milliseconds: milliseconds).isReady else { continue }
             let count = chunk.withUnsafeMutableBytes { Syscalls.read(fd, into: $0) }
             if count <= 0 { return nil }

@@ -57,8 +57,9 @@ final class SoakInbox: Sendable {
             if left == nil { unexpected.append("the list is left as \(remaining)") }
             let lost = state.acknowledged.filter { seen[$0, default: 0] == 0 }
             let duplicated = seen.filter { $0.value > 1 }.map { "\($0.key) ×\($0.value)" }.sorted()
-            return Verdict(appended: state.acknowledged.count, taken: state.takenCount, left: left?.count ?? 0,
-                           lost: lost, duplicated: duplicated, unexpected: unexpected)
+            return Verdict(
+                appended: state.acknowledged.count, taken: state.takenCount, left: left?.count ?? 0,
+                lost: lost, duplicated: duplicated, unexpected: unexpected)
         }
     }
 
@@ -87,7 +88,9 @@ final class SoakInbox: Sendable {
                         number += 1
                         return "\(name)-\(number)"
                     }
-                    if await ledger.write("appendToList", { try await prefs.appendToList(Self.key, items.map(StandardValue.string)) }) {
+                    if await ledger.write(
+                        "appendToList", { try await prefs.appendToList(Self.key, items.map(StandardValue.string)) })
+                    {
                         acknowledged(items)
                     }
                 }

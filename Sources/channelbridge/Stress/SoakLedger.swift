@@ -83,8 +83,11 @@ final class SoakLedger: Sendable {
             if took > stallLimit, !entry.stalled {
                 state.stallCount += 1
                 if state.stalls.count < kept {
-                    state.stalls.append(operation + String(format: " sent at %.1f s, answered after %.0f ms",
-                                                           (entry.since - start).milliseconds / 1000, took.milliseconds))
+                    state.stalls.append(
+                        operation
+                            + String(
+                                format: " sent at %.1f s, answered after %.0f ms",
+                                (entry.since - start).milliseconds / 1000, took.milliseconds))
                 }
             }
         }
@@ -101,9 +104,12 @@ final class SoakLedger: Sendable {
                 state.inFlight[token]?.stalled = true
                 state.stallCount += 1
                 if state.stalls.count < kept {
-                    state.stalls.append(entry.operation + String(format: " sent at %.1f s, unanswered after %.0f ms (%d writes in flight)",
-                                                                 (entry.since - start).milliseconds / 1000,
-                                                                 (now - entry.since).milliseconds, state.inFlight.count))
+                    state.stalls.append(
+                        entry.operation
+                            + String(
+                                format: " sent at %.1f s, unanswered after %.0f ms (%d writes in flight)",
+                                (entry.since - start).milliseconds / 1000,
+                                (now - entry.since).milliseconds, state.inFlight.count))
                 }
             }
         }
@@ -120,9 +126,10 @@ final class SoakLedger: Sendable {
 
     func summary() -> Summary {
         state.withLock { state in
-            Summary(operations: state.operations, errorCount: state.errorCount, errors: state.errors,
-                    stallCount: state.stallCount, stalls: state.stalls,
-                    longestAcknowledgementMilliseconds: state.longestAcknowledgement.milliseconds)
+            Summary(
+                operations: state.operations, errorCount: state.errorCount, errors: state.errors,
+                stallCount: state.stallCount, stalls: state.stalls,
+                longestAcknowledgementMilliseconds: state.longestAcknowledgement.milliseconds)
         }
     }
 }

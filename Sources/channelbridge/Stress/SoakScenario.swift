@@ -21,9 +21,11 @@ enum SoakScenario {
     static let memorySlopeLimit = 0.1, memoryJudgedFromSeconds = 600.0
 
     /// The operation kinds reported, in order (each as `ops_<kind>`, 0 when none was done).
-    static let kinds = ["setString", "setInt", "remove", "appendToList", "take", "getString", "getAll",
-                        "listen_then_cancel", "listen_then_goodbye", "listen_then_reset", "events_received",
-                        "cli_prefs_set", "cli_prefs_get", "cli_prefs_append"]
+    static let kinds = [
+        "setString", "setInt", "remove", "appendToList", "take", "getString", "getAll",
+        "listen_then_cancel", "listen_then_goodbye", "listen_then_reset", "events_received",
+        "cli_prefs_set", "cli_prefs_get", "cli_prefs_append",
+    ]
 
     static func run(_ settings: StressSettings, _ report: StressReport) async throws {
         let seconds = settings.soakSeconds
@@ -40,7 +42,8 @@ enum SoakScenario {
                 }
             }
             if await !runWorkers(host, ledger, inbox, until: deadline) {
-                ledger.error("soak", BenchError("workers still running \(finishingLimit) after the end; the host was ended"))
+                ledger.error(
+                    "soak", BenchError("workers still running \(finishingLimit) after the end; the host was ended"))
             }
             let verdict = await inbox.drain(socket: host.socket, ledger: ledger)
             stallWatch.cancel()
@@ -59,8 +62,10 @@ enum SoakScenario {
 
     /// Runs every worker until `deadline`; false when some were still running `finishingLimit`
     /// after it, and the host was ended (so that their calls fail and they return).
-    private static func runWorkers(_ host: StressHost, _ ledger: SoakLedger, _ inbox: SoakInbox,
-                                   until deadline: ContinuousClock.Instant) async -> Bool {
+    private static func runWorkers(
+        _ host: StressHost, _ ledger: SoakLedger, _ inbox: SoakInbox,
+        until deadline: ContinuousClock.Instant
+    ) async -> Bool {
         let socket = host.socket
         return await withTaskGroup(of: Bool.self) { group in
             var workers = 0
@@ -71,17 +76,26 @@ enum SoakScenario {
                     return true
                 }
             }
-            for writer in 0..<writers { add { await SoakWorkers.write(as: writer, socket: socket, ledger: ledger, until: deadline) } }
-            for _ in 0..<readers { add { await SoakWorkers.read(writers: writers, socket: socket, ledger: ledger, until: deadline) } }
-            for _ in 0..<cancellingListeners { add { await SoakWorkers.listenAndCancel(socket: socket, ledger: ledger, until: deadline) } }
-            for _ in 0..<droppingListeners { add { await SoakWorkers.listenAndDrop(socket: socket, ledger: ledger, until: deadline) } }
+            for writer in 0..<writers {
+                add { await SoakWorkers.write(as: writer, socket: socket, ledger: ledger, until: deadline) }
+            }
+            for _ in 0..<readers {
+                add { await SoakWorkers.read(writers: writers, socket: socket, ledger: ledger, until: deadline) }
+            }
+            for _ in 0..<cancellingListeners {
+                add { await SoakWorkers.listenAndCancel(socket: socket, ledger: ledger, until: deadline) }
+            }
+            for _ in 0..<droppingListeners {
+                add { await SoakWorkers.listenAndDrop(socket: socket, ledger: ledger, until: deadline) }
+            }
             for appender in 0..<appenders {
                 add { await inbox.append(as: "a\(appender)", socket: socket, ledger: ledger, until: deadline) }
             }
             add { await inbox.importItems(socket: socket, ledger: ledger, until: deadline) }
             add {
-                await SoakWorkers.runCLI(dataDirectory: host.dataDirectory, inbox: inbox, ledger: ledger,
-                                         every: .seconds(2), until: deadline)
+                await SoakWorkers.runCLI(
+                    dataDirectory: host.dataDirectory, inbox: inbox, ledger: ledger,
+                    every: .seconds(2), until: deadline)
             }
             // The watchdog: false when it wakes, true when cancelled because every worker returned.
             group.addTask { (try? await Task.sleep(until: deadline + finishingLimit)) == nil }
@@ -100,8 +114,10 @@ enum SoakScenario {
     }
 
     /// Prints every figure; returns what failed.
-    private static func reportFigures(seconds: Double, _ summary: SoakLedger.Summary, _ verdict: SoakInbox.Verdict,
-                                      _ samples: [HostSampler.Sample], _ report: StressReport) -> [String] {
+    private static func reportFigures(
+        seconds: Double, _ summary: SoakLedger.Summary, _ verdict: SoakInbox.Verdict,
+        _ samples: [HostSampler.Sample], _ report: StressReport
+    ) -> [String] {
         var failures: [String] = []
         report.figure("seconds", seconds)
         for kind in kinds { report.figure("ops_" + kind, summary.operations[kind] ?? 0) }
@@ -125,10 +141,13 @@ enum SoakScenario {
         let window = samples.filter { $0.time >= warmUp }
         report.figure("slope_from_s", warmUp)
         let countsJudged = seconds >= growthJudgedFromSeconds
-        let countNote = countsJudged ? "(target < \(countSlopeLimit), or a floor that did not rise)"
+        let countNote =
+            countsJudged
+            ? "(target < \(countSlopeLimit), or a floor that did not rise)"
             : "(judged from --seconds \(Int(growthJudgedFromSeconds)))"
         let series: [(name: String, unit: String, value: (HostSampler.Sample) -> Double)] = [
-            ("host_rss", "_mb", \.residentMegabytes), ("host_fds", "", \.fileDescriptors), ("host_threads", "", \.threads),
+            ("host_rss", "_mb", \.residentMegabytes), ("host_fds", "", \.fileDescriptors),
+            ("host_threads", "", \.threads),
         ]
         for (name, unit, value) in series {
             let slope = HostSampler.slope(times: window.map(\.time), values: window.map(value)) * 60
@@ -136,13 +155,19 @@ enum SoakScenario {
             report.figure(name + "_end" + unit, samples.last.map(value) ?? .nan)
             if name == "host_rss" {
                 let judged = seconds >= memoryJudgedFromSeconds
-                report.figure(name + "_slope_mb_per_min", slope,
-                              judged ? "(target < \(memorySlopeLimit))" : "(judged from --seconds \(Int(memoryJudgedFromSeconds)))")
-                if judged, !(slope < memorySlopeLimit) { failures.append(String(format: "memory grows %.3f MB/min", slope)) }
+                report.figure(
+                    name + "_slope_mb_per_min", slope,
+                    judged
+                        ? "(target < \(memorySlopeLimit))" : "(judged from --seconds \(Int(memoryJudgedFromSeconds)))")
+                if judged, !(slope < memorySlopeLimit) {
+                    failures.append(String(format: "memory grows %.3f MB/min", slope))
+                }
             } else {
                 report.figure(name + "_slope_per_min", slope, countNote)
                 if countsJudged, grows(window.map(value), slope: slope) {
-                    failures.append((name == "host_fds" ? "descriptors" : "threads") + String(format: " grow %.2f per minute", slope))
+                    failures.append(
+                        (name == "host_fds" ? "descriptors" : "threads")
+                            + String(format: " grow %.2f per minute", slope))
                 }
             }
         }

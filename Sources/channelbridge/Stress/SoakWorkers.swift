@@ -12,8 +12,10 @@ import ChannelBridgeSocket
 enum SoakWorkers {
     /// Connects, chooses the stress app group, runs `body`, and closes the connection whatever
     /// `body` does.
-    static func withPreferences(_ socket: String,
-                                _ body: (SharedPreferencesClient, ExtensionHostClient) async throws -> Void) async throws {
+    static func withPreferences(
+        _ socket: String,
+        _ body: (SharedPreferencesClient, ExtensionHostClient) async throws -> Void
+    ) async throws {
         let client = try await ExtensionHostClient.connect(to: socket)
         do {
             try await body(try await client.sharedPreferences(appGroup: StressHost.appGroup), client)
@@ -29,7 +31,8 @@ enum SoakWorkers {
     /// Writes with up to `window` calls in flight (a new window of 1–16 every 100 calls), until
     /// `deadline`: setString, setInt, remove and appendToList on keys of its own. Every key is
     /// rewritten or removed over and over (the list every 64 calls), so the store stays small.
-    static func write(as writer: Int, socket: String, ledger: SoakLedger, until deadline: ContinuousClock.Instant) async {
+    static func write(as writer: Int, socket: String, ledger: SoakLedger, until deadline: ContinuousClock.Instant) async
+    {
         do {
             try await withPreferences(socket) { prefs, _ in
                 await withTaskGroup(of: Void.self) { group in
@@ -54,7 +57,9 @@ enum SoakWorkers {
     }
 
     /// Write number `call` of `writer`.
-    private static func writeOne(_ call: Int, as writer: Int, _ prefs: SharedPreferencesClient, _ ledger: SoakLedger) async {
+    private static func writeOne(
+        _ call: Int, as writer: Int, _ prefs: SharedPreferencesClient, _ ledger: SoakLedger
+    ) async {
         let prefix = "w\(writer)-"
         switch call % 8 {
         case 0, 1, 2:
@@ -64,7 +69,9 @@ enum SoakWorkers {
         case 5:
             await ledger.write("remove") { try await prefs.remove(prefix + "s\((call / 8) % 16)") }
         case 6:
-            await ledger.write("appendToList") { try await prefs.appendToList(prefix + "list", [.string("item \(call)")]) }
+            await ledger.write("appendToList") {
+                try await prefs.appendToList(prefix + "list", [.string("item \(call)")])
+            }
         default:
             if call % 64 == 7 {
                 await ledger.write("remove") { try await prefs.remove(prefix + "list") }
@@ -179,8 +186,9 @@ enum SoakWorkers {
     /// HELLO and `listen` from a raw socket, `milliseconds` of events unread, then close: the host
     /// sees the connection end with no GOODBYE. On a thread: the socket calls block.
     private static func dropWithoutGoodbye(socket: String, afterMilliseconds milliseconds: Int) async throws {
-        let listen = try RawPeer.call(id: 1, channel: SharedPreferencesClient.changesChannelName, method: "listen",
-                                      arguments: ["appGroup": .string(StressHost.appGroup)])
+        let listen = try RawPeer.call(
+            id: 1, channel: SharedPreferencesClient.changesChannelName, method: "listen",
+            arguments: ["appGroup": .string(StressHost.appGroup)])
         try await ChildProcess.onThread("soak reset") {
             let peer = try RawPeer(path: socket)
             defer { peer.close() }
@@ -194,8 +202,10 @@ enum SoakWorkers {
     /// Every `period` until `deadline`: `channelbridge prefs set`, `get` (which must print the value
     /// set) and `append` (an item of the inbox) as processes of their own on the host's data
     /// directory, each of which must exit 0.
-    static func runCLI(dataDirectory: String, inbox: SoakInbox, ledger: SoakLedger, every period: Duration,
-                       until deadline: ContinuousClock.Instant) async {
+    static func runCLI(
+        dataDirectory: String, inbox: SoakInbox, ledger: SoakLedger, every period: Duration,
+        until deadline: ContinuousClock.Instant
+    ) async {
         let common = ["--data-dir", dataDirectory, "--app-group", StressHost.appGroup]
         var run = 0
         var next = ContinuousClock.now
@@ -208,7 +218,9 @@ enum SoakWorkers {
                 let shown = try await cli(["prefs", "get", key] + common)
                 ledger.count("cli_prefs_get")
                 if shown != "\"\(value)\"\n" {
-                    ledger.error("channelbridge prefs get \(key)", BenchError("printed \(shown.debugDescription), not \"\(value)\""))
+                    ledger.error(
+                        "channelbridge prefs get \(key)",
+                        BenchError("printed \(shown.debugDescription), not \"\(value)\""))
                 }
                 _ = try await cli(["prefs", "append", SoakInbox.key, item] + common)
                 inbox.acknowledged([item])

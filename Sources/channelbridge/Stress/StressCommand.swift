@@ -17,37 +17,56 @@ enum StressCommand: CLICommand {
     }
 
     static let scenarios: [Scenario] = [
-        Scenario(name: "unread-replies", summary: "a client pipelines getString of a 32 KiB value for 20 s and\n"
-                    + "              never reads; a second client calls meanwhile", run: UnreadRepliesScenario.run),
-        Scenario(name: "unread-events", summary: "a listener never reads while 256 KiB values are written for\n"
-                    + "              20 s; a second listener reads", run: UnreadEventsScenario.run),
-        Scenario(name: "vanish", summary: "3,000 pipelined setString, then the client closes without\n"
-                    + "              reading; how long the store goes on changing", run: VanishScenario.run),
-        Scenario(name: "idle-connections", summary: "1,000 connections at once that never say HELLO: answered or\n"
-                    + "              refused, memory, threads, HELLO timeout", run: IdleConnectionsScenario.run),
-        Scenario(name: "dribble", summary: "the connection limit + 2 peers say HELLO, then send a frame a\n"
-                    + "              byte every 100 ms: refused, cut by a 1 s --frame-timeout,\n"
-                    + "              time until a new client is served", run: DribbleScenario.run),
-        Scenario(name: "many-clients", summary: "100 clients × 1,000 echo calls, every reply checked",
-                 run: ManyClientsScenario.run),
-        Scenario(name: "large-requests", summary: "appendToList of 50 M nulls, 1 M strings, 1 M ints: host peak\n"
-                    + "              memory per byte of the call; 20 clients at once each sending\n"
-                    + "              50 M nulls, then 250 k strings under a 16 MiB request budget.\n"
-                    + "              Only when named (about 2 GB of memory at scale 1)",
-                 run: LargeRequestsScenario.run, runsByDefault: false),
-        Scenario(name: "soak", summary: "--seconds of everything at once: pipelined writers, readers,\n"
-                    + "              listeners that cancel or drop their connection, a take racing\n"
-                    + "              appenders, prefs processes on the data dir; fails on any error,\n"
-                    + "              stall (a write unanswered for 2 s), lost or duplicated item,\n"
-                    + "              or growth of the host's descriptors, threads or memory.\n"
-                    + "              Only when named", run: SoakScenario.run, runsByDefault: false),
-        Scenario(name: "listeners-cancel", summary: "--seconds of 2 pipelined writers while 4 listeners cancel\n"
-                    + "              their change streams; fails on any error or a write\n"
-                    + "              unanswered for 1 s. Only when named",
-                 run: ListenerChurnScenario.run(dropping: false), runsByDefault: false),
-        Scenario(name: "listeners-drop", summary: "the same, with listeners dropping their connection while\n"
-                    + "              listening (GOODBYE or nothing said). Only when named",
-                 run: ListenerChurnScenario.run(dropping: true), runsByDefault: false),
+        Scenario(
+            name: "unread-replies",
+            summary: "a client pipelines getString of a 32 KiB value for 20 s and\n"
+                + "              never reads; a second client calls meanwhile", run: UnreadRepliesScenario.run),
+        Scenario(
+            name: "unread-events",
+            summary: "a listener never reads while 256 KiB values are written for\n"
+                + "              20 s; a second listener reads", run: UnreadEventsScenario.run),
+        Scenario(
+            name: "vanish",
+            summary: "3,000 pipelined setString, then the client closes without\n"
+                + "              reading; how long the store goes on changing", run: VanishScenario.run),
+        Scenario(
+            name: "idle-connections",
+            summary: "1,000 connections at once that never say HELLO: answered or\n"
+                + "              refused, memory, threads, HELLO timeout", run: IdleConnectionsScenario.run),
+        Scenario(
+            name: "dribble",
+            summary: "the connection limit + 2 peers say HELLO, then send a frame a\n"
+                + "              byte every 100 ms: refused, cut by a 1 s --frame-timeout,\n"
+                + "              time until a new client is served", run: DribbleScenario.run),
+        Scenario(
+            name: "many-clients", summary: "100 clients × 1,000 echo calls, every reply checked",
+            run: ManyClientsScenario.run),
+        Scenario(
+            name: "large-requests",
+            summary: "appendToList of 50 M nulls, 1 M strings, 1 M ints: host peak\n"
+                + "              memory per byte of the call; 20 clients at once each sending\n"
+                + "              50 M nulls, then 250 k strings under a 16 MiB request budget.\n"
+                + "              Only when named (about 2 GB of memory at scale 1)",
+            run: LargeRequestsScenario.run, runsByDefault: false),
+        Scenario(
+            name: "soak",
+            summary: "--seconds of everything at once: pipelined writers, readers,\n"
+                + "              listeners that cancel or drop their connection, a take racing\n"
+                + "              appenders, prefs processes on the data dir; fails on any error,\n"
+                + "              stall (a write unanswered for 2 s), lost or duplicated item,\n"
+                + "              or growth of the host's descriptors, threads or memory.\n"
+                + "              Only when named", run: SoakScenario.run, runsByDefault: false),
+        Scenario(
+            name: "listeners-cancel",
+            summary: "--seconds of 2 pipelined writers while 4 listeners cancel\n"
+                + "              their change streams; fails on any error or a write\n"
+                + "              unanswered for 1 s. Only when named",
+            run: ListenerChurnScenario.run(dropping: false), runsByDefault: false),
+        Scenario(
+            name: "listeners-drop",
+            summary: "the same, with listeners dropping their connection while\n"
+                + "              listening (GOODBYE or nothing said). Only when named",
+            run: ListenerChurnScenario.run(dropping: true), runsByDefault: false),
     ]
 
     /// The scenarios that run for `--seconds`.
@@ -167,7 +186,8 @@ final class StressReport: @unchecked Sendable {
 
     func json() -> String {
         let body = scenarios.map { scenario in
-            "\"\(scenario.name)\":{" + scenario.figures.map { "\"\($0.0)\":\($0.1.isFinite ? String($0.1) : "null")" }
+            "\"\(scenario.name)\":{"
+                + scenario.figures.map { "\"\($0.0)\":\($0.1.isFinite ? String($0.1) : "null")" }
                 .joined(separator: ",") + "}"
         }
         return "{" + body.joined(separator: ",") + "}"

@@ -20,15 +20,19 @@ struct StressHost {
     static func start(_ purpose: String, settings: StressSettings, extra: [String] = []) async throws -> StressHost {
         let directory = BenchPeer.socketDirectory("stress-\(purpose)")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        var arguments = ["--socket", directory + "/h.sock", "--data-dir", directory + "/data",
-                         "--app-group", appGroup, "--echo"]
+        var arguments = [
+            "--socket", directory + "/h.sock", "--data-dir", directory + "/data",
+            "--app-group", appGroup, "--echo",
+        ]
         if let helloTimeout = settings.helloTimeoutOption { arguments += ["--hello-timeout", helloTimeout] }
         arguments += extra
         let child = try ChildProcess(product: "extension-host", arguments: arguments)
         let host = StressHost(child: child, directory: directory)
         do {
             let line = try await child.readLine()
-            guard line == "ready \(host.socket)" else { throw BenchError("extension-host said '\(line)', not its ready line") }
+            guard line == "ready \(host.socket)" else {
+                throw BenchError("extension-host said '\(line)', not its ready line")
+            }
             try await Task.sleep(for: .milliseconds(200))
             return host
         } catch {
@@ -45,8 +49,9 @@ struct StressHost {
     /// The peak of its resident memory so far (`VmHWM`), in MiB.
     func peakResidentMegabytes() -> Double {
         guard let status = try? String(contentsOfFile: "/proc/\(child.pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") else {
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
+        else {
             return .nan
         }
         return kilobytes / 1024
@@ -55,8 +60,9 @@ struct StressHost {
     /// The host's thread count.
     func threads() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(child.pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }),
-              let count = Int(line.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") else {
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }),
+            let count = Int(line.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "")
+        else {
             return -1
         }
         return count
@@ -77,8 +83,10 @@ struct StressHost {
     }
 
     /// Runs `body` against a fresh host, which is stopped afterwards whatever happens.
-    static func with<T>(_ purpose: String, settings: StressSettings, extra: [String] = [],
-                        _ body: (StressHost) async throws -> T) async throws -> T {
+    static func with<T>(
+        _ purpose: String, settings: StressSettings, extra: [String] = [],
+        _ body: (StressHost) async throws -> T
+    ) async throws -> T {
         let host = try await start(purpose, settings: settings, extra: extra)
         do {
             let result = try await body(host)

@@ -27,7 +27,8 @@ enum UnreadEventsScenario {
     }
 
     /// Returns the host's peak memory growth while writing.
-    static func measure(_ settings: StressSettings, _ report: StressReport, stuckListener: Bool) async throws -> Double {
+    static func measure(_ settings: StressSettings, _ report: StressReport, stuckListener: Bool) async throws -> Double
+    {
         let prefix = stuckListener ? "" : "control_"
         return try await StressHost.with("events", settings: settings) { host in
             let writer = try await host.connect()
@@ -37,8 +38,9 @@ enum UnreadEventsScenario {
             var stuck: RawPeer?
             if stuckListener {
                 let peer = try RawPeer(path: host.socket)
-                let listen = try RawPeer.call(id: 1, channel: changes, method: "listen",
-                                              arguments: ["appGroup": .string(StressHost.appGroup)])
+                let listen = try RawPeer.call(
+                    id: 1, channel: changes, method: "listen",
+                    arguments: ["appGroup": .string(StressHost.appGroup)])
                 _ = try await ChildProcess.onThread("stress listen") { peer.write(RawPeer.hello() + listen) }
                 stuck = peer
             }
@@ -52,8 +54,11 @@ enum UnreadEventsScenario {
             let reading = Task {
                 for try await event in stream {
                     guard case .success(let change) = event, let key = change["key"]?.stringValue,
-                          case .uint8List(let bytes)? = change["value"], bytes.count >= 8 else { continue }
-                    let number = bytes.prefix(8).enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * $1.offset) }
+                        case .uint8List(let bytes)? = change["value"], bytes.count >= 8
+                    else { continue }
+                    let number = bytes.prefix(8).enumerated().reduce(UInt64(0)) {
+                        $0 | UInt64($1.element) << (8 * $1.offset)
+                    }
                     latest.withLock { $0[key] = number }
                     events.add(1, ordering: .relaxed)
                 }
@@ -64,7 +69,8 @@ enum UnreadEventsScenario {
             try await waitUntil(seconds: 10) {
                 latest.withLock { $0["marker"] != nil }
             } between: {
-                _ = try await prefs.invokeMethod("setBytes", arguments: ["key": "marker", "value": .uint8List(Self.value(0, size: size))])
+                _ = try await prefs.invokeMethod(
+                    "setBytes", arguments: ["key": "marker", "value": .uint8List(Self.value(0, size: size))])
             }
 
             let before = host.residentMegabytes()
@@ -76,15 +82,19 @@ enum UnreadEventsScenario {
             while ContinuousClock.now < deadline {
                 number += 1
                 let key = "k\(number % UInt64(keyCount))"
-                _ = try await prefs.invokeMethod("setBytes", arguments: ["key": .string(key), "value": .uint8List(Self.value(number, size: size))])
+                _ = try await prefs.invokeMethod(
+                    "setBytes", arguments: ["key": .string(key), "value": .uint8List(Self.value(number, size: size))])
                 written[key] = number
             }
             let peak = sampler.stop()
             report.figure(prefix + "writes", Int(number))
-            report.figure(prefix + "host_rss_peak_growth_mb", peak - before, stuckListener ? "(target ≤ 32)" : "(no stuck listener)")
-            let caughtUp = (try? await waitUntil(seconds: 30) {
-                latest.withLock { seen in written.allSatisfy { seen[$0.key] == $0.value } }
-            }) != nil
+            report.figure(
+                prefix + "host_rss_peak_growth_mb", peak - before,
+                stuckListener ? "(target ≤ 32)" : "(no stuck listener)")
+            let caughtUp =
+                (try? await waitUntil(seconds: 30) {
+                    latest.withLock { seen in written.allSatisfy { seen[$0.key] == $0.value } }
+                }) != nil
             report.figure(prefix + "reading_listener_events", events.load(ordering: .relaxed))
             report.figure(prefix + "reading_listener_has_latest_of_every_key", caughtUp ? 1 : 0, "(target 1)")
             reading.cancel()
@@ -107,8 +117,10 @@ enum UnreadEventsScenario {
 
 /// Polls `condition` every 5 ms (a benchmark may poll; tests may not) until it holds, or throws
 /// after `seconds`; `between` runs before each check (e.g. a write that may need repeating).
-func waitUntil(seconds: Double, _ condition: () -> Bool,
-               between: () async throws -> Void = {}) async throws {
+func waitUntil(
+    seconds: Double, _ condition: () -> Bool,
+    between: () async throws -> Void = {}
+) async throws {
     let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
     try await between()
     while !condition() {

@@ -31,8 +31,9 @@ enum UnreadRepliesScenario {
                     // 64 requests per write; ids wrap long before they could repeat in flight.
                     var batch: [UInt8] = []
                     for id in 1...64 {
-                        batch += try RawPeer.call(id: UInt32(id), channel: channel, method: "getString",
-                                                  arguments: ["key": "big"])
+                        batch += try RawPeer.call(
+                            id: UInt32(id), channel: channel, method: "getString",
+                            arguments: ["key": "big"])
                     }
                     var round: UInt32 = 0
                     while ContinuousClock.now < deadline {
@@ -43,10 +44,13 @@ enum UnreadRepliesScenario {
                         var at = 0
                         var index: UInt32 = 0
                         while at < frames.count {
-                            let length = Int(UInt32(frames[at]) | UInt32(frames[at + 1]) << 8
-                                             | UInt32(frames[at + 2]) << 16 | UInt32(frames[at + 3]) << 24)
+                            let length = Int(
+                                UInt32(frames[at]) | UInt32(frames[at + 1]) << 8
+                                    | UInt32(frames[at + 2]) << 16 | UInt32(frames[at + 3]) << 24)
                             let id = max(1, round &* 64 &+ index &+ 1)
-                            withUnsafeBytes(of: id.littleEndian) { for byte in 0..<4 { frames[at + 5 + byte] = $0[byte] } }
+                            withUnsafeBytes(of: id.littleEndian) {
+                                for byte in 0..<4 { frames[at + 5 + byte] = $0[byte] }
+                            }
                             at += 4 + length
                             index += 1
                         }

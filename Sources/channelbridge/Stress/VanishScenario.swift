@@ -16,9 +16,10 @@ enum VanishScenario {
             let file = store.directory(forGroup: StressHost.appGroup) + "/preferences.json"
             var requests: [UInt8] = RawPeer.hello()
             for index in 0..<count {
-                requests += try RawPeer.call(id: UInt32(index + 1), channel: "shared_preference_app_group",
-                                             method: "setString",
-                                             arguments: ["key": .string("k\(index)"), "value": .string("value \(index)")])
+                requests += try RawPeer.call(
+                    id: UInt32(index + 1), channel: "shared_preference_app_group",
+                    method: "setString",
+                    arguments: ["key": .string("k\(index)"), "value": .string("value \(index)")])
             }
             let peer = try RawPeer(path: host.socket)
             let requestBytes = requests
@@ -30,7 +31,8 @@ enum VanishScenario {
             }
             // Watch the file until it has not changed for a while.
             let quiet = Duration.milliseconds(Int64(max(300, settings.seconds(2) * 1000)))
-            let (changes, lastChange) = try await ChildProcess.onThread("stress watch") { () -> (Int, ContinuousClock.Instant?) in
+            let (changes, lastChange) = try await ChildProcess.onThread("stress watch") {
+                () -> (Int, ContinuousClock.Instant?) in
                 var last = Self.signature(file)
                 var lastChange: ContinuousClock.Instant?
                 var changes = 0

@@ -17,7 +17,7 @@ import Testing
         pool.giveBack(first)
         var second: [UInt8] = []
         second.reserveCapacity(200)
-        pool.giveBack(second)   // a spare is kept already: this one is freed
+        pool.giveBack(second)  // a spare is kept already: this one is freed
         let taken = pool.take()
         #expect(Self.address(taken) == kept)
         #expect(pool.take().capacity == 0, "the pool held one buffer, not two")

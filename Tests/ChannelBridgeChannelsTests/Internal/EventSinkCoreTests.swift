@@ -24,7 +24,9 @@ import Testing
             messenger.resumePosting()
             await drained
         }
-        let expected: [[UInt8]?] = [try codec.encodeSuccessEnvelope(.int64(1)), try codec.encodeSuccessEnvelope(.int64(2)), nil]
+        let expected: [[UInt8]?] = [
+            try codec.encodeSuccessEnvelope(.int64(1)), try codec.encodeSuccessEnvelope(.int64(2)), nil,
+        ]
         #expect(messenger.posted == expected, "the end of stream must follow the events the drainer took")
         #expect(!sink.isActive)
     }

@@ -15,8 +15,10 @@ final class ScriptedStreamHandler: StreamHandler {
     private let listenBody: @Sendable (StandardValue, EventSink) async throws -> Void
     private let cancelBody: @Sendable (StandardValue) async throws -> Void
 
-    init(onListen: @escaping @Sendable (StandardValue, EventSink) async throws -> Void = { _, _ in },
-         onCancel: @escaping @Sendable (StandardValue) async throws -> Void = { _ in }) {
+    init(
+        onListen: @escaping @Sendable (StandardValue, EventSink) async throws -> Void = { _, _ in },
+        onCancel: @escaping @Sendable (StandardValue) async throws -> Void = { _ in }
+    ) {
         listenBody = onListen
         cancelBody = onCancel
     }

@@ -6,12 +6,12 @@ import Testing
 @Suite struct CodeUnitStringTests {
     @Test func equalCodeUnitsAreEqualWhateverTheStorage() {
         let large = String(repeating: "préférence-", count: 4)
-        let copy = String(decoding: Array(large.utf8), as: UTF8.self)   // another storage
+        let copy = String(decoding: Array(large.utf8), as: UTF8.self)  // another storage
         #expect(CodeUnitString.equal(large, large))
         #expect(CodeUnitString.equal(large, copy))
         #expect(CodeUnitString.equal("key", String(decoding: Array("key".utf8), as: UTF8.self)))
         #expect(CodeUnitString.equal("", ""))
-        let substringBacked = String(large.utf8.dropFirst(0))!   // a shared-storage copy
+        let substringBacked = String(large.utf8.dropFirst(0))!  // a shared-storage copy
         #expect(CodeUnitString.equal(large, substringBacked))
     }
 

@@ -45,10 +45,12 @@ final class HostSupervisor: Sendable {
 
     /// SIGKILLs the host and starts the next one.
     func killAndRestart() async throws {
-        guard let host = state.withLock({ state -> HostProcess? in
-            state.kills += 1
-            return state.host
-        }) else { return }
+        guard
+            let host = state.withLock({ state -> HostProcess? in
+                state.kills += 1
+                return state.host
+            })
+        else { return }
         host.send(signal: SIGKILL)
         _ = await host.waitForExit()
         try await start()

@@ -47,7 +47,8 @@ final class StoreHistory: Sendable {
     func invoke(worker: Int, session: Int, position: Int, _ kind: Kind) -> Int {
         let time = clock.add(1, ordering: .sequentiallyConsistent).newValue
         return operations.withLock { operations in
-            operations.append(Operation(worker: worker, session: session, position: position, kind: kind, invoked: time))
+            operations.append(
+                Operation(worker: worker, session: session, position: position, kind: kind, invoked: time))
             return operations.count - 1
         }
     }

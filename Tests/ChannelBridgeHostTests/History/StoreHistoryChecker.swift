@@ -48,12 +48,17 @@ struct StoreHistoryChecker {
                     unknown.append((op.session, value))
                 case (.read, .ok(let seen, _)):
                     let own = lastOfSession[op.session]
-                    let certain = (own?.position ?? -1) > (lastAcknowledged?.position ?? -1) ? own?.value : lastAcknowledged?.value
+                    let certain =
+                        (own?.position ?? -1) > (lastAcknowledged?.position ?? -1)
+                        ? own?.value : lastAcknowledged?.value
                     var allowed: Set<String?> = [certain]
                     for write in unknown where write.session != op.session { allowed.insert(write.value) }
                     if !allowed.contains(seen) {
-                        found.append(Violation(description: "worker \(op.worker) session \(op.session) read #\(op.position) of "
-                            + "\(key) answered \(seen ?? "nil"); allowed: \(allowed.map { $0 ?? "nil" }.sorted())"))
+                        found.append(
+                            Violation(
+                                description: "worker \(op.worker) session \(op.session) read #\(op.position) of "
+                                    + "\(key) answered \(seen ?? "nil"); allowed: \(allowed.map { $0 ?? "nil" }.sorted())"
+                            ))
                     }
                 default:
                     break
@@ -78,7 +83,9 @@ struct StoreHistoryChecker {
         lists.append(("the final list", finalList, nil))
         for list in lists {
             for item in list.items {
-                if appended[item] == nil { found.append(Violation(description: "\(list.name) holds \(item), never appended")) }
+                if appended[item] == nil {
+                    found.append(Violation(description: "\(list.name) holds \(item), never appended"))
+                }
                 if let other = seen[item] {
                     found.append(Violation(description: "\(item) is in \(other) and in \(list.name)"))
                 }
@@ -109,20 +116,28 @@ struct StoreHistoryChecker {
                 next += 1
             }
             for item in later.items {
-                guard let op = appended[item], let newest = newestTaken[op.worker], op.position < newest else { continue }
-                found.append(Violation(description: "worker \(op.worker)'s append #\(op.position) was taken after its #\(newest)"))
+                guard let op = appended[item], let newest = newestTaken[op.worker], op.position < newest else {
+                    continue
+                }
+                found.append(
+                    Violation(
+                        description: "worker \(op.worker)'s append #\(op.position) was taken after its #\(newest)"))
             }
         }
         return found
     }
 
-    private func orderViolations(in items: [String], _ appended: [String: StoreHistory.Operation], _ name: String) -> [Violation] {
+    private func orderViolations(
+        in items: [String], _ appended: [String: StoreHistory.Operation], _ name: String
+    ) -> [Violation] {
         var last: [Int: Int] = [:]
         var found: [Violation] = []
         for item in items {
             guard let op = appended[item] else { continue }
             if let previous = last[op.worker], previous > op.position {
-                found.append(Violation(description: "\(name): worker \(op.worker)'s append #\(op.position) follows its #\(previous)"))
+                found.append(
+                    Violation(
+                        description: "\(name): worker \(op.worker)'s append #\(op.position) follows its #\(previous)"))
             }
             last[op.worker] = op.position
         }

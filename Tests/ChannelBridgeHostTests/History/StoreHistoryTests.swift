@@ -35,17 +35,25 @@ import Testing
             result = try await withHangGuard(seconds: guardSeconds) { try await run.run(directory, into: history) }
         } catch {
             let pending = history.recorded.filter { $0.outcome == .pending }
-            let listed = pending.prefix(20).map { "worker \($0.worker) session \($0.session) #\($0.position) \($0.kind)" }
-            Issue.record(Comment(rawValue: "seed \(Self.seed): \(error); \(pending.count) operations pending: \(listed.joined(separator: ", ")); "
-                + history.currentPhases.joined(separator: "; ")))
+            let listed = pending.prefix(20).map {
+                "worker \($0.worker) session \($0.session) #\($0.position) \($0.kind)"
+            }
+            Issue.record(
+                Comment(
+                    rawValue:
+                        "seed \(Self.seed): \(error); \(pending.count) operations pending: \(listed.joined(separator: ", ")); "
+                        + history.currentPhases.joined(separator: "; ")))
             throw error
         }
         let operations = result.history.recorded
         let violations = StoreHistoryChecker(operations: operations, finalList: result.finalList).violations()
         let unknown = operations.filter { $0.outcome == .unknown }.count
-        print("store history, seed \(Self.seed): \(operations.count) operations, \(unknown) of unknown outcome, "
-              + "\(result.kills) host kills, \(result.listens) listens, \(violations.count) violations")
-        #expect(violations.isEmpty, "seed \(Self.seed): \(violations.prefix(20).map(\.description).joined(separator: "\n"))")
+        print(
+            "store history, seed \(Self.seed): \(operations.count) operations, \(unknown) of unknown outcome, "
+                + "\(result.kills) host kills, \(result.listens) listens, \(violations.count) violations")
+        #expect(
+            violations.isEmpty, "seed \(Self.seed): \(violations.prefix(20).map(\.description).joined(separator: "\n"))"
+        )
         #expect(result.kills == workload.kills)
         #expect(result.listenerFailures == 0, "\(history.recordedNotes)")
         #expect(operations.allSatisfy { $0.outcome != .pending })
@@ -56,8 +64,10 @@ import Testing
 
     typealias Op = StoreHistory.Operation
 
-    static func op(_ worker: Int, _ session: Int, _ position: Int, _ kind: StoreHistory.Kind,
-                   _ outcome: StoreHistory.Outcome, invoked: Int? = nil, completed: Int? = nil) -> Op {
+    static func op(
+        _ worker: Int, _ session: Int, _ position: Int, _ kind: StoreHistory.Kind,
+        _ outcome: StoreHistory.Outcome, invoked: Int? = nil, completed: Int? = nil
+    ) -> Op {
         var op = Op(worker: worker, session: session, position: position, kind: kind, invoked: invoked ?? position * 2)
         op.completed = completed ?? (position * 2 + 1)
         op.outcome = outcome
@@ -103,19 +113,24 @@ import Testing
             Self.op(0, 0, 2, .append(item: "w0:2"), Self.ok),
         ]
         let twice = appends + [Self.op(1, 0, 0, .take(requestID: "t"), Self.took(["w0:0", "w0:1"]))]
-        #expect(StoreHistoryChecker(operations: twice, finalList: ["w0:1", "w0:2"]).violations().map(\.description)
-            == ["w0:1 is in take #0 of worker 1 and in the final list"])
+        #expect(
+            StoreHistoryChecker(operations: twice, finalList: ["w0:1", "w0:2"]).violations().map(\.description)
+                == ["w0:1 is in take #0 of worker 1 and in the final list"])
         let lost = appends + [Self.op(1, 0, 0, .take(requestID: "t"), Self.took(["w0:0"]))]
-        #expect(StoreHistoryChecker(operations: lost, finalList: ["w0:2"]).violations().map(\.description)
-            == ["w0:1, acknowledged, was neither taken nor stored: lost"])
+        #expect(
+            StoreHistoryChecker(operations: lost, finalList: ["w0:2"]).violations().map(\.description)
+                == ["w0:1, acknowledged, was neither taken nor stored: lost"])
         let reordered = appends + [Self.op(1, 0, 0, .take(requestID: "t"), Self.took(["w0:1", "w0:0"]))]
-        #expect(StoreHistoryChecker(operations: reordered, finalList: ["w0:2"]).violations().map(\.description)
-            == ["take #0 of worker 1: worker 0's append #0 follows its #1"])
-        let acrossTakes = appends + [
-            Self.op(1, 0, 0, .take(requestID: "t1"), Self.took(["w0:1"]), invoked: 10, completed: 11),
-            Self.op(1, 0, 1, .take(requestID: "t2"), Self.took(["w0:0", "w0:2"]), invoked: 12, completed: 13),
-        ]
-        #expect(StoreHistoryChecker(operations: acrossTakes, finalList: []).violations().map(\.description)
-            == ["worker 0's append #0 was taken after its #1"])
+        #expect(
+            StoreHistoryChecker(operations: reordered, finalList: ["w0:2"]).violations().map(\.description)
+                == ["take #0 of worker 1: worker 0's append #0 follows its #1"])
+        let acrossTakes =
+            appends + [
+                Self.op(1, 0, 0, .take(requestID: "t1"), Self.took(["w0:1"]), invoked: 10, completed: 11),
+                Self.op(1, 0, 1, .take(requestID: "t2"), Self.took(["w0:0", "w0:2"]), invoked: 12, completed: 13),
+            ]
+        #expect(
+            StoreHistoryChecker(operations: acrossTakes, finalList: []).violations().map(\.description)
+                == ["worker 0's append #0 was taken after its #1"])
     }
 }

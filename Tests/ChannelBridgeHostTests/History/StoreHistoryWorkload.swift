@@ -85,12 +85,15 @@ struct StoreHistoryWorkload: Sendable {
         history.phase("main", "stopping the host")
         await supervisor.stop()
         let finalList = list.listValue?.compactMap(\.stringValue) ?? []
-        return Result(history: history, finalList: finalList, kills: supervisor.kills, listens: listens.value,
-                      listenerFailures: listenerFailures.value)
+        return Result(
+            history: history, finalList: finalList, kills: supervisor.kills, listens: listens.value,
+            listenerFailures: listenerFailures.value)
     }
 
-    private func runWorker(_ worker: Int, _ supervisor: HostSupervisor, _ history: StoreHistory, _ progress: Progress,
-                           started: ContinuousClock.Instant) async throws {
+    private func runWorker(
+        _ worker: Int, _ supervisor: HostSupervisor, _ history: StoreHistory, _ progress: Progress,
+        started: ContinuousClock.Instant
+    ) async throws {
         var random = SeededGenerator(seed: seed &+ UInt64(worker) &* 0x9E37_79B9)
         history.phase("worker \(worker)", "connecting")
         guard var (connection, generation) = await supervisor.connect(after: 0) else { throw SupervisorFinished() }
@@ -118,7 +121,11 @@ struct StoreHistoryWorkload: Sendable {
                     history.complete(call.index, Self.outcome(of: value, for: call.kind))
                 } catch let error as ChannelError where Self.endsTheConnection(error) {
                     connectionEnded = true
-                    if case .take = call.kind { retakes.append((call.index, call.kind)) } else { history.complete(call.index, .unknown) }
+                    if case .take = call.kind {
+                        retakes.append((call.index, call.kind))
+                    } else {
+                        history.complete(call.index, .unknown)
+                    }
                 } catch {
                     history.complete(call.index, .failed("\(error)"))
                 }
@@ -174,7 +181,11 @@ struct StoreHistoryWorkload: Sendable {
                 let index = history.invoke(worker: worker, session: session, position: position, kind)
                 position += 1
                 do {
-                    history.complete(index, Self.outcome(of: try await channel.invokeMethod("getString", arguments: ["key": .string("w\(worker)-k\(key)")]), for: kind))
+                    history.complete(
+                        index,
+                        Self.outcome(
+                            of: try await channel.invokeMethod(
+                                "getString", arguments: ["key": .string("w\(worker)-k\(key)")]), for: kind))
                 } catch {
                     history.complete(index, .unknown)
                     ended = true
@@ -226,8 +237,10 @@ struct StoreHistoryWorkload: Sendable {
 
     /// Listens, takes a few events, then cancels the stream or drops the whole connection, again
     /// and again until the workers are done.
-    private func runListener(_ listener: Int, _ supervisor: HostSupervisor, _ stop: Flag,
-                             _ listens: Counter, _ listenerFailures: Counter, _ history: StoreHistory) async {
+    private func runListener(
+        _ listener: Int, _ supervisor: HostSupervisor, _ stop: Flag,
+        _ listens: Counter, _ listenerFailures: Counter, _ history: StoreHistory
+    ) async {
         var random = SeededGenerator(seed: seed &+ 0xABCD &+ UInt64(listener))
         var generation = 0
         while !stop.isRaised {
@@ -347,7 +360,11 @@ final class Counter: Sendable {
 
     /// Adds `amount`; returns the new count.
     @discardableResult
-    func add(_ amount: Int) -> Int { count.withLock { $0 += amount; return $0 } }
+    func add(_ amount: Int) -> Int {
+        count.withLock {
+            $0 += amount; return $0
+        }
+    }
 }
 
 /// A worker needed a host after the run was finished: the run's own bookkeeping went wrong.

@@ -30,14 +30,15 @@ import Testing
         _ = try? await large.invokeMethod("put", arguments: .uint8List([UInt8](repeating: 7, count: 1 << 16)))
         _ = try? await large.invokeMethod("small")
 
-        #expect(probe.calls == [
-            "setSynchronousMessageHandler sync",
-            "setSegmentedMessageHandler async",
-            "setImmediateMessageHandler immediate",
-            "setSegmentedMessageHandler events",
-            "send(segments:) large",
-            "send(message:) large",
-        ])
+        #expect(
+            probe.calls == [
+                "setSynchronousMessageHandler sync",
+                "setSegmentedMessageHandler async",
+                "setImmediateMessageHandler immediate",
+                "setSegmentedMessageHandler events",
+                "send(segments:) large",
+                "send(message:) large",
+            ])
     }
 
     /// The tracing wrapper logs an answer given at once as it is given, and one from `.later`
@@ -45,7 +46,8 @@ import Testing
     @Test func theTraceAppliesOnTheImmediatePath() async throws {
         let probe = FastPathProbe()
         let lines = LockedValue<[String]>([])
-        let tracing = TracingMessenger(base: probe, label: "s1", binaryChannels: [], log: { line in lines.withLock { $0.append(line) } })
+        let tracing = TracingMessenger(
+            base: probe, label: "s1", binaryChannels: [], log: { line in lines.withLock { $0.append(line) } })
         // The tracing handler holds the tracing messenger, whose base is the probe holding the
         // handler: a cycle a session breaks by removing its handlers at teardown, as here.
         defer { probe.forgetHandlers() }
@@ -63,12 +65,13 @@ import Testing
             Issue.record("work that suspends was answered at once")
             return
         }
-        #expect(lines.withLock { $0.count } == 3)   // two calls, one reply so far
+        #expect(lines.withLock { $0.count } == 3)  // two calls, one reply so far
         #expect(try await work().reply?.joined == (try codec.encodeSuccessEnvelope(.string("in a task"))))
-        #expect(lines.withLock { $0 } == [
-            "s1 call imm now null", "s1 reply imm now null → success \"at once\"",
-            "s1 call imm slow null", "s1 reply imm slow null → success \"in a task\"",
-        ])
+        #expect(
+            lines.withLock { $0 } == [
+                "s1 call imm now null", "s1 reply imm now null → success \"at once\"",
+                "s1 call imm slow null", "s1 reply imm slow null → success \"in a task\"",
+            ])
     }
 
     /// On a real connection, bare and traced, the events a stream handler sends from `onListen`
@@ -142,15 +145,21 @@ private final class FastPathProbe: FastPathMessenger {
         return nil
     }
 
-    func setSegmentedMessageHandler(onChannel channel: String, _ handler: SegmentedMessageHandler?) -> MessageHandlerToken {
+    func setSegmentedMessageHandler(
+        onChannel channel: String, _ handler: SegmentedMessageHandler?
+    ) -> MessageHandlerToken {
         record("setSegmentedMessageHandler \(channel)")
     }
 
-    func setSynchronousMessageHandler(onChannel channel: String, _ handler: SynchronousMessageHandler?) -> MessageHandlerToken {
+    func setSynchronousMessageHandler(
+        onChannel channel: String, _ handler: SynchronousMessageHandler?
+    ) -> MessageHandlerToken {
         record("setSynchronousMessageHandler \(channel)")
     }
 
-    func setImmediateMessageHandler(onChannel channel: String, _ handler: ImmediateMessageHandler?) -> MessageHandlerToken {
+    func setImmediateMessageHandler(
+        onChannel channel: String, _ handler: ImmediateMessageHandler?
+    ) -> MessageHandlerToken {
         state.withLock { $0.immediate[channel] = handler }
         return record("setImmediateMessageHandler \(channel)")
     }

@@ -20,7 +20,8 @@ final class HeldGroupLock: Sendable {
         try #require(flock(lockFD, LOCK_EX) == 0, "cannot lock \(path): errno \(errno)")
         watchFD = inotify_init1(Int32(IN_CLOEXEC))
         try #require(watchFD >= 0, "inotify_init1: errno \(errno)")
-        try #require(inotify_add_watch(watchFD, path, UInt32(IN_OPEN)) >= 0, "inotify_add_watch \(path): errno \(errno)")
+        try #require(
+            inotify_add_watch(watchFD, path, UInt32(IN_OPEN)) >= 0, "inotify_add_watch \(path): errno \(errno)")
     }
 
     /// Returns once the lock file has been opened by another than this object (the events queue

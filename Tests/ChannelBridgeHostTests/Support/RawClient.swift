@@ -96,9 +96,12 @@ final class RawClient: Sendable {
         frame(kind: 0x02, body: le32(id) + le16(UInt16(channel.utf8.count)) + Array(channel.utf8) + [0] + payload)
     }
 
-    static func methodCall(id: UInt32, channel: String, method: String, arguments: StandardValue = .null) throws -> [UInt8] {
-        request(id: id, channel: channel,
-                payload: try StandardMethodCodec().encodeMethodCall(MethodCall(method, arguments: arguments)))
+    static func methodCall(
+        id: UInt32, channel: String, method: String, arguments: StandardValue = .null
+    ) throws -> [UInt8] {
+        request(
+            id: id, channel: channel,
+            payload: try StandardMethodCodec().encodeMethodCall(MethodCall(method, arguments: arguments)))
     }
 
     /// GOODBYE `normal`: the host answers what it owes, then closes.
@@ -120,8 +123,10 @@ final class RawClient: Sendable {
             case 0x03 where body.count >= 5:
                 frames.append(.reply(id: readLE32(body, 0), status: body[4], payload: Array(body[5...])))
             case 0x08 where body.count >= 2:
-                frames.append(.goodbye(code: UInt16(body[0]) | UInt16(body[1]) << 8,
-                                       reason: String(decoding: body[2...], as: UTF8.self)))
+                frames.append(
+                    .goodbye(
+                        code: UInt16(body[0]) | UInt16(body[1]) << 8,
+                        reason: String(decoding: body[2...], as: UTF8.self)))
             default: frames.append(.other(kind: kind, body: body))
             }
         }

@@ -6,7 +6,9 @@ import Testing
 @Suite struct PendingCallsTests {
     @Test func sequentialIdsInsertFindAndRemove() {
         var table = PendingCalls<Int>()
-        for id in UInt32(1)...3_000 { do { let insertion = table.insert(Int(id), id: id); #expect(insertion == (id == 1 ? .solo : .table)) } }
+        for id in UInt32(1)...3_000 {
+            do { let insertion = table.insert(Int(id), id: id); #expect(insertion == (id == 1 ? .solo : .table)) }
+        }
         #expect(table.count == 3_000)
         // Removed in another order than inserted, each exactly once.
         for id in stride(from: UInt32(3_000), through: 1, by: -1) { #expect(table.remove(id) == Int(id)) }
@@ -31,7 +33,9 @@ import Testing
     @Test func anOldCallFarBehindTheRestIsKept() {
         var table = PendingCalls<Int>()
         do { let insertion = table.insert(-1, id: 1); #expect(insertion == .solo) }
-        for id in UInt32(1 + (1 << 20))..<UInt32(1 + (1 << 20) + 2_000) { do { let insertion = table.insert(Int(id), id: id); #expect(insertion == .table) } }
+        for id in UInt32(1 + (1 << 20))..<UInt32(1 + (1 << 20) + 2_000) {
+            do { let insertion = table.insert(Int(id), id: id); #expect(insertion == .table) }
+        }
         do { let removed = table.remove(1); #expect(removed == -1) }
         for id in UInt32(1 + (1 << 20))..<UInt32(1 + (1 << 20) + 2_000) { #expect(table.remove(id) == Int(id)) }
         #expect(table.isEmpty)
@@ -40,7 +44,7 @@ import Testing
     @Test func removeAllWherePicksFromSlotsAndTheDictionary() {
         var table = PendingCalls<Int>()
         for id in UInt32(1)...10 { _ = table.insert(Int(id), id: id) }
-        _ = table.insert(100, id: 1 + 16)   // beside the slots
+        _ = table.insert(100, id: 1 + 16)  // beside the slots
         let odd = table.removeAll { $0 % 2 == 1 }
         #expect(Set(odd.map(\.id)) == [1, 3, 5, 7, 9])
         #expect(table.count == 6)
@@ -83,11 +87,12 @@ import Testing
             switch Int.random(in: 0..<10, using: &random) {
             case 0..<4:
                 // Mostly the next id; sometimes one far ahead, or one already in flight.
-                let id: UInt32 = switch Int.random(in: 0..<8, using: &random) {
-                case 0: nextID &+ UInt32.random(in: 1...5_000, using: &random)
-                case 1: model.keys.randomElement(using: &random) ?? nextID
-                default: nextID
-                }
+                let id: UInt32 =
+                    switch Int.random(in: 0..<8, using: &random) {
+                    case 0: nextID &+ UInt32.random(in: 1...5_000, using: &random)
+                    case 1: model.keys.randomElement(using: &random) ?? nextID
+                    default: nextID
+                    }
                 nextID = max(nextID, id &+ 1)
                 let insertion = table.insert(step, id: id)
                 #expect(insertion == (model[id] != nil ? .idInFlight : model.isEmpty ? .solo : .table))
@@ -100,10 +105,14 @@ import Testing
             case 5:
                 let parity = Int.random(in: 0...1, using: &random)
                 let taken = table.removeAll { abs($0) % 7 == parity }
-                #expect(Dictionary(uniqueKeysWithValues: taken.map { ($0.id, $0.call) }) == model.filter { abs($0.value) % 7 == parity })
+                #expect(
+                    Dictionary(uniqueKeysWithValues: taken.map { ($0.id, $0.call) })
+                        == model.filter { abs($0.value) % 7 == parity })
                 model = model.filter { abs($0.value) % 7 != parity }
             default:
-                let id = Bool.random(using: &random) ? (model.keys.randomElement(using: &random) ?? 1) : UInt32.random(in: 1...nextID, using: &random)
+                let id =
+                    Bool.random(using: &random)
+                    ? (model.keys.randomElement(using: &random) ?? 1) : UInt32.random(in: 1...nextID, using: &random)
                 #expect(table.remove(id) == model.removeValue(forKey: id))
             }
             #expect(table.count == model.count)

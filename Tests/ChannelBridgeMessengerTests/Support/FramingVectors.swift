@@ -27,29 +27,32 @@ enum FramingVectors {
     static func load(_ file: String) -> [[String: Any]] {
         let url = packageRoot.appendingPathComponent("Protocol/vectors/\(file)")
         guard let data = try? Data(contentsOf: url),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              object["format"] as? String == "channelbridge-framing-vectors/1",
-              let vectors = object["vectors"] as? [[String: Any]] else {
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            object["format"] as? String == "channelbridge-framing-vectors/1",
+            let vectors = object["vectors"] as? [[String: Any]]
+        else {
             fatalError("cannot read \(url.path)")
         }
         return vectors
     }
 
     static let valid: [Valid] = load("framing-valid.json").map { entry in
-        Valid(name: entry["name"] as! String,
-              bytes: hex(entry["hex"] as! String),
-              frame: frame(from: entry["frame"] as! [String: Any]),
-              canonical: entry["canonical"] as? Bool ?? true)
+        Valid(
+            name: entry["name"] as! String,
+            bytes: hex(entry["hex"] as! String),
+            frame: frame(from: entry["frame"] as! [String: Any]),
+            canonical: entry["canonical"] as? Bool ?? true)
     }
 
     static let invalid: [Invalid] = load("framing-invalid.json").map { entry in
-        Invalid(name: entry["name"] as! String,
-                receiver: entry["receiver"] as! String == "client" ? .client : .host,
-                bytes: hex(entry["hex"] as! String),
-                layer: entry["layer"] as! String,
-                violation: entry["violation"] as! String,
-                goodbyeCode: GoodbyeCode(rawValue: UInt16(entry["goodbyeCode"] as! Int)),
-                maxFrameLength: entry["maxFrameLength"] as? Int)
+        Invalid(
+            name: entry["name"] as! String,
+            receiver: entry["receiver"] as! String == "client" ? .client : .host,
+            bytes: hex(entry["hex"] as! String),
+            layer: entry["layer"] as! String,
+            violation: entry["violation"] as! String,
+            goodbyeCode: GoodbyeCode(rawValue: UInt16(entry["goodbyeCode"] as! Int)),
+            maxFrameLength: entry["maxFrameLength"] as? Int)
     }
 
     static func frame(from fields: [String: Any]) -> Frame {
@@ -60,10 +63,12 @@ enum FramingVectors {
         func uint64(_ key: String) -> UInt64 { UInt64(fields[key] as! String)! }
         switch fields["kind"] as! String {
         case "hello":
-            return .hello(.init(version: UInt16(fields["version"] as! Int), flags: UInt16(fields["flags"] as! Int),
-                                role: fields["role"] as! String == "host" ? .host : .client,
-                                peerName: fields["peerName"] as! String,
-                                maxFrameLength: fields["maxFrameLength"] as? Int))
+            return .hello(
+                .init(
+                    version: UInt16(fields["version"] as! Int), flags: UInt16(fields["flags"] as! Int),
+                    role: fields["role"] as! String == "host" ? .host : .client,
+                    peerName: fields["peerName"] as! String,
+                    maxFrameLength: fields["maxFrameLength"] as? Int))
         case "request":
             return .request(id: uint32("id"), channel: fields["channel"] as! String, payload: payload())
         case "reply":
@@ -81,10 +86,10 @@ enum FramingVectors {
         case "pong":
             return .pong(token: uint64("token"))
         case "goodbye":
-            return .goodbye(code: GoodbyeCode(rawValue: UInt16(fields["code"] as! Int)), reason: fields["reason"] as! String)
+            return .goodbye(
+                code: GoodbyeCode(rawValue: UInt16(fields["code"] as! Int)), reason: fields["reason"] as! String)
         default:
             fatalError("unknown kind in vector: \(fields)")
         }
     }
 }
-

@@ -57,7 +57,8 @@ enum AlphaPlugin: Plugin {
     static func register(with registrar: PluginRegistrar) throws {
         let probe = registrar.environment.probe
         probe?.record("Alpha.register as \(registrar.key)")
-        registrar.addMethodCallDelegate(EchoDelegate(), channel: MethodChannel(name: channelName, messenger: registrar.messenger))
+        registrar.addMethodCallDelegate(
+            EchoDelegate(), channel: MethodChannel(name: channelName, messenger: registrar.messenger))
         registrar.addTeardownHook { probe?.record("Alpha.teardown.1") }
         registrar.addTeardownHook { probe?.record("Alpha.teardown.2") }
     }
@@ -78,7 +79,8 @@ enum FailingPlugin: Plugin {
 
     static func register(with registrar: PluginRegistrar) throws {
         let probe = registrar.environment.probe
-        registrar.addMethodCallDelegate(EchoDelegate(), channel: MethodChannel(name: channelName, messenger: registrar.messenger))
+        registrar.addMethodCallDelegate(
+            EchoDelegate(), channel: MethodChannel(name: channelName, messenger: registrar.messenger))
         registrar.addTeardownHook { probe?.record("Failing.teardown") }
         throw Refusal()
     }
@@ -110,7 +112,8 @@ enum TickerPlugin: Plugin {
     }
 
     static func register(with registrar: PluginRegistrar) throws {
-        registrar.addStreamHandler(Handler(probe: registrar.environment.probe),
-                                   channel: EventChannel(name: channelName, messenger: registrar.messenger))
+        registrar.addStreamHandler(
+            Handler(probe: registrar.environment.probe),
+            channel: EventChannel(name: channelName, messenger: registrar.messenger))
     }
 }

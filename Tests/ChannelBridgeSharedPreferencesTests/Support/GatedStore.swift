@@ -46,15 +46,21 @@ final class GatedStore: PreferenceStore, PreferenceStoreProvider, CachedPreferen
     }
 
     func value(forKey key: String) async throws(StoreError) -> StandardValue? {
-        do { return try await around("get", key) { try await base.value(forKey: key) } } catch { throw error as! StoreError }
+        do { return try await around("get", key) { try await base.value(forKey: key) } } catch {
+            throw error as! StoreError
+        }
     }
 
     func allValues() async throws(StoreError) -> [PreferenceEntry] {
-        do { return try await around("getAll", nil) { try await base.allValues() } } catch { throw error as! StoreError }
+        do { return try await around("getAll", nil) { try await base.allValues() } } catch {
+            throw error as! StoreError
+        }
     }
 
     func set(_ value: StandardValue?, forKey key: String) async throws(StoreError) {
-        do { try await around("set", key) { try await base.set(value, forKey: key) } } catch { throw error as! StoreError }
+        do { try await around("set", key) { try await base.set(value, forKey: key) } } catch {
+            throw error as! StoreError
+        }
     }
 
     func remove(_ key: String) async throws(StoreError) {
@@ -66,11 +72,16 @@ final class GatedStore: PreferenceStore, PreferenceStoreProvider, CachedPreferen
     }
 
     func take(key: String) async throws(StoreError) -> StandardValue? {
-        do { return try await around("take", key) { try await base.take(key: key) } } catch { throw error as! StoreError }
+        do { return try await around("take", key) { try await base.take(key: key) } } catch {
+            throw error as! StoreError
+        }
     }
 
-    func update(key: String, _ transform: @escaping @Sendable (StandardValue?) throws -> StandardValue?) async throws
-        -> StandardValue? {
+    func update(
+        key: String, _ transform: @escaping @Sendable (StandardValue?) throws -> StandardValue?
+    ) async throws
+        -> StandardValue?
+    {
         try await around("update", key) { try await base.update(key: key, transform) }
     }
 

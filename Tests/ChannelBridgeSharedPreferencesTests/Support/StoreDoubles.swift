@@ -32,13 +32,18 @@ struct ObservedStore: PreferenceStore {
 
     func value(forKey key: String) async throws(StoreError) -> StandardValue? { try await base.value(forKey: key) }
     func allValues() async throws(StoreError) -> [PreferenceEntry] { try await base.allValues() }
-    func set(_ value: StandardValue?, forKey key: String) async throws(StoreError) { try await base.set(value, forKey: key) }
+    func set(_ value: StandardValue?, forKey key: String) async throws(StoreError) {
+        try await base.set(value, forKey: key)
+    }
     func remove(_ key: String) async throws(StoreError) { try await base.remove(key) }
     func removeAll() async throws(StoreError) { try await base.removeAll() }
     func take(key: String) async throws(StoreError) -> StandardValue? { try await base.take(key: key) }
 
-    func update(key: String, _ transform: @escaping @Sendable (StandardValue?) throws -> StandardValue?) async throws
-        -> StandardValue? {
+    func update(
+        key: String, _ transform: @escaping @Sendable (StandardValue?) throws -> StandardValue?
+    ) async throws
+        -> StandardValue?
+    {
         try await base.update(key: key, transform)
     }
 
@@ -73,8 +78,11 @@ struct CorruptPreferenceStore: PreferenceStore {
     func take(key: String) async throws(StoreError) -> StandardValue? { throw Self.error }
     func changes() async throws(StoreError) -> AsyncStream<StoreChange> { throw Self.error }
 
-    func update(key: String, _ transform: @escaping @Sendable (StandardValue?) throws -> StandardValue?) async throws
-        -> StandardValue? {
+    func update(
+        key: String, _ transform: @escaping @Sendable (StandardValue?) throws -> StandardValue?
+    ) async throws
+        -> StandardValue?
+    {
         throw Self.error
     }
 }

@@ -3,7 +3,6 @@ import ChannelBridgeTestSupport
 import Foundation
 import Glibc
 
-
 /// A plain blocking client that speaks raw bytes, for feeding malformed frames to a listener.
 enum RawClient {
     /// Connects to `path`, writes `bytes`, then reads until the listener closes (or `timeout`
@@ -16,7 +15,7 @@ enum RawClient {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent <= 0 { break }   // the listener may close before taking everything
+            if sent <= 0 { break }  // the listener may close before taking everything
             offset += sent
         }
         return readToEnd(fd, timeout: timeout)

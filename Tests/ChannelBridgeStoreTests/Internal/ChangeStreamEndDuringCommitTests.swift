@@ -16,7 +16,11 @@ import Testing
             let prefs = try AppGroupStore(dataDirectory: directory).group("group.local")
             let inside = Inbox<Void>()
             let release = DispatchSemaphore(value: 0)
-            prefs.engine.commitHook.withLock { $0 = { inside.put(()); release.wait() } }
+            prefs.engine.commitHook.withLock {
+                $0 = {
+                    inside.put(()); release.wait()
+                }
+            }
             defer { release.signal() }
             let changes = try await prefs.changes()
             let consumer = Task { () -> [String] in
@@ -62,7 +66,7 @@ import Testing
                     try await group.waitForAll()
                 }
             }
-            #expect(try await prefs.value(forKey: "k3") == .int64(199))   // the last index with index % 7 == 3
+            #expect(try await prefs.value(forKey: "k3") == .int64(199))  // the last index with index % 7 == 3
         }
     }
 }

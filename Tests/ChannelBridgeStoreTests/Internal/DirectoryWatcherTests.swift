@@ -14,7 +14,9 @@ import Testing
         let attempts = LockedValue(0)
         let watcher = DirectoryWatcher { name, body in
             // The first start fails as pthread_create does when threads run out; later ones run.
-            attempts.withLock { $0 += 1; return $0 } == 1 ? 11 /* EAGAIN */ : DetachedThread.tryStart(name: name, body)
+            attempts.withLock {
+                $0 += 1; return $0
+            } == 1 ? 11 /* EAGAIN */ : DetachedThread.tryStart(name: name, body)
         }
         let engine = GroupEngine(files: GroupFiles(directory: directory), threadName: "test")
         let error = #expect(throws: StoreError.self) { try watcher.add(engine) }

@@ -10,8 +10,11 @@ import Testing
 
     /// Applies `changes` to `base` as one commit; returns the new file read back by the scanner and
     /// the cached document updated in place, which must agree.
-    static func commit(_ base: StoredDocument, _ changes: (inout DocumentEdit) -> Void) throws
-        -> (file: StoredDocument, cached: StoredDocument, bytes: [UInt8]) {
+    static func commit(
+        _ base: StoredDocument, _ changes: (inout DocumentEdit) -> Void
+    ) throws
+        -> (file: StoredDocument, cached: StoredDocument, bytes: [UInt8])
+    {
         var edit = DocumentEdit(base: base, path: "/p")
         changes(&edit)
         var buffers = DocumentEdit.Buffers()
@@ -32,35 +35,40 @@ import Testing
             let wroteMissing = edit.set("missing", text: nil)
             #expect(wroteMissing == false)
         }
-        let expected = [PreferenceEntry(key: "b", value: 20), PreferenceEntry(key: "c", value: 3),
-                        PreferenceEntry(key: "d", value: "new"), PreferenceEntry(key: "a", value: true)]
+        let expected = [
+            PreferenceEntry(key: "b", value: 20), PreferenceEntry(key: "c", value: 3),
+            PreferenceEntry(key: "d", value: "new"), PreferenceEntry(key: "a", value: true),
+        ]
         #expect(try file.allValues(path: "/p") == expected)
         #expect(try cached.allValues(path: "/p") == expected)
         #expect(file.changeLog == ChangeLog(seq: 1, commits: [.init(seq: 1, keys: ["b", "a", "d"])]))
         #expect(cached.changeLog == file.changeLog)
         for key in ["a", "b", "c", "d"] {
-            #expect(cached.valueText(forKey: key).map(Array.init) == file.valueText(forKey: key).map(Array.init), "\(key)")
+            #expect(
+                cached.valueText(forKey: key).map(Array.init) == file.valueText(forKey: key).map(Array.init), "\(key)")
         }
     }
 
     @Test func unchangedMembersAreCopiedByteForByteAndOtherMembersKept() throws {
         // Another writer's spacing and a member this version does not know.
-        let original = "{\"values\" : {\"kept\" :  [ true , \"2\" ],\n\"changed\": \"old\"}, \"version\": 1, \"future\": {\"x\": [null]}}"
+        let original =
+            "{\"values\" : {\"kept\" :  [ true , \"2\" ],\n\"changed\": \"old\"}, \"version\": 1, \"future\": {\"x\": [null]}}"
         let base = try DocumentScanner.document(from: Array(original.utf8), path: "/p")
         let (file, _, bytes) = try Self.commit(base) { edit in edit.set("changed", text: Self.text("new")) }
         let written = String(decoding: bytes, as: UTF8.self)
-        #expect(written == """
-            {
-              "version": 1,
-              "values": {
-                "kept" :  [ true , "2" ],
-                "changed": "new"
-              },
-              "changeLog": {"seq":1,"commits":[{"seq":1,"keys":["changed"]}]},
-              "future": {"x": [null]}
-            }
+        #expect(
+            written == """
+                {
+                  "version": 1,
+                  "values": {
+                    "kept" :  [ true , "2" ],
+                    "changed": "new"
+                  },
+                  "changeLog": {"seq":1,"commits":[{"seq":1,"keys":["changed"]}]},
+                  "future": {"x": [null]}
+                }
 
-            """)
+                """)
         #expect(try file.value(forKey: "kept", path: "/p") == [true, "2"] as StandardValue)
         #expect(file.otherMembers.map(\.key) == ["future"])
     }
@@ -69,34 +77,37 @@ import Testing
     /// two members is not ours (shorter, longer, or as long and different), so each member still
     /// lands in our layout.
     @Test func runsOfUnchangedMembersKeepOurLayoutWhereverTheBaseHadOther() throws {
-        let original = "{\"version\": 1, \"values\": {\n    \"a\": \"1\",\n    \"b\": \"2\",\"c\": \"3\",\n    \"d\": \"4\" ,\n    "
+        let original =
+            "{\"version\": 1, \"values\": {\n    \"a\": \"1\",\n    \"b\": \"2\",\"c\": \"3\",\n    \"d\": \"4\" ,\n    "
             + "\"e\": \"5\",\n    \"f\": \"6\",\n     \"g\": \"7\",\n\t   \"h\": \"8\"}}"
         let base = try DocumentScanner.document(from: Array(original.utf8), path: "/p")
         let (file, cached, bytes) = try Self.commit(base) { edit in edit.set("f", text: Self.text(.int32(60))) }
-        #expect(String(decoding: bytes, as: UTF8.self) == """
-            {
-              "version": 1,
-              "values": {
-                "a": "1",
-                "b": "2",
-                "c": "3",
-                "d": "4",
-                "e": "5",
-                "f": {"int32":60},
-                "g": "7",
-                "h": "8"
-              },
-              "changeLog": {"seq":1,"commits":[{"seq":1,"keys":["f"]}]}
-            }
+        #expect(
+            String(decoding: bytes, as: UTF8.self) == """
+                {
+                  "version": 1,
+                  "values": {
+                    "a": "1",
+                    "b": "2",
+                    "c": "3",
+                    "d": "4",
+                    "e": "5",
+                    "f": {"int32":60},
+                    "g": "7",
+                    "h": "8"
+                  },
+                  "changeLog": {"seq":1,"commits":[{"seq":1,"keys":["f"]}]}
+                }
 
-            """)
+                """)
         try Self.expectAgree(cached, file)
     }
 
     /// Tombstones among unchanged members (left by removals) are carried through a run.
     @Test func runsCarryTombstonesAndTheirMembersOffsets() throws {
-        let base = try StoredDocumentTests.document(["k0": "0", "k1": "1", "k2": "2", "k3": "3", "k4": "4", "k5": "5", "k6": "6"],
-                                                    log: nil)
+        let base = try StoredDocumentTests.document(
+            ["k0": "0", "k1": "1", "k2": "2", "k3": "3", "k4": "4", "k5": "5", "k6": "6"],
+            log: nil)
         let (_, document, _) = try Self.commit(base) { edit in
             edit.set("k1", text: nil)
             edit.set("k2", text: nil)
@@ -105,16 +116,18 @@ import Testing
         #expect(document.tombstones == 3)
         let (file, cached, bytes) = try Self.commit(document) { edit in edit.set("k6", text: Self.text("six")) }
         #expect(cached.tombstones == 3 && cached.entries.count == 7)
-        #expect(String(decoding: bytes, as: UTF8.self).hasPrefix("""
-            {
-              "version": 1,
-              "values": {
-                "k0":"0",
-                "k3":"3",
-                "k4":"4",
-                "k6":"six"
-              },
-            """))
+        #expect(
+            String(decoding: bytes, as: UTF8.self).hasPrefix(
+                """
+                {
+                  "version": 1,
+                  "values": {
+                    "k0":"0",
+                    "k3":"3",
+                    "k4":"4",
+                    "k6":"six"
+                  },
+                """))
         try Self.expectAgree(cached, file)
     }
 
@@ -141,7 +154,8 @@ import Testing
                         edit.set(key, text: nil)
                         model[key] = nil
                     } else {
-                        let value = StandardValue.int32(Int32(round * 1_000 + Int.random(in: 0..<1_000, using: &random)))
+                        let value = StandardValue.int32(
+                            Int32(round * 1_000 + Int.random(in: 0..<1_000, using: &random)))
                         edit.set(key, text: Self.text(value))
                         model[key] = value
                     }
@@ -149,19 +163,24 @@ import Testing
             }
             try Self.expectAgree(cached, file)
             let stored = try file.allValues(path: "/p")
-            #expect(Dictionary(uniqueKeysWithValues: stored.map { ($0.key, $0.value) }) == model, "seed \(seed) round \(round)")
+            #expect(
+                Dictionary(uniqueKeysWithValues: stored.map { ($0.key, $0.value) }) == model,
+                "seed \(seed) round \(round)")
             document = cached
         }
     }
 
     /// The cached document and the file read back hold the same keys in the same order, each with
     /// the same value text.
-    static func expectAgree(_ cached: StoredDocument, _ file: StoredDocument,
-                            sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectAgree(
+        _ cached: StoredDocument, _ file: StoredDocument,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         #expect(cached.orderedKeys() == file.orderedKeys(), sourceLocation: sourceLocation)
         for key in file.orderedKeys() {
-            #expect(cached.valueText(forKey: key).map(Array.init) == file.valueText(forKey: key).map(Array.init),
-                    "\(key)", sourceLocation: sourceLocation)
+            #expect(
+                cached.valueText(forKey: key).map(Array.init) == file.valueText(forKey: key).map(Array.init),
+                "\(key)", sourceLocation: sourceLocation)
         }
     }
 
@@ -209,7 +228,7 @@ import Testing
             }
             let result = try edit.result(into: &buffers)
             let file = try DocumentScanner.document(from: buffers.bytes, path: "/p")
-            edit = DocumentEdit(base: .empty, path: "/p")   // the edit's copy of the document goes first
+            edit = DocumentEdit(base: .empty, path: "/p")  // the edit's copy of the document goes first
             document.apply(result, buffers: &buffers)
             #expect(file.count == 3_000 - removed)
         }
@@ -229,8 +248,11 @@ import Testing
         for key in keys { log.record([key, key + "2"]) }
         log.record([])
         #expect(written(log) == Array(log.json.text.utf8))
-        #expect(String(decoding: written(ChangeLog(seq: 9_007_199_254_740_992, commits: [.init(seq: 3, keys: ["a"])])), as: UTF8.self)
-            == #"{"seq":9007199254740992,"commits":[{"seq":3,"keys":["a"]}]}"#)
+        #expect(
+            String(
+                decoding: written(ChangeLog(seq: 9_007_199_254_740_992, commits: [.init(seq: 3, keys: ["a"])])),
+                as: UTF8.self)
+                == #"{"seq":9007199254740992,"commits":[{"seq":3,"keys":["a"]}]}"#)
     }
 
     private func written(_ log: ChangeLog) -> [UInt8] {

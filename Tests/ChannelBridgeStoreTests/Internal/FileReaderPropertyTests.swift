@@ -33,8 +33,11 @@ import Glibc
         }
     }
 
-    static func plant(_ planted: Planted, at path: String, in directory: String, using random: inout SeededGenerator) throws
-        -> [UInt8]? {
+    static func plant(
+        _ planted: Planted, at path: String, in directory: String, using random: inout SeededGenerator
+    ) throws
+        -> [UInt8]?
+    {
         switch planted {
         case .none:
             return nil
@@ -66,14 +69,15 @@ import Glibc
             for round in 0..<24 {
                 let maximum = [0, 1, 7, 4_095, 4_096, 4_097, 70_000].randomElement(using: &random)!
                 let size = max(0, maximum + Int.random(in: -2...2, using: &random))
-                let planted: Planted = switch Int.random(in: 0..<7, using: &random) {
-                case 0: .none
-                case 1, 2: .regular(size: size)
-                case 3: .fifo
-                case 4: .directory
-                case 5: [.symlinkToRegular(size: size), .danglingSymlink].randomElement(using: &random)!
-                default: .symlinkToDevZero
-                }
+                let planted: Planted =
+                    switch Int.random(in: 0..<7, using: &random) {
+                    case 0: .none
+                    case 1, 2: .regular(size: size)
+                    case 3: .fifo
+                    case 4: .directory
+                    case 5: [.symlinkToRegular(size: size), .danglingSymlink].randomElement(using: &random)!
+                    default: .symlinkToDevZero
+                    }
                 let roundDirectory = directory.path + "/\(round)"
                 try FileManager.default.createDirectory(atPath: roundDirectory, withIntermediateDirectories: false)
                 let path = roundDirectory + "/preferences.json"
@@ -94,11 +98,16 @@ import Glibc
                     case .regular(let size) where size > maximum:
                         #expect(error.code == .fileTooLarge, "\(what): \(error)")
                     case .fifo:
-                        #expect(error.code == .notRegularFile && error.message.contains("is a FIFO"), "\(what): \(error)")
+                        #expect(
+                            error.code == .notRegularFile && error.message.contains("is a FIFO"), "\(what): \(error)")
                     case .directory:
-                        #expect(error.code == .notRegularFile && error.message.contains("is a directory"), "\(what): \(error)")
+                        #expect(
+                            error.code == .notRegularFile && error.message.contains("is a directory"),
+                            "\(what): \(error)")
                     case .symlinkToRegular, .symlinkToDevZero, .danglingSymlink:
-                        #expect(error.code == .notRegularFile && error.message.contains("is a symbolic link"), "\(what): \(error)")
+                        #expect(
+                            error.code == .notRegularFile && error.message.contains("is a symbolic link"),
+                            "\(what): \(error)")
                     default:
                         Issue.record("\(what): \(error)")
                     }

@@ -24,34 +24,49 @@ import Glibc
 
     /// Changes to `preferences.json` that a `stat` sees (its inode, size, times or existence).
     static let changes: [(String, @Sendable (String) throws -> Void)] = [
-        ("rewritten in place, same size", { directory in
-            let handle = try #require(FileHandle(forWritingAtPath: directory + "/preferences.json"))
-            try handle.write(contentsOf: Data("{\"version\": 2}".utf8))
-            try handle.close()
-        }),
-        ("appended to", { directory in
-            let handle = try #require(FileHandle(forWritingAtPath: directory + "/preferences.json"))
-            try handle.seekToEnd()
-            try handle.write(contentsOf: Data(" ".utf8))
-            try handle.close()
-        }),
+        (
+            "rewritten in place, same size",
+            { directory in
+                let handle = try #require(FileHandle(forWritingAtPath: directory + "/preferences.json"))
+                try handle.write(contentsOf: Data("{\"version\": 2}".utf8))
+                try handle.close()
+            }
+        ),
+        (
+            "appended to",
+            { directory in
+                let handle = try #require(FileHandle(forWritingAtPath: directory + "/preferences.json"))
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data(" ".utf8))
+                try handle.close()
+            }
+        ),
         ("truncated", { directory in #expect(truncate(directory + "/preferences.json", 3) == 0) }),
         ("mode changed", { directory in #expect(chmod(directory + "/preferences.json", 0o644) == 0) }),
         ("times set", { directory in #expect(utimes(directory + "/preferences.json", nil) == 0) }),
-        ("replaced by rename", { directory in
-            try Data("{}".utf8).write(to: URL(fileURLWithPath: directory + "/.preferences.json.tmp"))
-            #expect(rename(directory + "/.preferences.json.tmp", directory + "/preferences.json") == 0)
-        }),
+        (
+            "replaced by rename",
+            { directory in
+                try Data("{}".utf8).write(to: URL(fileURLWithPath: directory + "/.preferences.json.tmp"))
+                #expect(rename(directory + "/.preferences.json.tmp", directory + "/preferences.json") == 0)
+            }
+        ),
         ("moved away", { directory in #expect(rename(directory + "/preferences.json", directory + "/old.json") == 0) }),
         ("deleted", { directory in #expect(unlink(directory + "/preferences.json") == 0) }),
-        ("deleted and created again", { directory in
-            #expect(unlink(directory + "/preferences.json") == 0)
-            try Data("{}".utf8).write(to: URL(fileURLWithPath: directory + "/preferences.json"))
-        }),
-        ("hard link made under the name", { directory in
-            #expect(rename(directory + "/preferences.json", directory + "/elsewhere.json") == 0)
-            #expect(link(directory + "/elsewhere.json", directory + "/preferences.json") == 0)
-        }),
+        (
+            "deleted and created again",
+            { directory in
+                #expect(unlink(directory + "/preferences.json") == 0)
+                try Data("{}".utf8).write(to: URL(fileURLWithPath: directory + "/preferences.json"))
+            }
+        ),
+        (
+            "hard link made under the name",
+            { directory in
+                #expect(rename(directory + "/preferences.json", directory + "/elsewhere.json") == 0)
+                #expect(link(directory + "/elsewhere.json", directory + "/preferences.json") == 0)
+            }
+        ),
     ]
 
     @Test(arguments: changes.indices)
@@ -77,8 +92,10 @@ import Glibc
             defer { freshness.unwatch(watch) }
             let before = try #require(freshness.epoch())
             try Data().write(to: URL(fileURLWithPath: directory + "/.lock"))
-            try Data("{\"version\": 1, \"values\": {}}".utf8).write(to: URL(fileURLWithPath: directory + "/.preferences.json.tmp"))
-            try FileManager.default.createDirectory(atPath: directory + "/container", withIntermediateDirectories: false)
+            try Data("{\"version\": 1, \"values\": {}}".utf8).write(
+                to: URL(fileURLWithPath: directory + "/.preferences.json.tmp"))
+            try FileManager.default.createDirectory(
+                atPath: directory + "/container", withIntermediateDirectories: false)
             #expect(unlink(directory + "/.preferences.json.tmp") == 0)
             #expect(freshness.epoch() == before)
         }
@@ -100,7 +117,7 @@ import Glibc
             }
             // Every cached document is doubted, not only this group's.
             #expect(try #require(freshness.epoch()) != before)
-            freshness.unwatch(watch)   // already forgotten: nothing to give back
+            freshness.unwatch(watch)  // already forgotten: nothing to give back
         }
     }
 
@@ -133,12 +150,15 @@ import Glibc
 
     /// A store whose engine uses `freshness`, on a group with `"key"` set to `"aaaa"` and read once
     /// (which takes the `stat` and notes the epoch).
-    func withCachedGroup(_ freshness: FreshnessWatch,
-                         _ body: (_ dataDirectory: String, AppGroupPreferences) async throws -> Void) async throws {
+    func withCachedGroup(
+        _ freshness: FreshnessWatch,
+        _ body: (_ dataDirectory: String, AppGroupPreferences) async throws -> Void
+    ) async throws {
         try await TestDirectory.withPath { dataDirectory in
             let files = GroupFiles(directory: dataDirectory + "/app-groups/group.test")
-            let prefs = AppGroupPreferences(appGroup: "group.test",
-                                            engine: GroupEngine(files: files, threadName: "test", freshness: freshness))
+            let prefs = AppGroupPreferences(
+                appGroup: "group.test",
+                engine: GroupEngine(files: files, threadName: "test", freshness: freshness))
             try await prefs.set(.string("aaaa"), forKey: "key")
             #expect(try await prefs.value(forKey: "key") == .string("aaaa"))
             try await body(dataDirectory, prefs)
@@ -206,8 +226,9 @@ import Glibc
             let prefs = try AppGroupStore(dataDirectory: dataDirectory).group("group.test")
             for round in 0..<20 {
                 #expect(try await prefs.value(forKey: "key") == (round == 0 ? nil : .int32(Int32(round - 1))))
-                let writer = try StorePeer("set", dataDirectory: dataDirectory, group: "group.test",
-                                           ["--key", "key", "--value", "{\"int32\":\(round)}"])
+                let writer = try StorePeer(
+                    "set", dataDirectory: dataDirectory, group: "group.test",
+                    ["--key", "key", "--value", "{\"int32\":\(round)}"])
                 try await writer.waitForSuccess()
                 #expect(try await prefs.value(forKey: "key") == .int32(Int32(round)), "round \(round)")
             }

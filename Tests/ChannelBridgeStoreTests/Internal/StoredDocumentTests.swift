@@ -27,7 +27,8 @@ import Testing
     @Test func writesMissedBetweenTwoLooksAreNamedByTheLogOncePerKey() throws {
         let old = try Self.document(["a": 1, "b": 2], log: log([(1, ["a"]), (2, ["b"])]))
         // Three writes since: a set to the same value twice, then a new key.
-        let new = try Self.document(["a": 1, "b": 2, "c": 3], log: log([(1, ["a"]), (2, ["b"]), (3, ["a"]), (4, ["a"]), (5, ["c"])]))
+        let new = try Self.document(
+            ["a": 1, "b": 2, "c": 3], log: log([(1, ["a"]), (2, ["b"]), (3, ["a"]), (4, ["a"]), (5, ["c"])]))
         #expect(try changes(new, since: old) == [StoreChange(key: "a", value: 1), StoreChange(key: "c", value: 3)])
     }
 
@@ -39,15 +40,20 @@ import Testing
     @Test func withoutALogValuesAreCompared() throws {
         let old = try Self.document(["a": 1, "b": 2, "gone": true], log: nil)
         let new = try Self.document(["a": 1, "b": 20, "new": "x"], log: nil)
-        #expect(try changes(new, since: old) == [
-            StoreChange(key: "b", value: 20), StoreChange(key: "new", value: "x"), StoreChange(key: "gone", value: nil),
-        ])
+        #expect(
+            try changes(new, since: old) == [
+                StoreChange(key: "b", value: 20), StoreChange(key: "new", value: "x"),
+                StoreChange(key: "gone", value: nil),
+            ])
     }
 
     @Test func theSameValueWrittenWithOtherSpacingIsNoChange() throws {
-        let old = try DocumentScanner.document(from: Array(#"{"version":1,"values":{"m":{"int32":1},"l":[{"float64":1.5},"x"]}}"#.utf8), path: "/p")
+        let old = try DocumentScanner.document(
+            from: Array(#"{"version":1,"values":{"m":{"int32":1},"l":[{"float64":1.5},"x"]}}"#.utf8), path: "/p")
         let new = try DocumentScanner.document(
-            from: Array("{ \"version\": 1, \"values\": { \"m\" : { \"int32\" : 1 }, \"l\": [ { \"float64\" : 1.5 } , \"x\" ] } }".utf8), path: "/p")
+            from: Array(
+                "{ \"version\": 1, \"values\": { \"m\" : { \"int32\" : 1 }, \"l\": [ { \"float64\" : 1.5 } , \"x\" ] } }"
+                    .utf8), path: "/p")
         #expect(try changes(new, since: old) == [])
     }
 
@@ -72,9 +78,10 @@ import Testing
 
     @Test func aMissingFileAfterAFileReportsEveryKeyRemoved() throws {
         let old = try Self.document(["a": 1, "b": 2], log: log([(2, ["b"])]))
-        #expect(try changes(.empty, since: old) == [
-            StoreChange(key: "a", value: nil), StoreChange(key: "b", value: nil),
-        ])
+        #expect(
+            try changes(.empty, since: old) == [
+                StoreChange(key: "a", value: nil), StoreChange(key: "b", value: nil),
+            ])
     }
 
     @Test func theLogKeepsTheLatestWritesWithinItsLimits() {

@@ -32,8 +32,13 @@ let sampleValues: [(key: String, value: StandardValue)] = [
     ("int64List", .int64List([.min, 0, .max])),
     ("float32List", .float32List([0.1, -0.0, .nan])),
     ("float64List", .float64List([1.5, .nan, -.infinity])),
-    ("map", .map([.init(.int32(1), .string("one")), .init(.null, .list([.bool(true)])),
-                  .init(.string("k"), .map([.init(.string("nested"), .int64(-1))]))])),
+    (
+        "map",
+        .map([
+            .init(.int32(1), .string("one")), .init(.null, .list([.bool(true)])),
+            .init(.string("k"), .map([.init(.string("nested"), .int64(-1))])),
+        ])
+    ),
     ("", .string("the empty key")),
     ("key with \"quotes\"/slash and ünïcode", .int32(7)),
 ]

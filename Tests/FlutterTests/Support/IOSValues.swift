@@ -54,7 +54,8 @@ enum IOSValues {
         case .list(let elements): return elements.contains(where: mapKeysCollapse)
         case .map(let entries):
             let distinct = Set(entries.map { key($0.key) }).count
-            return distinct != entries.count || entries.contains { mapKeysCollapse($0.key) || mapKeysCollapse($0.value) }
+            return distinct != entries.count
+                || entries.contains { mapKeysCollapse($0.key) || mapKeysCollapse($0.value) }
         default: return false
         }
     }
@@ -98,7 +99,8 @@ enum IOSValues {
             var seen: Set<AnyHashable> = []
             for entry in entries where seen.insert(key(entry.key)).inserted {
                 guard let found = map.first(where: { matches($0.key.base, entry.key) }),
-                      matches(found.value, entry.value) else { return false }
+                    matches(found.value, entry.value)
+                else { return false }
             }
             return map.count == seen.count
         case .custom:
@@ -136,7 +138,8 @@ enum IOSValues {
 
     static func typed(_ actual: Any?, _ type: FlutterStandardDataType, _ bytes: Data) -> Bool {
         guard let typed = actual as? FlutterStandardTypedData else { return false }
-        return typed.type == type && typed.data == bytes && Int(typed.elementCount) * Int(typed.elementSize) == bytes.count
+        return typed.type == type && typed.data == bytes
+            && Int(typed.elementCount) * Int(typed.elementSize) == bytes.count
     }
 
     /// A boolean NSNumber: one of the two shared boolean objects.

@@ -4,7 +4,9 @@
 /// under test. Test literals are fixed text, so a typo stops the test loudly.
 public func hex(_ text: String) -> [UInt8] {
     let digits = text.filter { !$0.isWhitespace }.map { character in
-        guard let digit = character.hexDigitValue else { preconditionFailure("not a hex digit: \(character) in \(text)") }
+        guard let digit = character.hexDigitValue else {
+            preconditionFailure("not a hex digit: \(character) in \(text)")
+        }
         return digit
     }
     precondition(digits.count % 2 == 0, "odd hex digit count in \(text)")

@@ -52,8 +52,9 @@ public final class Collector<Element: Sendable>: Sendable {
             return (Array(state.waiters.values), state.items)
         }
         for waiter in waiters {
-            waiter.continuation.resume(throwing: HangGuardExpired(
-                description: "\(name) ended before the expected items arrived; got \(items)"))
+            waiter.continuation.resume(
+                throwing: HangGuardExpired(
+                    description: "\(name) ended before the expected items arrived; got \(items)"))
         }
     }
 
@@ -97,19 +98,23 @@ public final class Collector<Element: Sendable>: Sendable {
 
     /// Waits until at least `count` items have arrived and returns the first `count`.
     @discardableResult
-    public func first(_ count: Int, hangGuard: Duration = .seconds(HangGuardScale.defaultSeconds)) async throws -> [Element] {
+    public func first(
+        _ count: Int, hangGuard: Duration = .seconds(HangGuardScale.defaultSeconds)
+    ) async throws -> [Element] {
         Array(try await wait(for: "\(count) items", hangGuard: hangGuard) { $0.count >= count }.prefix(count))
     }
 
     private func expire(_ id: UInt64, what: String) {
         let expired = state.withLock { state in state.waiters.removeValue(forKey: id).map { ($0, state.items) } }
         if let (waiter, items) = expired {
-            waiter.continuation.resume(throwing: HangGuardExpired(
-                description: "hang guard expired waiting for \(what) from \(name); got \(items)"))
+            waiter.continuation.resume(
+                throwing: HangGuardExpired(
+                    description: "hang guard expired waiting for \(what) from \(name); got \(items)"))
         }
     }
 
-    private static func takeSatisfied(_ state: inout State) -> [(CheckedContinuation<[Element], any Error>, [Element])] {
+    private static func takeSatisfied(_ state: inout State) -> [(CheckedContinuation<[Element], any Error>, [Element])]
+    {
         var ready: [(CheckedContinuation<[Element], any Error>, [Element])] = []
         for (id, waiter) in state.waiters where waiter.isSatisfied(state.items) {
             state.waiters[id] = nil

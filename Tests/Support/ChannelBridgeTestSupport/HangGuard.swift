@@ -37,8 +37,10 @@ private final class HangGuardRace<T: Sendable>: Sendable {
 
     private let state = LockedValue(State())
 
-    func start(_ continuation: CheckedContinuation<T, any Error>, seconds: Int, place: String,
-               _ body: @escaping @Sendable () async throws -> T) {
+    func start(
+        _ continuation: CheckedContinuation<T, any Error>, seconds: Int, place: String,
+        _ body: @escaping @Sendable () async throws -> T
+    ) {
         state.withLock { state in
             state.continuation = continuation
             state.work = Task {

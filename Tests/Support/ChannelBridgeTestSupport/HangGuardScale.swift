@@ -14,7 +14,8 @@ public enum HangGuardScale {
 
     /// The factor from `CHANNELBRIDGE_HANG_GUARD_SCALE` (1 when unset or not a positive number).
     public static let factor: Int = {
-        guard let text = ProcessInfo.processInfo.environment["CHANNELBRIDGE_HANG_GUARD_SCALE"], let value = Int(text), value > 0
+        guard let text = ProcessInfo.processInfo.environment["CHANNELBRIDGE_HANG_GUARD_SCALE"], let value = Int(text),
+            value > 0
         else { return 1 }
         return value
     }()

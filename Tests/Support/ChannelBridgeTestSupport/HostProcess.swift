@@ -38,8 +38,10 @@ public final class HostProcess: Sendable {
     /// Starts `extension-host` (or another host executable built by the package) with `arguments`.
     /// Its standard input is `input` (a `CloseOnExecPipe`'s reading end, which the caller closes
     /// once this returns), else empty. It runs in `currentDirectory` when given.
-    public init(_ arguments: [String], environment: [String: String]? = nil, product: String = "extension-host",
-                input: FileHandle? = nil, currentDirectory: String? = nil) throws {
+    public init(
+        _ arguments: [String], environment: [String: String]? = nil, product: String = "extension-host",
+        input: FileHandle? = nil, currentDirectory: String? = nil
+    ) throws {
         self.arguments = arguments
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: product))
@@ -122,8 +124,9 @@ public final class HostProcess: Sendable {
 
     private static func exit(of state: State) -> Exit? {
         guard let termination = state.termination, state.stdoutClosed, state.stderrClosed else { return nil }
-        return Exit(status: termination.status, bySignal: termination.bySignal, stdoutLines: state.lines,
-                    stderr: String(decoding: state.stderr, as: UTF8.self))
+        return Exit(
+            status: termination.status, bySignal: termination.bySignal, stdoutLines: state.lines,
+            stderr: String(decoding: state.stderr, as: UTF8.self))
     }
 
     /// Applies `change`, then resumes the waiters it satisfied.

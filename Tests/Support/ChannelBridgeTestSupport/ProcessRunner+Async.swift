@@ -8,14 +8,19 @@ extension ProcessRunner {
     /// ```swift
     /// let outcome = try await ProcessRunner.runOnThread("channelbridge", ["codec", "encode"], stdin: "1\n")
     /// ```
-    public static func runOnThread(_ product: String, _ arguments: [String], stdin: String = "",
-                                   environment: [String: String]? = nil,
-                                   currentDirectory: URL? = nil) async throws -> Outcome {
+    public static func runOnThread(
+        _ product: String, _ arguments: [String], stdin: String = "",
+        environment: [String: String]? = nil,
+        currentDirectory: URL? = nil
+    ) async throws -> Outcome {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result {
-                    try runBlocking(product, arguments, stdin: stdin, environment: environment, currentDirectory: currentDirectory)
-                })
+                continuation.resume(
+                    with: Result {
+                        try runBlocking(
+                            product, arguments, stdin: stdin, environment: environment,
+                            currentDirectory: currentDirectory)
+                    })
             }.start()
         }
     }

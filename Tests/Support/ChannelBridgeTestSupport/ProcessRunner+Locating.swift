@@ -30,7 +30,8 @@ extension ProcessRunner {
                 directory = directory.deletingLastPathComponent()
             }
         }
-        throw ProductNotFound(description: "\(product) not found near \(candidates); build it "
-            + "(swift build --product \(product))" + (variable.map { " or set \($0)" } ?? ""))
+        throw ProductNotFound(
+            description: "\(product) not found near \(candidates); build it "
+                + "(swift build --product \(product))" + (variable.map { " or set \($0)" } ?? ""))
     }
 }

@@ -26,11 +26,15 @@ public struct ProcessRunner {
     /// Runs the child to its end, blocking the calling thread: never call it on Swift's
     /// cooperative pool (two threads on these machines), whose every other task would wait for
     /// the child. Tests call `run`, which does this on a thread of its own.
-    public static func runBlocking(_ product: String, _ arguments: [String], stdin: String = "",
-                                   environment: [String: String]? = nil, currentDirectory: URL? = nil) throws -> Outcome {
+    public static func runBlocking(
+        _ product: String, _ arguments: [String], stdin: String = "",
+        environment: [String: String]? = nil, currentDirectory: URL? = nil
+    ) throws -> Outcome {
         let process = Process()
         // A bare name is a built product; an absolute path (e.g. /bin/sh) is used as it is.
-        process.executableURL = product.hasPrefix("/") ? URL(fileURLWithPath: product)
+        process.executableURL =
+            product.hasPrefix("/")
+            ? URL(fileURLWithPath: product)
             : productsDirectory.appendingPathComponent(product)
         process.arguments = arguments
         if let environment { process.environment = environment }
@@ -57,8 +61,9 @@ public struct ProcessRunner {
         let outData = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         errorData.waitUntilSet()
-        return Outcome(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                       stderr: String(decoding: errorData.value, as: UTF8.self))
+        return Outcome(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errorData.value, as: UTF8.self))
     }
 }
 
@@ -72,7 +77,9 @@ public final class Locked<T>: @unchecked Sendable {
     private let setSignal = DispatchSemaphore(value: 0)
     public init(_ value: T) { storage = value }
     public func set(_ value: T) {
-        lock.withLock { storage = value; done = true }
+        lock.withLock {
+            storage = value; done = true
+        }
         setSignal.signal()
     }
     public var value: T { lock.withLock { storage } }

@@ -39,9 +39,17 @@ public final class StorePeer: Sendable {
         try output.fileHandleForWriting.close()
         try errors.fileHandleForWriting.close()
         let lines = lines
-        Self.readLines(from: output.fileHandleForReading) { lines.append($0) } atEnd: { lines.finish() }
+        Self.readLines(from: output.fileHandleForReading) {
+            lines.append($0)
+        } atEnd: {
+            lines.finish()
+        }
         let errorLines = errorLines
-        Self.readLines(from: errors.fileHandleForReading) { errorLines.append($0) } atEnd: { errorLines.finish() }
+        Self.readLines(from: errors.fileHandleForReading) {
+            errorLines.append($0)
+        } atEnd: {
+            errorLines.finish()
+        }
     }
 
     /// A peer left running by a failed test must not outlive it.

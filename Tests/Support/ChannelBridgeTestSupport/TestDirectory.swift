@@ -41,8 +41,9 @@ public struct TestDirectory: Sendable {
     @discardableResult
     public func write(_ name: String, _ text: String) throws -> String {
         let file = path + "/" + name
-        try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent,
-                                                withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (file as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true)
         try Data(text.utf8).write(to: URL(fileURLWithPath: file))
         return file
     }

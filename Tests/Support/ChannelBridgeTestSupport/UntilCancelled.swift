@@ -9,6 +9,6 @@ public func untilCancelled() async throws {
     // A stream that never yields or finishes: its iteration ends only when the task is cancelled.
     let (stream, continuation) = AsyncStream.makeStream(of: Never.self)
     for await _ in stream {}
-    continuation.finish()   // kept alive to here, so the stream cannot end for want of a producer
+    continuation.finish()  // kept alive to here, so the stream cannot end for want of a producer
     throw CancellationError()
 }

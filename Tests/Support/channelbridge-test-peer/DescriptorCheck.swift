@@ -75,7 +75,7 @@ enum DescriptorCheck {
                 try await MethodChannel(name: "fd/echo", messenger: pending.messenger).invokeMethod("hang")
             }
         }
-        for await _ in hanging { break }   // the call is in the handler of the second session
+        for await _ in hanging { break }  // the call is in the handler of the second session
         hostSide.withLock { $0.last }?.messenger.close(code: .shuttingDown, waitForOwedReplies: false)
         _ = try? await call.value
         await pending.waitUntilClosed()
@@ -89,7 +89,9 @@ enum DescriptorCheck {
                 for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
             }
             _ = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
             if !bytes.isEmpty { _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
             var buffer = [UInt8](repeating: 0, count: 256)

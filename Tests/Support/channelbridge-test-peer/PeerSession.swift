@@ -40,14 +40,17 @@ enum PeerSession {
         connection.onClose { _ in state.holds.withLock { $0.removeAll() } }
     }
 
-    private static func handle(_ call: MethodCall, state: SessionState, connection: SocketConnection,
-                               testMethods: MethodChannel) async throws -> StandardValue {
+    private static func handle(
+        _ call: MethodCall, state: SessionState, connection: SocketConnection,
+        testMethods: MethodChannel
+    ) async throws -> StandardValue {
         switch call.method {
         case "arrival":
-            return .int(state.arrivals.withLock { count in
-                count += 1
-                return count
-            })
+            return .int(
+                state.arrivals.withLock { count in
+                    count += 1
+                    return count
+                })
         case "echo":
             return call.arguments
         case "delayedEcho":
@@ -91,11 +94,15 @@ enum PeerSession {
         }
     }
 
-    private static func streamTarget(_ call: MethodCall, connection: SocketConnection) throws -> (EventChannel, StandardValue) {
+    private static func streamTarget(
+        _ call: MethodCall, connection: SocketConnection
+    ) throws -> (EventChannel, StandardValue) {
         guard case .string(let name)? = call.arguments[.string("channel")] else {
             throw MethodError(code: "BAD_ARGS", message: "\(call.method) takes {channel, arguments}")
         }
-        return (EventChannel(name: name, messenger: connection.messenger), call.arguments[.string("arguments")] ?? .null)
+        return (
+            EventChannel(name: name, messenger: connection.messenger), call.arguments[.string("arguments")] ?? .null
+        )
     }
 
     private static func describe(_ event: EventChannel.Event) -> StandardValue {
@@ -103,8 +110,10 @@ enum PeerSession {
         case .success(let value):
             return .list([.string("success"), value])
         case .error(let error):
-            return .list([.string("error"), .string(error.code), error.message.map(StandardValue.string) ?? .null,
-                          error.details])
+            return .list([
+                .string("error"), .string(error.code), error.message.map(StandardValue.string) ?? .null,
+                error.details,
+            ])
         }
     }
 }
@@ -160,7 +169,9 @@ struct Ticks: StreamHandler {
         if count < 0 { throw MethodError(code: "BAD_ARGS", message: "count must not be negative") }
         Task {
             for n in 0..<count {
-                if n == errorAt { events.error(MethodError(code: "TICK_ERROR", message: "error before \(n)", details: .int(n))) }
+                if n == errorAt {
+                    events.error(MethodError(code: "TICK_ERROR", message: "error before \(n)", details: .int(n)))
+                }
                 events.success(.int(n))
             }
             if let tick {

@@ -55,7 +55,8 @@ case "fd-check":
 case "listen":
     let listener: SocketListener
     do {
-        listener = try SocketListener(path: path, options: .init(connection: .init(name: "test peer host"))) { connection in
+        listener = try SocketListener(path: path, options: .init(connection: .init(name: "test peer host"))) {
+            connection in
             PeerSession.serve(connection)
         }
     } catch {
@@ -63,7 +64,7 @@ case "listen":
     }
     announceReady()
     withExtendedLifetime(listener) {
-        while true { pause() }   // until a signal ends the process (or `exit` from a close handler)
+        while true { pause() }  // until a signal ends the process (or `exit` from a close handler)
     }
 case "connect":
     do {
@@ -74,7 +75,7 @@ case "connect":
         _ = try await connection.messenger.waitForPeerHello()
         announceReady()
         withExtendedLifetime(connection) {
-            while true { pause() }   // until a signal ends the process (or `exit` from a close handler)
+            while true { pause() }  // until a signal ends the process (or `exit` from a close handler)
         }
     } catch {
         fail("cannot connect to \(path): \(error)")

@@ -23,14 +23,19 @@ enum ThreadingSession {
         FlutterMethodChannel(name: "threading/probe", binaryMessenger: engine).setMethodCallHandler { call, result in
             probe(call, Reply(result), order: order)
         }
-        FlutterMethodChannel(name: "threading/probe-background", binaryMessenger: engine, codec: FlutterStandardMethodCodec.sharedInstance(),
-                             taskQueue: engine.makeBackgroundTaskQueue?()).setMethodCallHandler { call, result in
+        FlutterMethodChannel(
+            name: "threading/probe-background", binaryMessenger: engine,
+            codec: FlutterStandardMethodCodec.sharedInstance(),
+            taskQueue: engine.makeBackgroundTaskQueue?()
+        ).setMethodCallHandler { call, result in
             probe(call, Reply(result), order: order)
         }
         FlutterEventChannel(name: "threading/ticks", binaryMessenger: engine).setStreamHandler(Ticker())
         for index in 0..<3 {
-            FlutterBasicMessageChannel(name: "threading/order/\(index)", binaryMessenger: engine,
-                                       codec: FlutterStringCodec.sharedInstance()).setMessageHandler { message, reply in
+            FlutterBasicMessageChannel(
+                name: "threading/order/\(index)", binaryMessenger: engine,
+                codec: FlutterStringCodec.sharedInstance()
+            ).setMessageHandler { message, reply in
                 order.seen.append(message as? String ?? "?")
                 reply(message)
             }

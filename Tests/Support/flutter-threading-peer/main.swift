@@ -22,7 +22,8 @@ func fail(_ message: String) -> Never {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let path = arguments.first, arguments.count <= 2,
-      arguments.count == 1 || ["--engine-queue", "--no-run-loop"].contains(arguments[1]) else {
+    arguments.count == 1 || ["--engine-queue", "--no-run-loop"].contains(arguments[1])
+else {
     fail("usage: flutter-threading-peer SOCKET [--engine-queue | --no-run-loop]")
 }
 let platformThread: FlutterEngine.PlatformThread = arguments.last == "--engine-queue" ? .engineQueue : .main
