@@ -41,14 +41,11 @@ public import ChannelBridgeMessenger
 /// other until the session ends: call `close()` when done.
 public final class TestMessenger: Sendable {
     /// Sees every message the code under test sends (requests and one-way messages alike) before
-    /// any mock handler. Return the reply (`nil` for a null reply), throw to fail the request
+    /// any mock handler: called with the channel, the message and `passThrough`. Return the reply (`nil` for a null reply), throw to fail the request
     /// (`MessengerError.handlerFailed` for the sender), or pass the message on with
     /// `try await passThrough(message)`, which runs the channel's mock handler (a null reply when
     /// there is none).
-    public typealias AllMessagesHandler =
-        @Sendable (
-            _ channel: String, _ message: [UInt8]?, _ passThrough: BinaryMessageHandler
-        ) async throws -> [UInt8]?
+    public typealias AllMessagesHandler = @Sendable (String, [UInt8]?, BinaryMessageHandler) async throws -> [UInt8]?
 
     private let core: TestMessengerCore
 

@@ -17,7 +17,8 @@ import Testing
         try directory.write("Sources/A/Generated.g.swift", unformatted)
         let git = "/usr/bin/env"
         for arguments in [["git", "init", "-q"], ["git", "add", "."]] {
-            let outcome = try await ProcessRunner.runOnThread(git, arguments, currentDirectory: URL(fileURLWithPath: directory.path))
+            let outcome = try await ProcessRunner.runOnThread(
+                git, arguments, currentDirectory: URL(fileURLWithPath: directory.path))
             #expect(outcome.status == 0, "\(arguments): \(outcome.stderr)")
         }
         let script = directory.path + "/Scripts/format"
@@ -30,8 +31,10 @@ import Testing
         #expect(failing.stderr.contains("run Scripts/format to fix"))
 
         #expect(try await ProcessRunner.runOnThread(script, []).status == 0)
-        #expect(try String(contentsOfFile: directory.path + "/Sources/A/A.swift", encoding: .utf8) == "let value = [1, 2, 3]\n")
-        #expect(try String(contentsOfFile: directory.path + "/Sources/A/Generated.g.swift", encoding: .utf8) == unformatted)
+        let formatted = try String(contentsOfFile: directory.path + "/Sources/A/A.swift", encoding: .utf8)
+        #expect(formatted == "let value = [1, 2, 3]\n")
+        let generated = try String(contentsOfFile: directory.path + "/Sources/A/Generated.g.swift", encoding: .utf8)
+        #expect(generated == unformatted)
         let passing = try await ProcessRunner.runOnThread(script, ["--check"])
         #expect(passing.status == 0, "\(passing.stdout)\(passing.stderr)")
         #expect(passing.stdout == "Scripts/format: 1 files formatted\n")
