@@ -15,7 +15,8 @@ import Testing
     /// One session's calls, as a Flutter UI would make them; returns every reply's and event's
     /// bytes in order (nil for a null reply).
     static func drive(_ socket: String) async throws -> [[UInt8]?] {
-        let connection = try await SocketConnection.connect(to: socket)
+        let connection = try await SocketConnection.connect(
+            to: socket, options: SocketConnection.Options(connectTimeout: .seconds(HangGuardScale.scaled(5))))
         defer { connection.close() }
         let messenger = connection.messenger
         let codec = StandardMethodCodec()

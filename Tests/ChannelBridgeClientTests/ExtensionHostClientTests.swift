@@ -2,12 +2,17 @@ import ChannelBridgeChannels
 import ChannelBridgeClient
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
+import ChannelBridgeSocket
 import ChannelBridgeTestSupport
 import Foundation
 import Testing
 
 /// The Swift client API against a real `extension-host` child process.
 @Suite struct ExtensionHostClientTests {
+    /// The defaults, the connect timeout stretched as hang guards are, so that a host slowed down
+    /// by a sanitizer is not taken for a missing one.
+    static let clientOptions = SocketConnection.Options(connectTimeout: .seconds(HangGuardScale.scaled(5)))
+
     func startHost(_ arguments: [String] = []) async throws -> (TestDirectory, HostProcess) {
         let directory = try TestDirectory()
         let host = try HostProcess(["--socket", directory.socket, "--data-dir", directory.data] + arguments)
@@ -19,7 +24,7 @@ import Testing
         try await withHangGuard {
             let (directory, host) = try await startHost(["--title", "T", "--text", "hi", "--url", "https://e.x/a"])
             defer { host.send(signal: SIGKILL); directory.remove() }
-            let client = try await ExtensionHostClient.connect(to: directory.socket)
+            let client = try await ExtensionHostClient.connect(to: directory.socket, options: Self.clientOptions)
             defer { client.close() }
             #expect(
                 try await client.items() == [
@@ -35,7 +40,7 @@ import Testing
         try await withHangGuard {
             let (directory, host) = try await startHost()
             defer { directory.remove() }
-            let client = try await ExtensionHostClient.connect(to: directory.socket)
+            let client = try await ExtensionHostClient.connect(to: directory.socket, options: Self.clientOptions)
             try await client.exit(returning: ["shared", 1])
             let exit = await host.waitForExit()
             #expect(exit.status == 0)
@@ -50,7 +55,7 @@ import Testing
         try await withHangGuard {
             let (directory, host) = try await startHost()
             defer { directory.remove() }
-            let client = try await ExtensionHostClient.connect(to: directory.socket)
+            let client = try await ExtensionHostClient.connect(to: directory.socket, options: Self.clientOptions)
             try await client.cancel(code: "E_USER", message: "no", details: ["why": "test"])
             let exit = await host.waitForExit()
             #expect(exit.status == 2)
@@ -67,7 +72,7 @@ import Testing
         try await withHangGuard {
             let (directory, host) = try await startHost()
             defer { directory.remove() }
-            let client = try await ExtensionHostClient.connect(to: directory.socket)
+            let client = try await ExtensionHostClient.connect(to: directory.socket, options: Self.clientOptions)
             try await client.cancel(code: "E_USER")
             let exit = await host.waitForExit()
             #expect(exit.status == 2)
@@ -83,7 +88,7 @@ import Testing
         try await withHangGuard {
             let (directory, host) = try await startHost(["--app-group", "group.a", "--app-group", "group.b"])
             defer { host.send(signal: SIGKILL); directory.remove() }
-            let client = try await ExtensionHostClient.connect(to: directory.socket)
+            let client = try await ExtensionHostClient.connect(to: directory.socket, options: Self.clientOptions)
             defer { client.close() }
             let prefs = try await client.sharedPreferences(appGroup: "group.b")
             try await prefs.setString("s", "text")
@@ -122,8 +127,8 @@ import Testing
         try await withHangGuard {
             let (directory, host) = try await startHost(["--app-group", "group.a"])
             defer { host.send(signal: SIGKILL); directory.remove() }
-            let watcher = try await ExtensionHostClient.connect(to: directory.socket)
-            let writer = try await ExtensionHostClient.connect(to: directory.socket)
+            let watcher = try await ExtensionHostClient.connect(to: directory.socket, options: Self.clientOptions)
+            let writer = try await ExtensionHostClient.connect(to: directory.socket, options: Self.clientOptions)
             defer { watcher.close(); writer.close() }
             let watching = try await watcher.sharedPreferences(appGroup: "group.a")
             let writing = try await writer.sharedPreferences(appGroup: "group.a")
@@ -159,7 +164,7 @@ import Testing
         try await withHangGuard {
             let (directory, host) = try await startHost(["--echo"])
             defer { host.send(signal: SIGKILL); directory.remove() }
-            let client = try await ExtensionHostClient.connect(to: directory.socket)
+            let client = try await ExtensionHostClient.connect(to: directory.socket, options: Self.clientOptions)
             defer { client.close() }
             let items = try await client.invokeMethod("getInputItems", onChannel: "channelbridge/extension")
             #expect(items.listValue?.count == 1)
@@ -178,7 +183,7 @@ import Testing
         try await withHangGuard {
             let (directory, host) = try await startHost()
             defer { directory.remove() }
-            let client = try await ExtensionHostClient.connect(to: directory.socket)
+            let client = try await ExtensionHostClient.connect(to: directory.socket, options: Self.clientOptions)
             defer { client.close() }
             host.send(signal: SIGKILL)
             _ = await host.waitForExit()

@@ -14,7 +14,7 @@ import Testing
         try await withHangGuard(seconds: 60) {
             let host = try await HostTesting.start(directory, ["--max-connections", "1", "--echo"])
             let first = try await HostTesting.connect(directory)
-            let second = try await SocketConnection.connect(to: directory.socket)
+            let second = try await SocketConnection.connect(to: directory.socket, options: HostTesting.clientOptions)
             await #expect {
                 try await second.messenger.waitForPeerHello()
             } throws: { error in
@@ -84,7 +84,7 @@ import Testing
             // Two clients take both slots, idle after their HELLO (never cut for that) ...
             let holders = [try RawClient(path: directory.socket), try RawClient(path: directory.socket)]
             for holder in holders { try holder.write(RawClient.hello()) }
-            let refused = try await SocketConnection.connect(to: directory.socket)
+            let refused = try await SocketConnection.connect(to: directory.socket, options: HostTesting.clientOptions)
             await #expect {
                 try await refused.messenger.waitForPeerHello()
             } throws: { error in
@@ -118,7 +118,8 @@ import Testing
     /// client sees the end; a client refused in between tries again.
     static func connectWhenServed(_ directory: TestDirectory) async throws -> SocketConnection {
         while true {
-            let connection = try await SocketConnection.connect(to: directory.socket)
+            let connection = try await SocketConnection.connect(
+                to: directory.socket, options: HostTesting.clientOptions)
             do {
                 _ = try await connection.messenger.waitForPeerHello()
                 return connection

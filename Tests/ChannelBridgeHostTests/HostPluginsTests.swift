@@ -40,7 +40,8 @@ struct ExtraPlugin: Plugin, MethodCallDelegate {
         let running = Task { await host.run() }
         try await withHangGuard { () async throws in
             for _ in 0..<2 {
-                let connection = try await SocketConnection.connect(to: directory.socket)
+                let connection = try await SocketConnection.connect(
+                    to: directory.socket, options: HostTesting.clientOptions)
                 let reply = try await MethodChannel(name: "test/extra", messenger: connection.messenger).invokeMethod(
                     "hello")
                 #expect(reply == "extra hello")
@@ -62,7 +63,8 @@ struct ExtraPlugin: Plugin, MethodCallDelegate {
             output: Self.quiet, plugins: plugins)
         let running = Task { await host.run() }
         try await withHangGuard { () async throws in
-            let connection = try await SocketConnection.connect(to: directory.socket)
+            let connection = try await SocketConnection.connect(
+                to: directory.socket, options: HostTesting.clientOptions)
             let reply = try await MethodChannel(name: "test/extra", messenger: connection.messenger).invokeMethod("x")
             #expect(reply == "extra x")
             await #expect(throws: ChannelError.self) {

@@ -164,7 +164,7 @@ import Testing
             #expect(
                 FileManager.default.fileExists(
                     atPath: directory.path + "/share/channelbridge/app-groups/group.local/preferences.json"))
-            let connection = try await SocketConnection.connect(to: socket)
+            let connection = try await SocketConnection.connect(to: socket, options: HostTesting.clientOptions)
             _ = try await MethodChannel(name: "channelbridge/extension", messenger: connection.messenger).invokeMethod(
                 "exit")
             let exit = await host.waitForExit()

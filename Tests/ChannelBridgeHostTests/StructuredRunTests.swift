@@ -40,7 +40,8 @@ import Testing
         let host = try await Self.slowHost(directory, started: started, gate: gate, output: output)
         let running = Task { await host.run() }
         try await withHangGuard(seconds: 30) { () async throws in
-            let connection = try await SocketConnection.connect(to: directory.socket)
+            let connection = try await SocketConnection.connect(
+                to: directory.socket, options: HostTesting.clientOptions)
             let closed = ClosedCollector(connection)
             let slow = MethodChannel(name: Self.slowChannel, messenger: connection.messenger)
             let pending = Task { try await slow.invokeMethod("pending") }
@@ -67,7 +68,9 @@ import Testing
                     #"{"outcome":"interrupted","returnedItems":null,"error":{"code":"SIGTERM","message":"the host was interrupted by SIGTERM","details":null},"openedURLs":[]}"#,
                 ])
             #expect(!FileManager.default.fileExists(atPath: directory.socket))
-            await #expect(throws: SocketError.self) { _ = try await SocketConnection.connect(to: directory.socket) }
+            await #expect(throws: SocketError.self) {
+                _ = try await SocketConnection.connect(to: directory.socket, options: HostTesting.clientOptions)
+            }
         }
     }
 
@@ -87,7 +90,8 @@ import Testing
         let host = try await ExtensionHost.start(options: options, output: Self.quiet, plugins: plugins)
         let running = Task { await host.run() }
         try await withHangGuard(seconds: 30) { () async throws in
-            let connection = try await SocketConnection.connect(to: directory.socket)
+            let connection = try await SocketConnection.connect(
+                to: directory.socket, options: HostTesting.clientOptions)
             let slow = MethodChannel(name: Self.slowChannel, messenger: connection.messenger)
             let first = Task { try await slow.invokeMethod("first") }
             try await started.first(1)
@@ -96,7 +100,7 @@ import Testing
             let second = Task.immediate { try await slow.invokeMethod("second") }
             // An idle session opened after this one: the host closes sessions in the order they
             // came, so once this one has ended, the first has its GOODBYE and starts nothing more.
-            let idle = try await SocketConnection.connect(to: directory.socket)
+            let idle = try await SocketConnection.connect(to: directory.socket, options: HostTesting.clientOptions)
             _ = try await idle.messenger.waitForPeerHello()
             let idleClosed = ClosedCollector(idle)
             running.cancel()
@@ -153,7 +157,8 @@ import Testing
             output: Self.quiet)
         try await withHangGuard(seconds: 30) { () async throws in
             // The socket is bound: connecting succeeds and waits in the backlog, unaccepted.
-            let connection = try await SocketConnection.connect(to: directory.socket)
+            let connection = try await SocketConnection.connect(
+                to: directory.socket, options: HostTesting.clientOptions)
             #expect(host.sessionCount == 0)
             let running = Task { await host.run() }
             let reply = try await connection.messenger.send(onChannel: HostOptions.echoChannel, message: [7, 8])
@@ -176,7 +181,8 @@ import Testing
                 arguments: ["--socket", directory.socket, "--data-dir", directory.data], interruptions: interruptions,
                 output: output)
             try await lines.first(1)
-            let connection = try await SocketConnection.connect(to: directory.socket)
+            let connection = try await SocketConnection.connect(
+                to: directory.socket, options: HostTesting.clientOptions)
             let closed = ClosedCollector(connection)
             _ = try await connection.messenger.waitForPeerHello()
             interrupt.yield(signal)
@@ -201,7 +207,8 @@ import Testing
                 arguments: ["--socket", directory.socket, "--data-dir", directory.data], interruptions: interruptions,
                 output: output)
             try await lines.first(1)
-            let connection = try await SocketConnection.connect(to: directory.socket)
+            let connection = try await SocketConnection.connect(
+                to: directory.socket, options: HostTesting.clientOptions)
             _ = try await MethodChannel(name: "channelbridge/extension", messenger: connection.messenger).invokeMethod(
                 "exit")
             #expect(await status == 0)

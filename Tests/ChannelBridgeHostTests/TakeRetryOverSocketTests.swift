@@ -15,7 +15,7 @@ import Testing
         defer { directory.remove() }
         try await withHangGuard(seconds: 60) {
             let host = try await HostTesting.start(directory, ["--app-group", "group.kill"])
-            let client = try await ExtensionHostClient.connect(to: directory.socket)
+            let client = try await ExtensionHostClient.connect(to: directory.socket, options: HostTesting.clientOptions)
             defer { client.close() }
             let prefs = try await client.sharedPreferences(appGroup: "group.kill")
             try await prefs.appendToList("itemList", ["a", .map(["n": .int32(1)])])
@@ -43,7 +43,7 @@ import Testing
         defer { directory.remove() }
         try await withHangGuard(seconds: 60) {
             let host = try await HostTesting.start(directory, ["--app-group", "group.kill"])
-            let client = try await ExtensionHostClient.connect(to: directory.socket)
+            let client = try await ExtensionHostClient.connect(to: directory.socket, options: HostTesting.clientOptions)
             defer { client.close() }
             let prefs = SharedPreferencesClient(messenger: client.messenger)
             host.send(signal: SIGKILL)

@@ -90,7 +90,8 @@ final class HostSupervisor: Sendable {
             }
             if current < 0 { return nil }
             do {
-                let connection = try await SocketConnection.connect(to: directory.socket)
+                let connection = try await SocketConnection.connect(
+                    to: directory.socket, options: HostTesting.clientOptions)
                 _ = try await connection.messenger.waitForPeerHello()
                 return (connection, current)
             } catch {

@@ -10,6 +10,9 @@ import ChannelBridgeMessenger
 enum HostTesting {
     static let prefsChannel = "shared_preference_app_group"
     static let extensionChannel = "channelbridge/extension"
+    /// What the tests connect to a host with: the defaults, the connect timeout stretched as hang
+    /// guards are, so that a host slowed down by a sanitizer is not taken for a missing one.
+    static let clientOptions = SocketConnection.Options(connectTimeout: .seconds(HangGuardScale.scaled(5)))
 
     /// Starts a host on `directory`'s socket and data directory with `arguments` added, and waits
     /// for its ready line, which must name the socket.
@@ -22,7 +25,7 @@ enum HostTesting {
 
     /// A client session on the host's socket.
     static func connect(_ directory: TestDirectory) async throws -> SocketConnection {
-        let connection = try await SocketConnection.connect(to: directory.socket)
+        let connection = try await SocketConnection.connect(to: directory.socket, options: HostTesting.clientOptions)
         _ = try await connection.messenger.waitForPeerHello()
         return connection
     }
