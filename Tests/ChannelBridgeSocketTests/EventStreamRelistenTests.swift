@@ -1,5 +1,6 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import ChannelBridgeSocket
 import ChannelBridgeTestSupport
 import Testing
@@ -19,15 +20,38 @@ private typealias Support = ChannelsOverSocket
     static let rounds = 40
     static let baseCount = 2_000
 
+    /// Where the test is, for the report when the hang guard fires.
+    struct Progress: Sendable, CustomStringConvertible {
+        var round = 0
+        var received = 0
+        var waitingForLog = false
+        var description: String {
+            waitingForLog
+                ? "all \(EventStreamRelistenTests.rounds) streams ended; waiting for the peer's event log"
+                : "round \(round): \(received) events received, the stream has not ended"
+        }
+    }
+
     @Test func everyStreamEndsWhenListenedToAgainAtOnce() async throws {
+        let progress = LockedValue(Progress())
+        do {
+            try await relistenRounds(progress)
+        } catch {
+            Issue.record("\(error); \(progress.withLock { $0 })")
+        }
+    }
+
+    private func relistenRounds(_ progress: LockedValue<Progress>) async throws {
         try await Support.withPeerHost { session in
             for round in 0..<Self.rounds {
                 let count = Self.baseCount + round % 7
                 let arguments = Support.map([("count", .int(count)), ("end", .bool(true))])
                 var received = 0
+                progress.withLock { $0 = Progress(round: round) }
                 for try await event in session.events.receiveBroadcastStream(arguments: arguments) {
                     #expect(try event.get() == .int(received))
                     received += 1
+                    progress.withLock { $0.received = received }
                 }
                 // A stream also ends, without error, when the hang guard cancels this task: stop
                 // then, so that the guard's report is the failure, not a run of short streams.
@@ -35,6 +59,7 @@ private typealias Support = ChannelsOverSocket
                 #expect(received == count, "round \(round)")
             }
             // Each stream was listened to and then cancelled, in that order.
+            progress.withLock { $0.waitingForLog = true }
             let log = try await Support.peerEventLog(session.methods, count: 2 * Self.rounds)
             let calls = log.compactMap { entry -> String? in
                 guard case .list(let pair) = entry, case .string(let call)? = pair.first else { return nil }
