@@ -7,6 +7,7 @@ import ChannelBridgePlatform
 /// closed at once. Accepting runs on a thread of its own.
 package final class RawSocketListener: Sendable {
     private struct State {
+        var accepting = false
         var closing = false
         var closed = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -16,13 +17,31 @@ package final class RawSocketListener: Sendable {
     private let socket: ListeningSocket
     private let state = LockedValue(State())
 
-    /// Binds `path` and starts accepting; `onConnection` runs on the accepting thread with each
+    private let onConnection: @Sendable (Int32) -> Void
+
+    /// Binds `path` without accepting yet: clients that connect meanwhile wait in the `listen`
+    /// backlog until `startAccepting()`, so that a line the server prints first ("ready") precedes
+    /// anything a client can get back. `onConnection` runs on the accepting thread with each
     /// accepted descriptor, which it then owns.
     package init(path: String, onConnection: @escaping @Sendable (Int32) -> Void) throws(SocketError) {
         self.path = path
+        self.onConnection = onConnection
         socket = try ListeningSocket.open(path: path, backlog: 128)
+    }
+
+    /// Starts the accepting thread, once; does nothing after `close()`.
+    ///
+    /// - Throws: `SocketError` `systemCall` when no thread can be started; the listener is closed.
+    package func startAccepting() throws(SocketError) {
+        let start = state.withLock { state -> Bool in
+            guard !state.accepting, !state.closing else { return false }
+            state.accepting = true
+            return true
+        }
+        guard start else { return }
         let started = DetachedThread.tryStart(name: "cb raw accept") { [self] in acceptLoop(onConnection) }
         if started != 0 {
+            state.withLock { $0.closing = true }
             finishClosing()
             throw SocketError(
                 .systemCall, "cannot start the accepting thread: \(Syscalls.errorText(started))", path: path,
@@ -32,11 +51,12 @@ package final class RawSocketListener: Sendable {
 
     /// Stops accepting and removes the socket file; accepted descriptors are their owners' to close.
     package func close() {
-        let first = state.withLock { state -> Bool in
+        let (first, accepting) = state.withLock { state -> (Bool, Bool) in
             defer { state.closing = true }
-            return !state.closing
+            return (!state.closing, state.accepting)
         }
-        if first { Syscalls.shutdown(socket.fd) }
+        guard first else { return }
+        if accepting { Syscalls.shutdown(socket.fd) } else { finishClosing() }
     }
 
     /// Resumes once the accepting thread has ended and the socket file is gone.

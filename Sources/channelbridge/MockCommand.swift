@@ -56,7 +56,7 @@ enum MockCommand: CLICommand {
         let sessionEnded = AsyncStream<Void>.makeStream()
         let listener: SocketListener
         do {
-            listener = try SocketListener(path: path) { connection in
+            listener = try SocketListener(binding: path) { connection in
                 mock.serve(connection.messenger)
                 connection.onClose { _ in sessionEnded.continuation.yield() }
             }
@@ -65,8 +65,14 @@ enum MockCommand: CLICommand {
         }
         let watcher = ProcessSignals.watch([ProcessSignals.interrupt, ProcessSignals.terminate])
         await watcher.waitUntilWatching()
+        // Said before accepting: a client's first reply cannot overtake the ready line.
         Output.line("ready \(path)")
         Output.flush()
+        do {
+            try listener.startAccepting()
+        } catch {
+            throw CommandFailure(ExitCode.unavailable, error.description)
+        }
         let ending = Task {
             for await _ in watcher.signals { break }
             sessionEnded.continuation.finish()

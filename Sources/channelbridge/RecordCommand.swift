@@ -111,8 +111,14 @@ enum RecordCommand: CLICommand {
         }
         let watcher = ProcessSignals.watch([ProcessSignals.interrupt, ProcessSignals.terminate])
         await watcher.waitUntilWatching()
+        // Said before accepting: a client's first reply cannot overtake the ready line.
         Output.line("ready \(listenPath)")
         Output.flush()
+        do {
+            try listener.startAccepting()
+        } catch {
+            throw CommandFailure(ExitCode.unavailable, error.description)
+        }
         let stopping = Task {
             for await _ in watcher.signals { break }
             ended.continuation.finish()
