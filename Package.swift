@@ -208,7 +208,7 @@ let package = Package(
         // links full Foundation; the stock extension-host does not link it.
         .target(name: "Flutter",
                 dependencies: ["ChannelBridgePlugins", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger",
-                               "ChannelBridgePlatform"],
+                               "ChannelBridgePlatform", "ChannelBridgeStore"],
                 swiftSettings: strict),
         .executableTarget(name: "flutter-style-plugin-example",
                           dependencies: ["Flutter", "ChannelBridgeHost", "ChannelBridge"],
@@ -227,7 +227,7 @@ let package = Package(
                     dependencies: ["Flutter", "ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeChannels",
                                    "ChannelBridgeMessenger", "ChannelBridgePlugins", "ChannelBridgeTesting", "ChannelBridgeSocket",
                                    "ChannelBridgeTestSupport", "pigeon-api-example", "flutter-threading-peer",
-                                   "ChannelBridgePlatform"],
+                                   "ChannelBridgePlatform", "ChannelBridgeStore"],
                     swiftSettings: strict),
 
         // The repository's checking scripts, run as CI runs them: the public-API baseline, unused dependencies.

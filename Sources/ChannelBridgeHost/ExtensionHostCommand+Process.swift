@@ -1,4 +1,6 @@
 import ChannelBridgePlatform
+import ChannelBridgePlugins
+import ChannelBridgeStore
 
 extension ExtensionHostCommand {
     /// The whole `main` of a host executable: runs the host `CommandLine.arguments` describe, with
@@ -10,6 +12,12 @@ extension ExtensionHostCommand {
     /// - the first SIGINT or SIGTERM cancels the host's run: an orderly shutdown that waits at most
     ///   `--shutdown-timeout` for the replies it owes, exit status 130 or 143; a second one ends
     ///   the process at once with that status, for when even that is too long;
+    /// - a host with plugins of its own gets an app's sandbox, as iOS gives an extension before
+    ///   its code runs: `Bundle.main.bundleIdentifier` is `--bundle-identifier`, Foundation's
+    ///   `UserDefaults(suiteName:)` of an entitled group is that group's store and the standard
+    ///   suite the app's own, and the directories Foundation hands out (caches, application
+    ///   support, documents, temporary) are the app's, under `DIR/apps/<bundle identifier>/`
+    ///   (`TMPDIR` and `XDG_*` are set for this process and its children);
     /// - a Flutter-style handler that traps (a force unwrap of `nil`, a failed `as!`, an index out
     ///   of range) ends the process by its signal after a last line on standard error naming the
     ///   channel and method that were running (`PROGRAM: fatal signal SIGILL in the handler of
@@ -36,6 +44,24 @@ extension ExtensionHostCommand {
         ProcessExit.normally(
             await main(
                 arguments: Array(CommandLine.arguments.dropFirst()), interruptions: interruptions,
-                output: .process, plugins: plugins, help: help))
+                output: .process, plugins: plugins, help: help,
+                installsSandbox: !plugins.catalogue.keys.isEmpty || plugins.setUpSession != nil))
+    }
+
+    /// Makes `host`'s app sandbox the process's: its directories created, the environment
+    /// variables Foundation reads for them set, and `AppSandbox.current` installed.
+    static func installSandbox(of host: ExtensionHost) throws(HostError) {
+        let sandbox: AppSandbox
+        let environment: [(name: String, value: String)]
+        do {
+            sandbox = try AppSandbox(
+                bundleIdentifier: host.options.bundleIdentifier, entitledAppGroups: host.options.appGroups,
+                groups: host.store)
+            environment = try sandbox.prepareDirectories()
+        } catch {
+            throw HostError(.store, "the app's sandbox: \(error.message)")
+        }
+        for variable in environment { Syscalls.setEnvironment(variable.name, variable.value) }
+        AppSandbox.install(sandbox)
     }
 }

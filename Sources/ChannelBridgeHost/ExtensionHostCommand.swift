@@ -18,13 +18,16 @@ public enum ExtensionHostCommand {
         arguments: [String], interruptions: AsyncStream<HostSignal>,
         output: HostOutput = .process, plugins: HostPlugins = HostPlugins()
     ) async -> Int32 {
-        await main(arguments: arguments, interruptions: interruptions, output: output, plugins: plugins, help: nil)
+        await main(
+            arguments: arguments, interruptions: interruptions, output: output, plugins: plugins, help: nil,
+            installsSandbox: false)
     }
 
-    /// `main`, with `help` printed before the options' usage for `--help`.
+    /// `main`, with `help` printed before the options' usage for `--help`; with `installsSandbox`,
+    /// the host's app sandbox becomes the process's before any session starts (`installSandbox`).
     static func main(
         arguments: [String], interruptions: AsyncStream<HostSignal>, output: HostOutput,
-        plugins: HostPlugins, help: String?
+        plugins: HostPlugins, help: String?, installsSandbox: Bool
     ) async -> Int32 {
         let options: HostOptions
         do {
@@ -45,6 +48,14 @@ public enum ExtensionHostCommand {
         } catch {
             output.standardError("extension-host: \(error.message)")
             return error.exitStatus
+        }
+        if installsSandbox {
+            do {
+                try installSandbox(of: host)
+            } catch {
+                output.standardError("extension-host: \(error.message)")
+                return error.exitStatus
+            }
         }
         return await run(host, interruptions: interruptions).outcome.exitStatus
     }

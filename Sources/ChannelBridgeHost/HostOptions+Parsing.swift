@@ -81,6 +81,13 @@ extension HostOptions {
                 }
                 // Two spellings of one name in Unicode are two groups (two directories).
                 if !appGroups.contains(where: { CodeUnitString.equal($0, group) }) { appGroups.append(group) }
+            case "--bundle-identifier":
+                options.bundleIdentifier = try value()
+                do {
+                    try AppGroupStore.validate(directoryName: options.bundleIdentifier, what: "bundle identifier")
+                } catch {
+                    throw usage("--bundle-identifier: \(error.message)")
+                }
             case "--channel":
                 options.channel = try nonEmpty()
                 guard options.channel.utf8.count <= Int(UInt16.max) else {
@@ -215,6 +222,9 @@ extension HostOptions {
                                    (default $XDG_DATA_HOME/channelbridge, else ~/.local/share/channelbridge)
           --app-group ID           an app group this extension is entitled to; repeatable
                                    (default group.local); the first one gets --file copies and --share-key
+          --bundle-identifier ID   the extension's bundle identifier (default local.extension): what
+                                   Foundation code in a Flutter-style host sees as Bundle.main's, and
+                                   the name of its sandbox under DIR/apps/ (Protocol/flutter-embedder.md §8)
           --channel NAME           the extension channel (default channelbridge/extension)
           --title S                the input item's title
           --content-text S         the input item's content text

@@ -30,6 +30,9 @@ public struct HostOptions: Sendable, Equatable {
     package var dataDirectory: String
     /// The app groups this extension is entitled to (`--app-group`, repeatable), in order; never empty.
     package var appGroups: [String]
+    /// The extension's bundle identifier (`--bundle-identifier`): `Bundle.main.bundleIdentifier`
+    /// and the name of the app's sandbox for Foundation code in a Flutter-style host (`AppSandbox`).
+    package var bundleIdentifier = HostOptions.defaultBundleIdentifier
     /// The extension channel's name (`--channel`).
     package var channel: String
     /// `--text`, `--url` and `--file`, in the order given.
@@ -77,6 +80,8 @@ public struct HostOptions: Sendable, Equatable {
     package var shutdownTimeout: Duration
 
     @usableFromInline package static let defaultAppGroup = "group.local"
+    /// `--bundle-identifier`'s default.
+    package static let defaultBundleIdentifier = "local.extension"
     @usableFromInline package static let defaultChannel = "channelbridge/extension"
     package static let echoChannel = "channelbridge/echo"
     @usableFromInline package static let defaultShutdownTimeout: Duration = .seconds(5)

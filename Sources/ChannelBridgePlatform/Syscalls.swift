@@ -375,6 +375,12 @@ package enum Syscalls {
         getenv(name).map { String(cString: $0) }
     }
 
+    /// Sets the environment variable `name` for this process and the children it starts. Not
+    /// safe while other threads read the environment: for an executable's start-up.
+    package static func setEnvironment(_ name: String, _ value: String) {
+        _ = setenv(name, value, 1)
+    }
+
     package static var effectiveUserID: UInt32 { geteuid() }
     package static var processID: Int32 { getpid() }
 }

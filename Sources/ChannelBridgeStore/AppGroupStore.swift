@@ -26,9 +26,24 @@ public final class AppGroupStore: PreferenceStoreProvider {
     /// `maximumFileSize`'s default: 256 MiB.
     public static let defaultMaximumFileSize = 256 << 20
 
+    /// The directory under `dataDirectory` that holds one directory per group.
+    let groupsDirectoryName: String
+
     /// `maximumFileSize` is clamped to 0 ... 2 GiB - 1, the largest file the store can address.
     public init(dataDirectory: String, maximumFileSize: Int = AppGroupStore.defaultMaximumFileSize) {
         self.dataDirectory = dataDirectory
+        self.groupsDirectoryName = "app-groups"
+        self.maximumFileSize = min(max(maximumFileSize, 0), StoredDocument.maximumSize)
+    }
+
+    /// Stores laid out as app groups' are, one directory per name in `<dataDirectory>/<groupsDirectoryName>/`:
+    /// an app's own preference suites (`AppSandbox`).
+    package init(
+        dataDirectory: String, groupsDirectoryName: String,
+        maximumFileSize: Int = AppGroupStore.defaultMaximumFileSize
+    ) {
+        self.dataDirectory = dataDirectory
+        self.groupsDirectoryName = groupsDirectoryName
         self.maximumFileSize = min(max(maximumFileSize, 0), StoredDocument.maximumSize)
     }
 
@@ -68,12 +83,17 @@ public final class AppGroupStore: PreferenceStoreProvider {
     public func directory(forGroup appGroup: String) -> String {
         var base = dataDirectory
         while base.hasSuffix("/") { base.removeLast() }
-        return base + "/app-groups/" + appGroup
+        return base + "/" + groupsDirectoryName + "/" + appGroup
     }
 
     /// Accepts exactly the names that are one directory name: not empty, not `.` or `..`, no `/`
     /// or NUL, at most 255 bytes of UTF-8.
     public static func validate(groupName: String) throws(StoreError) {
+        try validate(directoryName: groupName, what: "app group name")
+    }
+
+    /// `validate(groupName:)` for another kind of name (`what`: "bundle identifier").
+    package static func validate(directoryName groupName: String, what: String) throws(StoreError) {
         let problem: String? =
             if groupName.isEmpty {
                 "it is empty"
@@ -85,7 +105,7 @@ public final class AppGroupStore: PreferenceStoreProvider {
             { "it contains a NUL character" } else if groupName.utf8.count > 255 { "it is longer than 255 bytes" } else
             { nil }
         if let problem {
-            throw StoreError(.invalidGroupName, "invalid app group name \(groupName.debugDescription): \(problem)")
+            throw StoreError(.invalidGroupName, "invalid \(what) \(groupName.debugDescription): \(problem)")
         }
     }
 }

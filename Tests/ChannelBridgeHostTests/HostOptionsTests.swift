@@ -11,6 +11,7 @@ import Testing
         #expect(options.socketPath == SocketPath.defaultPath())
         #expect(options.dataDirectory == AppGroupStore.defaultDataDirectory())
         #expect(options.appGroups == ["group.local"])
+        #expect(options.bundleIdentifier == "local.extension")
         #expect(options.channel == "channelbridge/extension")
         #expect(options.inputs.isEmpty && options.itemsFile == nil && options.shareKey == nil)
         #expect(options.deadline == nil && !options.allowsOpenURL && !options.trace && !options.echo)
@@ -19,6 +20,23 @@ import Testing
         #expect(options.outboundHighWater == 4 << 20 && options.outboundLowWater == 1 << 20)
         #expect(options.helloTimeout == .seconds(5))
         #expect(options.shutdownTimeout == .seconds(5))
+    }
+
+    @Test func theBundleIdentifierIsOneDirectoryName() throws {
+        guard case .run(let options) = try HostOptions.parse(["--bundle-identifier", "com.example.app.share"]) else {
+            Issue.record("not a run")
+            return
+        }
+        #expect(options.bundleIdentifier == "com.example.app.share")
+        #expect {
+            try HostOptions.parse(["--bundle-identifier", "a/b"])
+        } throws: { error in
+            (error as? HostError)?.message
+                == """
+                extension-host: --bundle-identifier: invalid bundle identifier "a/b": it contains '/'
+                Run 'extension-host --help' for the options.
+                """
+        }
     }
 
     @Test func theShutdownTimeoutIsReadInSecondsFromZeroTo3600() throws {

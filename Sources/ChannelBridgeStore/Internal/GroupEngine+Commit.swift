@@ -20,6 +20,17 @@ extension GroupEngine {
         return try await request.result()
     }
 
+    /// `perform` for a synchronous caller: waits on the calling thread, which must not be a thread
+    /// of the concurrency pool (see `WriteRequest.blockingResult`).
+    func performBlocking<T: Sendable>(
+        _ description: String,
+        _ change: @escaping @Sendable (inout DocumentEdit) -> T
+    ) throws(StoreError) -> T {
+        let request = WriteRequest(description, change)
+        submit(request)
+        return try request.blockingResult()
+    }
+
     /// Appends a write to the queue and wakes the committer if it is idle (starting its thread if
     /// there is none). The semaphore is posted exactly when `running` goes from false to true, and
     /// each post is taken before the `drain` that sets it false again.

@@ -24,6 +24,8 @@ final class WriteRequest<T: Sendable>: PendingWrite {
     private struct State {
         var phase = Phase.waiting
         var continuation: CheckedContinuation<Result<T, StoreError>, Never>?
+        /// A thread waiting in `blockingResult()`.
+        var blockedThread: TimedSemaphore?
     }
 
     private let change: @Sendable (inout DocumentEdit) -> T
@@ -87,14 +89,39 @@ final class WriteRequest<T: Sendable>: PendingWrite {
         return try result.get()
     }
 
+    /// Waits for the acknowledgement on the calling thread, for a synchronous caller (Foundation's
+    /// `UserDefaults`); it must not be a thread of the concurrency pool. Such a write is never
+    /// withdrawn: it finishes like one that is already committing.
+    func blockingResult() throws(StoreError) -> T {
+        let signal = TimedSemaphore()
+        let done = state.withLock { state -> Result<T, StoreError>? in
+            if case .done(let result) = state.phase { return result }
+            state.blockedThread = signal
+            return nil
+        }
+        if let done { return try done.get() }
+        signal.wait()
+        let result = state.withLock { state -> Result<T, StoreError>? in
+            guard case .done(let result) = state.phase else { return nil }
+            return result
+        }
+        // `complete` posts only after marking the write done.
+        return try result!.get()
+    }
+
     private func complete(_ decide: (Phase) -> Result<T, StoreError>?) {
         let resume = state.withLock {
-            state -> (CheckedContinuation<Result<T, StoreError>, Never>?, Result<T, StoreError>)? in
+            state -> (CheckedContinuation<Result<T, StoreError>, Never>?, TimedSemaphore?, Result<T, StoreError>)? in
             guard let result = decide(state.phase) else { return nil }
             state.phase = .done(result)
-            defer { state.continuation = nil }
-            return (state.continuation, result)
+            defer {
+                state.continuation = nil
+                state.blockedThread = nil
+            }
+            return (state.continuation, state.blockedThread, result)
         }
-        if let (continuation, result) = resume { continuation?.resume(returning: result) }
+        guard let (continuation, blockedThread, result) = resume else { return }
+        continuation?.resume(returning: result)
+        blockedThread?.post()
     }
 }
