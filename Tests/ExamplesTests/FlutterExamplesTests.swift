@@ -69,6 +69,48 @@ import Testing
 }
 
 extension FlutterExamplesTests {
+    /// Seed 000's storage code in a host: what was shared is saved as JSON in the app group's
+    /// `UserDefaults`, which is the group's store (`channelbridge prefs --data-dir` reads it, as
+    /// the containing app would), and a shared file is copied into the group's container.
+    @Test func theSeedsUserDefaultsAreTheAppGroupsStore() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let group = "group.info.shiosyakeyakini.miria"
+        let shared = directory.path + "/photo.txt"
+        try Data("pixels".utf8).write(to: URL(fileURLWithPath: shared))
+        let host = try HostProcess(
+            [
+                "--socket", directory.socket, "--data-dir", directory.data, "--app-group", group,
+                "--bundle-identifier", "info.shiosyakeyakini.miria.ShareExtension", "--title", "A page",
+                "--text", "hello", "--url", "https://example.com/a", "--file", shared,
+            ],
+            product: "flutter-style-plugin-example")
+        #expect(try await host.readyLine() == "ready \(directory.socket)")
+        // A session: the extension's view loads and saves what was shared.
+        let list = try await ProcessRunner.runOnThread("channelbridge", ["list", "--socket", directory.socket])
+        #expect(list.status == 0)
+
+        let container = directory.data + "/app-groups/\(group)/container"
+        let saved = try await ProcessRunner.runOnThread(
+            "channelbridge", ["prefs", "get", "ShareKey", "--app-group", group, "--data-dir", directory.data])
+        #expect(saved.status == 0)
+        let json = try JSONSerialization.jsonObject(
+            with: Data(
+                (try JSONSerialization.jsonObject(with: Data(saved.stdout.utf8), options: .fragmentsAllowed) as? String
+                    ?? "").utf8))
+        let expected: NSDictionary = [
+            "text": ["hello", "[A page](https://example.com/a)"],
+            "files": [["path": URL(fileURLWithPath: container + "/photo.txt").absoluteString, "type": 2]],
+        ]
+        #expect((json as? NSDictionary) == expected, "\(saved.stdout)")
+        #expect(try String(contentsOfFile: container + "/photo.txt", encoding: .utf8) == "pixels")
+
+        let exit = try await ProcessRunner.runOnThread(
+            "channelbridge", ["call", "share_extension", "exit", "--socket", directory.socket])
+        #expect(exit.status == 1)
+        #expect(await host.waitForExit().status == 0)
+    }
+
     /// Pigeon 28.0.0's Swift output for the example API, served over a socket and driven by a
     /// client that builds the Dart side's bytes with ChannelBridge's codec.
     @Test func pigeonAPIAnswersEveryKindOfMethodAndCallsTheFlutterAPI() async throws {
