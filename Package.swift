@@ -128,7 +128,7 @@ let package = Package(
         .target(name: "ChannelBridgeTestSupport", dependencies: ["ChannelBridgePlatform"], path: "Tests/Support/ChannelBridgeTestSupport",
                 swiftSettings: strict),
         // Examples: small programs built with the package and run by ExamplesTests.
-        .executableTarget(name: "containing-app-example", dependencies: ["ChannelBridge"],
+        .executableTarget(name: "containing-app-example", dependencies: ["ChannelBridge", "Flutter"],
                           path: "Examples/ContainingApp", swiftSettings: strict),
         .executableTarget(name: "event-stream-example", dependencies: ["ChannelBridge"],
                           path: "Examples/EventStream", swiftSettings: strict),

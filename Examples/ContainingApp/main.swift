@@ -19,14 +19,16 @@ import ChannelBridge
 import Foundation
 
 let itemListKey = "itemList"
-let usage = "usage: containing-app-example share ITEM|import [--data-dir DIR] [--app-group G]\n"
+let usage = "usage: containing-app-example share ITEM|import|shared-text [--data-dir DIR] [--app-group G]\n"
 
 let help =
     usage + """
 
         The containing app's side of a share extension, on the app group's store directly (no host):
         share appends ITEM to the list under "itemList"; import takes the whole list and prints one
-        item per line, so items appended meanwhile are never lost or imported twice.
+        item per line, so items appended meanwhile are never lost or imported twice. shared-text is
+        seed 001's containing app: it prints its list with the text its action extension saved under
+        "text" in UserDefaults(suiteName: "group.com.example.helloExtension") appended, and removes it.
           --data-dir DIR   the store (default: the host's, $XDG_DATA_HOME/channelbridge or ~/.local/share/channelbridge)
           --app-group G    the app group (default group.local)
         """
@@ -70,6 +72,16 @@ do {
         let item = operands[1]
         // Appending under the lock: a concurrent import either sees the item or leaves it for the next.
         try await store.appendToList(key: itemListKey, values: [.string(item)])
+    case "shared-text":
+        // Seed 001's containing app: the text its action extension saved in the app group's
+        // UserDefaults, read through Foundation's API (`SharedData.swift`) in this process's sandbox.
+        guard operands.count == 1 else { fail(usage) }
+        AppSandbox.install(
+            try AppSandbox(
+                bundleIdentifier: "com.example.helloExtension", entitledAppGroups: ["group.com.example.helloExtension"],
+                groups: AppGroupStore(dataDirectory: dataDirectory)))
+        // On the main thread, which may block (UserDefaults reads and writes the store in place).
+        for text in SharedData.sharedUserInfo.sharedTexts { print(text) }
     case "import":
         guard operands.count == 1 else { fail(usage) }
         let imported = try await store.take(key: itemListKey)?.listValue ?? []

@@ -5,9 +5,21 @@ import ChannelBridgePlatform
 /// bundle identifier, the app groups it is entitled to, its own preferences and its own
 /// directories, all under the host's data directory (Protocol/flutter-embedder.md, section 8).
 ///
-/// The host executable makes one and installs it for the process (`install`), as iOS does before
-/// an extension's code runs; the `Flutter` module's `UserDefaults`, `Bundle.main` and
-/// `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)` read it. Layout:
+/// A host executable with plugins of its own makes one and installs it for the process
+/// (`ExtensionHostCommand.main(plugins:)`), as iOS does before an extension's code runs; another
+/// process of the same data directory — a containing app — installs its own. The `Flutter`
+/// module's `UserDefaults` and `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`
+/// read it:
+///
+/// ```swift
+/// // A containing app, sharing group.com.example.app with its extension's host:
+/// AppSandbox.install(try AppSandbox(
+///     bundleIdentifier: "com.example.app", entitledAppGroups: ["group.com.example.app"],
+///     groups: AppGroupStore(dataDirectory: AppGroupStore.defaultDataDirectory())))
+/// let shared = UserDefaults(suiteName: "group.com.example.app")   // in a file importing Flutter
+/// ```
+///
+/// Layout:
 ///
 /// ```text
 /// <dataDirectory>/app-groups/<group>/          an entitled group: preferences and container
@@ -15,12 +27,12 @@ import ChannelBridgePlatform
 ///     Library/Preferences/<suite>/             its own suites (the standard one: the bundle identifier)
 ///     Library/Caches/  Library/Application Support/  Documents/  tmp/
 /// ```
-package final class AppSandbox: Sendable {
+public final class AppSandbox: Sendable {
     /// The app's bundle identifier: `Bundle.main.bundleIdentifier`, and the name of its standard
     /// preferences suite.
-    package let bundleIdentifier: String
+    public let bundleIdentifier: String
     /// The groups whose preferences and container are shared (`com.apple.security.application-groups`).
-    package let entitledAppGroups: [String]
+    public let entitledAppGroups: [String]
     /// The app groups' store, the same object the host's plugins use.
     package let groups: AppGroupStore
     /// `<dataDirectory>/apps/<bundle identifier>`.
@@ -29,7 +41,7 @@ package final class AppSandbox: Sendable {
     private let ownSuites: AppGroupStore
 
     /// - Throws: `StoreError` `invalidGroupName` when `bundleIdentifier` is not one directory name.
-    package init(bundleIdentifier: String, entitledAppGroups: [String], groups: AppGroupStore) throws(StoreError) {
+    public init(bundleIdentifier: String, entitledAppGroups: [String], groups: AppGroupStore) throws(StoreError) {
         try AppGroupStore.validate(directoryName: bundleIdentifier, what: "bundle identifier")
         self.bundleIdentifier = bundleIdentifier
         self.entitledAppGroups = entitledAppGroups
@@ -97,10 +109,10 @@ package final class AppSandbox: Sendable {
     private static let installed = LockedValue<AppSandbox?>(nil)
 
     /// The process's sandbox, if its executable installed one.
-    package static var current: AppSandbox? { installed.withLock { $0 } }
+    public static var current: AppSandbox? { installed.withLock { $0 } }
 
     /// Makes `sandbox` the process's (replacing any other; a host installs one at start-up).
-    package static func install(_ sandbox: AppSandbox?) {
+    public static func install(_ sandbox: AppSandbox?) {
         installed.withLock { $0 = sandbox }
     }
 }

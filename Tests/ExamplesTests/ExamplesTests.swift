@@ -89,7 +89,7 @@ import Testing
         #expect(
             try await ProcessRunner.runOnThread("containing-app-example", ["import"], environment: plain).stdout
                 == "one\n")
-        let usage = "usage: containing-app-example share ITEM|import [--data-dir DIR] [--app-group G]\n"
+        let usage = "usage: containing-app-example share ITEM|import|shared-text [--data-dir DIR] [--app-group G]\n"
         let old = try await ProcessRunner.runOnThread(
             "containing-app-example", ["import", "--group", "g"], environment: plain)
         #expect(old.status == 64)
@@ -98,6 +98,26 @@ import Testing
             "containing-app-example", ["import", "--app-group", "a/b"], environment: plain)
         #expect(bad.status == 64)
         #expect(bad.stderr == "containing-app-example: invalid app group name \"a/b\": it contains '/'\n")
+    }
+
+    /// Seed 001: the action extension saves its text in the app group's UserDefaults (here the
+    /// CLI writes the group's store, as the extension's host does); the containing app's
+    /// `SharedData` reads it through Foundation's API, appends it and removes it.
+    @Test func seedOnesContainingAppReadsTheExtensionsTextThroughUserDefaults() async throws {
+        let home = try TestDirectory()
+        defer { home.remove() }
+        let group = ["--app-group", "group.com.example.helloExtension", "--data-dir", home.data]
+        let saved = try await ProcessRunner.runOnThread("channelbridge", ["prefs", "set", "text", "olleh"] + group)
+        #expect(saved.status == 0)
+        let read = try await ProcessRunner.runOnThread(
+            "containing-app-example", ["shared-text", "--data-dir", home.data])
+        #expect(read.status == 0)
+        #expect(read.stdout == "Apple\nBanana\nOrange\nolleh\n")
+        let removed = try await ProcessRunner.runOnThread("channelbridge", ["prefs", "get", "text"] + group)
+        #expect(removed.stdout == "null\n")
+        let again = try await ProcessRunner.runOnThread(
+            "containing-app-example", ["shared-text", "--data-dir", home.data])
+        #expect(again.stdout == "Apple\nBanana\nOrange\n")
     }
 
     /// Three extension processes share items while the containing app imports in a loop: every
