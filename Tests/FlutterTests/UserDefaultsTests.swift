@@ -47,6 +47,35 @@ import Testing
         #expect(readBack == 2.5)
     }
 
+    @Test func aWriteThroughUserDefaultsIsAChangeOfTheStore() async throws {
+        try await TestDirectory.withPath { dataDirectory in
+            let groups = AppGroupStore(dataDirectory: dataDirectory)
+            let sandbox = try AppSandbox(
+                bundleIdentifier: Self.bundleIdentifier, entitledAppGroups: [Self.group], groups: groups)
+            AppSandbox.install(sandbox)
+            defer { AppSandbox.install(nil) }
+            let changes = try await groups.group(Self.group).changes()
+            await onThread {
+                UserDefaults(suiteName: Self.group)?.set("from Foundation", forKey: "text")
+                UserDefaults(suiteName: Self.group)?.removeObject(forKey: "text")
+            }
+            let seen = try await withHangGuard {
+                var seen: [StoreChange] = []
+                for await change in changes {
+                    seen.append(change)
+                    if change.value == nil { break }
+                }
+                return seen
+            }
+            // A slow consumer may see the key once, with its latest value.
+            #expect(
+                seen == [
+                    StoreChange(key: "text", value: .string("from Foundation")), StoreChange(key: "text", value: nil),
+                ]
+                    || seen == [StoreChange(key: "text", value: nil)])
+        }
+    }
+
     @Test func propertyListValuesReadBackAsFoundationGivesThem() async throws {
         let values = try await withSandbox { _, _ in
             let defaults = try #require(UserDefaults(suiteName: Self.group))
