@@ -18,7 +18,7 @@ private typealias Support = ChannelsOverSocket
 /// submitted the `cancel` (`EventChannelRequestOrderTests.cancelOfAStreamEndedBehindItsConsumer…`).
 @Suite(.serialized) struct EventStreamRelistenTests {
     static let rounds = 40
-    static let baseCount = 2_000
+    static let baseCount = 300
 
     /// Where the test is, for the report when the hang guard fires.
     struct Progress: Sendable, CustomStringConvertible {

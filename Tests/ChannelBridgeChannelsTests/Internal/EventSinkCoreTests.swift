@@ -16,7 +16,7 @@ import Testing
         // Held back until the sink opens, as before a `listen` reply.
         sink.send(.int64(1))
         sink.send(.int64(2))
-        try await withHangGuard(seconds: 10) {
+        try await withHangGuard {
             // The drainer takes both events and stops inside its first post.
             async let drained: Void = onThread { sink.open() }
             await messenger.firstPostStarted.wait()
