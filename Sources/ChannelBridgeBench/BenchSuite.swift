@@ -39,6 +39,11 @@ package enum BenchSuite {
             summary: "an extension host's preferences at 10 to 100k keys: get and set p50,\n"
                 + "            1,000 pipelined sets/s, 50 writers' sets/s, host RSS, vs the echo call and\n"
                 + "            a C durable write (fsync, rename, fsync dir) in the same run", run: PrefsBenchmark.run),
+        Scenario(
+            name: "record",
+            summary: "the rtt calls through 'channelbridge record' writing a transcript vs the\n"
+                + "            same proxy not recording (p50_us, p99_us, calls_per_s; rss_mb of each proxy)",
+            run: RecordBenchmark.run),
     ]
 
     /// Runs `chosen` in order and prints the table (or, with `json`, one JSON object at the end).

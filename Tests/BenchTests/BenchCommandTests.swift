@@ -29,6 +29,10 @@ import Testing
         ),
         "host": (["ready_ms", "rss_idle_mb", "rss_busy_mb"], [], []),
         "prefs": prefsFigures,
+        "record": (
+            ["p50_us", "p99_us", "calls_per_s", "rss_mb"], ["p50_us", "p99_us", "calls_per_s", "rss_mb"],
+            ["p50_us", "p99_us", "calls_per_s", "rss_mb"]
+        ),
     ]
 
     static let prefsFigures: (ours: Set<String>, baseline: Set<String>, ratio: Set<String>) = {
@@ -42,7 +46,7 @@ import Testing
         return (ours, baseline, ratio)
     }()
 
-    @Test(arguments: ["rtt", "pipeline", "bulk", "codec", "events", "host", "prefs"])
+    @Test(arguments: ["rtt", "pipeline", "bulk", "codec", "events", "host", "prefs", "record"])
     func everyFigureOfEveryScenario(scenario: String) async throws {
         // Not under ThreadSanitizer: prefs starts 50 writer connections at once, and a host that
         // much slower missed its clients' HELLO within the 5 s HELLO timeout (on 2 busy cores).
@@ -86,7 +90,7 @@ import Testing
         arguments: [
             (
                 ["bench", "nope"],
-                "channelbridge bench: unknown scenario 'nope'; known: rtt, pipeline, bulk, codec, events, host, prefs"
+                "channelbridge bench: unknown scenario 'nope'; known: rtt, pipeline, bulk, codec, events, host, prefs, record"
             ),
             (["bench", "--repeat", "0"], "channelbridge bench: --repeat takes a positive whole number"),
             (["bench", "--scale", "-1"], "channelbridge bench: --scale takes a positive number"),
