@@ -1,5 +1,6 @@
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
+import ChannelBridgePlatform
 
 /// The three steps of `invokeMethod`: encoding the call, awaiting its reply on a connection,
 /// decoding the reply. Each is inlined into `invokeMethod`, so the call still awaits its reply in
@@ -73,14 +74,14 @@ extension MethodChannel {
                     return payload
                 case .waiting:
                     // Safe: resumed exactly once by the connection (`awaitDrivenReply`).
-                    return try await _unsafeInheritExecutor_withUnsafeThrowingContinuation { continuation in
+                    return try await RuntimeShim.withContinuationInheritingExecutor { continuation in
                         connection.awaitDrivenReply(prepared, continuation: continuation)
                     }
                 }
             }
             if prepared.scopeTask != 0 {
                 // Safe: resumed exactly once by the connection (`startRequest`).
-                return try await _unsafeInheritExecutor_withUnsafeThrowingContinuation { continuation in
+                return try await RuntimeShim.withContinuationInheritingExecutor { continuation in
                     connection.startRequest(
                         prepared, onChannel: name, segments: Self.take(&segments),
                         firstCount: pooledCount, continuation: continuation)
@@ -88,7 +89,7 @@ extension MethodChannel {
             }
             return try await withTaskCancellationHandler {
                 // Safe: resumed exactly once by the connection (`startRequest`).
-                try await _unsafeInheritExecutor_withUnsafeThrowingContinuation { continuation in
+                try await RuntimeShim.withContinuationInheritingExecutor { continuation in
                     connection.startRequest(
                         prepared, onChannel: name, segments: Self.take(&segments),
                         firstCount: pooledCount, continuation: continuation)

@@ -23,10 +23,10 @@ final class CallScope: Sendable {
         task = Self.currentTaskAddress()
     }
 
-    /// The current task's address (0 outside a task): `CurrentTask.address`, which reads the
-    /// runtime's thread-local directly rather than through `withUnsafeCurrentTask`'s unspecialized
-    /// generic call.
+    /// The current task's address (0 outside a task): `RuntimeShim.currentTaskAddress`, which
+    /// reads the runtime's thread-local directly rather than through `withUnsafeCurrentTask`'s
+    /// unspecialized generic call.
     static func currentTaskAddress() -> UInt {
-        CurrentTask.address
+        RuntimeShim.currentTaskAddress
     }
 }

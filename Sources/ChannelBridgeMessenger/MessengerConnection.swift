@@ -218,13 +218,13 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
         // Continuations made where this call runs, without a hop first (see `MethodChannel.invokeMethod`).
         if prepared.scopeTask != 0 {
             // Safe: resumed exactly once (see `register`).
-            return try await _unsafeInheritExecutor_withUnsafeThrowingContinuation { continuation in
+            return try await RuntimeShim.withContinuationInheritingExecutor { continuation in
                 register(prepared, channel: channel, continuation: continuation, writeRequest: writeRequest)
             }
         }
         return try await withTaskCancellationHandler {
             // Safe: resumed exactly once (see `register`).
-            try await _unsafeInheritExecutor_withUnsafeThrowingContinuation { continuation in
+            try await RuntimeShim.withContinuationInheritingExecutor { continuation in
                 register(prepared, channel: channel, continuation: continuation, writeRequest: writeRequest)
             }
         } onCancel: {

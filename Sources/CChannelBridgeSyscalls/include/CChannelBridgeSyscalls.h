@@ -18,7 +18,7 @@ long cb_sendmsg(int fd, const void *message, int flags);
 long cb_poll(void *fds, unsigned long count, int milliseconds);
 
 // The task running on this thread (null outside a task), as Swift's concurrency runtime keeps it
-// in a thread-local: `CurrentTask.address`. Swift code cannot name the runtime's entry point
+// in a thread-local, for `RuntimeShim.currentTaskAddress` alone. Swift code cannot name the runtime's entry point
 // (`swift_task_getCurrent`) without a reserved-name warning that "will become an error", and the
 // public `withUnsafeCurrentTask` reaches it through an unspecialized generic call, too
 // costly for a per-call path.
