@@ -13,14 +13,16 @@ extension MessengerConnection {
     /// together with the one that ended the session still get their replies before the GOODBYE.
     public func close(code: GoodbyeCode = .normal, reason: String = "", waitForOwedReplies: Bool = true) {
         let (send, finishNow) = state.withLock { state -> (Bool, Bool) in
-            guard !state.isClosed, state.sentGoodbye == nil else { return (false, false) }
+            guard state.lifecycle.maySayGoodbye else { return (false, false) }
             // Announced before the batch flag is read (see `inBatch`).
             closeDeferred.store(true, ordering: .sequentiallyConsistent)
             if receivingBatch.load(ordering: .sequentiallyConsistent) {
-                if state.deferredClose == nil { state.deferredClose = (code, reason, waitForOwedReplies) }
+                state.lifecycle.deferClose(
+                    ConnectionLifecycle.DeferredClose(
+                        code: code, reason: reason, waitForOwedReplies: waitForOwedReplies))
                 return (false, false)
             }
-            state.sentGoodbye = code
+            state.lifecycle.sayGoodbye(code)
             return (true, !waitForOwedReplies || state.inbound.isEmpty)
         }
         guard send else { return }
@@ -37,7 +39,7 @@ extension MessengerConnection {
     /// From now on, answer every new request with REPLY status 2 carrying `reason` (a host that is
     /// ending does this before its GOODBYE `shuttingDown`). Handlers already running still reply.
     public func refuseNewRequests(reason: String) {
-        state.withLock { $0.refusalReason = reason }
+        state.withLock { $0.lifecycle.refuseNewRequests(reason: reason) }
     }
 
     /// Sends PING and waits for the matching PONG. Throws `connectionClosed` if the session ends
@@ -136,7 +138,7 @@ extension MessengerConnection {
     /// every pending call at once.
     package func receiveEnd(error: MessengerError? = nil) {
         let cause = state.withLock { state -> MessengerError in
-            if let peerGoodbye = state.peerGoodbye { return Self.error(forPeerGoodbye: peerGoodbye) }
+            if let peerGoodbye = state.lifecycle.peerGoodbye { return Self.error(forPeerGoodbye: peerGoodbye) }
             return error ?? MessengerError(.connectionClosed, "the peer closed the connection")
         }
         finish(cause)
@@ -168,9 +170,9 @@ extension MessengerConnection {
     /// Ends a session that said goodbye (either side) and has nothing left to wait for.
     func finishDrained() {
         let cause = state.withLock { state -> MessengerError in
-            if let peerGoodbye = state.peerGoodbye { return Self.error(forPeerGoodbye: peerGoodbye) }
-            return MessengerError(
-                .connectionClosed, "this side closed the connection (GOODBYE \(state.sentGoodbye ?? .normal))")
+            if let peerGoodbye = state.lifecycle.peerGoodbye { return Self.error(forPeerGoodbye: peerGoodbye) }
+            let code = state.lifecycle.sentGoodbye ?? .normal
+            return MessengerError(.connectionClosed, "this side closed the connection (GOODBYE \(code))")
         }
         finish(cause)
     }
@@ -197,7 +199,7 @@ extension MessengerConnection {
             goodbye: .goodbye(code: .frameTimeout, reason: reason))
     }
 
-    static func error(forPeerGoodbye goodbye: (code: GoodbyeCode, reason: String)) -> MessengerError {
+    static func error(forPeerGoodbye goodbye: ConnectionLifecycle.PeerGoodbye) -> MessengerError {
         let detail = goodbye.reason.isEmpty ? "" : ": \(goodbye.reason)"
         return switch goodbye.code {
         case .forbidden: MessengerError(.forbidden, "the peer refused this connection\(detail)")

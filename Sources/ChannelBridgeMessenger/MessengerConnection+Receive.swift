@@ -123,8 +123,7 @@ extension MessengerConnection {
             if closeDeferred.load(ordering: .sequentiallyConsistent) {
                 let deferred = state.withLock { state in
                     closeDeferred.store(false, ordering: .relaxed)
-                    defer { state.deferredClose = nil }
-                    return state.deferredClose
+                    return state.lifecycle.takeDeferredClose()
                 }
                 if let deferred {
                     close(code: deferred.code, reason: deferred.reason, waitForOwedReplies: deferred.waitForOwedReplies)
@@ -293,7 +292,7 @@ extension MessengerConnection {
             waiter?.resume()
         case .goodbye(let code, let reason):
             let drained = state.withLock { state -> Bool in
-                if state.peerGoodbye == nil { state.peerGoodbye = (code, reason) }
+                state.lifecycle.receiveGoodbye((code, reason))
                 return state.isDrained
             }
             if drained { finishDrained() }

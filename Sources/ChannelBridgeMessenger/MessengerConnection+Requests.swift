@@ -73,10 +73,10 @@ extension MessengerConnection {
             if let unopened = Self.unopened(state) { return .unopened(unopened) }
             if !state.inbound.isEmpty, state.inbound[id] != nil { return .duplicate }
             // After the peer's GOODBYE it may send only replies; a crossing request is dropped.
-            if state.peerGoodbye != nil { return .ignore }
+            if state.lifecycle.peerGoodbye != nil { return .ignore }
             if backlogged { return .hold(slot: false, room: true, budget: 0) }
-            if state.sentGoodbye != nil { return .answer(.failure("the connection is closing")) }
-            if let reason = state.refusalReason { return .answer(.failure(reason)) }
+            if state.lifecycle.sentGoodbye != nil { return .answer(.failure("the connection is closing")) }
+            if let reason = state.lifecycle.refusal { return .answer(.failure(reason)) }
             guard let installed = state.lookupHandler(channel) else { return .answer(.null) }
             if let gateRefusal { return .answer(.failure(gateRefusal)) }
             switch installed.handler {
@@ -366,9 +366,9 @@ extension MessengerConnection {
         }
         if refusalByGate(channel: channel, payload: .owned(payload)) != nil { return .delivered }
         let outcome = state.withLock { state -> Outcome in
-            guard state.peerGoodbye == nil, !state.isClosed, let installed = state.lookupHandler(channel) else {
-                return .drop
-            }
+            // After the peer's GOODBYE it may send only replies, as for requests.
+            let takesMessages = state.lifecycle.peerGoodbye == nil && !state.isClosed
+            guard takesMessages, let installed = state.lookupHandler(channel) else { return .drop }
             switch installed.handler {
             case .synchronous, .inPlace: return .now(installed.handler)
             case .plain, .segmented, .immediate, .inPlaceOrLater: break

@@ -114,9 +114,9 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// sees it and wakes the reader, since the call's reply may be behind that body.
     let readerAwaitsBudget = Atomic<Bool>(false)
     /// True while the reader delivers the frames of one read; a close asked for meanwhile waits
-    /// for the end of that batch (`state.deferredClose`), so requests that arrived with the one
-    /// that ended the session are answered before the GOODBYE. Set and cleared by the reader
-    /// without a lock; read by `close` (see `inBatch`).
+    /// for the end of that batch (`ConnectionLifecycle.deferClose`), so requests that arrived with
+    /// the one that ended the session are answered before the GOODBYE. Set and cleared by the
+    /// reader without a lock; read by `close` (see `inBatch`).
     let receivingBatch = Atomic<Bool>(false)
     /// Set by `close` before it looks at `receivingBatch`: the reader then takes `state`'s lock
     /// at the end of its batch, for a close that may have been deferred to it.

@@ -1,8 +1,9 @@
 import Synchronization
 
 /// What decides a REQUEST's fate, as the delivering thread can read it without the connection's
-/// state lock (`MessengerConnection+InPlaceRoute`). `ConnectionState` keeps it current
-/// from the fields themselves (their `didSet`, and `setHandler`), so no change can forget it.
+/// state lock (`MessengerConnection+InPlaceRoute`). Kept current where the state changes:
+/// `ConnectionLifecycle.enter` for the phase, `ConnectionState.setHandler` for handlers, the
+/// `didSet` of `inbound` and `messageTasks` for the count, so no change can forget it.
 final class AnswerRules: Sendable {
     /// Goes up, in the state lock, at every change `handleRequest` decides by: a handler set or
     /// removed, GOODBYE sent or received, new requests refused, the close.

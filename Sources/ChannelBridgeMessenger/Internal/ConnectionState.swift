@@ -55,21 +55,14 @@ struct ConnectionState {
         var cancelled = false
     }
 
-    /// Kept current by the fields below that decide a REQUEST's fate (their `didSet`,
-    /// `setHandler`); the connection reads it without the lock.
-    let answerRules = AnswerRules()
+    /// Kept current by what decides a REQUEST's fate (`lifecycle`'s transitions, the `didSet` of
+    /// `inbound` and `messageTasks`, `setHandler`); the connection reads it without the lock.
+    let answerRules: AnswerRules
+    /// The session's phase (open, ending, closed), changed only by its transitions.
+    var lifecycle: ConnectionLifecycle
+    /// The peer's HELLO once it arrived, kept after the session ends: what the peer said, not a
+    /// phase (a refused peer's GOODBYE comes without one).
     var peerHello: Frame.Hello?
-    /// Set once this side sent GOODBYE; afterwards only owed replies go out.
-    var sentGoodbye: GoodbyeCode? { didSet { answerRules.changed() } }
-    /// Set once the peer sent GOODBYE; afterwards no new requests go out.
-    var peerGoodbye: (code: GoodbyeCode, reason: String)? { didSet { answerRules.changed() } }
-    /// Set once the session is over; every waiter has been failed.
-    var closeError: MessengerError? { didSet { answerRules.changed() } }
-    /// While set, new requests are answered with REPLY status 2 carrying this text.
-    var refusalReason: String? { didSet { answerRules.changed() } }
-    /// A close asked for while the reader delivered the frames of one read
-    /// (`MessengerConnection.receivingBatch`), for the end of that batch.
-    var deferredClose: (code: GoodbyeCode, reason: String, waitForOwedReplies: Bool)?
 
     var pending = PendingCalls<PendingCall>()
     var nextInboundSerial: UInt64 = 0
@@ -108,7 +101,16 @@ struct ConnectionState {
     var nextHelloWaiter: UInt64 = 0
     var helloWaiters: [UInt64: Waiter<Frame.Hello>] = [:]
 
-    var isClosed: Bool { closeError != nil }
+    init() {
+        answerRules = AnswerRules()
+        lifecycle = ConnectionLifecycle(answerRules: answerRules)
+    }
+
+    @inline(__always)
+    var isClosed: Bool { lifecycle.isClosed }
+
+    /// Why the session ended, once it has.
+    var closeError: MessengerError? { lifecycle.closeError }
 
     /// Installs (or, with nil, removes) the handler on `channel`.
     mutating func setHandler(_ installed: InstalledHandler?, on channel: String) {
@@ -143,23 +145,22 @@ struct ConnectionState {
         return true
     }
 
-    /// The session is open and neither side has said goodbye: the common case, checked first.
+    /// Why a new request or message cannot go out now, if it cannot.
     ///
     /// `refusalToSend()` and `isDrained` are `mutating` although they change nothing: called on
     /// the state under its lock (an `inout`), a non-mutating member has the whole struct copied
     /// out first, twice a call; a mutating one reads it in place.
-    private var isOpenWithoutGoodbye: Bool { closeError == nil && sentGoodbye == nil && peerGoodbye == nil }
-
-    /// Why a new request or message cannot go out now, if it cannot.
     @inline(__always)
     mutating func refusalToSend() -> String? {
-        isOpenWithoutGoodbye ? nil : refusalToSendWhenEnding()
+        lifecycle.isOpen ? nil : refusalToSendWhenEnding()
     }
 
     private func refusalToSendWhenEnding() -> String? {
-        if let closeError { return closeError.message }
-        if let sentGoodbye { return "this side has said goodbye (\(sentGoodbye))" }
-        if let peerGoodbye { return "the peer has said goodbye (\(peerGoodbye.code)): \(peerGoodbye.reason)" }
+        if let closeError = lifecycle.closeError { return closeError.message }
+        if let sentGoodbye = lifecycle.sentGoodbye { return "this side has said goodbye (\(sentGoodbye))" }
+        if let peerGoodbye = lifecycle.peerGoodbye {
+            return "the peer has said goodbye (\(peerGoodbye.code)): \(peerGoodbye.reason)"
+        }
         return nil
     }
 
@@ -167,20 +168,19 @@ struct ConnectionState {
     /// GOODBYE, no owed replies; after the peer's GOODBYE, nothing owed either way.
     @inline(__always)
     var isDrained: Bool {
-        mutating get { isOpenWithoutGoodbye ? false : isDrainedWhenEnding }
+        mutating get { lifecycle.isOpen ? false : isDrainedWhenEnding }
     }
 
     private var isDrainedWhenEnding: Bool {
-        guard closeError == nil else { return false }
-        if sentGoodbye != nil { return inbound.isEmpty }
-        if peerGoodbye != nil { return inbound.isEmpty && pending.isEmpty }
+        guard !lifecycle.isClosed else { return false }
+        if lifecycle.sentGoodbye != nil { return inbound.isEmpty }
+        if lifecycle.peerGoodbye != nil { return inbound.isEmpty && pending.isEmpty }
         return false
     }
 
     /// Ends the session: records `error` and takes out everything that must be failed or run.
     mutating func close(with error: MessengerError) -> ClosedSession? {
-        guard closeError == nil else { return nil }
-        closeError = error
+        guard lifecycle.close(with: error) else { return nil }
         let pendingCalls = pending.removeAll()
         for call in pendingCalls {
             noteWithdrawn(call, failure: MessengerConnection.closedBeforeReply(channel: call.channel, error))
