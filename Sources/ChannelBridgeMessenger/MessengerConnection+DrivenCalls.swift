@@ -52,8 +52,10 @@ extension MessengerConnection {
         case .besideOthers: return .waiting
         case .alone: break
         }
-        drivenWaits &+= 1
-        _ = transport.driveReader(for: self) { drivenReply != nil || drivenFailed.load(ordering: .relaxed) }
+        reader.withValue { $0.drivenWaits &+= 1 }
+        _ = transport.driveReader(for: self) {
+            reader.withValue { $0.drivenReply != nil } || drivenFailed.load(ordering: .relaxed)
+        }
         // Switched on, not `get()`: that copied the reply out, a retain and a release of its buffer.
         switch takeDrivenOutcome() {
         case .success(let reply): return .replied(reply)
@@ -64,7 +66,7 @@ extension MessengerConnection {
 
     /// How many calls have waited by driving the reader (for tests). Read it on the reader
     /// thread only: a task running there, between its calls.
-    package var drivenWaitCount: Int { drivenWaits }
+    package var drivenWaitCount: Int { reader.withValue { $0.drivenWaits } }
 
     /// After `startDrivenRequest` returned `.waiting`: hands `continuation` the call's outcome,
     /// now or when it comes. Called on the reader thread, from the same job, outside any delivery.
@@ -89,7 +91,7 @@ extension MessengerConnection {
     /// The driven call's outcome, if it has one, taken (so the next driven call starts clean).
     private func takeDrivenOutcome() -> Result<ReceivedPayload?, any Error>? {
         // Moved out, not copied: a copy retained the reply's buffer and released it again.
-        if let reply = drivenReply.take() { return reply }
+        if let reply = reader.withValue({ $0.drivenReply.take() }) { return reply }
         guard drivenFailed.load(ordering: .relaxed) else { return nil }
         return state.withLock { state in
             drivenFailed.store(false, ordering: .relaxed)

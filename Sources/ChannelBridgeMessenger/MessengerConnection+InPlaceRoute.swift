@@ -6,13 +6,13 @@ import Synchronization
 /// `handleRequest` decides a request's fate in `state`'s lock: whether the session is open,
 /// whether its id repeats one in flight, whether GOODBYE or a refusal stands, and which handler
 /// the channel has. For a channel answered in place, the delivering thread remembers that handler
-/// with the epoch of `answerRules` it found it in (`inPlaceRoute`). Every change to what that
-/// decision reads goes up the epoch in the same lock (`ConnectionState` does it from the fields
-/// themselves), so a later request on the same channel, with the epoch unchanged and none of the
-/// peer's requests in flight (`answerRules.inboundCount`, whose ids it could repeat), gets the
-/// decision the lock would give: answered by that handler. Anything else takes
-/// the lock as before. Where a change and a request race, the request is decided as if it had
-/// taken the lock first, which it could have.
+/// with the epoch of `answerRules` it found it in (`ReaderState.inPlaceRoute`). Every change to
+/// what that decision reads goes up the epoch in the same lock (`ConnectionLifecycle`,
+/// `ConnectionState`), so a later request on the same channel, with the epoch unchanged and none
+/// of the peer's requests in flight (`answerRules.inboundCount`, whose ids it could repeat), gets
+/// the decision the lock would give: answered by that handler. Anything else takes the lock as
+/// before. Where a change and a request race, the request is decided as if it had taken the lock
+/// first, which it could have.
 extension MessengerConnection {
     /// The channel last answered in place, its handler, and the epoch they were looked up in.
     struct InPlaceRoute {
@@ -23,30 +23,40 @@ extension MessengerConnection {
         let mayAnswerLater: Bool
     }
 
-    /// Whether a request on `channel` with `payload` may be answered by `inPlaceRoute`'s handler
-    /// without the lock.
+    /// Whether a request on `channel` with `payload` may be answered by the remembered route's
+    /// handler without the lock.
     @inline(__always)
     func routesInPlace(_ channel: String, payload: RequestPayload) -> Bool {
         // Fields compared in place: binding the route copied it, two retains and two releases.
-        guard inPlaceRoute?.epoch == answerRules.epoch.load(ordering: .acquiring),
-            answerRules.inboundCount.load(ordering: .relaxed) == 0,
-            inPlaceRoute?.channel == channel
-        else { return false }
+        let mayAnswerLater = reader.withValue { reader -> Bool? in
+            guard reader.inPlaceRoute?.epoch == answerRules.epoch.load(ordering: .acquiring),
+                answerRules.inboundCount.load(ordering: .relaxed) == 0,
+                reader.inPlaceRoute?.channel == channel
+            else { return nil }
+            return reader.inPlaceRoute.unsafelyUnwrapped.mayAnswerLater
+        }
+        guard let mayAnswerLater else { return false }
         // A closed gate decides each request by its payload, which the route does not look at.
         if requestGate?.isClosed == true { return false }
         // Work left for later holds its request's budget charge, taken only in the lock.
-        if inPlaceRoute.unsafelyUnwrapped.mayAnswerLater, payload.count >= RequestBudget.requestChargeThreshold {
-            return false
-        }
+        if mayAnswerLater, payload.count >= RequestBudget.requestChargeThreshold { return false }
         // Every request is answered, so none starts while the answers pile up unsent.
         return !(flow?.isAnswerBacklogged ?? false)
     }
 
     /// Runs in-place `handler` on the request's payload and writes its reply.
+    ///
+    /// The handler writes into `ReaderState.replyScratch` where it lies, inside the box's access
+    /// (moving the buffer out and back costs a release per call). It cannot reach the rest of
+    /// that state: what touches it is the delivery itself and the reader's own questions between
+    /// reads (`inputDemand`, `partialFrameByteCount`, a driven call), none of which a synchronous
+    /// handler asks.
     @inline(__always)
     func answerInPlace(_ handler: InPlaceMessageHandler, id: UInt32, channel: String, payload: RequestPayload) {
-        let answer = payload.withBytes { message, tail in Result { try handler(message, tail, &replyScratch) } }
-        writeInPlaceReply(id: id, channel: channel, answer, endsDelivery: deliveringLastFrame)
+        let answer = reader.withValue { reader in
+            payload.withBytes { message, tail in Result { try handler(message, tail, &reader.replyScratch) } }
+        }
+        writeInPlaceReply(id: id, channel: channel, answer, endsDelivery: reader.withValue { $0.deliveringLastFrame })
     }
 
     /// Work an in-place handler left for later, for a request answered on the route, which
@@ -73,7 +83,9 @@ extension MessengerConnection {
         _ handler: InPlaceMessageHandler, id: UInt32, channel: String, serial: UInt64,
         payload: RequestPayload
     ) {
-        let answer = payload.withBytes { message, tail in Result { try handler(message, tail, &replyScratch) } }
+        let answer = reader.withValue { reader in
+            payload.withBytes { message, tail in Result { try handler(message, tail, &reader.replyScratch) } }
+        }
         let reply: Result<MessageSegments?, any Error>
         switch answer {
         case .success(.later(let work)):
@@ -81,9 +93,13 @@ extension MessengerConnection {
                 .segmented { _ in try await work.run() }, channel: channel, id: id, serial: serial, payload: nil)
             return
         case .success(.written(let count)):
-            precondition(
-                count >= 0 && count <= replyScratch.count, "an in-place handler reported more bytes than it was lent")
-            reply = .success(MessageSegments(Array(replyScratch[..<count])))
+            let bytes = reader.withValue { reader in
+                precondition(
+                    count >= 0 && count <= reader.replyScratch.count,
+                    "an in-place handler reported more bytes than it was lent")
+                return Array(reader.replyScratch[..<count])
+            }
+            reply = .success(MessageSegments(bytes))
         case .success(.null):
             reply = .success(nil)
         case .success(.segments(let segments)):
@@ -91,7 +107,8 @@ extension MessengerConnection {
         case .failure(let error):
             reply = .failure(error)
         }
-        finishRequest(id: id, channel: channel, serial: serial, reply, endsDelivery: deliveringLastFrame)
+        let endsDelivery = reader.withValue { $0.deliveringLastFrame }
+        finishRequest(id: id, channel: channel, serial: serial, reply, endsDelivery: endsDelivery)
     }
 
     /// The transport's delivering side has delivered its last bytes (its reader has ended); call
@@ -99,7 +116,8 @@ extension MessengerConnection {
     /// connection (a handler capturing its channel, which holds its messenger): the handler
     /// table lets go of it at the close, and this reference must not outlive the session.
     package func deliveriesEnded() {
-        inPlaceRoute = nil
+        reader.claim()
+        reader.withValue { $0.inPlaceRoute = nil }
         releasePrepaidCharges()
     }
 }

@@ -20,7 +20,9 @@ extension MessengerConnection {
     package var inputDemand: InputDemand {
         // The common case without a lock: nothing is held.
         guard holdsInput.load(ordering: .relaxed) else { return .read }
-        if chargeAwaitedAtHeader > 0, let demand = demandWhileAwaitingCharge() { return demand }
+        if reader.withValue({ $0.chargeAwaitedAtHeader }) > 0, let demand = demandWhileAwaitingCharge() {
+            return demand
+        }
         let (first, full) = input.withLock { ($0.first, $0.isHeldFull) }
         guard let first else { return .read }
         let (closed, slotsFull) = state.withLock { ($0.isClosed, $0.handlerSlotsFull) }
@@ -59,22 +61,24 @@ extension MessengerConnection {
     /// Delivers the frames held back, in order, as far as the limits now allow, then what is
     /// buffered behind them. Called by the reader after `inputMayResume()` woke it.
     package func resumeHeldInput() {
+        reader.claim()
         inBatch {
             state.withLock { $0.holdingForHandlers = false }
             while let held = input.withLock({ input in input.first.map { ($0.frame, input.takeFirstPrepaid()) } }) {
-                prepaidCharge = held.1
+                reader.withValue { $0.prepaidCharge = held.1 }
                 switch deliver(.frame(held.0)) {
                 case .delivered:
                     let empty = input.withLock { input -> Bool in
                         input.removeFirst()
                         return !input.isHolding
                     }
-                    if empty, chargeAwaitedAtHeader == 0 { holdsInput.store(false, ordering: .relaxed) }
+                    if empty, reader.withValue({ $0.chargeAwaitedAtHeader }) == 0 {
+                        holdsInput.store(false, ordering: .relaxed)
+                    }
                 case .closed:
                     return
                 case .hold(let slot, let room, let budget):
-                    let prepaid = prepaidCharge
-                    prepaidCharge = 0
+                    let prepaid = reader.withValue { $0.takePrepaidCharge() }
                     input.withLock {
                         $0.updateFirst(
                             needsHandlerSlot: slot, needsAnswerRoom: room, needsBudget: budget, prepaid: prepaid)
@@ -90,6 +94,7 @@ extension MessengerConnection {
     /// complete; a broken rule ends the session with GOODBYE.
     package func receive(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty else { return }
+        reader.claim()
         input.withLock { $0.decoder.append(bytes) }
         inBatch { decodeFrames() }
     }
@@ -104,6 +109,7 @@ extension MessengerConnection {
     /// returns the number of bytes it stored, or 0 or less for none; that number is returned.
     @discardableResult
     package func receive(readingWith read: (UnsafeMutableRawBufferPointer) -> Int) -> Int {
+        reader.claim()
         let count = input.withLock { $0.decoder.withUnsafeMutableInputBuffer(read) }
         if count > 0 { inBatch { decodeFrames() } }
         return count
@@ -156,16 +162,21 @@ extension MessengerConnection {
             let step = input.withLock { input -> DecodeStep in
                 if input.isHeldFull {
                     // Held back by this side: not the peer's to answer for.
-                    partialFrameBytes = 0
+                    reader.withValue { $0.partialFrameBytes = 0 }
                     return .stop
                 }
                 do throws(ProtocolViolation) {
                     guard let decoded = try input.decoder.nextInPlace() else {
                         let partial = input.decoder.bufferedByteCount
-                        // A frame was completed in this pass, so what is buffered now began after it.
-                        if partial > 0, decodedAny || partialFrameBytes == 0 { partialFrameSerial &+= 1 }
-                        partialFrameBytes = partial
-                        if partial > 0, requestBudget != nil, prepaidCharge == 0,
+                        let prepaid = reader.withValue { reader in
+                            // A frame was completed in this pass, so what is buffered now began after it.
+                            if partial > 0, decodedAny || reader.partialFrameBytes == 0 {
+                                reader.partialFrameSerial &+= 1
+                            }
+                            reader.partialFrameBytes = partial
+                            return reader.prepaidCharge
+                        }
+                        if partial > 0, requestBudget != nil, prepaid == 0,
                             let length = input.decoder.pendingRequestLength,
                             length >= RequestBudget.requestChargeThreshold
                         {
@@ -195,8 +206,7 @@ extension MessengerConnection {
                 // Behind a held frame, only answers to this side's requests go past (a handler
                 // that waits for one must not wait for its own slot); the rest keeps its order.
                 if frame.kind != Frame.Kind.reply, frame.kind != Frame.Kind.pong {
-                    let prepaid = prepaidCharge
-                    prepaidCharge = 0
+                    let prepaid = reader.withValue { $0.takePrepaidCharge() }
                     input.withLock { $0.hold(frame.frame, prepaid: prepaid) }
                     continue
                 }
@@ -207,22 +217,21 @@ extension MessengerConnection {
                 decoded = frame
                 isLast = true
             }
-            deliveringLastFrame = isLast
+            reader.withValue { $0.deliveringLastFrame = isLast }
             let delivery = deliver(decoded)
-            deliveringLastFrame = false
+            reader.withValue { $0.deliveringLastFrame = false }
             switch delivery {
             case .delivered:
                 // Nothing was left to decode, and only this thread appends to the decoder.
                 if isLast {
-                    partialFrameBytes = 0
+                    reader.withValue { $0.partialFrameBytes = 0 }
                     return
                 }
                 continue
             case .closed:
                 return
             case .hold(let slot, let room, let budget):
-                let prepaid = prepaidCharge
-                prepaidCharge = 0
+                let prepaid = reader.withValue { $0.takePrepaidCharge() }
                 input.withLock {
                     $0.hold(
                         decoded.frame, needsHandlerSlot: slot, needsAnswerRoom: room, needsBudget: budget,
@@ -375,8 +384,11 @@ extension MessengerConnection {
         guard let call = found else { return .delivered }
         guard let continuation = call.continuation else {
             // A driven call: its caller is this thread, reading until it finds this.
-            drivenReply = Self.outcome(
-                result, tail: tail, inBuffer: inBuffer, lent: consume lent, channel: call.channel)
+            // Swapped in, not assigned from a capture: the closure would copy the outcome, a
+            // retain and a release of the reply's buffer.
+            var outcome = Optional(
+                Self.outcome(result, tail: tail, inBuffer: inBuffer, lent: consume lent, channel: call.channel))
+            reader.withValue { swap(&$0.drivenReply, &outcome) }
             if drained { finishDrained() }
             return .delivered
         }

@@ -11,17 +11,19 @@ import Synchronization
 /// reads on; the request, read whole, is held until it fits (`handleRequest`), as is one that
 /// began before the call was made (the call wakes the reader).
 ///
-/// Everything here runs on the thread that delivers received bytes, like `prepaidCharge` and
-/// `chargeAwaitedAtHeader`, which it keeps.
+/// Everything here runs on the thread that delivers received bytes, which alone touches the
+/// `prepaidCharge` and `chargeAwaitedAtHeader` it keeps (`ReaderState`).
 extension MessengerConnection {
     /// Decoding stopped inside a REQUEST frame of `length` bytes: charges it now, or stops the
     /// reading until a release lets it in.
     func chargeBegunRequest(length: Int) {
-        guard let requestBudget, prepaidCharge == 0, chargeAwaitedAtHeader == 0 else { return }
+        guard let requestBudget, reader.withValue({ $0.prepaidCharge == 0 && $0.chargeAwaitedAtHeader == 0 }) else {
+            return
+        }
         let charge = RequestBudget.charge(forRequestOf: length)
         guard charge > 0 else { return }
         if requestBudget.acquire(charge, waiter: ObjectIdentifier(self), wake: budgetWake) {
-            prepaidCharge = charge
+            reader.withValue { $0.prepaidCharge = charge }
             return
         }
         let waits = state.withLock { state -> Bool in
@@ -33,7 +35,7 @@ extension MessengerConnection {
             requestBudget.forget(ObjectIdentifier(self))
             return
         }
-        chargeAwaitedAtHeader = charge
+        reader.withValue { $0.chargeAwaitedAtHeader = charge }
         holdsInput.store(true, ordering: .relaxed)
         let waiters = state.withLock { state in
             defer { state.inputHeldWaiters = [] }
@@ -46,7 +48,7 @@ extension MessengerConnection {
     /// while it does; nil once it is charged, the session is over, or this side has a call
     /// pending. The reading then goes on as the held frames allow.
     func demandWhileAwaitingCharge() -> InputDemand? {
-        let charge = chargeAwaitedAtHeader
+        let charge = reader.withValue { $0.chargeAwaitedAtHeader }
         guard charge > 0, let requestBudget else { return nil }
         let readOn = state.withLock { state -> Bool in
             let readOn = state.isClosed || !state.pending.isEmpty
@@ -56,12 +58,12 @@ extension MessengerConnection {
         if readOn {
             requestBudget.forget(ObjectIdentifier(self))
         } else if requestBudget.acquire(charge, waiter: ObjectIdentifier(self), wake: budgetWake) {
-            prepaidCharge = charge
+            reader.withValue { $0.prepaidCharge = charge }
             readerAwaitsBudget.store(false, ordering: .relaxed)
         } else {
             return .wait
         }
-        chargeAwaitedAtHeader = 0
+        reader.withValue { $0.chargeAwaitedAtHeader = 0 }
         if input.withLock({ !$0.isHolding }) { holdsInput.store(false, ordering: .relaxed) }
         return nil
     }
@@ -76,9 +78,11 @@ extension MessengerConnection {
     func releasePrepaidCharges() {
         guard let requestBudget else { return }
         let held = input.withLock { $0.takeAllPrepaid() }
-        let total = held + prepaidCharge
-        prepaidCharge = 0
-        chargeAwaitedAtHeader = 0
+        let prepaid = reader.withValue { reader in
+            reader.chargeAwaitedAtHeader = 0
+            return reader.takePrepaidCharge()
+        }
+        let total = held + prepaid
         readerAwaitsBudget.store(false, ordering: .relaxed)
         requestBudget.forget(ObjectIdentifier(self))
         requestBudget.release(total)

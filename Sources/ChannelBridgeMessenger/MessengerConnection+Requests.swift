@@ -47,11 +47,11 @@ extension MessengerConnection {
 
     func handleRequest(id: UInt32, channel: String, payload: RequestPayload) -> Delivery {
         // Charged when its frame began, if it was (reader thread only, as every delivery).
-        let prepaid = prepaidCharge
-        if prepaid > 0 { prepaidCharge = 0 }
+        let prepaid = reader.withValue { $0.takePrepaidCharge() }
         if routesInPlace(channel, payload: payload) {
             if prepaid > 0 { requestBudget?.release(prepaid) }
-            answerInPlace(inPlaceRoute.unsafelyUnwrapped.handler, id: id, channel: channel, payload: payload)
+            let handler = reader.withValue { $0.inPlaceRoute.unsafelyUnwrapped.handler }
+            answerInPlace(handler, id: id, channel: channel, payload: payload)
             return .delivered
         }
         enum Outcome {
@@ -109,7 +109,7 @@ extension MessengerConnection {
         switch outcome {
         case .hold, .run, .runInPlace:
             // Held, the request keeps what it prepaid; run, it is charged with it.
-            if case .hold = outcome { prepaidCharge = prepaid }
+            if case .hold = outcome { reader.withValue { $0.prepaidCharge = prepaid } }
         default:
             if prepaid > 0 { requestBudget?.release(prepaid) }
         }
@@ -127,15 +127,17 @@ extension MessengerConnection {
             writeFrame(.reply(id: id, result: fitting(result)))
             return .delivered
         case .answerNow(let handler):
-            writeReply(
-                id: id, channel: channel, Result { try handler(payload.array) }, endsDelivery: deliveringLastFrame)
+            let endsDelivery = reader.withValue { $0.deliveringLastFrame }
+            writeReply(id: id, channel: channel, Result { try handler(payload.array) }, endsDelivery: endsDelivery)
             return .delivered
         case .answerInPlace(let handler, let epoch):
-            inPlaceRoute = InPlaceRoute(channel: channel, handler: handler, epoch: epoch, mayAnswerLater: false)
+            let route = InPlaceRoute(channel: channel, handler: handler, epoch: epoch, mayAnswerLater: false)
+            reader.withValue { $0.inPlaceRoute = route }
             answerInPlace(handler, id: id, channel: channel, payload: payload)
             return .delivered
         case .runInPlace(let handler, let serial, let epoch):
-            inPlaceRoute = InPlaceRoute(channel: channel, handler: handler, epoch: epoch, mayAnswerLater: true)
+            let route = InPlaceRoute(channel: channel, handler: handler, epoch: epoch, mayAnswerLater: true)
+            reader.withValue { $0.inPlaceRoute = route }
             answerOwedInPlace(handler, id: id, channel: channel, serial: serial, payload: payload)
             return .delivered
         case .run(var handler, let serial):
@@ -144,12 +146,12 @@ extension MessengerConnection {
                 // Called right here; a task starts only for work that has to suspend.
                 switch Result(catching: { try immediate(payload) }) {
                 case .success(.now(let reply)):
-                    finishRequest(
-                        id: id, channel: channel, serial: serial, .success(reply), endsDelivery: deliveringLastFrame)
+                    let endsDelivery = reader.withValue { $0.deliveringLastFrame }
+                    finishRequest(id: id, channel: channel, serial: serial, .success(reply), endsDelivery: endsDelivery)
                     return .delivered
                 case .failure(let error):
-                    finishRequest(
-                        id: id, channel: channel, serial: serial, .failure(error), endsDelivery: deliveringLastFrame)
+                    let endsDelivery = reader.withValue { $0.deliveringLastFrame }
+                    finishRequest(id: id, channel: channel, serial: serial, .failure(error), endsDelivery: endsDelivery)
                     return .delivered
                 case .success(.later(let work)):
                     handler = .segmented { _ in try await work() }
@@ -282,18 +284,28 @@ extension MessengerConnection {
     func writeInPlaceReply(id: UInt32, channel: String, _ answer: Result<InPlaceReply, any Error>, endsDelivery: Bool) {
         switch answer {
         case .success(.written(let count)):
-            precondition(
-                count >= 0 && count <= replyScratch.count, "an in-place handler reported more bytes than it was lent")
-            if count > outboundFrameLimit - Self.replyFrameOverhead || count >= Self.separatePayloadThreshold {
-                var bytes = replyScratch
-                replyScratch = []
+            let takesBuffer =
+                count > outboundFrameLimit - Self.replyFrameOverhead || count >= Self.separatePayloadThreshold
+            // A small reply is written from the buffer where it lies (writing touches nothing of
+            // the reader's state); a large one takes the buffer along and is written after.
+            let large = reader.withValue { reader -> [UInt8]? in
+                precondition(
+                    count >= 0 && count <= reader.replyScratch.count,
+                    "an in-place handler reported more bytes than it was lent")
+                guard takesBuffer else {
+                    reader.replyScratch.withUnsafeBytes {
+                        writeSmallReply(
+                            id: id, payload: UnsafeRawBufferPointer(rebasing: $0[..<count]), endsDelivery: endsDelivery)
+                    }
+                    return nil
+                }
+                var bytes: [UInt8] = []
+                swap(&bytes, &reader.replyScratch)
+                return bytes
+            }
+            if var bytes = large {
                 bytes.removeSubrange(count...)
                 writeReply(id: id, channel: channel, .success(MessageSegments(bytes)))
-            } else {
-                replyScratch.withUnsafeBytes {
-                    writeSmallReply(
-                        id: id, payload: UnsafeRawBufferPointer(rebasing: $0[..<count]), endsDelivery: endsDelivery)
-                }
             }
         case .success(.null):
             writeFrame(.reply(id: id, result: .null))

@@ -39,51 +39,19 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// Its outbound flow state, kept here so the fast path reads it without a witness call.
     let flow: OutboundFlow?
     let state: LockedValue<ConnectionState>
-    /// The buffer in-place handlers write their replies into, kept with its capacity. Bounded: a
-    /// reply of `separatePayloadThreshold` (64 KiB) or more takes the buffer along and the next
-    /// starts a new one, so what is kept is under 128 KiB.
-    /// Invariant: touched only inside a delivery of received bytes (`receive`, `resumeHeldInput`),
-    /// and deliveries never overlap (`FrameTransport`'s rules), so it needs no lock.
-    @exclusivity(unchecked) nonisolated(unsafe) var replyScratch: [UInt8] = []
-    /// Set while the frame being delivered is the last of the bytes received so far, so that a
-    /// reply written at once may be sent at once (`FrameTransport.writeAtEndOfDelivery`).
-    /// Invariant: as `replyScratch`'s, touched only inside a delivery (read in `handleRequest`,
-    /// never by a handler's task on another thread).
-    @exclusivity(unchecked) nonisolated(unsafe) var deliveringLastFrame = false
-    /// Bytes of a frame begun and not complete when the received bytes were last decoded (0:
-    /// none), and a number that changes whenever such a frame is a new one: what the transport
-    /// times against the frame deadline (wire protocol §4.10, rule 9). Invariant: as
-    /// `replyScratch`'s, written only inside a delivery and read by the thread that delivers.
-    @exclusivity(unchecked) nonisolated(unsafe) var partialFrameBytes = 0
-    @exclusivity(unchecked) nonisolated(unsafe) var partialFrameSerial = 0
-    /// Budget bytes charged for the REQUEST whose frame has begun, or is being delivered, before
-    /// its body was read (wire protocol §4.10, rule 8; 0: none). Invariant: as `replyScratch`'s.
-    @exclusivity(unchecked) nonisolated(unsafe) var prepaidCharge = 0
-    /// Budget bytes a begun REQUEST waits for with its body unread, the reading stopped (0: none).
-    /// Invariant: as `replyScratch`'s.
-    @exclusivity(unchecked) nonisolated(unsafe) var chargeAwaitedAtHeader = 0
+    /// What only the thread delivering received bytes touches, with no lock (`ReaderState`):
+    /// each delivery claims the box, and a debug build checks every access against the claim.
+    @exclusivity(unchecked) nonisolated(unsafe) var reader = ThreadConfined(ReaderState())
 
     /// Bytes of a frame the peer has begun and not finished, as of the last decoding of received
     /// bytes (0: none; frames this side holds back do not count). Asked by the thread that delivers.
-    package var partialFrameByteCount: Int { partialFrameBytes }
+    package var partialFrameByteCount: Int { reader.withValue { $0.partialFrameBytes } }
 
     /// Changes whenever the unfinished frame (`partialFrameByteCount`) is a new one.
-    package var partialFrameNumber: Int { partialFrameSerial }
+    package var partialFrameNumber: Int { reader.withValue { $0.partialFrameSerial } }
 
-    /// The channel whose requests were last answered in place, with its handler and the
-    /// epoch of `answerRules` it was looked up in: `handleRequest`'s way round the state lock. Bound: one
-    /// handler, kept after it is removed until the next request answered in place or the end of
-    /// deliveries (`deliveriesEnded`). Invariant: as `replyScratch`'s, touched only inside a
-    /// delivery (or after the last).
-    @exclusivity(unchecked) nonisolated(unsafe) var inPlaceRoute: InPlaceRoute?
     /// `state.answerRules`, read without the lock.
     let answerRules: AnswerRules
-    /// The reply of the call the reader thread drives (`startDrivenRequest`), once delivered.
-    /// Invariant: touched only by the reader thread: a driven call is made, and its reply
-    /// delivered (`handleReply`), only there (`FrameTransport.canDriveReader`).
-    @exclusivity(unchecked) nonisolated(unsafe) var drivenReply: Result<ReceivedPayload?, any Error>?
-    /// Calls that drove the reader (`drivenWaitCount`). Invariant: as `drivenReply`'s.
-    @exclusivity(unchecked) nonisolated(unsafe) var drivenWaits = 0
     /// Set once `state.drivenFailure` holds the driven call's outcome: lets the driver look
     /// without the lock after each read.
     let drivenFailed = Atomic<Bool>(false)
