@@ -103,6 +103,12 @@ open class UserDefaults: Foundation.UserDefaults, @unchecked Sendable {
         }
     }
 
+    /// Stores an `Int` as the int64 it is. (Foundation's own `set(_: Int, forKey:)` wraps it in an
+    /// `NSNumber`, which Core Foundation on Linux keeps in 4 bytes when it fits: an int32.)
+    open override func set(_ value: Int, forKey defaultName: String) {
+        set(value as Any?, forKey: defaultName)
+    }
+
     open override func removeObject(forKey defaultName: String) {
         set(nil as Any?, forKey: defaultName)
     }

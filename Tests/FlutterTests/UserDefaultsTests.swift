@@ -101,6 +101,21 @@ import Testing
             ])
     }
 
+    /// `set(_: Int, forKey:)`, the overload a typed `Int` picks: an int64, as the codec writes a Swift `Int`.
+    @Test func anIntIsStoredAsAnInt64() async throws {
+        let stored = try await withSandbox { sandbox, _ in
+            let defaults = try #require(UserDefaults(suiteName: Self.group))
+            let small: Int = 7
+            defaults.set(small, forKey: "small")
+            defaults.set(Int.min, forKey: "min")
+            return try sandbox.groups.group(Self.group).blockingAllValues()
+        }
+        #expect(
+            stored == [
+                PreferenceEntry(key: "small", value: .int64(7)), PreferenceEntry(key: "min", value: .int64(Int64.min)),
+            ])
+    }
+
     @Test func theStandardSuiteIsTheAppsOwnAndSurvivesANewStore() async throws {
         let (file, reopened, persistent, refused) = try await withSandbox { sandbox, dataDirectory in
             UserDefaults.standard.set("kept", forKey: "flutter.name")
