@@ -1,15 +1,18 @@
 import Foundation
 
-/// `channelbridge pigeon adapt FILE`: makes a Pigeon-generated Swift file compile against the
-/// `Flutter` module on Linux.
+/// `channelbridge pigeon adapt FILE`: makes a Pigeon-generated Swift file, or a plugin's own Swift
+/// file, compile against the `Flutter` module on Linux (`FlutterImportAdaptation`).
 enum PigeonCommand: CLICommand {
     static let name = "pigeon"
-    static let summary = "adapt a Pigeon-generated Swift file to the Flutter module"
+    static let summary = "adapt a Pigeon-generated or plugin Swift file to the Flutter module"
 
     static let help = """
         usage: channelbridge pigeon adapt FILE [--output PATH] [--check]
 
-        Pigeon's Swift output imports Flutter only on iOS and macOS:
+        Makes Swift written for Flutter's iOS embedder compile against ChannelBridge's Flutter
+        module on Linux. What it changes depends on the file:
+
+        Pigeon's output, whose platform-import block ends in #error:
 
             #if os(iOS)
               import Flutter
@@ -22,19 +25,33 @@ enum PigeonCommand: CLICommand {
         'adapt' changes its first line to '#if os(iOS) || os(Linux)', so that Linux imports
         ChannelBridge's Flutter module, and the same condition around each host API's
         'let taskQueue = binaryMessenger.makeBackgroundTaskQueue?()', so that @TaskQueue methods
-        run on a background queue as on iOS; nothing else in the file changes. The same edits
-        can be made by hand. Supported: the output of Pigeon 22.4.1 to 28.0.0, except @ProxyApi
-        (see Protocol/flutter-embedder.md, section 7).
+        run on a background queue as on iOS; nothing else in the file changes. Supported: the
+        output of Pigeon 22.4.1 to 28.0.0, except @ProxyApi (see Protocol/flutter-embedder.md,
+        section 7).
+
+        A plugin's own file, whose 'import Flutter' is under '#if os(iOS)' with no #error branch
+        (or at the top level), such as shared_preferences_foundation's SharedPreferencesPlugin.swift:
+        every '#if os(iOS)' line becomes '#if os(iOS) || os(Linux)', so that Linux takes the iOS
+        side of each (the import, 'registrar.messenger()' rather than macOS's '.messenger', and
+        any other iOS-only code); and each top-level 'import Foundation' line is removed (with a
+        blank line after it that would make two in a row), because 'import Flutter' brings
+        Foundation and, with both imported, 'UserDefaults' is ambiguous between Foundation's and
+        the Flutter module's (which keeps a host's suites in its store). Nothing else changes:
+        '#if os(macOS)' code stays out, as on iOS.
+
+        Lines are matched without their indentation, which they keep; top-level means outside
+        every #if block. The same edits can be made by hand.
 
         The file is rewritten in place unless --output names another; a file already adapted is
         left as it is. --check changes nothing and exits 1 if the file still needs adapting.
 
         Exit status: 0 adapted (or already adapted); 1 needs adapting (--check); 64 usage;
-        65 no Pigeon import block in the file; 66 the file cannot be read or written.
+        65 no Flutter import in the file; 66 the file cannot be read or written.
 
         Examples:
           channelbridge pigeon adapt ios/Runner/Messages.g.swift
           channelbridge pigeon adapt Messages.g.swift --output Sources/App/Messages.g.swift
+          channelbridge pigeon adapt Sources/MyPlugin/MyPlugin.swift
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
@@ -62,9 +79,9 @@ enum PigeonCommand: CLICommand {
         guard let text = String(data: data, encoding: .utf8) else {
             throw CommandFailure(66, "\(path): not UTF-8 text; Pigeon writes UTF-8 Swift files")
         }
-        let adapted: PigeonImportBlock.Adaptation
+        let adapted: FlutterImportAdaptation.Adaptation
         do {
-            adapted = try PigeonImportBlock.adapt(text)
+            adapted = try FlutterImportAdaptation.adapt(text)
         } catch {
             throw CommandFailure(ExitCode.dataError, "\(path): \(error.message)")
         }
@@ -97,50 +114,5 @@ enum PigeonCommand: CLICommand {
         }
         Output.line(output == path ? "\(path): adapted" : "\(output): adapted from \(path)")
         return ExitCode.success
-    }
-}
-
-/// The platform-import block of Pigeon's Swift output, and the task-queue blocks of its host API
-/// setups: the edits that add Linux.
-enum PigeonImportBlock {
-    enum Adaptation: Equatable {
-        case adapted(String)
-        case alreadyAdapted
-    }
-
-    struct NotFound: Error {
-        var message: String
-    }
-
-    static let original = "#if os(iOS)"
-    static let replacement = "#if os(iOS) || os(Linux)"
-
-    /// The text with the condition before `import Flutter` widened to Linux, and the condition
-    /// before each `let taskQueue = binaryMessenger.makeBackgroundTaskQueue?()` too, so that
-    /// `@TaskQueue` methods run on a background queue as on iOS.
-    static func adapt(_ text: String) throws(NotFound) -> Adaptation {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        var foundImport = false, edited = false
-        for index in lines.indices.dropLast() {
-            let condition = lines[index].trimmingCharacters(in: .whitespaces)
-            let next = lines[index + 1].trimmingCharacters(in: .whitespaces)
-            guard next == "import Flutter" || isTaskQueueLine(next) else { continue }
-            if next == "import Flutter" {
-                guard condition == original || condition == replacement else { continue }
-                foundImport = true
-            }
-            guard condition == original else { continue }
-            lines[index] = lines[index].replacingOccurrences(of: original, with: replacement)
-            edited = true
-        }
-        guard foundImport else {
-            throw NotFound(message: "no Pigeon import block ('\(original)' followed by 'import Flutter')")
-        }
-        return edited ? .adapted(lines.joined(separator: "\n")) : .alreadyAdapted
-    }
-
-    /// `let NAME = binaryMessenger.makeBackgroundTaskQueue?()`, as Pigeon writes it (24.0.0 on).
-    private static func isTaskQueueLine(_ line: String) -> Bool {
-        line.hasPrefix("let ") && line.hasSuffix(" = binaryMessenger.makeBackgroundTaskQueue?()")
     }
 }

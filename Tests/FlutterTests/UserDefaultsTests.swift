@@ -1,4 +1,5 @@
 import ChannelBridgeCodec
+import ChannelBridgeMessenger
 import ChannelBridgeStore
 import ChannelBridgeTestSupport
 import Flutter
@@ -181,5 +182,48 @@ import Testing
         }
         #expect(container == nil)
         #expect(value == "volatile")
+    }
+
+    /// A plugin file as `pigeon adapt` leaves one (`Support/AdaptedPluginFile.swift`, which imports
+    /// only Flutter): its iOS-only lines run, and its `UserDefaults` suites are the sandbox's.
+    @Test func anAdaptedPluginFileKeepsItsSuitesInTheSandbox() async throws {
+        try await TestDirectory.withPath { dataDirectory in
+            let sandbox = try AppSandbox(
+                bundleIdentifier: Self.bundleIdentifier, entitledAppGroups: [Self.group],
+                groups: AppGroupStore(dataDirectory: dataDirectory))
+            AppSandbox.install(sandbox)
+            defer { AppSandbox.install(nil) }
+            let session = EngineSession()
+            defer { session.close() }
+            SuiteCounterPlugin.register(with: try #require(session.engine.registrar(forPlugin: "SuiteCounterPlugin")))
+            let codec = StandardMessageCodec()
+            let suites: [StandardValue] = [
+                .string(Self.group), .string(Self.group), .null, .string("com.example.other"),
+            ]
+            let replies = try await withHangGuard {
+                var replies: [StandardValue?] = []
+                for suite in suites {
+                    let reply = try await session.client.send(
+                        onChannel: SuiteCounterPlugin.channelName, message: try codec.encode(suite))
+                    replies.append(try reply.map { try codec.decode($0) })
+                }
+                return replies
+            }
+            #expect(
+                replies == [
+                    .list([.int64(1)]), .list([.int64(2)]), .list([.int64(1)]),
+                    .list([.string("Suite Error"), .string("'com.example.other' is not an app group")]),
+                ])
+            let stored = try await onThread {
+                Result { () throws(StoreError) -> [StandardValue?] in
+                    [
+                        try sandbox.groups.group(Self.group).blockingValue(forKey: "count"),
+                        try sandbox.preferences(forSuite: nil)?.blockingValue(forKey: "count"),
+                    ]
+                }
+            }.get()
+            // The plugin stores a Swift `Int` (`set(_: Int, forKey:)`): an int64, as the codec writes one.
+            #expect(stored == [.int64(2), .int64(1)])
+        }
     }
 }
