@@ -13,10 +13,10 @@ extension ExtensionHostCommand {
     ///   `--shutdown-timeout` for the replies it owes, exit status 130 or 143; a second one ends
     ///   the process at once with that status, for when even that is too long;
     /// - a host with plugins of its own gets an app's sandbox, as iOS gives an extension before
-    ///   its code runs: `Bundle.main.bundleIdentifier` is `--bundle-identifier`, Foundation's
-    ///   `UserDefaults(suiteName:)` of an entitled group is that group's store and the standard
-    ///   suite the app's own, and the directories Foundation hands out (caches, application
-    ///   support, documents, temporary) are the app's, under `DIR/apps/<bundle identifier>/`
+    ///   its code runs, named by `--bundle-identifier`: Foundation's `UserDefaults(suiteName:)`
+    ///   of an entitled group is that group's store and the standard suite the app's own, and the
+    ///   directories Foundation hands out (caches, application support, documents, downloads,
+    ///   temporary) are the app's, under `DIR/apps/<bundle identifier>/`
     ///   (`TMPDIR` and `XDG_*` are set for this process and its children);
     /// - a Flutter-style handler that traps (a force unwrap of `nil`, a failed `as!`, an index out
     ///   of range) ends the process by its signal after a last line on standard error naming the

@@ -30,8 +30,9 @@ public struct HostOptions: Sendable, Equatable {
     package var dataDirectory: String
     /// The app groups this extension is entitled to (`--app-group`, repeatable), in order; never empty.
     package var appGroups: [String]
-    /// The extension's bundle identifier (`--bundle-identifier`): `Bundle.main.bundleIdentifier`
-    /// and the name of the app's sandbox for Foundation code in a Flutter-style host (`AppSandbox`).
+    /// The extension's bundle identifier (`--bundle-identifier`): the name of the app's sandbox for
+    /// Foundation code in a Flutter-style host and of its standard suite (`AppSandbox`).
+    /// `Bundle.main.bundleIdentifier` comes from an `Info.plist` beside the executable instead.
     package var bundleIdentifier = HostOptions.defaultBundleIdentifier
     /// The extension channel's name (`--channel`).
     package var channel: String

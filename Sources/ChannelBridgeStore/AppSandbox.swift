@@ -25,11 +25,12 @@ import ChannelBridgePlatform
 /// <dataDirectory>/app-groups/<group>/          an entitled group: preferences and container
 /// <dataDirectory>/apps/<bundle identifier>/    the app's home
 ///     Library/Preferences/<suite>/             its own suites (the standard one: the bundle identifier)
-///     Library/Caches/  Library/Application Support/  Documents/  tmp/
+///     Library/Caches/  Library/Application Support/  Documents/  Downloads/  tmp/
 /// ```
 public final class AppSandbox: Sendable {
-    /// The app's bundle identifier: `Bundle.main.bundleIdentifier`, and the name of its standard
-    /// preferences suite.
+    /// The app's bundle identifier: the name of its home and of its standard preferences suite
+    /// (what `Bundle.main.bundleIdentifier` should say: on Linux, from an `Info.plist` beside the
+    /// executable).
     public let bundleIdentifier: String
     /// The groups whose preferences and container are shared (`com.apple.security.application-groups`).
     public let entitledAppGroups: [String]
@@ -58,6 +59,7 @@ public final class AppSandbox: Sendable {
     package var cachesDirectory: String { home + "/Library/Caches" }
     package var applicationSupportDirectory: String { home + "/Library/Application Support" }
     package var documentsDirectory: String { home + "/Documents" }
+    package var downloadsDirectory: String { home + "/Downloads" }
     package var temporaryDirectory: String { home + "/tmp" }
 
     /// The suite iOS names `NSGlobalDomain`; like the bundle identifier, not a suite of its own.
@@ -86,17 +88,18 @@ public final class AppSandbox: Sendable {
     /// Creates the app's directories and returns the environment variables through which
     /// Foundation on Linux finds them: `TMPDIR` (the temporary directory), `XDG_CACHE_HOME`
     /// (caches), `XDG_DATA_HOME` (application support) and `XDG_CONFIG_HOME`, whose
-    /// `user-dirs.dirs` names the documents directory. The home directory itself
+    /// `user-dirs.dirs` names the documents and downloads directories. The home directory itself
     /// (`NSHomeDirectory()`) comes from the password database and is not redirected.
     package func prepareDirectories() throws(StoreError) -> [(name: String, value: String)] {
         for directory in [
-            preferencesDirectory, cachesDirectory, applicationSupportDirectory, documentsDirectory, temporaryDirectory,
+            preferencesDirectory, cachesDirectory, applicationSupportDirectory, documentsDirectory,
+            downloadsDirectory, temporaryDirectory,
         ] {
             try FileSystem.makeDirectories(directory)
         }
         let userDirs = preferencesDirectory + "/user-dirs.dirs"
         // Unquoted: Foundation takes a quoted value as relative to the home directory.
-        let text = "XDG_DOCUMENTS_DIR=" + documentsDirectory + "\n"
+        let text = "XDG_DOCUMENTS_DIR=" + documentsDirectory + "\nXDG_DOWNLOAD_DIR=" + downloadsDirectory + "\n"
         let fd = try FileSystem.writeTemporary(Array(text.utf8), at: userDirs + ".tmp")
         _ = try FileSystem.install(fd, temporaryPath: userDirs + ".tmp", as: userDirs, directory: preferencesDirectory)
         FileCalls.close(fd)

@@ -62,11 +62,11 @@ import Testing
                     home + "/tmp", home + "/Library/Caches", home + "/Library/Application Support",
                     home + "/Library/Preferences",
                 ])
-            for directory in environment.map(\.value) + [home + "/Documents"] {
+            for directory in environment.map(\.value) + [home + "/Documents", home + "/Downloads"] {
                 #expect(FileManager.default.fileExists(atPath: directory), "\(directory)")
             }
             let userDirs = try String(contentsOfFile: home + "/Library/Preferences/user-dirs.dirs", encoding: .utf8)
-            #expect(userDirs == "XDG_DOCUMENTS_DIR=\(home)/Documents\n")
+            #expect(userDirs == "XDG_DOCUMENTS_DIR=\(home)/Documents\nXDG_DOWNLOAD_DIR=\(home)/Downloads\n")
             // Again: the same, nothing refused.
             #expect(try sandbox.prepareDirectories().map(\.value) == environment.map(\.value))
         }
