@@ -3,15 +3,17 @@ public import Foundation
 /// An error answer to a method call, or an error event on an event channel (Flutter's
 /// `FlutterError`): a code for programs, a message for people, and details of any codec value.
 ///
-/// As on iOS it is an `NSObject`, not a Swift `Error`: send it through a `FlutterResult` or an
-/// event sink. (Code that adds `extension FlutterError: Error {}`, as many plugins do, still
-/// compiles.)
+/// As on iOS it is an `NSObject`, sent through a `FlutterResult` or an event sink. It is also an
+/// `Error`, as an Objective-C class is to Swift on iOS, so that plugin code that throws it
+/// (`throw FlutterError(…) as! Error`, as `shared_preferences_foundation` does) works here too;
+/// code that adds `extension FlutterError: Error {}` itself, as many plugins do, still compiles
+/// (with a warning that the conformance is already stated).
 ///
 /// ```swift
 /// result(FlutterError(code: "WRONG_TYPE", message: "ShareKey holds an int", details: nil))
 /// ```
 // @unchecked: immutable (`let`s); `details` is whatever the codec can encode, handed over once, as Flutter passes it.
-open class FlutterError: NSObject, @unchecked Sendable {
+open class FlutterError: NSObject, Error, @unchecked Sendable {
     // @unchecked: every stored property is a `let`; `details` is whatever value the caller gave,
     // as on iOS, and is only read.
     public let code: String

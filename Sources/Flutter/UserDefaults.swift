@@ -32,8 +32,7 @@ import Foundation
 /// `register(defaults:)` is answered when the store has none. Writing any other value traps, as
 /// Foundation's `set(_:forKey:)` does; a store that cannot be read or written is logged and reads
 /// as empty.
-open class UserDefaults: Foundation.UserDefaults, @unchecked Sendable {
-    // Sendable: the only state is the immutable store handle; Foundation's own state is its concern.
+open class UserDefaults: Foundation.UserDefaults {
     private let store: AppGroupPreferences?
 
     /// The suite `suiteName` (`nil`: the standard one); `nil` for the app's bundle identifier and
