@@ -85,7 +85,7 @@ public final class ExtensionHost: Sendable {
         }()
         let catalogue = try plugins.catalogue(addingTo: BuiltInPlugins.catalogue)
         let pluginKeys = try BuiltInPlugins.keys(selecting: options.plugins, in: catalogue)
-        let givenItems = try await BlockingWork.run { () throws(HostError) -> [InputItem] in
+        let givenItems = try await BlockingThreadPool.fileWork.run { () throws(HostError) -> [InputItem] in
             let items = try InputPreparation.items(from: options)
             try InputPreparation.checkSources(items)
             if let infoPlist = options.infoPlist {
@@ -160,7 +160,7 @@ public final class ExtensionHost: Sendable {
                         .store, "the container of \(options.primaryAppGroup) is \(created), not \(container)")
                 }
                 let copies = items.copies
-                try await BlockingWork.run { () throws(HostError) in try InputPreparation.copy(copies) }
+                try await BlockingThreadPool.fileWork.run { () throws(HostError) in try InputPreparation.copy(copies) }
             }
         } catch {
             await host.abandon()

@@ -1,18 +1,26 @@
 import Dispatch
 
-/// A fixed number of threads for work that blocks in the kernel (file reads, `flock`, `fsync`),
-/// run in the order it was submitted, so that such work never holds a thread of the concurrency
-/// pool and never makes a process start threads without limit.
+/// A fixed number of threads for work that blocks in the kernel (file reads, `flock`, `fsync`,
+/// file copies), run in the order it was submitted, so that such work never holds a thread of the
+/// concurrency pool and never makes a process start threads without limit. It is the one way the
+/// libraries run blocking work for a task (`run`), on `fileWork` unless a user needs threads of
+/// its own; a pool is made once for the process.
 ///
 /// Threads start when work finds none idle, up to `maximumThreads`, and then stay for the life of
 /// the pool: a pool that ended idle threads would start new ones under the next burst, and each
-/// thread started and ended leaves memory behind in the allocator. Work waiting for a thread is
-/// held in FIFO order and is not bounded here: every item stands for a caller suspended until it
-/// is done, so the callers' own bounds (a connection's requests in flight) bound the queue.
+/// thread started and ended leaves memory behind in the allocator.
+///
+/// When every thread is busy, work waits for one, in FIFO order. The waiting work is not bounded
+/// here: every item stands for a caller suspended until it is done, so the callers' own bounds
+/// (a connection's requests in flight, a host's one request) bound the queue.
 ///
 /// When not even one thread can be started (the process is at its thread limit), the work runs
 /// on a dispatch worker instead, so that it is late rather than lost.
 package final class BlockingThreadPool: Sendable {
+    /// The process's threads for file work a task waits for: the store's reads (which run side by
+    /// side, never blocking on a group's lock) and the host's items file, Info.plist and copies.
+    package static let fileWork = BlockingThreadPool(name: "file work", maximumThreads: 4)
+
     package let name: String
     package let maximumThreads: Int
 
@@ -50,6 +58,14 @@ package final class BlockingThreadPool: Sendable {
 
     /// The threads started so far (at most `maximumThreads`).
     package var threadCount: Int { state.withLock { $0.threads } }
+
+    /// Runs `work` on one of the pool's threads and suspends the calling task until it is done.
+    package func run<T: Sendable, E: Error>(_ work: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+        let result: Result<T, E> = await withCheckedContinuation { continuation in
+            submit { continuation.resume(returning: Result { () throws(E) -> T in try work() }) }
+        }
+        return try result.get()
+    }
 
     /// Runs `work` on one of the pool's threads, after the work submitted before it has started.
     package func submit(_ work: @escaping @Sendable () -> Void) {

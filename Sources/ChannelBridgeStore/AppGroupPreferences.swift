@@ -1,4 +1,5 @@
 public import ChannelBridgeCodec
+import ChannelBridgePlatform
 import Dispatch
 
 /// The preferences of one app group, kept in `<dataDirectory>/app-groups/<group>/preferences.json`
@@ -38,7 +39,7 @@ public struct AppGroupPreferences: PreferenceStore {
     /// The group's shared container directory (`…/container`), created if missing.
     public func containerDirectory() async throws(StoreError) -> String {
         let files = files
-        return try await BlockingIO.run(on: BlockingIO.readPool) { () throws(StoreError) -> String in
+        return try await BlockingThreadPool.fileWork.run { () throws(StoreError) -> String in
             try FileSystem.makeDirectories(files.container)
             return files.container
         }
@@ -46,12 +47,12 @@ public struct AppGroupPreferences: PreferenceStore {
 
     /// The value under `key`. When the cached document is still the file (see above), this
     /// answers on the calling thread without suspending; otherwise the file is read again on the
-    /// store's read threads.
+    /// process's file-work threads.
     public func value(forKey key: String) async throws(StoreError) -> StandardValue? {
         if case .known(let value) = try cachedValue(forKey: key) { return value }
         let path = files.preferences
         let engine = engine
-        let text = try await BlockingIO.run(on: BlockingIO.readPool) { () throws(StoreError) in
+        let text = try await BlockingThreadPool.fileWork.run { () throws(StoreError) in
             try engine.currentValueText(forKey: key)
         }
         return try text.map { text throws(StoreError) in try StoredDocument.decode(text, key: key, path: path) }
@@ -59,7 +60,7 @@ public struct AppGroupPreferences: PreferenceStore {
 
     public func allValues() async throws(StoreError) -> [PreferenceEntry] {
         let engine = engine
-        return try await BlockingIO.run(on: BlockingIO.readPool) { () throws(StoreError) in
+        return try await BlockingThreadPool.fileWork.run { () throws(StoreError) in
             try engine.currentDocument().allValues(path: engine.files.preferences)
         }
     }
@@ -119,7 +120,7 @@ public struct AppGroupPreferences: PreferenceStore {
     /// consumer costs memory for the keys changed, not for the writes.
     public func changes() async throws(StoreError) -> AsyncStream<StoreChange> {
         let engine = engine
-        let queue = try await BlockingIO.run(on: BlockingIO.readPool) { () throws(StoreError) in try engine.subscribe()
+        let queue = try await BlockingThreadPool.fileWork.run { () throws(StoreError) in try engine.subscribe()
         }
         let subscription = ChangeStreamSubscription(queue: queue) { engine.unsubscribe(queue) }
         return AsyncStream(

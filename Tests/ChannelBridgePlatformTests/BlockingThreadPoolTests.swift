@@ -56,4 +56,21 @@ import Testing
         for _ in 0..<10 { #expect(threads.contains(await later.next())) }
         #expect(pool.threadCount == 3)
     }
+
+    struct Refusal: Error, Equatable { let number: Int }
+
+    /// `run` suspends the task, runs the work on a pool thread, and hands back its value or its
+    /// typed error.
+    @Test func runReturnsTheWorksValueOrTypedErrorFromAPoolThread() async {
+        let pool = BlockingThreadPool(name: "cb test run", maximumThreads: 1)
+        let value = await pool.run { () -> String in DetachedThreadTests.currentThreadName() }
+        #expect(value == "cb test run")
+        do {
+            _ = try await pool.run { () throws(Refusal) -> Int in throw Refusal(number: 7) }
+            Issue.record("run returned instead of throwing")
+        } catch {
+            #expect(error == Refusal(number: 7))
+        }
+        #expect(pool.threadCount == 1)
+    }
 }
