@@ -1,4 +1,5 @@
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import ChannelBridgeStore
 
 extension HostOptions {
@@ -19,30 +20,29 @@ extension HostOptions {
         var appGroups: [String] = []
         var plugins: [String] = []
         var lowWaterGiven = false
-        var index = 0
+        var reader = CommandLineReader(arguments)
 
         func usage(_ message: String) -> HostError {
             HostError(.usage, "extension-host: \(message)\nRun 'extension-host --help' for the options.")
         }
 
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            guard argument.hasPrefix("-"), argument != "-" else {
+        while let item = reader.next() {
+            // The host takes options only; any other argument that starts with a dash is an
+            // option it does not know (`-h` aside), named as given.
+            let name: String
+            let inlineValue: String?
+            switch item {
+            case .option(let given, let inline):
+                (name, inlineValue) = ("--" + given, inline)
+            case .operand(let argument) where argument.hasPrefix("-") && argument != "-":
+                (name, inlineValue) = (argument, nil)
+            case .operand(let argument):
                 throw usage("unexpected argument \(argument.debugDescription): the host takes options only")
-            }
-            var name = argument
-            var inlineValue: String?
-            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
-                name = String(argument[..<equals])
-                inlineValue = String(argument[argument.index(after: equals)...])
             }
 
             func value() throws(HostError) -> String {
-                if let inlineValue { return inlineValue }
-                guard index < arguments.count else { throw usage("\(name) needs a value") }
-                defer { index += 1 }
-                return arguments[index]
+                guard let value = reader.value(inlineValue) else { throw usage("\(name) needs a value") }
+                return value
             }
 
             func nonEmpty() throws(HostError) -> String {

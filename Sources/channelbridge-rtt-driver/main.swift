@@ -30,14 +30,14 @@ func fail(_ message: String, status: Int32) -> Never {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 var options: [String: String] = [:]
-var index = 1
-while index < arguments.count {
-    let name = arguments[index]
-    guard ["--socket", "--count", "--data-dir"].contains(name), index + 1 < arguments.count else {
-        fail("channelbridge-rtt-driver: unexpected argument '\(name)'\n\(usage)", status: 64)
+var reader = CommandLineReader(Array(arguments.dropFirst()))
+while let item = reader.next() {
+    guard case .option(let name, let inlineValue) = item, ["socket", "count", "data-dir"].contains(name),
+        let value = reader.value(inlineValue)
+    else {
+        fail("channelbridge-rtt-driver: unexpected argument '\(item.argument)'\n\(usage)", status: 64)
     }
-    options[String(name.dropFirst(2))] = arguments[index + 1]
-    index += 2
+    options[name] = value
 }
 guard let mode = arguments.first, ["serve", "call", "serve-host", "call-host"].contains(mode),
     let path = options["socket"]

@@ -129,4 +129,23 @@ import Testing
             #expect(error.message.hasPrefix("extension-host: "))
         }
     }
+
+    /// How the host reads a command line (`CommandLineReader`, shared with the CLI): what each
+    /// kind of argument it does not take is called.
+    @Test(arguments: [
+        (["-x"], "unknown option -x"), (["--"], "unknown option --"), (["--bogus=1"], "unknown option --bogus"),
+        (["-x=1"], "unknown option -x=1"), (["--=1"], "unknown option --"),
+        (["stray"], #"unexpected argument "stray": the host takes options only"#),
+        (["-"], #"unexpected argument "-": the host takes options only"#),
+        (["--trace=1"], "--trace takes no value"), (["--socket"], "--socket needs a value"),
+        (["--socket="], "--socket needs a non-empty value"), (["--text", "--url", "--url"], "--url needs a value"),
+    ])
+    func theCommandLinesWordsAreNamedAsGiven(arguments: [String], problem: String) {
+        do {
+            _ = try HostOptions.parse(arguments)
+            Issue.record("\(arguments) parsed")
+        } catch {
+            #expect(error.message == "extension-host: \(problem)\nRun 'extension-host --help' for the options.")
+        }
+    }
 }

@@ -1,5 +1,7 @@
-/// A small option parser: `--name value`, `--name=value`, flags, and positionals, with `--help`
-/// noticed anywhere.
+import ChannelBridgePlatform
+
+/// A subcommand's arguments, read with `CommandLineReader`: options that take a value, flags, and
+/// positionals, with `--help` (or `-h`) noticed anywhere.
 struct Arguments {
     private(set) var positionals: [String] = []
     private var options: [String: [String]] = [:]
@@ -9,36 +11,20 @@ struct Arguments {
     /// `valued` names the options that take a value; `flagNames` those that do not.
     init(_ arguments: [String], valued: Set<String>, flags flagNames: Set<String> = []) throws {
         var help = false
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if argument == "--help" || argument == "-h" {
+        var reader = CommandLineReader(arguments)
+        while let item = reader.next() {
+            switch item {
+            case .operand("-h"), .option("help", inlineValue: nil):
                 help = true
-                continue
-            }
-            guard argument.hasPrefix("--"), argument.count > 2 else {
-                positionals.append(argument)
-                continue
-            }
-            var name = String(argument.dropFirst(2))
-            var inlineValue: String?
-            if let equals = name.firstIndex(of: "=") {
-                inlineValue = String(name[name.index(after: equals)...])
-                name = String(name[..<equals])
-            }
-            if flagNames.contains(name) {
+            case .operand(let positional):
+                positionals.append(positional)
+            case .option(let name, let inlineValue) where flagNames.contains(name):
                 guard inlineValue == nil else { throw UsageError("--\(name) takes no value") }
                 flags.insert(name)
-            } else if valued.contains(name) {
-                if let inlineValue {
-                    options[name, default: []].append(inlineValue)
-                } else {
-                    guard index < arguments.count else { throw UsageError("--\(name) needs a value") }
-                    options[name, default: []].append(arguments[index])
-                    index += 1
-                }
-            } else {
+            case .option(let name, let inlineValue) where valued.contains(name):
+                guard let value = reader.value(inlineValue) else { throw UsageError("--\(name) needs a value") }
+                options[name, default: []].append(value)
+            case .option(let name, _):
                 let known = (valued.union(flagNames).sorted() + ["help"]).map { "--" + $0 }
                 let hint =
                     Suggestion.closest(to: "--" + name, in: known).map { "did you mean \($0)?" }
