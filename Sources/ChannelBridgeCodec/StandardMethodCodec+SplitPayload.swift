@@ -7,7 +7,7 @@ extension StandardMethodCodec {
     /// the call has another shape or `prefix` ends before the list's size does.
     package static func byteListStart(inCall prefix: UnsafeRawBufferPointer, count: Int) -> Int? {
         var reader = StandardReader(prefix, maxDepth: 1, extensionBox: nil)
-        guard (try? reader.readByte()) == 7, let nameCount = try? reader.readSize(),
+        guard (try? reader.readByte()) == StandardEncoding.string, let nameCount = try? reader.readSize(),
             nameCount <= reader.remaining
         else { return nil }
         reader.skip(nameCount)
@@ -23,7 +23,7 @@ extension StandardMethodCodec {
     }
 
     private static func byteListEnding(_ reader: inout StandardReader, count: Int) -> Int? {
-        guard (try? reader.readByte()) == 8, let size = try? reader.readSize(), size > 0,
+        guard (try? reader.readByte()) == StandardEncoding.uint8List, let size = try? reader.readSize(), size > 0,
             reader.offset + size == count
         else { return nil }
         return reader.offset

@@ -127,7 +127,7 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     /// The UTF-8 length of `recent`'s name when `bytes` start with it as a String value in the
     /// short size form (`07`, the length, the bytes): what decoding the call's name would give.
     static func recentNameLength(of recent: RecentMethod, startsCall bytes: UnsafeRawBufferPointer) -> Int? {
-        guard bytes.count >= 2, bytes[0] == 7, bytes[1] < 254 else { return nil }
+        guard bytes.count >= 2, bytes[0] == StandardEncoding.string, bytes[1] < 254 else { return nil }
         let count = Int(bytes[1])
         guard count == recent.utf8.count, bytes.count >= 2 + count else { return nil }
         let equal = recent.utf8.withUnsafeBytes {
@@ -158,7 +158,7 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     /// arguments could not be decoded. `nil` when the bytes do not start with a string.
     package static func methodName(ofCall bytes: UnsafeRawBufferPointer) -> String? {
         var reader = StandardReader(bytes, maxDepth: 1, extensionBox: nil)
-        guard (try? reader.readByte()) == 7 else { return nil }
+        guard (try? reader.readByte()) == StandardEncoding.string else { return nil }
         return try? reader.readString(at: 0)
     }
 

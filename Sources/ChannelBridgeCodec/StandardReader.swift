@@ -28,6 +28,14 @@ public struct StandardReader {
         self.allowance = StandardMessageCodec.decodingAllowance(forMessageOf: self.messageCount)
     }
 
+    /// A reader of `base` from `offset`, for reading the encoding's parts one at a time (the
+    /// `Flutter` module's reader reads through one); values it reads nest at most as deep as the
+    /// codec's default allows and take no codec extension.
+    package init(_ base: UnsafeRawBufferPointer, at offset: Int) {
+        self.init(base, maxDepth: 1_000, extensionBox: nil)
+        self.offset = offset
+    }
+
     /// Moves past `count` bytes the caller has checked are there.
     mutating func skip(_ count: Int) {
         offset += count
@@ -38,7 +46,9 @@ public struct StandardReader {
     public var isAtEnd: Bool { offset == base.count && tail == nil }
 
     func truncated(_ what: String, needed: Int) -> CodecError {
-        CodecError(.truncated, "truncated \(what): needs \(needed) bytes, \(base.count - offset) left", offset: offset)
+        let unit = needed == 1 ? "byte" : "bytes"
+        return CodecError(
+            .truncated, "truncated \(what): needs \(needed) \(unit), \(base.count - offset) left", offset: offset)
     }
 
     @inline(__always)  // a few times per value: a call costs more than the read
@@ -79,23 +89,27 @@ public struct StandardReader {
 
     /// Skips padding up to the next multiple of `alignment`, without looking at its content.
     public mutating func readAlignment(_ alignment: Int) throws(CodecError) {
-        let remainder = offset % alignment
-        guard remainder != 0 else { return }
-        let pad = alignment - remainder
+        let pad = StandardEncoding.padding(at: offset, alignment: alignment)
+        guard pad != 0 else { return }
         guard base.count - offset >= pad else { throw truncated("alignment padding", needed: pad) }
         offset += pad
     }
 
     /// Reads `count` raw bytes.
     public mutating func readBytes(_ count: Int) throws(CodecError) -> [UInt8] {
+        Array(try readSpan(count))
+    }
+
+    /// Moves past the next `count` bytes and returns them where they lie, in the message.
+    package mutating func readSpan(_ count: Int) throws(CodecError) -> UnsafeRawBufferPointer {
         guard count <= base.count - offset else { throw truncated("bytes", needed: count) }
         defer { offset += count }
-        return Array(UnsafeRawBufferPointer(rebasing: base[offset..<offset + count]))
+        return UnsafeRawBufferPointer(rebasing: base[offset..<offset + count])
     }
 
     /// Rejects a count before anything is allocated for it: `count` elements of at least
     /// `minimumSize` bytes each must fit in what is left.
-    mutating func checkCount(_ count: Int, minimumSize: Int, _ what: String, at start: Int) throws(CodecError) {
+    package mutating func checkCount(_ count: Int, minimumSize: Int, _ what: String, at start: Int) throws(CodecError) {
         if count > (base.count - offset) / minimumSize {
             throw CodecError(
                 .sizeTooLarge,
@@ -130,7 +144,8 @@ public struct StandardReader {
     /// The most UTF-8 bytes a String holds inline on a 64-bit platform (no allocation).
     static var smallStringCapacity: Int { MemoryLayout<Int>.size == 8 ? 15 : 10 }
 
-    mutating func readString(at start: Int) throws(CodecError) -> String {
+    /// A size and that many bytes of UTF-8; a count past the bytes left is named at `start`.
+    package mutating func readString(at start: Int) throws(CodecError) -> String {
         let count = try readSize()
         guard count <= base.count - offset else {
             throw CodecError(
@@ -163,15 +178,25 @@ public struct StandardReader {
         return string
     }
 
-    mutating func readTypedList<T: FixedWidthInteger>(
-        _: T.Type, _ what: String, at start: Int
-    ) throws(CodecError) -> [T] {
+    /// A typed list's size and the padding before its elements: the count, the offset left at the
+    /// first element. A count the bytes left cannot hold is refused before and after the
+    /// padding, so an absurd count is named as such.
+    package mutating func readTypedListHeader(elementSize: Int, _ what: String, at start: Int) throws(CodecError) -> Int
+    {
         let count = try readSize()
+        try checkCount(count, minimumSize: elementSize, what, at: start)
+        try readAlignment(elementSize)
+        try checkCount(count, minimumSize: elementSize, what, at: start)
+        return count
+    }
+
+    /// The elements of the typed list of type byte `type`, whose elements are `T`s (or their bits).
+    mutating func readTypedList<T: FixedWidthInteger>(
+        _: T.Type, type: UInt8, at start: Int
+    ) throws(CodecError) -> [T] {
         let size = MemoryLayout<T>.size
-        // Checked before and after the padding, so an absurd count is named as such.
-        try checkCount(count, minimumSize: size, what, at: start)
-        try readAlignment(size)
-        try checkCount(count, minimumSize: size, what, at: start)
+        let what = StandardEncoding.typedList(type)!.name
+        let count = try readTypedListHeader(elementSize: size, what, at: start)
         // A Float64List or Float32List is read as bits, then converted: two arrays at a time.
         let copies = T.self == UInt64.self || T.self == UInt32.self ? 2 : 1
         if count > 0 { try charge(copies * Self.heapCost(count, size), "\(what) of \(count) elements", at: start) }
@@ -200,9 +225,9 @@ public struct StandardReader {
     /// size of every case (an unoptimized build otherwise spends about 4 KiB a level).
     mutating func readValue(ofType tag: UInt8, at start: Int) throws(CodecError) -> StandardValue {
         switch tag {
-        case 12: return .list(try readList(at: start))
-        case 13: return .map(try readMap(at: start))
-        case 0...11, 14: return try readScalar(ofType: tag, at: start)
+        case StandardEncoding.list: return .list(try readList(at: start))
+        case StandardEncoding.map: return .map(try readMap(at: start))
+        case ...StandardEncoding.lastStandardType: return try readScalar(ofType: tag, at: start)
         default: return try readCustom(ofType: tag, at: start)
         }
     }
@@ -210,19 +235,19 @@ public struct StandardReader {
     /// Every type that holds no other value.
     private mutating func readScalar(ofType tag: UInt8, at start: Int) throws(CodecError) -> StandardValue {
         switch tag {
-        case 0: return .null
-        case 1: return .bool(true)
-        case 2: return .bool(false)
-        case 3: return .int32(try readFixed(Int32.self, "int32"))
-        case 4: return .int64(try readFixed(Int64.self, "int64"))
-        case 5, 7:
-            // Tag 5 (the legacy "large int") is laid out like a string; Dart, C++ and Objective-C
-            // read it as one.
+        case StandardEncoding.null: return .null
+        case StandardEncoding.true: return .bool(true)
+        case StandardEncoding.false: return .bool(false)
+        case StandardEncoding.int32: return .int32(try readFixed(Int32.self, "int32"))
+        case StandardEncoding.int64: return .int64(try readFixed(Int64.self, "int64"))
+        case StandardEncoding.largeInteger, StandardEncoding.string:
+            // The legacy "large integer" is laid out like a string; Dart, C++ and Objective-C read
+            // it as one.
             return .string(try readString(at: start))
-        case 6:
+        case StandardEncoding.float64:
             try readAlignment(8)
             return .float64(Double(bitPattern: UInt64(bitPattern: try readFixed(Int64.self, "float64"))))
-        case 8:
+        case StandardEncoding.uint8List:
             let count = try readSize()
             if let tail, offset == base.count, count == tail.count {
                 self.tail = nil
@@ -231,12 +256,20 @@ public struct StandardReader {
             try checkCount(count, minimumSize: 1, "Uint8List", at: start)
             if count > 0 { try charge(Self.heapCost(count, 1), "Uint8List of \(count) bytes", at: start) }
             return .uint8List(try readBytes(count))
-        case 9: return .int32List(try readTypedList(Int32.self, "Int32List", at: start))
-        case 10: return .int64List(try readTypedList(Int64.self, "Int64List", at: start))
-        case 11:
-            return .float64List(try readTypedList(UInt64.self, "Float64List", at: start).map { Double(bitPattern: $0) })
+        case StandardEncoding.int32List:
+            return .int32List(try readTypedList(Int32.self, type: StandardEncoding.int32List, at: start))
+        case StandardEncoding.int64List:
+            return .int64List(try readTypedList(Int64.self, type: StandardEncoding.int64List, at: start))
+        case StandardEncoding.float64List:
+            return .float64List(
+                try readTypedList(UInt64.self, type: StandardEncoding.float64List, at: start).map {
+                    Double(bitPattern: $0)
+                })
         default:
-            return .float32List(try readTypedList(UInt32.self, "Float32List", at: start).map { Float(bitPattern: $0) })
+            return .float32List(
+                try readTypedList(UInt32.self, type: StandardEncoding.float32List, at: start).map {
+                    Float(bitPattern: $0)
+                })
         }
     }
 

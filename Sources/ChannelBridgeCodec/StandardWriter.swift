@@ -138,27 +138,6 @@ public struct StandardWriter {
         used = start + count
     }
 
-    /// The bytes of `size` in its shortest form at `target`; returns how many.
-    @inline(__always)
-    private static func storeSize(_ size: Int, at target: UnsafeMutableRawPointer) -> Int {
-        if size < 254 {
-            target.storeBytes(of: UInt8(truncatingIfNeeded: size), as: UInt8.self)
-            return 1
-        } else if size <= 0xFFFF {
-            target.storeBytes(of: 254, as: UInt8.self)
-            target.storeBytes(of: UInt16(truncatingIfNeeded: size).littleEndian, toByteOffset: 1, as: UInt16.self)
-            return 3
-        } else {
-            target.storeBytes(of: 255, as: UInt8.self)
-            target.storeBytes(of: UInt32(truncatingIfNeeded: size).littleEndian, toByteOffset: 1, as: UInt32.self)
-            return 5
-        }
-    }
-
-    /// How many bytes `storeSize` writes for `size`.
-    @inline(__always)
-    private static func sizeLength(_ size: Int) -> Int { size < 254 ? 1 : size <= 0xFFFF ? 3 : 5 }
-
     /// Copies `source` to `target`: a few bytes (a method name, a short string) one by one, since
     /// a `memcpy` call costs more than they do.
     @inline(__always)
@@ -189,9 +168,9 @@ public struct StandardWriter {
     @inline(__always)
     private mutating func appendSized(tag: UInt8?, _ bytes: UnsafeRawBufferPointer) {
         let tagLength = tag == nil ? 0 : 1
-        store(tagLength + Self.sizeLength(bytes.count) + bytes.count) { target in
+        store(tagLength + StandardEncoding.sizeLength(bytes.count) + bytes.count) { target in
             if let tag { target.storeBytes(of: tag, as: UInt8.self) }
-            let sizeLength = Self.storeSize(bytes.count, at: target + tagLength)
+            let sizeLength = StandardEncoding.storeSize(bytes.count, at: target + tagLength)
             Self.copy(bytes, to: target + tagLength + sizeLength)
         }
     }
@@ -241,14 +220,13 @@ public struct StandardWriter {
 
     /// Writes a size in the shortest of the three forms: 1, 3 or 5 bytes.
     public mutating func writeSize(_ size: Int) {
-        store(Self.sizeLength(size)) { _ = Self.storeSize(size, at: $0) }
+        store(StandardEncoding.sizeLength(size)) { _ = StandardEncoding.storeSize(size, at: $0) }
     }
 
     /// Pads with zero bytes until the message length is a multiple of `alignment`.
     public mutating func writeAlignment(_ alignment: Int) {
-        let remainder = position % alignment
-        guard remainder != 0 else { return }
-        let padding = alignment - remainder
+        let padding = StandardEncoding.padding(at: position, alignment: alignment)
+        guard padding != 0 else { return }
         store(padding) { $0.initializeMemory(as: UInt8.self, repeating: 0, count: padding) }
     }
 
@@ -257,7 +235,7 @@ public struct StandardWriter {
         // A string, the commonest answer, without `write`'s copy of the value out of its pointer
         // (a retain and a release).
         if case .string(let string) = value {
-            writeString(string, tag: 7)
+            writeString(string, tag: StandardEncoding.string)
             return
         }
         try withUnsafePointer(to: value) { (pointer) throws(CodecError) in try write(pointer) }
@@ -268,34 +246,34 @@ public struct StandardWriter {
     /// release) of every one, which cost more than writing it.
     private mutating func write(_ value: UnsafePointer<StandardValue>) throws(CodecError) {
         switch value.pointee {
-        case .null: writeByte(0)
-        case .bool(let flag): writeByte(flag ? 1 : 2)
-        case .int32(let v): append(tag: 3, littleEndian: v)
-        case .int64(let v): append(tag: 4, littleEndian: v)
+        case .null: writeByte(StandardEncoding.null)
+        case .bool(let flag): writeByte(flag ? StandardEncoding.true : StandardEncoding.false)
+        case .int32(let v): append(tag: StandardEncoding.int32, littleEndian: v)
+        case .int64(let v): append(tag: StandardEncoding.int64, littleEndian: v)
         case .float64(let v):
-            writeByte(6)
+            writeByte(StandardEncoding.float64)
             writeAlignment(8)
             append(littleEndian: v.bitPattern)
         case .string(let s):
-            writeString(s, tag: 7)
+            writeString(s, tag: StandardEncoding.string)
         case .uint8List(let v):
             if keepsLargeByteLists && v.count >= Self.keptByteListLength {
-                writeByte(8)
+                writeByte(StandardEncoding.uint8List)
                 writeSize(v.count)
                 keep(v)
             } else {
-                v.withUnsafeBytes { appendSized(tag: 8, $0) }
+                v.withUnsafeBytes { appendSized(tag: StandardEncoding.uint8List, $0) }
             }
         case .int32List(let v):
-            writeTypedList(tag: 9, v, alignment: 4)
+            writeTypedList(tag: StandardEncoding.int32List, v)
         case .int64List(let v):
-            writeTypedList(tag: 10, v, alignment: 8)
+            writeTypedList(tag: StandardEncoding.int64List, v)
         case .float64List(let v):
-            writeTypedList(tag: 11, v, alignment: 8)
+            writeTypedList(tag: StandardEncoding.float64List, v)
         case .float32List(let v):
-            writeTypedList(tag: 14, v, alignment: 4)
+            writeTypedList(tag: StandardEncoding.float32List, v)
         case .list(let elements):
-            writeByte(12)
+            writeByte(StandardEncoding.list)
             writeSize(elements.count)
             try elements.withUnsafeBufferPointer { (buffer) throws(CodecError) in
                 guard var element = buffer.baseAddress else { return }
@@ -305,7 +283,7 @@ public struct StandardWriter {
                 }
             }
         case .map(let entries):
-            writeByte(13)
+            writeByte(StandardEncoding.map)
             writeSize(entries.count)
             try entries.withUnsafeBufferPointer { (buffer) throws(CodecError) in
                 guard let first = buffer.baseAddress else { return }
@@ -327,7 +305,7 @@ public struct StandardWriter {
     /// The tag, the size and the UTF-8 of `string`, stored after one check.
     /// A String value (tag 7): what `writeValue(.string(string))` writes, without the value.
     mutating func writeString(_ string: String) {
-        writeString(string, tag: 7)
+        writeString(string, tag: StandardEncoding.string)
     }
 
     private mutating func writeString(_ string: String, tag: UInt8) {
@@ -342,11 +320,12 @@ public struct StandardWriter {
     }
 
     // Typed lists are always padded, even when empty: every Flutter reader aligns before reading
-    // the elements, so the unpadded form (Flutter's C++ writer) does not read back.
-    mutating func writeTypedList<T>(tag: UInt8, _ elements: [T], alignment: Int) {
+    // the elements, so the unpadded form (Flutter's C++ writer) does not read back. The elements
+    // align to their own size.
+    mutating func writeTypedList<T>(tag: UInt8, _ elements: [T]) {
         writeByte(tag)
         writeSize(elements.count)
-        writeAlignment(alignment)
+        writeAlignment(MemoryLayout<T>.size)
         // Element types are little-endian on every platform this package builds for.
         elements.withUnsafeBytes { append($0) }
     }

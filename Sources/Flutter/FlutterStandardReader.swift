@@ -61,72 +61,44 @@ open class FlutterStandardReader: NSObject {
     }
 
     open func readByte() -> UInt8 {
-        guard failure == nil else { return 0 }
-        guard location < bytes.count else {
-            fail(.truncated, "truncated value: needs 1 byte, 0 left")
-            return 0
-        }
-        defer { location += 1 }
-        return bytes[location]
+        read(0) { (reader) throws(CodecError) in try reader.readByte() }
     }
 
     /// Copies `length` bytes; past the end it copies zeros and reports truncation.
     open func readBytes(_ destination: UnsafeMutableRawPointer, length: Int) {
-        guard failure == nil, take(length, "bytes") else {
-            destination.initializeMemory(as: UInt8.self, repeating: 0, count: length)
-            return
+        let copied = read(false) { (reader) throws(CodecError) in
+            let span = try reader.readSpan(length)
+            if let source = span.baseAddress { destination.copyMemory(from: source, byteCount: length) }
+            return true
         }
-        bytes.withUnsafeBytes { raw in
-            destination.copyMemory(from: raw.baseAddress! + location - length, byteCount: length)
-        }
+        if !copied { destination.initializeMemory(as: UInt8.self, repeating: 0, count: length) }
     }
 
     open func readData(_ length: Int) -> Data {
-        guard failure == nil, take(length, "bytes") else { return Data() }
-        return Data(bytes[(location - length)..<location])
+        read(Data()) { (reader) throws(CodecError) in Data(try reader.readSpan(length)) }
     }
 
     /// Reads a size in any of its three forms.
     open func readSize() -> UInt32 {
-        let first = readByte()
-        switch first {
-        case 0..<254: return UInt32(first)
-        case 254: return UInt32(readInteger(UInt16.self))
-        default: return readInteger(UInt32.self)
-        }
+        read(0) { (reader) throws(CodecError) in UInt32(try reader.readSize()) }
     }
 
     /// Skips padding up to the next multiple of `alignment`, whatever it holds.
     open func readAlignment(_ alignment: UInt8) {
-        guard alignment > 1, failure == nil else { return }
-        let remainder = location % Int(alignment)
-        guard remainder != 0 else { return }
-        _ = take(Int(alignment) - remainder, "alignment padding")
+        guard alignment > 1 else { return }
+        read(()) { (reader) throws(CodecError) in try reader.readAlignment(Int(alignment)) }
     }
 
     /// Reads a size and that many bytes of UTF-8.
     open func readUTF8() -> String {
-        let start = location
-        let count = Int(readSize())
-        guard failure == nil else { return "" }
-        guard count <= bytes.count - location else {
-            fail(.sizeTooLarge, "string claims \(count) bytes but only \(bytes.count - location) are left", at: start)
-            return ""
-        }
-        let utf8 = bytes[location..<(location + count)]
-        guard let string = String(validating: utf8, as: UTF8.self) else {
-            fail(.invalidUTF8, "string is not valid UTF-8", at: location)
-            return ""
-        }
-        location += count
-        return string
+        read("") { (reader) throws(CodecError) in try reader.readString(at: reader.offset) }
     }
 
     /// Reads a type byte and the value it introduces.
     open func readValue() -> Any? {
         let type = readByte()
         guard failure == nil else { return nil }
-        if Self.isStandard(type) { return readValue(ofType: type) }
+        if type <= StandardEncoding.lastStandardType { return readValue(ofType: type) }
         // A custom value counts as a level of nesting, as its payload usually holds others.
         guard enter(at: location - 1) else { return nil }
         defer { depth -= 1 }
@@ -140,39 +112,42 @@ open class FlutterStandardReader: NSObject {
         readStandardValue(ofType: type)
     }
 
-    static func isStandard(_ type: UInt8) -> Bool { type <= 14 }
-
     /// Inside containers: standard types directly, any other through `readValue()`.
     private func readElement() -> Any? {
-        guard failure == nil else { return nil }
-        guard location < bytes.count else {
-            fail(.truncated, "truncated value: needs 1 byte, 0 left")
+        guard let type = read(nil, { (reader) throws(CodecError) -> UInt8? in try reader.readByte() }) else {
             return nil
         }
-        let type = bytes[location]
-        guard Self.isStandard(type) else { return readValue() }
-        location += 1
+        guard type <= StandardEncoding.lastStandardType else {
+            location -= 1
+            return readValue()
+        }
         return readStandardValue(ofType: type)
     }
 
+    /// The value of a standard type byte, as iOS code sees it; the bytes are read by
+    /// ChannelBridge's `StandardReader`, as Flutter's iOS reader reads them with its codec helper
+    /// rather than through the overridable methods above.
     private func readStandardValue(ofType type: UInt8) -> Any? {
         guard failure == nil else { return nil }
         let start = location - 1
         switch type {
-        case 0: return nil
-        case 1: return NSNumber(value: true)
-        case 2: return NSNumber(value: false)
-        case 3: return NSNumber(value: Int32(bitPattern: readInteger(UInt32.self)))
-        case 4: return NSNumber(value: Int64(bitPattern: readInteger(UInt64.self)))
-        case 5, 7: return readUTF8()
-        case 6:
-            readAlignment(8)
-            return NSNumber(value: Double(bitPattern: readInteger(UInt64.self)))
-        case 8, 9, 10, 11, 14:
-            return readTypedData(FlutterStandardDataType(field: type)!, at: start)
-        case 12:
-            let count = Int(readSize())
-            guard failure == nil, check(count, elementSize: 1, "list", at: start), enter(at: start) else { return nil }
+        case StandardEncoding.null: return nil
+        case StandardEncoding.true: return NSNumber(value: true)
+        case StandardEncoding.false: return NSNumber(value: false)
+        case StandardEncoding.int32:
+            return read(nil) { (reader) throws(CodecError) in NSNumber(value: try reader.readInt32()) }
+        case StandardEncoding.int64:
+            return read(nil) { (reader) throws(CodecError) in NSNumber(value: try reader.readInt64()) }
+        case StandardEncoding.largeInteger, StandardEncoding.string:
+            // A count past the bytes left is named at the size, as `readUTF8()` names it.
+            return read(nil) { (reader) throws(CodecError) in try reader.readString(at: reader.offset) }
+        case StandardEncoding.float64:
+            return read(nil) { (reader) throws(CodecError) in
+                try reader.readAlignment(8)
+                return NSNumber(value: try reader.readFloat64())
+            }
+        case StandardEncoding.list:
+            guard let count = readCount(minimumSize: 1, "list", at: start), enter(at: start) else { return nil }
             defer { depth -= 1 }
             var list: [Any?] = []
             list.reserveCapacity(count)
@@ -181,9 +156,8 @@ open class FlutterStandardReader: NSObject {
                 if failure != nil { return nil }
             }
             return list
-        case 13:
-            let count = Int(readSize())
-            guard failure == nil, check(count, elementSize: 2, "map", at: start), enter(at: start) else { return nil }
+        case StandardEncoding.map:
+            guard let count = readCount(minimumSize: 2, "map", at: start), enter(at: start) else { return nil }
             defer { depth -= 1 }
             var map: [AnyHashable: Any?] = [:]
             map.reserveCapacity(count)
@@ -201,62 +175,66 @@ open class FlutterStandardReader: NSObject {
             }
             return map
         default:
-            fail(.unknownType, "unknown type \(type)", at: start)
-            return nil
+            guard let dataType = FlutterStandardDataType(field: type), let list = StandardEncoding.typedList(type)
+            else {
+                fail(CodecError(.unknownType, "unknown type \(type)", offset: start))
+                return nil
+            }
+            return read(nil) { (reader) throws(CodecError) in
+                let count = try reader.readTypedListHeader(elementSize: list.elementSize, list.name, at: start)
+                return FlutterStandardTypedData(
+                    data: Data(try reader.readSpan(count * list.elementSize)), type: dataType)
+            }
         }
     }
 
-    private func readTypedData(_ type: FlutterStandardDataType, at start: Int) -> FlutterStandardTypedData? {
-        let count = Int(readSize())
-        let size = Int(type.elementSize)
-        guard failure == nil, check(count, elementSize: size, "typed list", at: start) else { return nil }
-        readAlignment(type.elementSize)
-        guard failure == nil, check(count, elementSize: size, "typed list", at: start) else { return nil }
-        return FlutterStandardTypedData(data: readData(count * size), type: type)
-    }
-
-    private func readInteger<T: FixedWidthInteger>(_: T.Type) -> T {
-        var value = T.zero
-        withUnsafeMutableBytes(of: &value) { readBytes($0.baseAddress!, length: $0.count) }
-        return T(littleEndian: value)
-    }
-
-    /// Moves past `count` bytes, or reports truncation.
-    private func take(_ count: Int, _ what: String) -> Bool {
-        guard count <= bytes.count - location else {
-            fail(.truncated, "truncated \(what): needs \(count) bytes, \(bytes.count - location) left")
-            return false
+    /// A list's or map's size, refused before anything is allocated for it when the bytes left
+    /// cannot hold that many elements of `minimumSize` bytes.
+    private func readCount(minimumSize: Int, _ what: String, at start: Int) -> Int? {
+        read(nil) { (reader) throws(CodecError) -> Int? in
+            let count = try reader.readSize()
+            try reader.checkCount(count, minimumSize: minimumSize, what, at: start)
+            return count
         }
-        location += count
-        return true
     }
 
-    /// Refuses a count before anything is allocated for it.
-    private func check(_ count: Int, elementSize: Int, _ what: String, at start: Int) -> Bool {
-        guard count > (bytes.count - location) / elementSize else { return true }
-        fail(
-            .sizeTooLarge, "\(what) claims \(count) elements but only \(bytes.count - location) bytes are left",
-            at: start)
-        return false
+    /// Runs `body` with a ChannelBridge `StandardReader` at this reader's location, which moves
+    /// on with it. After a failure, or when `body` fails (recorded), gives `fallback`.
+    private func read<T>(_ fallback: T, _ body: (inout StandardReader) throws(CodecError) -> T) -> T {
+        guard failure == nil else { return fallback }
+        let outcome: Result<T, CodecError> = bytes.withUnsafeBytes { raw in
+            var reader = StandardReader(raw, at: location)
+            defer { location = reader.offset }
+            return Result { () throws(CodecError) -> T in try body(&reader) }
+        }
+        switch outcome {
+        case .success(let value):
+            return value
+        case .failure(let error):
+            fail(error)
+            return fallback
+        }
     }
 
     private func enter(at start: Int) -> Bool {
         depth += 1
         if let keyBaseDepth, depth - keyBaseDepth > Self.maximumKeyDepth {
             depth -= 1
-            fail(.nestingTooDeep, "a map key nests deeper than \(Self.maximumKeyDepth) levels", at: start)
+            fail(
+                CodecError(.nestingTooDeep, "a map key nests deeper than \(Self.maximumKeyDepth) levels", offset: start)
+            )
             return false
         }
         guard depth > Self.maximumDepth else { return true }
         depth -= 1
-        fail(.nestingTooDeep, "values nest deeper than \(Self.maximumDepth) levels", at: start)
+        fail(CodecError(.nestingTooDeep, "values nest deeper than \(Self.maximumDepth) levels", offset: start))
         return false
     }
 
     /// Records the first problem; every later read returns zero or `nil`.
-    func fail(_ code: CodecError.Code, _ message: String, at offset: Int? = nil) {
+    private func fail(_ error: CodecError) {
         guard failure == nil else { return }
-        failure = CodecError(code, message, offset: offset ?? location)
+        failure = error
         location = bytes.count
     }
 }

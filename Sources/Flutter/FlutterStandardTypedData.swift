@@ -1,3 +1,4 @@
+import ChannelBridgeCodec
 public import Foundation
 
 /// The element type of a `FlutterStandardTypedData`.
@@ -10,31 +11,27 @@ public enum FlutterStandardDataType: Int, Sendable {
 
     /// Bytes per element.
     public var elementSize: UInt8 {
-        switch self {
-        case .uInt8: 1
-        case .int32, .float32: 4
-        case .int64, .float64: 8
-        }
+        UInt8(StandardEncoding.typedList(field)!.elementSize)
     }
 
-    /// The Standard codec's type byte (8, 9, 10, 14, 11).
+    /// The Standard codec's type byte.
     var field: UInt8 {
         switch self {
-        case .uInt8: 8
-        case .int32: 9
-        case .int64: 10
-        case .float64: 11
-        case .float32: 14
+        case .uInt8: StandardEncoding.uint8List
+        case .int32: StandardEncoding.int32List
+        case .int64: StandardEncoding.int64List
+        case .float64: StandardEncoding.float64List
+        case .float32: StandardEncoding.float32List
         }
     }
 
     init?(field: UInt8) {
         switch field {
-        case 8: self = .uInt8
-        case 9: self = .int32
-        case 10: self = .int64
-        case 11: self = .float64
-        case 14: self = .float32
+        case StandardEncoding.uint8List: self = .uInt8
+        case StandardEncoding.int32List: self = .int32
+        case StandardEncoding.int64List: self = .int64
+        case StandardEncoding.float64List: self = .float64
+        case StandardEncoding.float32List: self = .float32
         default: return nil
         }
     }

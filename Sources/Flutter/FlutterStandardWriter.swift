@@ -55,23 +55,16 @@ open class FlutterStandardWriter: NSObject {
     /// Writes a size in the shortest of its forms: one byte below 254, else 254 and two bytes up
     /// to 0xFFFF, else 255 and four bytes.
     open func writeSize(_ size: UInt32) {
-        if size < 254 {
-            writeByte(UInt8(size))
-        } else if size <= 0xFFFF {
-            writeByte(254)
-            appendLittleEndian(UInt16(size))
-        } else {
-            writeByte(255)
-            appendLittleEndian(size)
+        withUnsafeTemporaryAllocation(byteCount: 5, alignment: 1) { buffer in
+            let length = StandardEncoding.storeSize(Int(size), at: buffer.baseAddress!)
+            writeBytes(buffer.baseAddress!, length: length)
         }
     }
 
     /// Pads with zero bytes until the data's length is a multiple of `alignment`.
     open func writeAlignment(_ alignment: UInt8) {
         guard alignment > 1 else { return }
-        let remainder = data.length % Int(alignment)
-        guard remainder != 0 else { return }
-        for _ in 0..<(Int(alignment) - remainder) { writeByte(0) }
+        for _ in 0..<StandardEncoding.padding(at: data.length, alignment: Int(alignment)) { writeByte(0) }
     }
 
     /// Writes the UTF-8 byte count as a size, then the bytes.
@@ -107,32 +100,32 @@ open class FlutterStandardWriter: NSObject {
     private func write(_ kind: FlutterValues.Kind, _ value: Any) {
         switch kind {
         case .null:
-            writeByte(0)
+            writeByte(StandardEncoding.null)
         case .bool(let flag):
-            writeByte(flag ? 1 : 2)
+            writeByte(flag ? StandardEncoding.true : StandardEncoding.false)
         case .int32(let number):
-            writeByte(3)
+            writeByte(StandardEncoding.int32)
             appendLittleEndian(number)
         case .int64(let number):
-            writeByte(4)
+            writeByte(StandardEncoding.int64)
             appendLittleEndian(number)
         case .float64(let number):
-            writeByte(6)
+            writeByte(StandardEncoding.float64)
             writeAlignment(8)
             appendLittleEndian(number.bitPattern)
         case .string(let string):
-            writeByte(7)
+            writeByte(StandardEncoding.string)
             writeUTF8(string)
         case .typedData(let typed):
             writeTypedData(typed)
         case .bytes(let bytes):
             writeTypedData(FlutterStandardTypedData(bytes: bytes))
         case .list(let elements):
-            writeByte(12)
+            writeByte(StandardEncoding.list)
             writeSize(UInt32(truncatingIfNeeded: elements.count))
             for element in elements { writeElement(element) }
         case .map(let entries):
-            writeByte(13)
+            writeByte(StandardEncoding.map)
             writeSize(UInt32(truncatingIfNeeded: entries.count))
             for (key, entry) in entries {
                 writeElement(key.base)
