@@ -1,4 +1,4 @@
-import Foundation
+import ChannelBridgeCodec
 
 /// Runs one measurement of `channelbridge-raw-bench` (the C baselines, a separate executable of
 /// this package) and returns the figures of the JSON object it prints.
@@ -19,10 +19,14 @@ enum RawBaseline {
         child.closeInput()
         let output = try await child.finish()
         BenchWatchdog.tick()
-        guard let object = try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] else {
+        guard case .object(let members)? = try? JSONValue.parse(output) else {
             throw BenchError("\(product) \(arguments.joined(separator: " ")) printed no JSON object: \(output)")
         }
-        return object.compactMapValues { ($0 as? NSNumber)?.doubleValue }
+        var figures: [String: Double] = [:]
+        for member in members {
+            if case .number(let text) = member.value, let value = Double(text) { figures[member.key] = value }
+        }
+        return figures
     }
 
     /// One figure of a run; throws if the C program did not report it.
