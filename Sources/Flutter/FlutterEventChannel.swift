@@ -99,7 +99,7 @@ final class EventStream {
     let messenger: any FlutterBinaryMessenger
     let codec: any FlutterMethodCodec
     let handler: any FlutterStreamHandler
-    private var current: EventSinkCore?
+    private var current: EventStreamSink?
 
     init(
         channel: String, messenger: any FlutterBinaryMessenger, codec: any FlutterMethodCodec,
@@ -137,7 +137,7 @@ final class EventStream {
                     )
                 }
             }
-            let sink = EventSinkCore(channel: channel, messenger: messenger, codec: codec)
+            let sink = EventStreamSink(channel: channel, messenger: messenger, codec: codec)
             current = sink
             if let error = handler.onListen(withArguments: call.arguments, eventSink: sink.callable) {
                 sink.deactivate()
@@ -176,9 +176,12 @@ final class EventStream {
     }
 }
 
-/// One stream's sink: sends while its stream is active.
+/// One stream's sink: sends while its stream is active. Not ChannelBridge's `EventSinkCore`, which
+/// holds events until the `listen` reply is out and bounds what waits on a full connection: this
+/// sink keeps iOS's order (events sent in `onListen` go out before the reply) and sends through
+/// any `FlutterBinaryMessenger`, whose own `send` decides what a full connection does.
 // @unchecked: `let`s only; whether the stream is active is a LockedValue.
-final class EventSinkCore: @unchecked Sendable {
+final class EventStreamSink: @unchecked Sendable {
     // @unchecked: `active` is behind a lock; the rest is immutable, and the messenger and codec are
     // used from any thread as on iOS (sinks may be called from any thread there too).
     let channel: String
