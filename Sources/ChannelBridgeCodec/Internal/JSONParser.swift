@@ -1,11 +1,18 @@
 /// A strict JSON parser over untrusted bytes (RFC 8259): invalid UTF-8, unescaped
 /// control characters, bad numbers, trailing text and nesting past the limit are all errors that
 /// name the byte offset.
-struct JSONParser {
+///
+/// `parseDocument()` reads a whole text. A reader that walks a large document itself (the store's
+/// `DocumentScanner`, member by member, without a tree of the whole file) moves through it with
+/// `skipWhitespace()`, `peek`, `take(_:)`, `parseString()` and `parseValue()`, so that every byte
+/// is read by this parser's rules and every error names its offset in the whole text.
+package struct JSONParser {
     private let bytes: UnsafeRawBufferPointer
-    private var offset = 0
+    /// The next byte to read.
+    package private(set) var offset = 0
     private var depth = 0
-    private let maxDepth: Int
+    /// How deep the values `parseValue()` reads may nest, counted from where it starts.
+    package var maxDepth: Int
     /// Refuse numbers beyond the float64 range (`1e400`) here, where their offset is known: the
     /// JSON codecs cannot decode them, and their errors name the byte.
     private let finiteNumbersOnly: Bool
@@ -16,7 +23,9 @@ struct JSONParser {
     /// JSON, is 2 bytes an element on the wire and 24 in memory.
     private var allowance: Int
 
-    init(_ bytes: UnsafeRawBufferPointer, maxDepth: Int, finiteNumbersOnly: Bool = false, boundsMemory: Bool = false) {
+    package init(
+        _ bytes: UnsafeRawBufferPointer, maxDepth: Int, finiteNumbersOnly: Bool = false, boundsMemory: Bool = false
+    ) {
         self.bytes = bytes
         self.maxDepth = maxDepth
         self.finiteNumbersOnly = finiteNumbersOnly
@@ -38,7 +47,8 @@ struct JSONParser {
                 + "\(StandardMessageCodec.allowanceSlack))", offset: offset)
     }
 
-    mutating func parseDocument() throws(CodecError) -> JSONValue {
+    /// One whole JSON text from the offset: the value, white space around it, then the end.
+    package mutating func parseDocument() throws(CodecError) -> JSONValue {
         skipWhitespace()
         let value = try parseValue()
         skipWhitespace()
@@ -46,13 +56,22 @@ struct JSONParser {
         return value
     }
 
-    private func fail(_ message: String, at position: Int? = nil) -> CodecError {
+    /// An `invalidJSON` error at `position`, or at the next byte.
+    package func fail(_ message: String, at position: Int? = nil) -> CodecError {
         CodecError(.invalidJSON, message, offset: position ?? offset)
     }
 
-    private var peek: UInt8? { offset < bytes.count ? bytes[offset] : nil }
+    /// The next byte; `nil` at the end.
+    package var peek: UInt8? { offset < bytes.count ? bytes[offset] : nil }
 
-    private mutating func skipWhitespace() {
+    /// Moves past `byte` when it is next.
+    package mutating func take(_ byte: UInt8) -> Bool {
+        guard peek == byte else { return false }
+        offset += 1
+        return true
+    }
+
+    package mutating func skipWhitespace() {
         while offset < bytes.count {
             switch bytes[offset] {
             case 0x20, 0x09, 0x0A, 0x0D: offset += 1
@@ -80,7 +99,7 @@ struct JSONParser {
 
     /// Reads one value. Containers are kept on an explicit stack rather than by recursion, so the
     /// thread's stack use does not grow with nesting: TVN allows 3,002 levels (typed-value-notation.md §6).
-    private mutating func parseValue() throws(CodecError) -> JSONValue {
+    package mutating func parseValue() throws(CodecError) -> JSONValue {
         var open: [OpenContainer] = []
         nextValue: while true {
             var value: JSONValue
@@ -195,20 +214,31 @@ struct JSONParser {
         while let d = peek, isDigit(d) { offset += 1 }
     }
 
-    private mutating func parseString() throws(CodecError) -> String {
+    /// The string whose opening quote is next.
+    package mutating func parseString() throws(CodecError) -> String {
         let start = offset
         offset += 1
         var utf8: [UInt8] = []
+        var escaped = false
         var runStart = offset
         while true {
             guard let byte = peek else { throw fail("unterminated string", at: start) }
             if byte == UInt8(ascii: "\"") {
-                utf8.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<offset]))
+                let run = UnsafeRawBufferPointer(rebasing: bytes[runStart..<offset])
                 offset += 1
+                // Without escapes the string is its bytes: validated where they lie, not copied first.
+                if !escaped {
+                    guard let string = String(validating: run.assumingMemoryBound(to: UInt8.self), as: UTF8.self) else {
+                        throw fail("string is not valid UTF-8", at: start)
+                    }
+                    return string
+                }
+                utf8.append(contentsOf: run)
                 break
             }
             if byte < 0x20 { throw fail("unescaped control character in string") }
             if byte == UInt8(ascii: "\\") {
+                escaped = true
                 utf8.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<offset]))
                 try parseEscape(into: &utf8)
                 runStart = offset

@@ -122,4 +122,28 @@ import Testing
         #expect(error.message.hasPrefix("preferences file '/p' is not valid JSON: "))
         #expect(error.message.hasSuffix("(at byte \(fault))"), "\(error.message)")
     }
+
+    /// The scanner reads the file with the codec's JSON parser: a file that is not JSON is named
+    /// in the words, and at the offset, that parsing the whole file names it.
+    @Test(arguments: [
+        (#"{"version":1x,"values":{}}"#, "expected ',' or '}' (at byte 12)"),
+        (#"{"version":1,"values":{"a":"b}}"#, "unterminated string (at byte 27)"),
+        (#"{"version":1,"values":{"a":[1,2}}"#, "expected ',' or ']' (at byte 31)"),
+        (#"{"version":1,"values":{"a":true"#, "expected ',' or '}' (at byte 31)"),
+        (#"{"version":1,"val"#, "unterminated string (at byte 13)"),
+        (#"{"version":1,"values":{"a" true}}"#, "expected ':' (at byte 27)"),
+        (#"{"version":1,"values":{"a":tru}}"#, "invalid literal (at byte 27)"),
+        (#"{"version":1,"values":{}} x"#, "unexpected text after the JSON value (at byte 26)"),
+        (#"{"version":1,"values":{"\u12":1}}"#, #"invalid \u escape (at byte 28)"#),
+        ("  [1,", "unexpected end of JSON (at byte 5)"),
+    ])
+    func aFileThatIsNotJSONIsNamedAsTheParserNamesIt(text: String, fault: String) throws {
+        let error = try #require(throws: StoreError.self) {
+            try DocumentScanner.document(from: Array(text.utf8), path: "/p")
+        }
+        #expect(error.code == .corruptFile)
+        #expect(error.message == "preferences file '/p' is not valid JSON: \(fault)")
+        let whole = try #require(throws: CodecError.self) { try JSONValue.parse(text) }
+        #expect(whole.description == fault)
+    }
 }
