@@ -54,11 +54,6 @@ public final class SocketListener: Sendable {
     }
 
     private struct State {
-        /// Whether the accepting thread was started (`startAccepting`).
-        var accepting = false
-        var closing = false
-        var closed = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
         var connections = 0
         var refusedForLimit = 0
     }
@@ -66,7 +61,7 @@ public final class SocketListener: Sendable {
     /// The socket path being served.
     public let path: String
     public let options: Options
-    private let socket: ListeningSocket
+    private let acceptor: Acceptor
     private let state = LockedValue(State())
 
     private let onConnection: @Sendable (SocketConnection) -> Void
@@ -92,7 +87,7 @@ public final class SocketListener: Sendable {
         self.path = path
         self.options = options
         self.onConnection = onConnection
-        socket = try ListeningSocket.open(path: path, backlog: options.backlog)
+        acceptor = try Acceptor(path: path, backlog: options.backlog)
     }
 
     /// Starts the accepting thread, once; does nothing after `close()`.
@@ -100,19 +95,8 @@ public final class SocketListener: Sendable {
     /// - Throws: `SocketError` `systemCall` when no thread can be started; the listener is closed
     ///   then (the socket file is gone).
     package func startAccepting() throws(SocketError) {
-        let start = state.withLock { state -> Bool in
-            guard !state.accepting, !state.closing else { return false }
-            state.accepting = true
-            return true
-        }
-        guard start else { return }
-        let started = options.startThread("cb accept") { [self] in acceptLoop(onConnection) }
-        if started != 0 {
-            state.withLock { $0.closing = true }
-            finishClosing()
-            throw SocketError(
-                .systemCall, "cannot start the accepting thread: \(Syscalls.errorText(started))",
-                path: path, errno: started)
+        try acceptor.start(threadName: "cb accept", startThread: options.startThread) { [self] fd in
+            serve(fd, onConnection)
         }
     }
 
@@ -125,59 +109,12 @@ public final class SocketListener: Sendable {
     /// Stops accepting and removes the socket file. Sessions already accepted go on until they
     /// are closed themselves.
     public func close() {
-        let (first, accepting) = state.withLock { state -> (Bool, Bool) in
-            defer { state.closing = true }
-            return (!state.closing, state.accepting)
-        }
-        guard first else { return }
-        // Shutting a listening socket down makes the blocked accept return; a listener that never
-        // accepted has no thread to do the rest.
-        if accepting { Syscalls.shutdown(socket.fd) } else { finishClosing() }
+        acceptor.close()
     }
 
     /// Resumes once the accepting thread has ended and the socket file is gone.
     public func waitUntilClosed() async {
-        await withCheckedContinuation { continuation in
-            let closed = state.withLock { state -> Bool in
-                if state.closed { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if closed { continuation.resume() }
-        }
-    }
-
-    private func acceptLoop(_ onConnection: @escaping @Sendable (SocketConnection) -> Void) {
-        while !state.withLock({ $0.closing }) {
-            let fd = Syscalls.accept(socket.fd)
-            if fd >= 0 {
-                serve(fd, onConnection)
-                continue
-            }
-            switch -fd {
-            case Errno.ECONNABORTED, Errno.EPROTO:
-                continue
-            case Errno.EMFILE, Errno.ENFILE, Errno.ENOBUFS, Errno.ENOMEM:
-                Syscalls.sleep(microseconds: 50_000)  // out of descriptors or memory: wait instead of spinning
-            default:
-                if state.withLock({ $0.closing }) { break }
-                Syscalls.sleep(microseconds: 10_000)
-            }
-        }
-        finishClosing()
-    }
-
-    /// Closes the descriptor, removes the socket file and wakes `waitUntilClosed`; runs once, on
-    /// the accepting thread as it ends, or in `close()` when it never started.
-    private func finishClosing() {
-        Syscalls.closeDescriptor(socket.fd)
-        socket.release(path: path)
-        let waiters = state.withLock { state in
-            state.closed = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
+        await acceptor.waitUntilClosed()
     }
 
     private func serve(_ fd: Int32, _ onConnection: @escaping @Sendable (SocketConnection) -> Void) {
