@@ -1,6 +1,6 @@
 import ChannelBridgeChannels
 import ChannelBridgeMessenger
-import ChannelBridgeSocket
+package import ChannelBridgeSocket
 
 /// The `rtt` scenario without its stopwatch, for `channelbridge-rtt-driver`, the program
 /// `Scripts/count-instructions` runs under `valgrind --tool=callgrind`. Both sides are
@@ -18,10 +18,7 @@ package enum RttDriver {
     /// Connects to a server at `path`, makes `count` `echo` calls one after another (each reply
     /// checked), and closes the connection.
     package static func call(path: String, count: Int) async throws {
-        let connection = try await SocketConnection.connect(
-            to: path, options: SocketConnection.Options(runsTasksOnReaderThread: true))
-        do {
-            _ = try await connection.messenger.waitForPeerHello()
+        try await withConnection(to: path) { connection in
             let channel = MethodChannel(name: BenchServer.methodChannel, messenger: connection.messenger)
             // One cancellation handler for all the calls (`withCallScope`), as `bench rtt` does.
             try await withTaskExecutorPreference(connection.executor) {
@@ -34,6 +31,20 @@ package enum RttDriver {
                     }
                 }
             }
+        }
+    }
+
+    /// Connects to `path` with the connection's reader thread running its tasks (as `bench rtt`
+    /// does), waits for the peer's HELLO, runs `body`, and closes the connection, whether `body`
+    /// returns or throws.
+    package static func withConnection(
+        to path: String, _ body: (SocketConnection) async throws -> Void
+    ) async throws {
+        let connection = try await SocketConnection.connect(
+            to: path, options: SocketConnection.Options(runsTasksOnReaderThread: true))
+        do {
+            _ = try await connection.messenger.waitForPeerHello()
+            try await body(connection)
         } catch {
             connection.close()
             await connection.waitUntilClosed()

@@ -42,10 +42,7 @@ enum PrefsDriver {
     /// Sets the key once, then makes `count` `getInt` calls on it one after another (each reply
     /// checked), and closes the connection.
     static func call(path: String, count: Int) async throws {
-        let connection = try await SocketConnection.connect(
-            to: path, options: SocketConnection.Options(runsTasksOnReaderThread: true))
-        do {
-            _ = try await connection.messenger.waitForPeerHello()
+        try await RttDriver.withConnection(to: path) { connection in
             let prefs = MethodChannel(name: channel, messenger: connection.messenger)
             let arguments: StandardValue = .map([.init("key", .string(key))])
             _ = try await prefs.invokeMethod(
@@ -60,12 +57,6 @@ enum PrefsDriver {
                     }
                 }
             }
-        } catch {
-            connection.close()
-            await connection.waitUntilClosed()
-            throw error
         }
-        connection.close()
-        await connection.waitUntilClosed()
     }
 }
