@@ -33,4 +33,25 @@ package enum Inotify {
     package static func readAvailable(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         Syscalls.read(fd, into: buffer)
     }
+
+    /// Calls `body` with each `struct inotify_event` of `bytes`, as a `read` gave them (wd, mask,
+    /// cookie, len, then `len` bytes of NUL-padded name): its watch descriptor, its mask and its
+    /// name without the padding, empty for an event on the watched directory itself or an
+    /// overflow.
+    package static func forEachEvent(
+        in bytes: ArraySlice<UInt8>,
+        _ body: (_ watch: Int32, _ mask: UInt32, _ name: Slice<UnsafeRawBufferPointer>) -> Void
+    ) {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset + 16 <= raw.count {
+                let watch = raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+                let mask = raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                let nameLength = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                let name = raw[(offset + 16)..<min(raw.count, offset + 16 + nameLength)].prefix { $0 != 0 }
+                offset += 16 + nameLength
+                body(watch, mask, name)
+            }
+        }
+    }
 }

@@ -134,25 +134,16 @@ final class DirectoryWatcher: Sendable {
         var overflowed = false
     }
 
-    /// Splits a read into `struct inotify_event`s: wd, mask, cookie, len, then `len` bytes of
-    /// NUL-padded name.
+    /// The watches a read's events changed, dropped or overflowed.
     private static func parse(_ bytes: ArraySlice<UInt8>) -> Events {
         var events = Events()
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset + 16 <= raw.count {
-                let watch = raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)
-                let mask = raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
-                let nameLength = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-                let nameBytes = raw[(offset + 16)..<min(raw.count, offset + 16 + nameLength)].prefix { $0 != 0 }
-                offset += 16 + nameLength
-                if mask & queueOverflow != 0 {
-                    events.overflowed = true
-                } else if mask & ignored != 0 {
-                    events.gone.append(watch)
-                } else if nameBytes.elementsEqual(watchedName.utf8), !events.changed.contains(watch) {
-                    events.changed.append(watch)
-                }
+        Inotify.forEachEvent(in: bytes) { watch, mask, name in
+            if mask & queueOverflow != 0 {
+                events.overflowed = true
+            } else if mask & ignored != 0 {
+                events.gone.append(watch)
+            } else if name.elementsEqual(watchedName.utf8), !events.changed.contains(watch) {
+                events.changed.append(watch)
             }
         }
         return events

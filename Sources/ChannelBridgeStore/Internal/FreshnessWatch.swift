@@ -127,31 +127,22 @@ final class FreshnessWatch: Sendable {
         }
     }
 
-    /// Goes through a read's `struct inotify_event`s (wd, mask, cookie, len, then `len` bytes of
-    /// NUL-padded name): whether any can have changed a watched `preferences.json`, and the
-    /// watches of directories moved away, to be removed. Forgets those and the watches the
+    /// Goes through a read's events: whether any can have changed a watched `preferences.json`,
+    /// and the watches of directories moved away, to be removed. Forgets those and the watches the
     /// kernel dropped (`IN_IGNORED`: the directory was deleted).
     private static func absorb(
         _ bytes: ArraySlice<UInt8>, users: inout [Int32: Int]
     ) -> (changed: Bool, dropped: [Int32]) {
         var changed = false
         var dropped: [Int32] = []
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset + 16 <= raw.count {
-                let watch = raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)
-                let mask = raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
-                let nameLength = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-                let name = raw[(offset + 16)..<min(raw.count, offset + 16 + nameLength)].prefix { $0 != 0 }
-                offset += 16 + nameLength
-                if mask & ignored != 0 {
-                    users[watch] = nil
-                } else if mask & (moveSelf | deleteSelf) != 0, users.removeValue(forKey: watch) != nil {
-                    dropped.append(watch)
-                }
-                // Events on the directory itself, and an overflow, have no name.
-                if name.isEmpty || name.elementsEqual(watchedName) { changed = true }
+        Inotify.forEachEvent(in: bytes) { watch, mask, name in
+            if mask & ignored != 0 {
+                users[watch] = nil
+            } else if mask & (moveSelf | deleteSelf) != 0, users.removeValue(forKey: watch) != nil {
+                dropped.append(watch)
             }
+            // Events on the directory itself, and an overflow, have no name.
+            if name.isEmpty || name.elementsEqual(watchedName) { changed = true }
         }
         return (changed, dropped)
     }
