@@ -39,7 +39,7 @@ extension MessengerConnection {
     /// From now on, answer every new request with REPLY status 2 carrying `reason` (a host that is
     /// ending does this before its GOODBYE `shuttingDown`). Handlers already running still reply.
     public func refuseNewRequests(reason: String) {
-        state.withLock { $0.lifecycle.refuseNewRequests(reason: reason) }
+        _ = state.withLock { $0.lifecycle.refuseNewRequests(reason: reason) }
     }
 
     /// Sends PING and waits for the matching PONG. Throws `connectionClosed` if the session ends

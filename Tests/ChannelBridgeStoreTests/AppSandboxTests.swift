@@ -109,7 +109,7 @@ import Testing
     @Test func aBlockingWriteThatFailsSaysWhy() async throws {
         try await TestDirectory.withPath { dataDirectory in
             // A file where the group's directory would be: the write cannot make its directory.
-            FileManager.default.createFile(atPath: dataDirectory + "/app-groups", contents: Data())
+            _ = FileManager.default.createFile(atPath: dataDirectory + "/app-groups", contents: Data())
             let prefs = try AppGroupStore(dataDirectory: dataDirectory).group(Self.group)
             let outcome = await onThread {
                 Result { () throws(StoreError) in try prefs.blockingSet(.int32(1), forKey: "k") }

@@ -22,6 +22,7 @@ extension GroupEngine {
 
     /// `perform` for a synchronous caller: waits on the calling thread, which must not be a thread
     /// of the concurrency pool (see `WriteRequest.blockingResult`).
+    @discardableResult
     func performBlocking<T: Sendable>(
         _ description: String,
         _ change: @escaping @Sendable (inout DocumentEdit) -> T
