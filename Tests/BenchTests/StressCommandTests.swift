@@ -32,6 +32,7 @@ import Testing
             "new_client_while_full_refused", "dribblers_cut_by_frame_timeout", "dribblers_finished_frame",
             "all_cut_after_s", "new_client_attempts", "new_client_served_after_s",
         ],
+        "pipelined-order": ["rounds", "calls", "takes", "stale_keys", "mismatched_replies"],
         "many-clients": ["clients", "calls", "wrong_replies", "failed_calls", "calls_per_s", "host_threads_after"],
     ]
 
@@ -65,6 +66,9 @@ import Testing
         #expect(count("dribble", "dribblers_cut_by_frame_timeout") == count("dribble", "served_with_hello"))
         #expect(count("dribble", "dribblers_finished_frame") == 0)
         #expect(count("many-clients", "wrong_replies") == 0)
+        #expect(count("pipelined-order", "rounds") == 10)
+        #expect(count("pipelined-order", "stale_keys") == 0)
+        #expect(count("pipelined-order", "mismatched_replies") == 0)
         #expect(count("many-clients", "failed_calls") == 0)
         #expect((count("vanish", "writes_landed") ?? .max) <= (count("vanish", "requests_pipelined") ?? 0))
     }
@@ -102,12 +106,29 @@ import Testing
         #expect(lines.contains { $0.contains("wrong_replies") && $0.contains(" 0 ") })
     }
 
+    /// One session's 200 rounds of calls with 4–16 in flight (a fixed seed, so a failure repeats):
+    /// every read and take answers as the sequential model says, and no key is stale.
+    @Test func pipelinedCallsOfOneSessionTakeEffectInTheOrderSent() async throws {
+        let outcome = try await BenchProcess.run(
+            "channelbridge", ["stress", "pipelined-order", "--scale", "0.2", "--seed", "20261205", "--json"])
+        #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: [String: Any]])
+        let figures = try #require(object["pipelined-order"])
+        func count(_ name: String) -> Int? { (figures[name] as? NSNumber)?.intValue }
+        #expect(count("rounds") == 200)
+        #expect((count("calls") ?? 0) >= 800)
+        #expect((count("takes") ?? 0) > 0)
+        #expect(count("stale_keys") == 0)
+        #expect(count("mismatched_replies") == 0)
+    }
+
     @Test func unknownScenarioIsAUsageError() async throws {
         let outcome = try await BenchProcess.run("channelbridge", ["stress", "nope"])
         #expect(outcome.status == 64)
         #expect(
             outcome.stderr.hasPrefix(
-                "channelbridge stress: unknown scenario 'nope'; known: unread-replies, unread-events, vanish, idle-connections, dribble, many-clients, large-requests, soak, listeners-cancel, listeners-drop"
+                "channelbridge stress: unknown scenario 'nope'; known: unread-replies, unread-events, vanish, idle-connections, dribble, pipelined-order, many-clients, large-requests, soak, listeners-cancel, listeners-drop"
             ))
     }
 

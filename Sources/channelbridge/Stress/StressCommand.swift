@@ -39,6 +39,12 @@ enum StressCommand: CLICommand {
                 + "              byte every 100 ms: refused, cut by a 1 s --frame-timeout,\n"
                 + "              time until a new client is served", run: DribbleScenario.run),
         Scenario(
+            name: "pipelined-order",
+            summary: "one session, 1,000 rounds of calls with 4-16 in flight (sets,\n"
+                + "              removes, appends, takes, removeAll, reads between): every\n"
+                + "              read and take as a sequential model says, no stale key",
+            run: { try await PipelinedOrderScenario.run(settings: $0, report: $1) }),
+        Scenario(
             name: "many-clients", summary: "100 clients × 1,000 echo calls, every reply checked",
             run: ManyClientsScenario.run),
         Scenario(
@@ -73,7 +79,7 @@ enum StressCommand: CLICommand {
     static let timedScenarios: Set<String> = ["soak", "listeners-cancel", "listeners-drop"]
 
     static let help = """
-        usage: channelbridge stress [scenario ...] [--scale F] [--seconds N] [--json]
+        usage: channelbridge stress [scenario ...] [--scale F] [--seconds N] [--seed N] [--json]
 
         Runs each scenario against a fresh extension-host child process (built beside channelbridge)
         and prints its figures. The host keeps its default limits (Protocol/wire-protocol.md §4.10).
@@ -90,6 +96,8 @@ enum StressCommand: CLICommand {
                       their least-squares slopes per minute after the first minute (the first sixth
                       of a run under 360 s); descriptors or threads growing fails a run of 60 s or
                       more, memory growing 0.1 MB/min or more fails a run of 600 s or more
+          --seed N    the seed of pipelined-order's calls (default: a random one, printed when it
+                      fails)
           --json      print {"<scenario>": {"<figure>": value, ...}, ...} at the end (also when a
                       scenario fails)
 
@@ -100,7 +108,7 @@ enum StressCommand: CLICommand {
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try Arguments(arguments, valued: ["scale", "seconds"], flags: ["json"])
+        let args = try Arguments(arguments, valued: ["scale", "seconds", "seed"], flags: ["json"])
         if args.wantsHelp {
             Output.line(help)
             return ExitCode.success
@@ -126,6 +134,10 @@ enum StressCommand: CLICommand {
             }
             settings.soakSeconds = value
         }
+        if let seed = args.value("seed") {
+            guard let value = UInt64(seed) else { throw UsageError("--seed takes a whole number") }
+            settings.seed = value
+        }
         let json = args.flag("json")
         let report = StressReport(printsLines: !json)
         do {
@@ -148,6 +160,7 @@ struct StressSettings: Sendable {
     var scale: Double
     /// How long `soak` and `listeners-*` run.
     var soakSeconds: Double = 60
+    var seed: UInt64?
 
     func seconds(_ base: Double) -> Double { max(0.2, base * scale) }
 
