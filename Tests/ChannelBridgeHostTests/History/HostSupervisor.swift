@@ -3,6 +3,7 @@ import ChannelBridgeMessenger
 import ChannelBridgePlatform
 import ChannelBridgeSocket
 import ChannelBridgeTestSupport
+import Foundation
 import Glibc
 
 /// The host of a history run: started, SIGKILLed and started again on the same socket and data
@@ -20,17 +21,21 @@ final class HostSupervisor: Sendable {
 
     let directory: TestDirectory
     let arguments: [String]
+    /// The host executable: the package's `extension-host`, or `CHANNELBRIDGE_HISTORY_HOST` (an
+    /// absolute path, e.g. a release build's) when set.
+    let product: String
     private let state = LockedValue(State())
 
     init(_ directory: TestDirectory, arguments: [String]) {
         self.directory = directory
         self.arguments = arguments
+        self.product = ProcessInfo.processInfo.environment["CHANNELBRIDGE_HISTORY_HOST"] ?? "extension-host"
     }
 
     var kills: Int { state.withLock { $0.kills } }
 
     func start() async throws {
-        let host = try await HostTesting.start(directory, arguments)
+        let host = try await HostTesting.start(directory, arguments, product: product)
         let ready = state.withLock { state -> [CheckedContinuation<Int, Never>] in
             state.host = host
             state.generation += 1

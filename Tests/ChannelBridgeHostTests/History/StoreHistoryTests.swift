@@ -6,7 +6,8 @@ import Testing
 /// checked against the store's model (`StoreHistoryChecker`). The suite runs a short seeded
 /// history; `CHANNELBRIDGE_HISTORY_SECONDS=600` runs one by time instead, with a host kill every
 /// 15 s; `CHANNELBRIDGE_HISTORY_SEED`, `…_WORKERS` and `…_KILLS` set the seed, the number of
-/// workers and of kills. A failure prints its seed.
+/// workers and of kills, `CHANNELBRIDGE_HISTORY_HOST` the host executable (an absolute path, e.g.
+/// `.build/release/extension-host`). A failure prints its seed.
 @Suite struct StoreHistoryTests {
     static var seed: UInt64 {
         ProcessInfo.processInfo.environment["CHANNELBRIDGE_HISTORY_SEED"].flatMap(UInt64.init) ?? 20_261_204

@@ -16,8 +16,11 @@ enum HostTesting {
 
     /// Starts a host on `directory`'s socket and data directory with `arguments` added, and waits
     /// for its ready line, which must name the socket.
-    static func start(_ directory: TestDirectory, _ arguments: [String] = []) async throws -> HostProcess {
-        let host = try HostProcess(["--socket", directory.socket, "--data-dir", directory.data] + arguments)
+    static func start(
+        _ directory: TestDirectory, _ arguments: [String] = [], product: String = "extension-host"
+    ) async throws -> HostProcess {
+        let host = try HostProcess(
+            ["--socket", directory.socket, "--data-dir", directory.data] + arguments, product: product)
         let ready = try await host.readyLine()
         #expect(ready == "ready \(directory.socket)")
         return host

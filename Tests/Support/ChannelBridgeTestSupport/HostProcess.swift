@@ -35,7 +35,8 @@ public final class HostProcess: Sendable {
     private let process: Process
     private let state = LockedValue(State())
 
-    /// Starts `extension-host` (or another host executable built by the package) with `arguments`.
+    /// Starts `extension-host` (or another host executable built by the package, or the executable
+    /// at `product` when it is an absolute path) with `arguments`.
     /// Its standard input is `input` (a `CloseOnExecPipe`'s reading end, which the caller closes
     /// once this returns), else empty. It runs in `currentDirectory` when given.
     public init(
@@ -44,7 +45,7 @@ public final class HostProcess: Sendable {
     ) throws {
         self.arguments = arguments
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: ProcessRunner.path(of: product))
+        process.executableURL = URL(fileURLWithPath: product.hasPrefix("/") ? product : ProcessRunner.path(of: product))
         process.arguments = arguments
         if let environment { process.environment = environment }
         if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
