@@ -55,6 +55,7 @@ public final class AppSandbox: Sendable {
             maximumFileSize: groups.maximumFileSize)
     }
 
+    package var libraryDirectory: String { home + "/Library" }
     package var preferencesDirectory: String { home + "/Library/Preferences" }
     package var cachesDirectory: String { home + "/Library/Caches" }
     package var applicationSupportDirectory: String { home + "/Library/Application Support" }

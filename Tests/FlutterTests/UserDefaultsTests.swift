@@ -171,6 +171,25 @@ import Testing
         #expect(other == nil)
     }
 
+    /// The library directory is the app's own `Library`, which Linux Foundation does not answer at
+    /// all; the other directories are Foundation's answers, which the host points at the sandbox.
+    @Test func theLibraryDirectoryIsTheSandboxsOwn() async throws {
+        let (library, caches, foundationCaches, dataDirectory) = try await withSandbox { _, dataDirectory in
+            (
+                NSSearchPathForDirectoriesInDomains(.libraryDirectory, .userDomainMask, true),
+                NSSearchPathForDirectoriesInDomains(.cachesDirectory, .userDomainMask, true),
+                Foundation.NSSearchPathForDirectoriesInDomains(.cachesDirectory, .userDomainMask, true),
+                dataDirectory
+            )
+        }
+        #expect(library == [dataDirectory + "/apps/\(Self.bundleIdentifier)/Library"])
+        #expect(caches == foundationCaches)
+        AppSandbox.install(nil)
+        #expect(
+            NSSearchPathForDirectoriesInDomains(.libraryDirectory, .userDomainMask, true)
+                == Foundation.NSSearchPathForDirectoriesInDomains(.libraryDirectory, .userDomainMask, true))
+    }
+
     @Test func withoutASandboxItIsFoundationsOwn() async throws {
         AppSandbox.install(nil)
         let (container, value) = await onThread { () -> (URL?, String?) in
