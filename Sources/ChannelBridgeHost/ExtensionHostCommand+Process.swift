@@ -49,13 +49,18 @@ extension ExtensionHostCommand {
     }
 
     /// Makes `host`'s app sandbox the process's: its directories created, the environment
-    /// variables Foundation reads for them set, and `AppSandbox.current` installed.
-    static func installSandbox(of host: ExtensionHost) throws(HostError) {
+    /// variables Foundation reads for them set, and `AppSandbox.current` installed. It is named by
+    /// `--bundle-identifier`, else by the `CFBundleIdentifier` of the `Info.plist` beside the
+    /// executable (`Bundle.main`'s on Linux, as an iOS app's comes from its bundle), else the
+    /// default; a `--bundle-identifier` that differs from that `Info.plist`'s is warned about.
+    static func installSandbox(of host: ExtensionHost, output: HostOutput) throws(HostError) {
+        let (bundleIdentifier, warning) = sandboxName(host.options, main: MainBundleInfo.besideExecutable())
+        if let warning { output.standardError("extension-host: warning: " + warning) }
         let sandbox: AppSandbox
         let environment: [(name: String, value: String)]
         do {
             sandbox = try AppSandbox(
-                bundleIdentifier: host.options.bundleIdentifier, entitledAppGroups: host.options.appGroups,
+                bundleIdentifier: bundleIdentifier, entitledAppGroups: host.options.appGroups,
                 groups: host.store)
             environment = try sandbox.prepareDirectories()
         } catch {
@@ -63,5 +68,19 @@ extension ExtensionHostCommand {
         }
         for variable in environment { Syscalls.setEnvironment(variable.name, variable.value) }
         AppSandbox.install(sandbox)
+    }
+
+    /// The sandbox's bundle identifier: `--bundle-identifier` when given, else `main`'s (the
+    /// `Info.plist` beside the executable), else the default; and a warning when the option and
+    /// the `Info.plist` disagree.
+    package static func sandboxName(_ options: HostOptions, main: MainBundleInfo?) -> (String, warning: String?) {
+        guard let main else { return (options.bundleIdentifier, nil) }
+        guard options.bundleIdentifierGiven else { return (main.identifier, nil) }
+        guard main.identifier != options.bundleIdentifier else { return (main.identifier, nil) }
+        return (
+            options.bundleIdentifier,
+            "--bundle-identifier \(options.bundleIdentifier) differs from the CFBundleIdentifier "
+                + "\(main.identifier) of \(main.path), which Bundle.main.bundleIdentifier answers"
+        )
     }
 }

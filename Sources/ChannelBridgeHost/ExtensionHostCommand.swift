@@ -51,7 +51,7 @@ public enum ExtensionHostCommand {
         }
         if installsSandbox {
             do {
-                try installSandbox(of: host)
+                try installSandbox(of: host, output: output)
             } catch {
                 output.standardError("extension-host: \(error.message)")
                 return error.exitStatus

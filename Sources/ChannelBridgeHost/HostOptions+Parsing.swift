@@ -83,6 +83,7 @@ extension HostOptions {
                 if !appGroups.contains(where: { CodeUnitString.equal($0, group) }) { appGroups.append(group) }
             case "--bundle-identifier":
                 options.bundleIdentifier = try value()
+                options.bundleIdentifierGiven = true
                 do {
                     try AppGroupStore.validate(directoryName: options.bundleIdentifier, what: "bundle identifier")
                 } catch {
@@ -222,9 +223,10 @@ extension HostOptions {
                                    (default $XDG_DATA_HOME/channelbridge, else ~/.local/share/channelbridge)
           --app-group ID           an app group this extension is entitled to; repeatable
                                    (default group.local); the first one gets --file copies and --share-key
-          --bundle-identifier ID   the extension's bundle identifier (default local.extension): what
-                                   Foundation code in a Flutter-style host sees as Bundle.main's, and
-                                   the name of its sandbox under DIR/apps/ (Protocol/flutter-embedder.md §8)
+          --bundle-identifier ID   the extension's bundle identifier: the name of a Flutter-style host's
+                                   sandbox under DIR/apps/ and of its standard suite (default: the
+                                   CFBundleIdentifier of an Info.plist beside the executable, which is
+                                   Bundle.main's, else local.extension; Protocol/flutter-embedder.md §8)
           --channel NAME           the extension channel (default channelbridge/extension)
           --title S                the input item's title
           --content-text S         the input item's content text

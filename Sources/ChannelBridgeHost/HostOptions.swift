@@ -32,8 +32,11 @@ public struct HostOptions: Sendable, Equatable {
     package var appGroups: [String]
     /// The extension's bundle identifier (`--bundle-identifier`): the name of the app's sandbox for
     /// Foundation code in a Flutter-style host and of its standard suite (`AppSandbox`).
-    /// `Bundle.main.bundleIdentifier` comes from an `Info.plist` beside the executable instead.
+    /// `Bundle.main.bundleIdentifier` comes from an `Info.plist` beside the executable instead;
+    /// when there is one and the option is not given, its `CFBundleIdentifier` is taken.
     package var bundleIdentifier = HostOptions.defaultBundleIdentifier
+    /// Whether `--bundle-identifier` was given.
+    package var bundleIdentifierGiven = false
     /// The extension channel's name (`--channel`).
     package var channel: String
     /// `--text`, `--url` and `--file`, in the order given.
