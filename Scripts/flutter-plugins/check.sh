@@ -19,8 +19,8 @@
 #     `ExtensionHostCommand.main(plugins:)` inside `FlutterRunLoop.runMain`) and `plugins-check`
 #     (the Dart halves' messages, written with ChannelBridge's codec);
 #  3. puts an Info.plist with CFBundleIdentifier beside the executables (Linux Foundation reads
-#     `Bundle.main.bundleIdentifier` only from there) and starts the host with that
-#     --bundle-identifier and one entitled --app-group, on a fresh data directory;
+#     `Bundle.main.bundleIdentifier` only from there, and the host names its sandbox by it) and
+#     starts the host with one entitled --app-group, on a fresh data directory;
 #  4. runs `plugins-check first` (path_provider's directories and container; UserDefaultsApi's
 #     set, getValue, getAll, getKeys, remove and clear on the standard suite and the group's;
 #     LegacyUserDefaultsApi's), reads a value the plugin set in the group with
@@ -131,8 +131,8 @@ stop_host() {
 trap stop_host EXIT
 start_host() {
   : > "$run/host.out"
-  "$bin/plugins-host" --socket "$socket" --data-dir "$data" --bundle-identifier "$bundle_identifier" \
-    --app-group "$group" > "$run/host.out" 2>> "$run/host.err" &
+  # No --bundle-identifier: the host names its sandbox by the Info.plist, as Bundle.main is named.
+  "$bin/plugins-host" --socket "$socket" --data-dir "$data" --app-group "$group" > "$run/host.out" 2>> "$run/host.err" &
   host_pid=$!
   local tries=0
   until grep -q '^ready' "$run/host.out"; do
