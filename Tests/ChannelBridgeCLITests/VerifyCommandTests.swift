@@ -89,6 +89,37 @@ import Testing
         }
     }
 
+    /// A host that answers one reply differently (a real host process, its input item's text
+    /// changed before it starts) fails verify with the diff naming channel, method and value.
+    @Test func aHostThatAnswersDifferentlyFailsWithTheDiff() async throws {
+        try await withHangGuard {
+            let directory = try TestDirectory()
+            defer { directory.remove() }
+            let host = ProcessRunner.path(of: "extension-host")
+            let changed = try directory.write(
+                "changed-host",
+                """
+                #!/usr/bin/env bash
+                # extension-host, with the text of the input items it is given changed.
+                args=("$@")
+                for ((i = 0; i < ${#args[@]}; i++)); do
+                  if [ "${args[$i]}" = --items ]; then sed -i 's/hello/hullo/g' "${args[$((i + 1))]}"; fi
+                done
+                exec '\(host)' "$@"
+
+                """)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: changed)
+            let outcome = try await ProcessRunner.runOnThread(
+                "channelbridge",
+                ["verify", "--transcript", Self.handWritten, "--host-binary", changed, "--event-timeout", "30"])
+            #expect(
+                outcome.stdout
+                    == #"mismatch: interaction 0 on channelbridge/extension, method getInputItems: reply.success[0].value("attachments")[0].value("text"): expected "hello", got "hullo""#
+                    + "\n")
+            #expect(outcome.status == 1)
+        }
+    }
+
     @Test func againstARunningHostTheProviderStatesAreNotSetUpAndVerifySaysSo() async throws {
         try await withHangGuard {
             // A host started without the items and preferences: getInputItems answers one empty item.
