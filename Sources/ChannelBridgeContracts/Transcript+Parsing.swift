@@ -128,7 +128,7 @@ extension Transcript {
     ) throws(TranscriptError) -> Interaction {
         let found = try field.members(allowed: [
             "channel", "from", "call", "reply", "listen", "events", "end", "cancel", "send",
-            "post", "hex", "replyHex",
+            "post", "hex", "replyHex", "given",
         ])
         guard let channelField = found["channel"] else { throw field.error("the member 'channel' is missing") }
         let name = try channelField.string()
@@ -202,9 +202,16 @@ extension Transcript {
             try refuse(["events", "end", "reply", "replyHex"])
             action = .post(message: try ValuePattern.parse(body))
         }
-        let interaction = Interaction(
+        var interaction = Interaction(
             index: index, channel: name, from: from, action: action,
             hex: try found["hex"]?.hex(), replyHex: try found["replyHex"]?.hex())
+        if let given = found["given"] {
+            let states = try parseGiven(given)
+            if states.inputItems != nil {
+                throw given.error("input items are the host's from its start: give them in the document's 'given'")
+            }
+            interaction.given = states.preferences
+        }
         try checkBytes(interaction, channel: channel, field: field)
         return interaction
     }

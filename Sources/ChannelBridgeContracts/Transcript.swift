@@ -53,6 +53,8 @@ public struct Transcript: Sendable {
         package var hex: [UInt8]?
         /// The exact payload of the REPLY, when the transcript gives it.
         package var replyHex: [UInt8]?
+        /// Preference values the host must hold before this interaction (§5), in order.
+        package var given: [ProviderStates.Preference] = []
 
         /// The method a call carries on the wire: the call's, `listen` or `cancel`; `nil` for messages.
         package var method: String? {
@@ -84,7 +86,8 @@ public struct Transcript: Sendable {
         }
     }
 
-    /// Provider states (§5): what the host must hold before the first interaction.
+    /// Provider states (§5): what the host must hold before the first interaction (and, for
+    /// preferences, before any one interaction: `Interaction.given`).
     package struct ProviderStates: Sendable, Hashable {
         package struct Preference: Sendable, Hashable {
             package var appGroup: String

@@ -16,13 +16,26 @@ package struct TranscriptVerifier: Sendable {
 
     /// One line per mismatch (`mismatch: interaction N on CHANNEL, method M: PATH: expected E, got
     /// G`) and per interaction not checked (`not checked: …`); empty when the host kept to it.
-    package func verify(on messenger: any BinaryMessenger) async -> [String] {
+    /// `setUp` writes an interaction's provider states (§5) before it is sent; without it they are
+    /// not set up (the caller says so).
+    package func verify(
+        on messenger: any BinaryMessenger,
+        setUp: (@Sendable ([Transcript.ProviderStates.Preference]) async throws -> Void)? = nil
+    ) async -> [String] {
         var lines: [String] = []
         var streams: [String: (interaction: Transcript.Interaction, inbox: EventInbox)] = [:]
         for interaction in transcript.interactions {
             guard let channel = transcript.channel(named: interaction.channel) else { continue }
             let label =
                 "interaction \(interaction.index) on \(interaction.channel), method \(interaction.method ?? "message")"
+            if !interaction.given.isEmpty, let setUp {
+                do {
+                    try await setUp(interaction.given)
+                } catch {
+                    lines.append("mismatch: \(label): its provider states could not be set up: \(error)")
+                    continue
+                }
+            }
             guard interaction.from == .client else {
                 lines.append(
                     "not checked: interaction \(interaction.index) on \(interaction.channel) is begun by the host; verify replays the client's side"

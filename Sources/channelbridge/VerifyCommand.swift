@@ -21,10 +21,11 @@ enum VerifyCommand: CLICommand {
           mismatch: interaction N on CHANNEL, method M: PATH: expected E, got G
         and exits 1 if there is any, else 0 ('verified: N interactions').
 
-        Provider states (the transcript's 'given': preferences and input items) are set up only
-        when verify starts the host itself (--start-host): in a scratch data directory, the
-        preferences written to its store and the items passed with --items, and the host stopped
-        and the directory removed afterwards. Against a running host (--socket) they are not set
+        Provider states (the transcript's 'given': preferences and input items, and an
+        interaction's own 'given' preferences) are set up only when verify starts the host itself
+        (--start-host): in a scratch data directory, the preferences written to its store (an
+        interaction's just before it is sent) and the items passed with --items, and the host
+        stopped and the directory removed afterwards. Against a running host (--socket) they are not set
         up: start that host with the items (extension-host --items FILE) and write the preferences
         (channelbridge prefs set --data-dir DIR ...) first; verify says so on stderr.
 
@@ -91,10 +92,13 @@ enum VerifyCommand: CLICommand {
             let socketArguments =
                 ["--socket", workspace.socket] + (args.value("timeout").map { ["--timeout", $0] } ?? [])
             let context = try ClientContext(try Arguments(socketArguments, valued: ClientContext.valuedOptions))
-            lines = try await replay(verifier, context)
+            let dataDirectory = workspace.dataDirectory
+            lines = try await replay(verifier, context) { preferences in
+                try await write(preferences, dataDirectory: dataDirectory)
+            }
         } else {
             let context = try ClientContext(args)
-            if !transcript.given.isEmpty {
+            if !transcript.given.isEmpty || transcript.interactions.contains(where: { !$0.given.isEmpty }) {
                 Output.error(
                     "channelbridge verify: note: the transcript's provider states (given) were not set up: "
                         + "the host at \(context.socketPath) was not started by verify (see --help)")
@@ -107,10 +111,13 @@ enum VerifyCommand: CLICommand {
         return mismatches == 0 ? ExitCode.success : ExitCode.failure
     }
 
-    private static func replay(_ verifier: TranscriptVerifier, _ context: ClientContext) async throws -> [String] {
+    private static func replay(
+        _ verifier: TranscriptVerifier, _ context: ClientContext,
+        setUp: (@Sendable ([Transcript.ProviderStates.Preference]) async throws -> Void)? = nil
+    ) async throws -> [String] {
         let client = try await context.connect()
         defer { client.close() }
-        return await verifier.verify(on: client.connection.messenger)
+        return await verifier.verify(on: client.connection.messenger, setUp: setUp)
     }
 
     /// §5: the items file and the preferences, in the scratch directory. A relative `file` of an
@@ -123,8 +130,16 @@ enum VerifyCommand: CLICommand {
             ).text
             try Data(text.utf8).write(to: URL(fileURLWithPath: workspace.directory + "/items.json"))
         }
-        let store = AppGroupStore(dataDirectory: workspace.dataDirectory)
-        for preference in given.preferences {
+        try await write(given.preferences, dataDirectory: workspace.dataDirectory)
+    }
+
+    /// Writes provider-state preferences, in order, to the store of `dataDirectory`: durable, and
+    /// so seen by every read of the host that starts afterwards (store.md).
+    private static func write(
+        _ preferences: [Transcript.ProviderStates.Preference], dataDirectory: String
+    ) async throws {
+        let store = AppGroupStore(dataDirectory: dataDirectory)
+        for preference in preferences {
             do {
                 try await store.group(preference.appGroup).set(preference.value, forKey: preference.key)
             } catch {

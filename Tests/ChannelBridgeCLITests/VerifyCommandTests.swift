@@ -89,6 +89,47 @@ import Testing
         }
     }
 
+    /// An interaction's own provider state is written just before it is sent: the counter reads
+    /// 3 (the document's state), then 7, then 3 again after the client's own write. Without it the
+    /// second read fails, naming the interaction.
+    @Test func anInteractionsProviderStateIsSetUpJustBeforeIt() async throws {
+        try await withHangGuard {
+            let directory = try TestDirectory()
+            defer { directory.remove() }
+            func transcript(withState: Bool) -> String {
+                let state =
+                    withState
+                    ? #", "given": {"preferences": [{"appGroup": "group.local", "key": "count", "value": {"int32": 7}}]}"#
+                    : ""
+                return """
+                    {"transcript": 1,
+                     "channels": {"shared_preference_app_group": {"kind": "method"}},
+                     "given": {"preferences": [{"appGroup": "group.local", "key": "count", "value": {"int32": 3}}]},
+                     "interactions": [
+                      {"channel": "shared_preference_app_group", "call": {"method": "setAppGroup", "args": {"map": [["appGroup", "group.local"]]}}, "reply": {"success": null}},
+                      {"channel": "shared_preference_app_group", "call": {"method": "getInt", "args": {"map": [["key", "count"]]}}, "reply": {"success": {"int32": 3}}},
+                      {"channel": "shared_preference_app_group", "call": {"method": "getInt", "args": {"map": [["key", "count"]]}}, "reply": {"success": {"int32": 7}}\(state)},
+                      {"channel": "shared_preference_app_group", "call": {"method": "setInt", "args": {"map": [["key", "count"], ["value", {"int32": 3}]]}}, "reply": {"success": null}},
+                      {"channel": "shared_preference_app_group", "call": {"method": "getInt", "args": {"map": [["key", "count"]]}}, "reply": {"success": {"int32": 3}}}
+                     ]}
+                    """
+            }
+            let with = try directory.write("with.json", transcript(withState: true))
+            let verified = try await ProcessRunner.runOnThread(
+                "channelbridge", ["verify", "--transcript", with, "--start-host"])
+            #expect(verified.stdout == "verified: 5 interactions\n")
+            #expect(verified.status == 0)
+            let without = try directory.write("without.json", transcript(withState: false))
+            let failed = try await ProcessRunner.runOnThread(
+                "channelbridge", ["verify", "--transcript", without, "--start-host"])
+            #expect(
+                failed.stdout
+                    == "mismatch: interaction 2 on shared_preference_app_group, method getInt: reply.success: expected {\"int32\":7}, got {\"int32\":3}\n"
+            )
+            #expect(failed.status == 1)
+        }
+    }
+
     /// A host that answers one reply differently (a real host process, its input item's text
     /// changed before it starts) fails verify with the diff naming channel, method and value.
     @Test func aHostThatAnswersDifferentlyFailsWithTheDiff() async throws {

@@ -77,6 +77,32 @@ private func document(
         #expect(transcript.interactions[3].replyHex == [0])
     }
 
+    /// An interaction's own provider states: preferences only, kept in order; input items there are
+    /// an error that says where they belong.
+    @Test func anInteractionsGivenHoldsPreferencesOnly() throws {
+        let transcript = try Transcript(
+            json: document(
+                #"{"channel": "c", "call": {"method": "a"}, "reply": {"success": null},"#
+                    + #" "given": {"preferences": [{"appGroup": "group.local", "key": "k", "value": {"int32": 7}},"#
+                    + #" {"appGroup": "group.local", "key": "s", "value": "x"}]}}"#))
+        #expect(
+            transcript.interactions[0].given == [
+                .init(appGroup: "group.local", key: "k", value: .int32(7)),
+                .init(appGroup: "group.local", key: "s", value: .string("x")),
+            ])
+        #expect(transcript.given.isEmpty)
+        #expect(
+            throws: TranscriptError(
+                location: "interactions[0].given",
+                "input items are the host's from its start: give them in the document's 'given'")
+        ) {
+            try Transcript(
+                json: document(
+                    #"{"channel": "c", "call": {"method": "a"}, "reply": {"success": null}, "given": {"inputItems": []}}"#
+                ))
+        }
+    }
+
     @Test func aJSONSyntaxErrorNamesItsLineAndColumn() {
         #expect(throws: TranscriptError(location: "line 3, column 11", "not JSON: unexpected character ','")) {
             try Transcript(json: "{\n \"transcript\": 1,\n \"about\": ,\n}")
@@ -112,7 +138,7 @@ private func document(
                 document(#"{"channel": "c", "call": {"method": "a"}, "replay": {"success": null}}"#),
                 TranscriptError(
                     location: "interactions[0]",
-                    "unknown member 'replay' (expected: call, cancel, channel, end, events, from, hex, listen, post, reply, replyHex, send)"
+                    "unknown member 'replay' (expected: call, cancel, channel, end, events, from, given, hex, listen, post, reply, replyHex, send)"
                 )
             ),
             (
