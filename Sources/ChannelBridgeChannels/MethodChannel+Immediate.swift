@@ -13,15 +13,28 @@ extension MethodChannel {
     /// it throws as `Handler` does. It must not block.
     package typealias ImmediateHandler = @Sendable (MethodCall) throws -> ImmediateResult
 
+    /// A handler that may answer a Standard-codec call from its arguments where they lie, before
+    /// they are decoded (a plugin reading one string argument); `nil` to have the call decoded
+    /// and given to the `ImmediateHandler` instead. It throws as `Handler` does, must answer
+    /// exactly as the `ImmediateHandler` would for the same call, and must not block.
+    package typealias EncodedImmediateHandler =
+        @Sendable (_ method: String, _ arguments: StandardEncodedArguments) throws -> ImmediateResult?
+
     /// Installs a handler that answers on the connection's reader thread when it can, with no task
     /// started for the call (a plugin's cached read), and in a task when it cannot. The
     /// replies are those `setMethodCallHandler` gives for the same results and errors.
-    package func setImmediateMethodCallHandler(_ handler: @escaping ImmediateHandler) {
+    ///
+    /// `encoded` is asked first where the call is read in place (the messenger is a connection
+    /// and the codec the Standard one), for a call to the same method as the call before it.
+    package func setImmediateMethodCallHandler(
+        _ handler: @escaping ImmediateHandler, encoded: EncodedImmediateHandler? = nil
+    ) {
         let (name, codec, segmenting, limit) = (self.name, self.codec, segmentingCodec, messenger.fastPath?.frameLimit)
         if let connection, isStandard {
             // Read and answered in place when the result is at hand (see `inPlaceHandler(immediate:)`).
             slot.install(
-                inPlace: Self.inPlaceHandler(immediate: handler, codec: standardCodec, channel: name, limit: limit),
+                inPlace: Self.inPlaceHandler(
+                    immediate: handler, encoded: encoded, codec: standardCodec, channel: name, limit: limit),
                 splitter: StandardMethodCodec.byteListStart(inCall:count:), mayAnswerLater: true,
                 on: connection, channel: name)
             return
@@ -42,7 +55,7 @@ extension MethodChannel {
                         return .later {
                             HandlerReply(
                                 try await Self.reply(
-                                    to: call, from: work, codec: codec, segmenting: segmenting,
+                                    method: call.method, from: work, codec: codec, segmenting: segmenting,
                                     channel: name, limit: limit))
                         }
                     }
@@ -51,7 +64,8 @@ extension MethodChannel {
                 }
                 return .now(
                     try Self.reply(
-                        to: outcome, of: call, codec: codec, segmenting: segmenting, channel: name, limit: limit))
+                        to: outcome, method: call.method, codec: codec, segmenting: segmenting, channel: name,
+                        limit: limit))
             }, on: messenger, channel: name)
     }
 }

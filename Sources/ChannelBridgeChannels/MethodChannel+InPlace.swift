@@ -25,46 +25,73 @@ extension MethodChannel {
             }
             var failure: (any Error)?
             guard let value = result(of: handler, for: call, failure: &failure) else {
-                return try answer(.failure(failure!), of: call, codec: codec, channel: channel, limit: limit)
+                return try answer(.failure(failure!), method: call.method, codec: codec, channel: channel, limit: limit)
             }
-            return try encode(value, of: call, into: &reply, codec: codec, channel: channel, limit: limit)
+            return try encode(value, method: call.method, into: &reply, codec: codec, channel: channel, limit: limit)
         }
     }
 
     /// An immediate handler with the Standard codec on a connection itself, run where the request
     /// was received as `inPlaceHandler(_:codec:channel:limit:)` runs a synchronous one: a result at
     /// hand is encoded into the connection's reply buffer; work that has to suspend is handed back
-    /// (`.later`) and answered as `setMethodCallHandler` answers it.
+    /// (`.later`) and answered as `setMethodCallHandler` answers it. A call to the method of the
+    /// call before it goes to `encoded` first, with its arguments undecoded; only when that
+    /// declines are they decoded, for `handler`.
     static func inPlaceHandler(
-        immediate handler: @escaping ImmediateHandler, codec: StandardMethodCodec,
-        channel: String, limit: FrameLimit?
+        immediate handler: @escaping ImmediateHandler, encoded: EncodedImmediateHandler?,
+        codec: StandardMethodCodec, channel: String, limit: FrameLimit?
     ) -> InPlaceMessageHandler {
         let recent = RecentMethodName()
         return { message, tail, reply in
+            if let encoded, tail == nil, let message,
+                let arguments = codec.recentCallArguments(in: message, recent: &recent.name)
+            {
+                let result: ImmediateResult?
+                do {
+                    result = try encoded(recent.name.name, arguments)
+                } catch {
+                    return try answer(
+                        .failure(error), method: recent.name.name, codec: codec, channel: channel, limit: limit)
+                }
+                if let result {
+                    return try answer(
+                        result, method: recent.name.name, into: &reply, codec: codec, channel: channel, limit: limit)
+                }
+            }
             var malformed: CodecError?
             guard let call = decodeCall(message, tail: tail, codec: codec, recent: &recent.name, failure: &malformed)
             else {
                 return .segments(
                     try MalformedCall(error: malformed!, codec: codec, channel: channel, message: message).reply())
             }
-            let value: StandardValue
+            let result: ImmediateResult
             do {
-                switch try handler(call) {
-                case .value(let result):
-                    value = result
-                case .later(let work):
-                    return .later(
-                        LaterWork {
-                            HandlerReply(
-                                try await Self.reply(
-                                    to: call, from: work, codec: codec, segmenting: codec, channel: channel,
-                                    limit: limit))
-                        })
-                }
+                result = try handler(call)
             } catch {
-                return try answer(.failure(error), of: call, codec: codec, channel: channel, limit: limit)
+                return try answer(.failure(error), method: call.method, codec: codec, channel: channel, limit: limit)
             }
-            return try encode(value, of: call, into: &reply, codec: codec, channel: channel, limit: limit)
+            return try answer(result, method: call.method, into: &reply, codec: codec, channel: channel, limit: limit)
+        }
+    }
+
+    /// The reply to what an immediate handler answered: the result at hand written over `reply`
+    /// (see `encode`), or its later work, answered as `setMethodCallHandler` answers it.
+    @inline(__always)
+    private static func answer(
+        _ result: ImmediateResult, method: String, into reply: inout [UInt8],
+        codec: StandardMethodCodec, channel: String, limit: FrameLimit?
+    ) throws -> InPlaceReply {
+        switch result {
+        case .value(let value):
+            return try encode(value, method: method, into: &reply, codec: codec, channel: channel, limit: limit)
+        case .later(let work):
+            return .later(
+                LaterWork {
+                    HandlerReply(
+                        try await Self.reply(
+                            method: method, from: work, codec: codec, segmenting: codec, channel: channel,
+                            limit: limit))
+                })
         }
     }
 
@@ -72,7 +99,7 @@ extension MethodChannel {
     /// general path gives when it cannot be encoded or is larger than the caller accepts.
     @inline(__always)
     private static func encode(
-        _ value: StandardValue, of call: MethodCall, into reply: inout [UInt8],
+        _ value: StandardValue, method: String, into reply: inout [UInt8],
         codec: StandardMethodCodec, channel: String, limit: FrameLimit?
     ) throws -> InPlaceReply {
         // No `Result` around the encoding and no `outcome` variable on this path: each would be a
@@ -82,19 +109,19 @@ extension MethodChannel {
             encoding = try codec.encodeSuccessEnvelope(value, reusing: &reply)
         } catch {
             // Answered as the general path answers a result it cannot encode.
-            return try answer(.success(value), of: call, codec: codec, channel: channel, limit: limit)
+            return try answer(.success(value), method: method, codec: codec, channel: channel, limit: limit)
         }
         switch encoding {
         case .inBuffer(let count):
             // Compared through the optional, not unwrapped: `if let` retains the limit,
-            // and nothing here captures `call`, which would copy it.
+            // and nothing here captures `method`, which would copy it.
             if count > (limit?.current ?? .max) - MessengerConnection.replyFrameOverhead, let limit {
-                return .segments(try tooLarge(count, of: call, codec: codec, channel: channel, limit: limit))
+                return .segments(try tooLarge(count, method: method, codec: codec, channel: channel, limit: limit))
             }
             return .written(count: count)
         case .segments(let kept):
             return try checked(
-                MessageSegments(kept.first, rest: kept.rest), of: call, codec: codec,
+                MessageSegments(kept.first, rest: kept.rest), method: method, codec: codec,
                 channel: channel, limit: limit)
         }
     }
@@ -132,23 +159,24 @@ extension MethodChannel {
     /// What the general path answers for `outcome` (an error envelope, or the answer to a result
     /// the codec cannot encode), checked against the caller's limit.
     private static func answer(
-        _ outcome: Result<StandardValue, any Error>, of call: MethodCall, codec: StandardMethodCodec,
+        _ outcome: Result<StandardValue, any Error>, method: String, codec: StandardMethodCodec,
         channel: String, limit: FrameLimit?
     ) throws -> InPlaceReply {
-        guard let segments = try encodeOutcome(outcome, of: call, codec: codec, segmenting: codec, channel: channel)
+        guard
+            let segments = try encodeOutcome(outcome, method: method, codec: codec, segmenting: codec, channel: channel)
         else {
             return .null
         }
-        return try checked(segments, of: call, codec: codec, channel: channel, limit: limit)
+        return try checked(segments, method: method, codec: codec, channel: channel, limit: limit)
     }
 
     /// The reply in segments, or `REPLY_TOO_LARGE` instead when the caller would refuse it.
     private static func checked(
-        _ segments: MessageSegments, of call: MethodCall, codec: StandardMethodCodec,
+        _ segments: MessageSegments, method: String, codec: StandardMethodCodec,
         channel: String, limit: FrameLimit?
     ) throws -> InPlaceReply {
         if let limit, segments.count > limit.current - MessengerConnection.replyFrameOverhead {
-            return .segments(try tooLarge(segments.count, of: call, codec: codec, channel: channel, limit: limit))
+            return .segments(try tooLarge(segments.count, method: method, codec: codec, channel: channel, limit: limit))
         }
         return .segments(segments)
     }

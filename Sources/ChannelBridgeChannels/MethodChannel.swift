@@ -197,7 +197,7 @@ public final class MethodChannel: Sendable {
                 case .failure(let malformed): return try malformed.reply()
                 }
                 return try Self.reply(
-                    to: Result { try handler(call) }, of: call, codec: codec, segmenting: segmenting,
+                    to: Result { try handler(call) }, method: call.method, codec: codec, segmenting: segmenting,
                     channel: name, limit: limit)
             }, on: messenger, channel: name)
     }
@@ -213,29 +213,30 @@ public final class MethodChannel: Sendable {
         case .failure(let malformed): return try malformed.reply()
         }
         return try await reply(
-            to: call, from: { try await handler(call) }, codec: codec, segmenting: segmenting,
+            method: call.method, from: { try await handler(call) }, codec: codec, segmenting: segmenting,
             channel: channel, limit: limit)
     }
 
-    /// The reply to `call` once `work` has found its result or thrown.
+    /// The reply to a call of `method` once `work` has found its result or thrown.
     static func reply(
-        to call: MethodCall, from work: () async throws -> StandardValue, codec: any MethodCodec,
+        method: String, from work: () async throws -> StandardValue, codec: any MethodCodec,
         segmenting: (any SegmentingMethodCodec)?, channel: String, limit: FrameLimit?
     ) async throws -> MessageSegments? {
         let outcome: Result<StandardValue, any Error>
         do { outcome = .success(try await work()) } catch { outcome = .failure(error) }
-        return try reply(to: outcome, of: call, codec: codec, segmenting: segmenting, channel: channel, limit: limit)
+        return try reply(
+            to: outcome, method: method, codec: codec, segmenting: segmenting, channel: channel, limit: limit)
     }
 
-    /// The reply to `call` for what its handler returned or threw, or `REPLY_TOO_LARGE` instead
-    /// when the caller would refuse it.
+    /// The reply to a call of `method` for what its handler returned or threw, or
+    /// `REPLY_TOO_LARGE` instead when the caller would refuse it.
     static func reply(
-        to outcome: Result<StandardValue, any Error>, of call: MethodCall, codec: any MethodCodec,
+        to outcome: Result<StandardValue, any Error>, method: String, codec: any MethodCodec,
         segmenting: (any SegmentingMethodCodec)?, channel: String, limit: FrameLimit?
     ) throws -> MessageSegments? {
-        let reply = try encodeOutcome(outcome, of: call, codec: codec, segmenting: segmenting, channel: channel)
+        let reply = try encodeOutcome(outcome, method: method, codec: codec, segmenting: segmenting, channel: channel)
         if let limit, let size = reply?.count, size > limit.current - MessengerConnection.replyFrameOverhead {
-            return try tooLarge(size, of: call, codec: codec, channel: channel, limit: limit)
+            return try tooLarge(size, method: method, codec: codec, channel: channel, limit: limit)
         }
         return reply
     }
@@ -247,16 +248,16 @@ public final class MethodChannel: Sendable {
     /// carry: the error envelope `REPLY_TOO_LARGE` naming the channel, the method and the size
     /// (wire protocol §4.8).
     static func tooLarge(
-        _ size: Int, of call: MethodCall, codec: any MethodCodec, channel: String,
+        _ size: Int, method: String, codec: any MethodCodec, channel: String,
         limit frameLimit: FrameLimit
     ) throws -> MessageSegments {
         let limit = frameLimit.current - MessengerConnection.replyFrameOverhead
         let error = MethodError(
             code: replyTooLargeErrorCode,
-            message: "The reply to \(call.method) on channel \(channel) has \(size) bytes; the caller accepts at most "
+            message: "The reply to \(method) on channel \(channel) has \(size) bytes; the caller accepts at most "
                 + "\(limit), so it was not sent",
             details: [
-                "channel": .string(channel), "method": .string(call.method), "size": .int64(Int64(size)),
+                "channel": .string(channel), "method": .string(method), "size": .int64(Int64(size)),
                 "limit": .int64(Int64(limit)),
             ])
         return MessageSegments(try encodeError(error, codec: codec))
@@ -316,9 +317,9 @@ public final class MethodChannel: Sendable {
         }
     }
 
-    /// The reply to `call` for what its handler returned or threw.
+    /// The reply to a call of `method` for what its handler returned or threw.
     static func encodeOutcome(
-        _ outcome: Result<StandardValue, any Error>, of call: MethodCall,
+        _ outcome: Result<StandardValue, any Error>, method: String,
         codec: any MethodCodec, segmenting: (any SegmentingMethodCodec)?,
         channel: String
     ) throws -> MessageSegments? {
@@ -346,7 +347,7 @@ public final class MethodChannel: Sendable {
                 try encodeError(
                     MethodError(
                         code: "error",
-                        message: "Cannot encode the result of \(call.method) on channel \(channel): \(error)"),
+                        message: "Cannot encode the result of \(method) on channel \(channel): \(error)"),
                     codec: codec))
         }
     }

@@ -124,6 +124,17 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
         }
     }
 
+    /// The arguments of the call in `bytes` where they lie, when the call is to `recent`'s method
+    /// (`recent.name`), as `decodeMethodCall(in:recentMethod:)` finds it, which remembers the
+    /// method of every other call; `nil` otherwise. `inout` only so that `recent` is not copied.
+    package func recentCallArguments(
+        in bytes: UnsafeRawBufferPointer, recent: inout RecentMethod
+    ) -> StandardEncodedArguments? {
+        guard let nameLength = Self.recentNameLength(of: recent, startsCall: bytes) else { return nil }
+        return StandardEncodedArguments(
+            bytes: UnsafeRawBufferPointer(rebasing: bytes[(2 + nameLength)...]), maxDepth: messageCodec.maxDepth)
+    }
+
     /// The UTF-8 length of `recent`'s name when `bytes` start with it as a String value in the
     /// short size form (`07`, the length, the bytes): what decoding the call's name would give.
     static func recentNameLength(of recent: RecentMethod, startsCall bytes: UnsafeRawBufferPointer) -> Int? {

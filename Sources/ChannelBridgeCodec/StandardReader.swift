@@ -156,26 +156,32 @@ public struct StandardReader {
             try charge(Self.heapCost(count + 1, 1), "string of \(count) bytes", at: start)
         }
         let utf8 = UnsafeRawBufferPointer(rebasing: base[offset..<offset + count])
-        // ASCII is valid UTF-8: checked a word at a time, it skips the generic validator, whose
-        // metadata lookups cost more than the copy.
-        if Self.isASCII(utf8) {
-            offset += count
-            // A short one is built in place as a small string, whose own ASCII check is a mask
-            // on two words; `String(decoding:as:)` would check every byte again and go through the
-            // repairing decoder, a large share of the cost of a short string.
-            if count <= Self.smallStringCapacity {
-                return String(unsafeUninitializedCapacity: count) { buffer in
-                    UnsafeMutableRawBufferPointer(buffer).copyMemory(from: utf8)
-                    return count
-                }
-            }
-            return String(decoding: utf8.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
-        }
-        guard let string = String(validating: utf8.assumingMemoryBound(to: UInt8.self), as: UTF8.self) else {
+        guard let string = Self.string(utf8: utf8) else {
             throw CodecError(.invalidUTF8, "string is not valid UTF-8", offset: offset + invalidUTF8Offset(utf8))
         }
         offset += count
         return string
+    }
+
+    /// `utf8` as a String, or `nil` when it is not valid UTF-8: how every String value is read.
+    @inline(__always)
+    static func string(utf8: UnsafeRawBufferPointer) -> String? {
+        // ASCII is valid UTF-8: checked a word at a time, it skips the generic validator, whose
+        // metadata lookups cost more than the copy.
+        guard isASCII(utf8) else {
+            return String(validating: utf8.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+        }
+        let count = utf8.count
+        // A short one is built in place as a small string, whose own ASCII check is a mask on two
+        // words; `String(decoding:as:)` would check every byte again and go through the repairing
+        // decoder, a large share of the cost of a short string.
+        if count <= smallStringCapacity {
+            return String(unsafeUninitializedCapacity: count) { buffer in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: utf8)
+                return count
+            }
+        }
+        return String(decoding: utf8.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
     }
 
     /// A typed list's size and the padding before its elements: the count, the offset left at the

@@ -12,9 +12,23 @@ package protocol ImmediateMethodCallDelegate: MethodCallDelegate {
     /// The result of `call` when it is at hand, else the work that finds it; throws as `handle(_:)`
     /// does. Runs on the thread that read the call, so it must not block.
     func answerImmediately(_ call: MethodCall) throws -> MethodChannel.ImmediateResult
+
+    /// The answer to a call of `method` read from its Standard-codec arguments where they lie,
+    /// before they are decoded (`MethodChannel.EncodedImmediateHandler`); `nil` to have them
+    /// decoded and the call given to `answerImmediately(_:)`. Whatever it answers or throws must be
+    /// what `answerImmediately(_:)` would for the same call. By default it declines every call.
+    func answerImmediately(
+        _ method: String, encodedArguments: StandardEncodedArguments
+    ) throws -> MethodChannel.ImmediateResult?
 }
 
 extension ImmediateMethodCallDelegate {
+    package func answerImmediately(
+        _ method: String, encodedArguments: StandardEncodedArguments
+    ) throws -> MethodChannel.ImmediateResult? {
+        nil
+    }
+
     /// `handle(_:)` in terms of `answerImmediately(_:)`.
     package func handle(immediately call: MethodCall) async throws -> StandardValue {
         switch try answerImmediately(call) {

@@ -68,7 +68,10 @@ public final class PluginRegistrar: Sendable {
                     methods: methods)))
         core.install(for: key) {
             if let immediate = delegate as? any ImmediateMethodCallDelegate {
-                channel.setImmediateMethodCallHandler { call in try immediate.answerImmediately(call) }
+                channel.setImmediateMethodCallHandler(
+                    { call in try immediate.answerImmediately(call) },
+                    encoded: { method, arguments in try immediate.answerImmediately(method, encodedArguments: arguments)
+                    })
             } else {
                 channel.setMethodCallHandler { call in try await delegate.handle(call) }
             }

@@ -33,6 +33,9 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
             }
         }
 
+        /// `get` or a typed getter.
+        var isGet: Bool { self == .get || getterType != nil }
+
         var setterType: PreferenceType? {
             switch self {
             case .setBool: .bool
@@ -49,25 +52,41 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
     private typealias Operation = @Sendable () async throws -> StandardValue
 
     private let configuration: PreferenceConfiguration
-    /// This session's app group.
-    private let appGroup: LockedValue<String?>
-    /// The store of the group the session used last, so a call does not look it up again.
-    /// A class, so that taking it out of its lock is one retain rather than a copy of two
-    /// existentials through their value witnesses.
-    private final class LastStore: Sendable {
+    /// The store of a group, and the same store when it can answer a read at once. A class, so
+    /// that taking it out of its lock is one retain rather than a copy of two existentials through
+    /// their value witnesses.
+    private final class GroupStore: Sendable {
         let group: String
         let store: any PreferenceStore
-        /// The same store when it can answer a read at once.
-        let reader: (any CachedPreferenceReading)?
+        /// Not optional: a call through an optional existential copies it first.
+        let reader: any CachedPreferenceReading
 
-        init(group: String, store: any PreferenceStore, reader: (any CachedPreferenceReading)?) {
+        init(group: String, store: any PreferenceStore) {
             self.group = group
             self.store = store
-            self.reader = reader
+            self.reader = store as? any CachedPreferenceReading ?? NothingCached()
         }
     }
 
-    private let lastStore = LockedValue<LastStore?>(nil)
+    /// The reader of a store that cannot answer a read at once.
+    private struct NothingCached: CachedPreferenceReading {
+        func cachedValue(forKey key: String) throws(StoreError) -> CachedValue { .unknown }
+    }
+
+    private struct Session {
+        /// Chosen with `setAppGroup`, else the default.
+        var appGroup: String?
+        /// The store of the group the session used last, so that a call does not look it up again.
+        var lastStore: GroupStore?
+    }
+
+    /// The session's group, found in one lock with its store when the session used that group last.
+    private enum SessionGroup {
+        case group(String)
+        case withStore(GroupStore)
+    }
+
+    private let session: LockedValue<Session>
     /// The method last looked up by name. A session repeats a few methods, and the codec hands
     /// out the same `String` for a method name that repeats the last one, so comparing with it is
     /// cheaper than the string switch `Method(rawValue:)` runs.
@@ -77,11 +96,11 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
 
     init(_ configuration: PreferenceConfiguration) {
         self.configuration = configuration
-        self.appGroup = LockedValue(configuration.defaultAppGroup)
+        self.session = LockedValue(Session(appGroup: configuration.defaultAppGroup))
     }
 
     /// The group this session's calls use now: chosen with `setAppGroup`, else the default.
-    var sessionAppGroup: String? { appGroup.withLock { $0 } }
+    var sessionAppGroup: String? { session.withLock { $0.appGroup } }
 
     func handle(_ call: MethodCall) async throws -> StandardValue {
         try await handle(immediately: call)
@@ -93,39 +112,72 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
         if method == .setAppGroup {
             let requested = try arguments.string("appGroup")
             try configuration.checkEntitled(requested)
-            appGroup.withLock { $0 = requested }
+            session.withLock { $0.appGroup = requested }
             return .value(.null)
         }
-        guard let group = appGroup.withLock({ $0 }) else {
-            throw PreferenceErrors.appGroupHasNotBeenSet(method: call.method, entitled: configuration.entitledAppGroups)
-        }
-        if let answer = try answerNow(method, call.method, arguments, group: group) { return .value(answer) }
+        let group = try sessionGroup(calling: call.method)
+        if method.isGet { return try get(method, call.method, key: try arguments.string("key"), group: group) }
         let (kind, operation) = try prepare(method, call.method, arguments, group: group)
         return .later { [order] in try await order.perform(kind, operation) }
     }
 
-    /// A get whose answer the store has at hand, when nothing of the session is pending: answered
-    /// right here, with no further suspension point (the usual case for a read).
-    private func answerNow(
-        _ method: Method, _ name: String, _ arguments: PreferenceArguments,
-        group: String
-    ) throws -> StandardValue? {
-        guard method.getterType != nil || method == .get else { return nil }
-        let key = try arguments.string("key")
-        guard let reader = try stores(for: group).reader else { return nil }
-        return try order.runNow(.read) { () throws -> StandardValue? in
-            let cached: CachedValue
-            do throws(StoreError) { cached = try reader.cachedValue(forKey: key) } catch {
-                throw PreferenceErrors.store(error)
-            }
-            guard case .known(let stored) = cached else { return nil }
-            guard let stored else { return .null }
-            guard let type = method.getterType else { return stored }
-            guard let value = type.read(stored) else {
-                throw PreferenceErrors.wrongType(key: key, stored: stored, wanted: type, method: name)
-            }
-            return value
+    /// A get whose arguments are exactly `{"key": String}`, its key read from the request's bytes:
+    /// answered as `answerImmediately(_:)` answers it, without decoding the arguments. Every other
+    /// call is declined, and decoded.
+    func answerImmediately(
+        _ name: String, encodedArguments arguments: StandardEncodedArguments
+    ) throws -> MethodChannel.ImmediateResult? {
+        guard let method = method(named: name), method.isGet, let key = arguments.onlyString(named: "key") else {
+            return nil
         }
+        return try get(method, name, key: key, group: try sessionGroup(calling: name))
+    }
+
+    /// A get of `key`: answered right here when the store has the value at hand and nothing of
+    /// the session is pending (the usual case for a read), with no further suspension point; else
+    /// the read, in its turn.
+    private func get(
+        _ method: Method, _ name: String, key: String, group: SessionGroup
+    ) throws -> MethodChannel.ImmediateResult {
+        let stores = try stores(for: group)
+        let type = method.getterType
+        if let answer = try order.runNow(
+            .read,
+            { () throws -> StandardValue? in
+                let cached: CachedValue
+                do throws(StoreError) { cached = try stores.reader.cachedValue(forKey: key) } catch {
+                    throw PreferenceErrors.store(error)
+                }
+                guard case .known(let stored) = cached else { return nil }
+                guard let stored else { return .null }
+                return try Self.answer(stored, as: type, key: key, method: name)
+            })
+        {
+            return .value(answer)
+        }
+        let store = stores.store
+        return .later { [order] in
+            try await order.perform(.read) {
+                guard
+                    let stored = try await storeCall({ () async throws(StoreError) in
+                        try await store.value(forKey: key)
+                    })
+                else { return .null }
+                return try Self.answer(stored, as: type, key: key, method: name)
+            }
+        }
+    }
+
+    /// What a get answers for `stored`: the value itself for `get`, else the typed getter's reading
+    /// of it, or `WRONG_TYPE`.
+    private static func answer(
+        _ stored: StandardValue, as type: PreferenceType?, key: String, method: String
+    ) throws(MethodError) -> StandardValue {
+        guard let type else { return stored }
+        guard let value = type.read(stored) else {
+            throw PreferenceErrors.wrongType(key: key, stored: stored, wanted: type, method: method)
+        }
+        return value
     }
 
     private func method(named name: String) -> Method? {
@@ -135,41 +187,40 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
         return method
     }
 
-    private func store(for group: String) throws(MethodError) -> any PreferenceStore {
+    /// The session's group, or `APP_GROUP_HAS_NOT_BEEN_SET` for a call of `method`.
+    private func sessionGroup(calling method: String) throws(MethodError) -> SessionGroup {
+        let found = session.withLock { session -> SessionGroup? in
+            guard let group = session.appGroup else { return nil }
+            if let last = session.lastStore, CodeUnitString.equal(last.group, group) { return .withStore(last) }
+            return .group(group)
+        }
+        guard let found else {
+            throw PreferenceErrors.appGroupHasNotBeenSet(method: method, entitled: configuration.entitledAppGroups)
+        }
+        return found
+    }
+
+    private func store(for group: SessionGroup) throws(MethodError) -> any PreferenceStore {
         try stores(for: group).store
     }
 
-    private func stores(for group: String) throws(MethodError) -> LastStore {
-        if let last = lastStore.withLock({ $0 }), CodeUnitString.equal(last.group, group) { return last }
-        let store = try configuration.store(for: group)
-        let last = LastStore(group: group, store: store, reader: store as? any CachedPreferenceReading)
-        lastStore.withLock { $0 = last }
-        return last
+    private func stores(for group: SessionGroup) throws(MethodError) -> GroupStore {
+        switch group {
+        case .withStore(let stores):
+            return stores
+        case .group(let name):
+            let stores = GroupStore(group: name, store: try configuration.store(for: name))
+            session.withLock { $0.lastStore = stores }
+            return stores
+        }
     }
 
-    /// Checks the call and returns its store operation, without touching the store.
+    /// Checks a call that is neither `setAppGroup` nor a get and returns its store operation,
+    /// without touching the store.
     private func prepare(
         _ method: Method, _ name: String, _ arguments: PreferenceArguments,
-        group: String
+        group: SessionGroup
     ) throws -> (SessionOrder.Kind, Operation) {
-        if let type = method.getterType {
-            let key = try arguments.string("key")
-            let store = try self.store(for: group)
-            return (
-                .read,
-                {
-                    guard
-                        let stored = try await storeCall({ () async throws(StoreError) in
-                            try await store.value(forKey: key)
-                        })
-                    else { return .null }
-                    guard let value = type.read(stored) else {
-                        throw PreferenceErrors.wrongType(key: key, stored: stored, wanted: type, method: name)
-                    }
-                    return value
-                }
-            )
-        }
         if let type = method.setterType {
             let key = try arguments.string("key")
             let value = try arguments.value(for: type, key: key)
@@ -183,15 +234,6 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
             )
         }
         switch method {
-        case .get:
-            let key = try arguments.string("key")
-            let store = try self.store(for: group)
-            return (
-                .read,
-                {
-                    try await storeCall { () async throws(StoreError) in try await store.value(forKey: key) } ?? .null
-                }
-            )
         case .getAll:
             let store = try self.store(for: group)
             return (
@@ -262,7 +304,7 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
                 }
             )
         default:
-            // Every other method is a getter or setter, answered above.
+            // Every other method is a get (`get(_:_:key:group:)`) or a setter, answered above.
             throw MethodNotImplemented()
         }
     }
