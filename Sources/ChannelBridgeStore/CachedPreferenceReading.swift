@@ -19,8 +19,8 @@ package enum CachedValue: Sendable {
 extension AppGroupPreferences: CachedPreferenceReading {
     package func cachedValue(forKey key: String) throws(StoreError) -> CachedValue {
         guard case .current(let text) = try engine.cachedValueText(forKey: key) else { return .unknown }
-        guard let text else { return .known(nil) }
-        return .known(try StoredDocument.decode(text, key: key, path: files.preferences))
+        let path = files.preferences
+        return .known(try text.map { text throws(StoreError) in try StoredDocument.decode(text, key: key, path: path) })
     }
 }
 

@@ -56,13 +56,11 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
     /// that taking it out of its lock is one retain rather than a copy of two existentials through
     /// their value witnesses.
     private final class GroupStore: Sendable {
-        let group: String
         let store: any PreferenceStore
         /// Not optional: a call through an optional existential copies it first.
         let reader: any CachedPreferenceReading
 
-        init(group: String, store: any PreferenceStore) {
-            self.group = group
+        init(store: any PreferenceStore) {
             self.store = store
             self.reader = store as? any CachedPreferenceReading ?? NothingCached()
         }
@@ -76,11 +74,11 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
     private struct Session {
         /// Chosen with `setAppGroup`, else the default.
         var appGroup: String?
-        /// The store of the group the session used last, so that a call does not look it up again.
-        var lastStore: GroupStore?
+        /// The store of `appGroup` once a call has looked it up, so that later calls do not.
+        var store: GroupStore?
     }
 
-    /// The session's group, found in one lock with its store when the session used that group last.
+    /// The session's group, with its store when a call has looked that up.
     private enum SessionGroup {
         case group(String)
         case withStore(GroupStore)
@@ -112,11 +110,19 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
         if method == .setAppGroup {
             let requested = try arguments.string("appGroup")
             try configuration.checkEntitled(requested)
-            session.withLock { $0.appGroup = requested }
+            session.withLock { session in
+                guard let current = session.appGroup, CodeUnitString.equal(current, requested) else {
+                    session = Session(appGroup: requested)
+                    return
+                }
+            }
             return .value(.null)
         }
         let group = try sessionGroup(calling: call.method)
-        if method.isGet { return try get(method, call.method, key: try arguments.string("key"), group: group) }
+        if method.isGet {
+            let key = try arguments.string("key")
+            return try get(method, call.method, key: key, stores: try stores(for: group))
+        }
         let (kind, operation) = try prepare(method, call.method, arguments, group: group)
         return .later { [order] in try await order.perform(kind, operation) }
     }
@@ -130,16 +136,17 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
         guard let method = method(named: name), method.isGet, let key = arguments.onlyString(named: "key") else {
             return nil
         }
-        return try get(method, name, key: key, group: try sessionGroup(calling: name))
+        // The session's store in one lock when a call has looked it up (the usual case).
+        let stores = try session.withLock({ $0.store }) ?? stores(for: sessionGroup(calling: name))
+        return try get(method, name, key: key, stores: stores)
     }
 
     /// A get of `key`: answered right here when the store has the value at hand and nothing of
     /// the session is pending (the usual case for a read), with no further suspension point; else
     /// the read, in its turn.
     private func get(
-        _ method: Method, _ name: String, key: String, group: SessionGroup
+        _ method: Method, _ name: String, key: String, stores: GroupStore
     ) throws -> MethodChannel.ImmediateResult {
-        let stores = try stores(for: group)
         let type = method.getterType
         if let answer = try order.runNow(
             .read,
@@ -190,9 +197,8 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
     /// The session's group, or `APP_GROUP_HAS_NOT_BEEN_SET` for a call of `method`.
     private func sessionGroup(calling method: String) throws(MethodError) -> SessionGroup {
         let found = session.withLock { session -> SessionGroup? in
-            guard let group = session.appGroup else { return nil }
-            if let last = session.lastStore, CodeUnitString.equal(last.group, group) { return .withStore(last) }
-            return .group(group)
+            if let store = session.store { return .withStore(store) }
+            return session.appGroup.map(SessionGroup.group)
         }
         guard let found else {
             throw PreferenceErrors.appGroupHasNotBeenSet(method: method, entitled: configuration.entitledAppGroups)
@@ -209,8 +215,11 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
         case .withStore(let stores):
             return stores
         case .group(let name):
-            let stores = GroupStore(group: name, store: try configuration.store(for: name))
-            session.withLock { $0.lastStore = stores }
+            let stores = GroupStore(store: try configuration.store(for: name))
+            // Kept unless the group changed meanwhile.
+            session.withLock { session in
+                if let group = session.appGroup, CodeUnitString.equal(group, name) { session.store = stores }
+            }
             return stores
         }
     }

@@ -141,10 +141,7 @@ struct StoredDocument: Sendable {
 
     /// Decodes one value's TVN text. The scanner checked every value when the file was read and
     /// the store writes only values it checked, so a failure here means the bytes were damaged.
-    /// `path` is asked for only to name the file in that failure.
-    static func decode(
-        _ text: ArraySlice<UInt8>, key: String, path: @autoclosure () -> String
-    ) throws(StoreError) -> StandardValue {
+    static func decode(_ text: ArraySlice<UInt8>, key: String, path: String) throws(StoreError) -> StandardValue {
         // A string without escapes, the commonest value, is its bytes between the quotes (checked
         // as JSON when the file was read, or written by this store).
         if text.count >= 2, text.first == UInt8(ascii: "\""), text.last == UInt8(ascii: "\""),
@@ -158,7 +155,6 @@ struct StoredDocument: Sendable {
                 return try TypedValueNotation.value(from: try JSONValue.parse(in: bytes, maxDepth: valueDepthLimit))
             }
         } catch {
-            let path = path()
             throw StoreError(
                 .corruptFile,
                 "preferences file '\(path)': the value of key '\(key)' is not typed value notation: \(error)",
