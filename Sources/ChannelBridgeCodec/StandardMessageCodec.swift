@@ -91,8 +91,13 @@ public struct StandardMessageCodec: MessageCodec {
         var reader = StandardReader(
             head, maxDepth: maxDepth, extensionBox: extensionBox,
             messageCount: head.count + tail.count)
-        reader.tail = tail
-        if let value = try? body(&reader), reader.isAtEnd { return value }
+        let kept = MessageTail(tail)
+        reader.tail = kept
+        let value = try? body(&reader)
+        let atEnd = reader.isAtEnd
+        // The reader's last use is above: the tail lives as long as the reader is valid.
+        withExtendedLifetime(kept) {}
+        if let value, atEnd { return value }
         var joined: [UInt8] = []
         joined.reserveCapacity(head.count + tail.count)
         joined.append(contentsOf: head)

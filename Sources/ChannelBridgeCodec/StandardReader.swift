@@ -8,11 +8,15 @@ public struct StandardReader {
     public private(set) var offset: Int
     var depth = 0
     let maxDepth: Int
-    let extensionBox: CodecExtensionBox?
+    /// The codec's extension, which the codec handing out this reader keeps alive for as long as
+    /// the reader is valid: not retained, so that a reader costs no reference counting.
+    unowned(unsafe) let extensionBox: CodecExtensionBox?
     /// The message's last bytes, when it came in two parts (`StandardMessageCodec.read(head:tail:)`):
     /// a `Uint8List` that starts at the end of `base` and takes exactly these bytes is this array,
-    /// uncopied. Any other read stops at the end of `base`.
-    var tail: [UInt8]?
+    /// uncopied. Any other read stops at the end of `base`. Kept alive by the codec for as long as
+    /// the reader is valid, and not retained here: with `extensionBox`, this leaves a reader
+    /// nothing to release.
+    unowned(unsafe) var tail: MessageTail?
     /// Bytes of memory the values still to be built may take (`charge`); starts at the message's
     /// decoding allowance.
     var allowance: Int
@@ -255,9 +259,9 @@ public struct StandardReader {
             return .float64(Double(bitPattern: UInt64(bitPattern: try readFixed(Int64.self, "float64"))))
         case StandardEncoding.uint8List:
             let count = try readSize()
-            if let tail, offset == base.count, count == tail.count {
+            if let tail, offset == base.count, count == tail.bytes.count {
                 self.tail = nil
-                return .uint8List(tail)
+                return .uint8List(tail.bytes)
             }
             try checkCount(count, minimumSize: 1, "Uint8List", at: start)
             if count > 0 { try charge(Self.heapCost(count, 1), "Uint8List of \(count) bytes", at: start) }
