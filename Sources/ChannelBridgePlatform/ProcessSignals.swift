@@ -32,7 +32,7 @@ package final class ProcessSignals: Sendable {
             numbers.map { number -> any DispatchSourceSignal in
                 // The default action (ending the process) is replaced by the stream while watched.
                 signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                let source = DispatchSource.makeSignalSource(signal: number, queue: Self.queue)
                 source.setEventHandler { @Sendable in
                     // On the dispatch thread, not the concurrency pool: `onRepeat` still runs when the
                     // pool is stuck, which is when a second signal matters.
@@ -58,6 +58,11 @@ package final class ProcessSignals: Sendable {
 
     /// Starts watching `numbers`: their default action is replaced by the stream. With `onRepeat`,
     /// every signal after the first goes to it (on a dispatch thread) instead of the stream.
+    /// Where signals are handled: a serial queue of its own, which libdispatch serves with a
+    /// thread even when the global queues' few workers are all busy or blocked, so a signal is
+    /// never held up behind other work in the process.
+    private static let queue = DispatchQueue(label: "channelbridge.process-signals")
+
     package static func watch(_ numbers: [Int32], onRepeat: (@Sendable (Int32) -> Void)? = nil) -> ProcessSignals {
         ProcessSignals(numbers, onRepeat: onRepeat)
     }
