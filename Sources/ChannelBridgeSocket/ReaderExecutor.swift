@@ -34,6 +34,25 @@ package final class ReaderExecutor: TaskExecutor {
         var jobs: [UnownedJob] = []
     }
 
+    /// What only the reader thread touches, with no lock: it lives in a `ThreadConfined` box
+    /// (`reader`), which the reader thread claims in `attachReaderThread`, and which a debug build
+    /// checks at every access. Other threads' enqueues take the locked path (`state`) instead.
+    struct ReaderState {
+        /// The reader's batch: swapped with the queue under the lock, so that both arrays keep
+        /// their storage and taking a batch allocates nothing (copying the queue out and emptying
+        /// it would make the queue allocate anew for every batch). Touched by `runPending`, and
+        /// swapped under `state`'s lock or with `jobs`.
+        var batch: [UnownedJob] = []
+        /// Jobs the reader thread enqueued itself, in order. Bounded as `State.jobs` is: a task
+        /// has at most one job enqueued at a time, so this holds at most one per task preferring
+        /// the executor. Touched from `attachReaderThread` to `finish`, which detach it first.
+        var jobs: [UnownedJob] = []
+        /// Set while the reader runs a job that was alone in its queue: a frame that job writes is
+        /// not joined by others of the same round, so the transport sends it at once
+        /// (`SocketTransport.enqueue` reads it only once it has found itself on the reader thread).
+        var runningLoneJob = false
+    }
+
     /// A leaf lock: nothing under it calls out (jobs run after unlocking), so an enqueue may
     /// take it under any other lock.
     private let state: LockedValue<State>
@@ -60,7 +79,7 @@ package final class ReaderExecutor: TaskExecutor {
             // The reader's own job (a reply it delivered resumed a call): only the reader touches
             // its list, so no lock. It runs in `runPending`, which the reader calls
             // before it next blocks; `finish` hands what is left to the global executor.
-            readerJobs.append(job)
+            reader.withValue { $0.jobs.append(job) }
             return
         }
         let toGlobal = state.withLock { state -> Bool in
@@ -77,33 +96,27 @@ package final class ReaderExecutor: TaskExecutor {
     /// Called by the reader thread once, before anything else. Only when the reader runs jobs:
     /// otherwise its jobs too take the locked path to the global executor.
     func attachReaderThread() {
+        reader.claim()
         guard isEnabled else { return }
         readerThread.store(ThreadIdentity.current, ordering: .releasing)
     }
 
-    /// The reader's batch: swapped with the queue under the lock, so that both arrays keep their
-    /// storage and taking a batch allocates nothing (copying the queue out and emptying it would
-    /// make the queue allocate anew for every batch).
-    /// Invariant: touched only by the reader thread (`runPending`), and swapped under `state`'s lock
-    /// or with `readerJobs`.
-    @exclusivity(unchecked) private nonisolated(unsafe) var readerBatch: [UnownedJob] = []
-    /// Jobs the reader thread enqueued itself, in order. Bounded as `state.jobs` is: a task has at
-    /// most one job enqueued at a time, so this holds at most one per task preferring the executor.
-    /// Invariant: touched only by the reader thread (`enqueue` on it, `runPending`, `finish`),
-    /// from `attachReaderThread` to `finish`, which detach it first.
-    @exclusivity(unchecked) private nonisolated(unsafe) var readerJobs: [UnownedJob] = []
-    /// Set while the reader runs a job that was alone in its queue: a frame that job writes is
-    /// not joined by others of the same round, so the transport sends it at once.
-    /// Invariant: touched only by the reader thread (`runPending`; `SocketTransport.enqueue` reads
-    /// it only once it has found itself on the reader thread).
-    @exclusivity(unchecked) nonisolated(unsafe) var runningLoneJob = false
+    /// What only the reader thread touches (`ReaderState`).
+    @exclusivity(unchecked) private nonisolated(unsafe) var reader = ThreadConfined(ReaderState())
+
+    /// Whether the reader thread runs a job that was alone in its queue (`ReaderState.runningLoneJob`).
+    /// Reader thread only.
+    var runningLoneJob: Bool {
+        get { reader.withValue { $0.runningLoneJob } }
+        set { reader.withValue { $0.runningLoneJob = newValue } }
+    }
 
     /// True on the reader thread while it runs a job that was alone in its queue and has queued
     /// none since: nothing else waits for the thread, so that job may block it to read its own
     /// reply (`SocketTransport.driveReader`). Any thread may ask; only the reader gets true.
     var mayDriveFromCurrentJob: Bool {
         guard readerThread.load(ordering: .relaxed) == ThreadIdentity.current else { return false }
-        return runningLoneJob && readerJobs.isEmpty
+        return reader.withValue { $0.runningLoneJob && $0.jobs.isEmpty }
     }
 
     /// Runs every queued job, and the jobs those queue, until none is left. Each round runs the
@@ -113,40 +126,51 @@ package final class ReaderExecutor: TaskExecutor {
     func runPending() {
         let me = asUnownedTaskExecutor()
         while true {
-            if readerJobs.count == 1 {
-                // The usual round: one call resumed by the reply just read. The job may enqueue
-                // others (into `readerJobs`), so it is taken out first.
-                let job = readerJobs.removeLast()
-                runningLoneJob = true
-                job.runSynchronously(on: me)
-                runningLoneJob = false
-            } else if !readerJobs.isEmpty {
-                swap(&readerJobs, &readerBatch)
+            // The usual round: one call resumed by the reply just read. The job may enqueue
+            // others (into `ReaderState.jobs`), so it is taken out first; no job runs inside an
+            // access to the box, since a job reaches the box again.
+            let lone = reader.withValue { reader -> UnownedJob? in
+                if reader.jobs.count == 1 {
+                    reader.runningLoneJob = true
+                    return reader.jobs.removeLast()
+                }
+                if !reader.jobs.isEmpty { swap(&reader.jobs, &reader.batch) }
+                return nil
+            }
+            if let lone {
+                lone.runSynchronously(on: me)
+                reader.withValue { $0.runningLoneJob = false }
+            } else {
                 runBatch(on: me)
             }
             let taken = state.withLock { state -> Bool in
                 guard !state.jobs.isEmpty else { return false }
-                swap(&state.jobs, &readerBatch)
+                reader.withValue { swap(&state.jobs, &$0.batch) }
                 return true
             }
             if taken {
                 runBatch(on: me)
-            } else if readerJobs.isEmpty {
+            } else if reader.withValue({ $0.jobs.isEmpty }) {
                 return
             }
         }
     }
 
-    /// Runs the jobs in `readerBatch`, in order, and empties it, keeping its storage.
+    /// Runs the jobs in `ReaderState.batch`, in order, and empties it, keeping its storage. Each
+    /// job is taken out in an access to the box of its own, so that none runs inside one.
     private func runBatch(on me: UnownedTaskExecutor) {
-        for job in readerBatch { job.runSynchronously(on: me) }
-        readerBatch.removeAll(keepingCapacity: true)
+        var index = 0
+        while let job = reader.withValue({ index < $0.batch.count ? $0.batch[index] : nil }) {
+            job.runSynchronously(on: me)
+            index += 1
+        }
+        if index > 0 { reader.withValue { $0.batch.removeAll(keepingCapacity: true) } }
     }
 
     /// The reader is about to block in `read`; false when jobs came in meanwhile and should run
     /// first. Until `didUnblock`, other threads' jobs go to the global executor.
     func willBlock() -> Bool {
-        guard readerJobs.isEmpty else { return false }
+        guard reader.withValue({ $0.jobs.isEmpty }) else { return false }
         return state.withLock { state in
             guard state.jobs.isEmpty else { return false }
             readerBlocked.store(true, ordering: .relaxed)
@@ -164,8 +188,10 @@ package final class ReaderExecutor: TaskExecutor {
         // From here the reader's jobs take the locked path, where `serving` sends them on; and a
         // thread that later gets this thread's identity is not taken for the reader.
         readerThread.store(0, ordering: .releasing)
-        let own = readerJobs
-        readerJobs = []
+        let own = reader.withValue { reader in
+            defer { reader.jobs = [] }
+            return reader.jobs
+        }
         let jobs = state.withLock { state -> [UnownedJob] in
             state.serving = false
             defer { state.jobs = [] }

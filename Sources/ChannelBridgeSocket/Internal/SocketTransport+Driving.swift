@@ -25,9 +25,11 @@ extension SocketTransport {
     func driveReader(for connection: MessengerConnection, until settled: () -> Bool) -> Bool {
         // Only the reader thread gets here (`canDriveReader`), while it runs a lone job, so
         // `connection` is the one `runReader` feeds.
-        if readerWake < 0 {
-            guard let wake = wakeDescriptor() else { return settled() }
-            readerWake = wake
+        var wake = reader.withValue { $0.wake }
+        if wake < 0 {
+            guard let made = wakeDescriptor() else { return settled() }
+            wake = made
+            reader.withValue { $0.wake = made }
         }
         // Frames the deliveries below write are the reader's as usual, sent together after each
         // read; the job's own later frames go out at once again (`runningLoneJob`).
@@ -37,10 +39,10 @@ extension SocketTransport {
             flushDeferred()
             if settled() { return true }
             // An unfinished frame is timed by the reader loop (`awaitRestOfFrame`), not here.
-            guard !readerSawEnd, case .read = connection.inputDemand, !timesFrame(of: connection),
+            guard !reader.withValue({ $0.sawEnd }), case .read = connection.inputDemand, !timesFrame(of: connection),
                 executor.willBlock()
             else { return false }
-            let polled = Syscalls.poll(fd, forInput: true, orReadable: readerWake)
+            let polled = Syscalls.poll(fd, forInput: true, orReadable: wake)
             executor.didUnblock()
             if let (socket, woken) = polled, woken.readable {
                 state.withLock { state in
@@ -52,7 +54,7 @@ extension SocketTransport {
             // Readable, hung up or failed (or `poll` itself failed): the read tells which, as in
             // the reader loop.
             guard readAndDeliver(connection) else {
-                readerSawEnd = true
+                reader.withValue { $0.sawEnd = true }
                 return settled()
             }
         }

@@ -13,7 +13,7 @@ extension SocketTransport {
     /// than block in `read`. Reader thread only.
     @inline(__always)
     func timesFrame(of connection: MessengerConnection) -> Bool {
-        frameTimeout != nil && connection.partialFrameByteCount > 0 && !frameClock.expired
+        frameTimeout != nil && connection.partialFrameByteCount > 0 && !reader.withValue { $0.frameClock.expired }
     }
 
     /// Waits until the socket has bytes (or an end) for the unfinished frame, or its deadline
@@ -23,20 +23,25 @@ extension SocketTransport {
         guard let timeout = frameTimeout else { return }
         while true {
             let bytes = connection.partialFrameByteCount
-            let left = frameClock.secondsLeft(
-                frame: connection.partialFrameNumber, bytes: bytes,
-                timeout: timeout, minimumRate: frameMinimumRate)
+            let frame = connection.partialFrameNumber
+            let left = reader.withValue {
+                $0.frameClock.secondsLeft(frame: frame, bytes: bytes, timeout: timeout, minimumRate: frameMinimumRate)
+            }
             guard left > 0 else { break }
             let start = Syscalls.monotonicSeconds()
             let ready = Syscalls.poll(fd, forInput: true, milliseconds: Int32(min(left * 1000, 3_600_000).rounded(.up)))
-            frameClock.add(waited: Syscalls.monotonicSeconds() - start)
+            let waited = Syscalls.monotonicSeconds() - start
+            reader.withValue { $0.frameClock.add(waited: waited) }
             if ready.isReady { return }
         }
-        frameClock.expired = true
+        let waited = reader.withValue { clock in
+            clock.frameClock.expired = true
+            return clock.frameClock.waited
+        }
         let bytes = connection.partialFrameByteCount
         connection.frameTimedOut(
             "a frame was not finished in time: \(bytes) bytes of it arrived in "
-                + "\(Self.seconds(frameClock.waited)) s of waiting (deadline \(Self.seconds(timeout)) s "
+                + "\(Self.seconds(waited)) s of waiting (deadline \(Self.seconds(timeout)) s "
                 + "+ 1 s per \(frameMinimumRateText) received)")
     }
 

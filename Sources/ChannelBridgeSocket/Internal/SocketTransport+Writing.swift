@@ -41,8 +41,9 @@ extension SocketTransport {
             }
             let (bytesBefore, answersBefore) = (state.queue.byteCount, state.queue.answerByteCount)
             if let rest {
-                state.queue.append(
-                    Array(rest), isAnswer: directFrame > 4 && OutboundQueue.isAnswer(kind: readerFrameScratch![4]))
+                // The frame's kind byte: `rest` is the tail of the frame encoded in the scratch.
+                let kind = reader.withValue { $0.frameScratch![4] }
+                state.queue.append(Array(rest), isAnswer: directFrame > 4 && OutboundQueue.isAnswer(kind: kind))
             } else {
                 add(&state.queue)
             }
@@ -74,7 +75,7 @@ extension SocketTransport {
             return (true, crossedUp, false)
         }
         // Only the reader thread gets here with `leftForReader` set: its own flag.
-        if leftForReader { readerLeftFrames = true }
+        if leftForReader { reader.withValue { $0.leftFrames = true } }
         if crossedUp { outboundFlow.stateChanged() }
         act(on: crossed)
         if mustFlush { flush(blocking: false, holdingBatch: true) }
@@ -87,9 +88,12 @@ extension SocketTransport {
     /// The first `length` (at most `directSendLimit`) bytes of the reader's scratch memory. Reader
     /// thread only, under `state`'s lock.
     private func readerFrame(_ length: Int) -> UnsafeMutableRawBufferPointer {
-        if let scratch = readerFrameScratch { return UnsafeMutableRawBufferPointer(rebasing: scratch[..<length]) }
-        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.directSendLimit, alignment: 8)
-        readerFrameScratch = scratch
+        let scratch = reader.withValue { reader in
+            if let scratch = reader.frameScratch { return scratch }
+            let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.directSendLimit, alignment: 8)
+            reader.frameScratch = scratch
+            return scratch
+        }
         return UnsafeMutableRawBufferPointer(rebasing: scratch[..<length])
     }
 
@@ -115,11 +119,11 @@ extension SocketTransport {
     /// non-blocking send is as short a hold as the eventfd writes this lock already allows.
     @inline(__always)  // the reader calls it after every read, mostly to find nothing left
     func flushDeferred() {
-        if readerLeftFrames { flushFramesLeftByReader() }
+        if reader.withValue({ $0.leftFrames }) { flushFramesLeftByReader() }
     }
 
     private func flushFramesLeftByReader() {
-        readerLeftFrames = false
+        reader.withValue { $0.leftFrames = false }
         let (mustFlush, crossed) = state.withLock { state -> (Bool, Crossings) in
             guard !state.flushing, !state.queue.isEmpty else { return (false, Crossings()) }
             var crossed = Crossings()

@@ -123,26 +123,11 @@ final class SocketTransport: FlowControlledTransport {
     /// sent outside it. Invariant: touched only by the thread holding the flush role
     /// (`state.flushing`, which one thread at a time sets), so it needs no lock of its own.
     @exclusivity(unchecked) nonisolated(unsafe) var outgoing = OutboundQueue()
-    /// The reader thread queued frames and left them for `flushDeferred`. Nothing else leaves the
-    /// queue unsent with nobody flushing, so without it `flushDeferred` has nothing to do and
-    /// skips the lock. Invariant: touched only by the reader thread (set in `enqueue`
-    /// when the queuing thread is the reader, read and cleared in `flushDeferred`).
-    @exclusivity(unchecked) nonisolated(unsafe) var readerLeftFrames = false
-    /// The wake eventfd once the reader thread has looked it up (`wakeDescriptor`), else -1.
-    /// Invariant: touched only by the reader thread; the descriptor lives as long as the socket's.
-    @exclusivity(unchecked) nonisolated(unsafe) var readerWake: Int32 = -1
-    /// A read inside `driveReader` met the socket's end and told the connection: the reader loop
-    /// stops without reading again. Invariant: touched only by the reader thread.
-    @exclusivity(unchecked) nonisolated(unsafe) var readerSawEnd = false
-    /// Where the reader thread encodes a small frame it sends at once without queueing it
-    /// (`enqueue`'s direct send): `directSendLimit` bytes, made on first use.
-    /// Invariant: touched only by the reader thread, inside `state`'s lock; freed in `deinit`.
-    @exclusivity(unchecked) nonisolated(unsafe) var readerFrameScratch: UnsafeMutableRawBufferPointer?
+    /// What only the reader thread touches (`SocketReaderState`), claimed by it in `runReader`.
+    @exclusivity(unchecked) nonisolated(unsafe) var reader = ThreadConfined(SocketReaderState())
     /// `Options.frameTimeout` in seconds (nil: no frame deadline) and `frameMinimumRate`.
     let frameTimeout: Double?
     let frameMinimumRate: Double
-    /// The peer's unfinished frame against its deadline. Invariant: touched only by the reader thread.
-    @exclusivity(unchecked) nonisolated(unsafe) var frameClock = FrameClock()
     let writerWake = DispatchSemaphore(value: 0)
     let startThread: ThreadStarter
 
@@ -163,7 +148,9 @@ final class SocketTransport: FlowControlledTransport {
     }
 
     deinit {
-        readerFrameScratch?.deallocate()
+        // The last reference is gone, so no other thread can touch the reader's state any more.
+        reader.claim()
+        reader.withValue { $0.frameScratch?.deallocate() }
     }
 
     /// Runs once the descriptor has been closed (the listener counts its connections with it).
@@ -229,6 +216,7 @@ final class SocketTransport: FlowControlledTransport {
     /// Reads until end of file or error, feeding `connection`; then releases the reader's hold
     /// on the descriptor. Runs on the connection's reader thread.
     func runReader(for connection: MessengerConnection) {
+        reader.claim()
         state.withLock { state in
             state.reader = ThreadIdentity.current
             state.connection = connection
@@ -240,7 +228,7 @@ final class SocketTransport: FlowControlledTransport {
                 executor.runPending()
                 flushDeferred()
                 // A job that drove the reader met the end of the socket (`driveReader`).
-                if readerSawEnd { break reading }
+                if reader.withValue({ $0.sawEnd }) { break reading }
                 guard executor.willBlock() else { continue }
             }
             // Matched, not compared: `!=` on the enum went through `Equatable`'s generic witness.

@@ -3,8 +3,8 @@
 //   channelbridge-test-peer listen PATH    host: accept sessions on PATH, serve each one
 //   channelbridge-test-peer connect PATH   client: connect to PATH and serve that one session
 //   channelbridge-test-peer fd-check PATH  descriptor counts around rounds of sessions (DescriptorCheck.swift)
-//   channelbridge-test-peer confinement-check -
-//                                          a connection's reader state touched off its thread (ConfinementCheck.swift)
+//   channelbridge-test-peer confinement-check -|messenger|transport|executor
+//                                          a reader thread's state touched off its thread (ConfinementCheck.swift)
 //
 // Prints `ready` on stdout once it can be talked to (listening, or connected with HELLOs exchanged),
 // then serves until stdin reaches end of file (the test process is gone) or, when connected, until
@@ -41,14 +41,14 @@ func exitWhenStdinEnds() {
 
 let arguments = CommandLine.arguments.dropFirst()
 guard arguments.count == 2, let mode = arguments.first, let path = arguments.last else {
-    fail("usage: channelbridge-test-peer listen|connect|fd-check PATH, or confinement-check -")
+    fail("usage: channelbridge-test-peer listen|connect|fd-check PATH, or confinement-check -|transport|executor")
 }
 // fd-check and confinement-check end by themselves; the serving modes end with their test.
 if mode != "fd-check", mode != "confinement-check" { exitWhenStdinEnds() }
 
 switch mode {
 case "confinement-check":
-    ConfinementCheck.run()
+    ConfinementCheck.run(path)
 case "fd-check":
     do {
         try await DescriptorCheck.run(path: path)
