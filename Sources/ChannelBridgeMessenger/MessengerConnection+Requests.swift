@@ -1,50 +1,10 @@
 import ChannelBridgePlatform
 import Synchronization
 
-/// The requests and messages the peer sends: finding their handler, running it (at once, in
-/// place, or in a task), and writing the reply; and the peer's CANCEL of a request.
+/// The requests the peer sends: finding their handler, running it (at once, in place, or in a
+/// task), and writing the reply; and the peer's CANCEL of a request. Their payload is a
+/// `RequestPayload` (`+RequestPayload`); the peer's MESSAGEs are `+Messages`.
 extension MessengerConnection {
-    /// A request's payload: an array of its own, still in the receive buffer (`buffer[range]`,
-    /// see `FrameDecoder.nextInPlace()`), copied out only for a handler that keeps it, or a large
-    /// one in two parts, joined for a handler that cannot adopt the last (`PayloadSplitter`).
-    enum RequestPayload {
-        case owned([UInt8]?)
-        case inBuffer([UInt8], Range<Int>?)
-        case split([UInt8], tail: [UInt8])
-
-        /// The payload's length in bytes.
-        var count: Int {
-            switch self {
-            case .owned(let bytes): bytes?.count ?? 0
-            case .inBuffer(_, let range): range?.count ?? 0
-            case .split(let head, let tail): head.count + tail.count
-            }
-        }
-
-        var array: [UInt8]? {
-            switch self {
-            case .owned(let bytes): bytes
-            case .inBuffer(let buffer, let range): range.map { Array(buffer[$0]) }
-            case .split(let head, let tail): head + tail
-            }
-        }
-
-        /// Runs `body` on the payload's bytes, and on its last part when it is split: then the
-        /// bytes are its first part only.
-        func withBytes<R>(_ body: (UnsafeRawBufferPointer?, [UInt8]?) throws -> R) rethrows -> R {
-            switch self {
-            case .owned(nil), .inBuffer(_, nil):
-                try body(nil, nil)
-            case .owned(let bytes?):
-                try bytes.withUnsafeBytes { try body($0, nil) }
-            case .inBuffer(let buffer, let range?):
-                try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range]), nil) }
-            case .split(let head, let tail):
-                try head.withUnsafeBytes { try body($0, tail) }
-            }
-        }
-    }
-
     func handleRequest(id: UInt32, channel: String, payload: RequestPayload) -> Delivery {
         // Charged when its frame began, if it was (reader thread only, as every delivery).
         let prepaid = reader.withValue { $0.takePrepaidCharge() }
@@ -177,7 +137,7 @@ extension MessengerConnection {
 
     /// The status-2 text for a request `requestGate` refuses, or nil.
     @inline(__always)
-    private func refusalByGate(channel: String, payload: RequestPayload) -> String? {
+    func refusalByGate(channel: String, payload: RequestPayload) -> String? {
         guard let requestGate, requestGate.isClosed else { return nil }
         let refused = payload.withBytes { message, _ in requestGate.refuses(channel: channel, payload: message) }
         return refused ? requestGate.reason : nil
@@ -368,68 +328,6 @@ extension MessengerConnection {
             kept.append(scalar)
         }
         return .failure(String(kept))
-    }
-
-    func handleMessage(channel: String, payload: [UInt8]?) -> Delivery {
-        enum Outcome {
-            case drop, hold
-            case now(ConnectionState.Handler)
-            case run(ConnectionState.Handler, serial: UInt64)
-        }
-        if refusalByGate(channel: channel, payload: .owned(payload)) != nil { return .delivered }
-        let outcome = state.withLock { state -> Outcome in
-            // After the peer's GOODBYE it may send only replies, as for requests.
-            let takesMessages = state.lifecycle.peerGoodbye == nil && !state.isClosed
-            guard takesMessages, let installed = state.lookupHandler(channel) else { return .drop }
-            switch installed.handler {
-            case .synchronous, .inPlace: return .now(installed.handler)
-            case .plain, .segmented, .immediate, .inPlaceOrLater: break
-            }
-            if state.handlerSlotsFull {
-                state.holdingForHandlers = true
-                return .hold
-            }
-            state.nextInboundSerial &+= 1
-            state.messageTasks.updateValue(nil, forKey: state.nextInboundSerial)
-            return .run(installed.handler, serial: state.nextInboundSerial)
-        }
-        switch outcome {
-        case .drop:
-            break
-        case .hold:
-            return .hold(needsHandlerSlot: true, needsAnswerRoom: false)
-        case .now(.synchronous(let handler)):
-            _ = try? handler(payload)
-        case .now(.inPlace(let handler)):
-            // Not installed to answer later, so its answer is at hand.
-            _ = try? Self.answer(of: handler, payload)
-        case .now:
-            break  // only synchronous and in-place handlers run at once
-        case .run(let handler, let serial):
-            let task = Task.immediate {
-                switch handler {
-                case .plain(let handler): _ = try? await handler(payload)
-                case .segmented(let handler): (try? await handler(payload))?.afterReply?()
-                case .synchronous(let handler): _ = try? handler(payload)
-                case .inPlace(let handler), .inPlaceOrLater(let handler):
-                    (try? await Self.answer(of: handler, payload).reply())?.afterReply?()
-                case .immediate(let handler): (try? await handler(payload).reply())?.afterReply?()
-                }
-                self.messageHandlerFinished(serial)
-            }
-            state.withLock { state in
-                if state.messageTasks.index(forKey: serial) != nil { state.messageTasks[serial] = task }
-            }
-        }
-        return .delivered
-    }
-
-    func messageHandlerFinished(_ serial: UInt64) {
-        let freedSlot = state.withLock { state -> Bool in
-            guard state.messageTasks.removeValue(forKey: serial) != nil else { return false }
-            return state.takeHandlerSlotWake()
-        }
-        if freedSlot { flowTransport?.inputMayResume() }
     }
 
     func handleCancel(id: UInt32) {
