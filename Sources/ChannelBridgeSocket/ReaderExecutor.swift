@@ -129,18 +129,22 @@ package final class ReaderExecutor: TaskExecutor {
             // The usual round: one call resumed by the reply just read. The job may enqueue
             // others (into `ReaderState.jobs`), so it is taken out first; no job runs inside an
             // access to the box, since a job reaches the box again.
+            var batched = false
             let lone = reader.withValue { reader -> UnownedJob? in
                 if reader.jobs.count == 1 {
                     reader.runningLoneJob = true
                     return reader.jobs.removeLast()
                 }
-                if !reader.jobs.isEmpty { swap(&reader.jobs, &reader.batch) }
+                if !reader.jobs.isEmpty {
+                    swap(&reader.jobs, &reader.batch)
+                    batched = true
+                }
                 return nil
             }
             if let lone {
                 lone.runSynchronously(on: me)
                 reader.withValue { $0.runningLoneJob = false }
-            } else {
+            } else if batched {
                 runBatch(on: me)
             }
             let taken = state.withLock { state -> Bool in

@@ -41,9 +41,9 @@ extension SocketTransport {
             }
             let (bytesBefore, answersBefore) = (state.queue.byteCount, state.queue.answerByteCount)
             if let rest {
-                // The frame's kind byte: `rest` is the tail of the frame encoded in the scratch.
-                let kind = reader.withValue { $0.frameScratch![4] }
-                state.queue.append(Array(rest), isAnswer: directFrame > 4 && OutboundQueue.isAnswer(kind: kind))
+                // The frame's kind is in the scratch it was encoded into, of which `rest` is the tail.
+                let isAnswer = directFrame > 4 && OutboundQueue.isAnswer(kind: reader.withValue { $0.frameScratch![4] })
+                state.queue.append(Array(rest), isAnswer: isAnswer)
             } else {
                 add(&state.queue)
             }
@@ -88,12 +88,11 @@ extension SocketTransport {
     /// The first `length` (at most `directSendLimit`) bytes of the reader's scratch memory. Reader
     /// thread only, under `state`'s lock.
     private func readerFrame(_ length: Int) -> UnsafeMutableRawBufferPointer {
-        let scratch = reader.withValue { reader in
-            if let scratch = reader.frameScratch { return scratch }
-            let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.directSendLimit, alignment: 8)
-            reader.frameScratch = scratch
-            return scratch
+        if let scratch = reader.withValue({ $0.frameScratch }) {
+            return UnsafeMutableRawBufferPointer(rebasing: scratch[..<length])
         }
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.directSendLimit, alignment: 8)
+        reader.withValue { $0.frameScratch = scratch }
         return UnsafeMutableRawBufferPointer(rebasing: scratch[..<length])
     }
 
