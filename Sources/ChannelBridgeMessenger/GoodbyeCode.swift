@@ -1,6 +1,6 @@
 /// Why a side ends a session, carried by a GOODBYE frame.
 ///
-/// Version 1 defines codes 0 to 7. A receiver keeps any other value as it is, so that a newer
+/// Version 1 defines codes 0 to 8. A receiver keeps any other value as it is, so that a newer
 /// peer's code is still reported rather than treated as a protocol error.
 public struct GoodbyeCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     public var rawValue: UInt16
@@ -25,6 +25,10 @@ public struct GoodbyeCode: RawRepresentable, Sendable, Hashable, CustomStringCon
     /// A frame the peer had begun did not arrive in full within the receiver's frame deadline
     /// (wire protocol §4.10, rule 9); the slot it held is freed.
     public static let frameTimeout = GoodbyeCode(rawValue: 7)
+    /// The process serving the session died by a fatal signal (a handler trapped); the reason
+    /// names the signal and, when known, the channel and method that were running. The
+    /// connection ends right after.
+    public static let sessionCrashed = GoodbyeCode(rawValue: 8)
 
     public var description: String {
         switch rawValue {
@@ -36,6 +40,7 @@ public struct GoodbyeCode: RawRepresentable, Sendable, Hashable, CustomStringCon
         case 5: "shuttingDown"
         case 6: "tooManyConnections"
         case 7: "frameTimeout"
+        case 8: "sessionCrashed"
         default: "code \(rawValue)"
         }
     }

@@ -212,6 +212,8 @@ extension MessengerConnection {
             MessengerError(
                 .frameTimeout,
                 "the peer closed the session: a frame from this side did not arrive in full in time\(detail)")
+        case .sessionCrashed:
+            MessengerError(.connectionClosed, "the process serving this session crashed\(detail)")
         default: MessengerError(.connectionClosed, "the peer said goodbye (\(goodbye.code))\(detail)")
         }
     }
