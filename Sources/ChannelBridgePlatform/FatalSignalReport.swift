@@ -20,4 +20,15 @@ package enum FatalSignalReport {
     package static func install() {
         _ = installation
     }
+
+    /// Makes this process an isolated session's worker for the report (Protocol/extension-host.md
+    /// §1.8): `sessionSocket` is the client's connection, whose frames are then counted as they
+    /// are sent, and `reportSocket` the host's hand-off socket. A fatal signal then also sends the
+    /// client GOODBYE `sessionCrashed` naming the signal and the running handler, unless a frame
+    /// is partly written (the client then sees end of file alone), and writes `died by SIGNAME[ in
+    /// the handler of ...]` on `reportSocket`. Call it once, before the session's connection
+    /// exists.
+    package static func guardSession(socket sessionSocket: Int32, reportingTo reportSocket: Int32) {
+        cb_guard_session_socket(sessionSocket, reportSocket)
+    }
 }

@@ -381,6 +381,10 @@ package enum Syscalls {
         _ = setenv(name, value, 1)
     }
 
+    package static func removeEnvironment(_ name: String) {
+        _ = unsetenv(name)
+    }
+
     package static var effectiveUserID: UInt32 { geteuid() }
     package static var processID: Int32 { getpid() }
 }

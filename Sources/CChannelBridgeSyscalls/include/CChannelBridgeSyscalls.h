@@ -58,4 +58,34 @@ static inline const cb_running_handler *cb_running_handler_exchange(const cb_run
 // only `write`, `sigaction` and `raise` in the handler. Returns 0, or -1 with `errno`.
 int cb_install_fatal_signal_report(void);
 
+// An isolated session's worker (extension-host.md §1.8): `fd` is the client's socket, whose frames
+// `cb_send`/`cb_sendmsg` then count as they go out, and `report_fd` the hand-off socket to the
+// host. The report of a fatal signal then also sends the client GOODBYE sessionCrashed (code 8)
+// naming the signal and the running handler, unless a send is under way or a frame is partly
+// written (the client then sees end of file alone), writes `died by SIGNAME[ in the handler of
+// ...]` and a newline on `report_fd`, and makes every later send on `fd` fail with EPIPE. Call it
+// once, before the session's connection exists.
+void cb_guard_session_socket(int fd, int report_fd);
+
+// Starts `path` with `arguments` and `environment` (null-terminated arrays) by `posix_spawn`: the
+// child's descriptor `targets[i]` is the parent's `sources[i]` (every other one is closed on
+// exec, as this package opens them all close-on-exec), its standard input and output are
+// /dev/null, its standard error the parent's, and it leads a process group of its own. The pid
+// in `*pid`; returns 0 or an error number.
+int cb_spawn(const char *path, char *const *arguments, char *const *environment, const int *sources,
+             const int *targets, int count, int *pid);
+
+// Sends `count` bytes (at least one) with descriptor `fd` attached (`SCM_RIGHTS`) on the Unix
+// socket `socket`, blocking, without SIGPIPE: the bytes sent, or -1 with `errno`.
+long cb_send_descriptor(int socket, int fd, const void *bytes, long count);
+
+// Receives up to `count` bytes from `socket`, blocking, and the descriptor that came with them
+// (close-on-exec) in `*fd`, or -1 when none came: the bytes received (0 at end of file), or -1
+// with `errno`. Extra descriptors are closed.
+long cb_receive_descriptor(int socket, int *fd, void *bytes, long count);
+
+// `pidfd_open(pid, 0)`: a descriptor that polls readable once process `pid` has ended, or -1 with
+// `errno`.
+int cb_pidfd_open(int pid);
+
 #endif
