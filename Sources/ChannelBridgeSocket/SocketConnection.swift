@@ -91,6 +91,37 @@ public final class SocketConnection: Sendable {
         return handOff.withLock { $0! }
     }
 
+    /// Serves the connected Unix socket `fd` (which it then owns) as a session of `role`: a
+    /// socket pair's end, or a connection another process accepted and passed on. `configure`
+    /// runs before anything is read, on the calling thread; reading then runs on a thread of the
+    /// connection's own. Used by an isolated host's workers for their client's connection and for
+    /// the control channel between host and worker.
+    ///
+    /// - Throws: `SocketError` `credentials` when the peer's credentials cannot be read, or
+    ///   `systemCall` when no reader thread can be started; `fd` is closed then.
+    package static func adopt(
+        fd: Int32, role: PeerRole, path: String, options: Options,
+        configure: (SocketConnection) -> Void = { _ in }
+    ) throws(SocketError) -> SocketConnection {
+        guard let credentials = Syscalls.credentials(of: fd) else {
+            let error = Syscalls.failure("getsockopt(SO_PEERCRED)", code: .credentials, path: path)
+            Syscalls.closeDescriptor(fd)
+            throw error
+        }
+        let handoff = Handoff()
+        let started = DetachedThread.tryStart(name: "cb reader \(fd)") { handoff.take()?.runReader() }
+        guard started == 0 else {
+            Syscalls.closeDescriptor(fd)
+            throw SocketError(
+                .systemCall, "cannot start the connection's reader thread: " + Syscalls.errorText(started),
+                path: path, errno: started)
+        }
+        let connection = SocketConnection(fd: fd, role: role, path: path, credentials: credentials, options: options)
+        configure(connection)
+        handoff.give(connection)
+        return connection
+    }
+
     private static func establish(
         fd: Int32, address: SocketAddress, path: String,
         options: Options

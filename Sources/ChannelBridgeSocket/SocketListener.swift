@@ -36,6 +36,15 @@ public final class SocketListener: Sendable {
         /// At most this many sessions at once; a further peer gets GOODBYE `tooManyConnections`.
         /// Default 128.
         public var maxConnections: Int
+        /// When set, each admitted connection (its peer accepted, within `maxConnections`) is
+        /// given to this instead of being served here: it gets the descriptor, which it then owns,
+        /// the peer's credentials, and a call to make once the session has ended (which frees its
+        /// place under `maxConnections`). It answers `nil` when it took the connection, or the
+        /// reason to refuse it with GOODBYE `tooManyConnections` (the descriptor is then still the
+        /// listener's). Runs on the accepting thread. An isolated host hands connections to its
+        /// worker processes this way.
+        package var serveElsewhere:
+            (@Sendable (Int32, PeerCredentials, _ ended: @escaping @Sendable () -> Void) -> String?)?
         /// Starts the reader threads; replaceable so that tests can make it fail.
         package var startThread: @Sendable (String, @escaping @Sendable () -> Void) -> Int32 = DetachedThread.tryStart
 
@@ -140,6 +149,14 @@ public final class SocketListener: Sendable {
             refuse(fd, code: .tooManyConnections, reason: "this host serves at most \(limit) connections at a time")
             return
         }
+        if let serveElsewhere = options.serveElsewhere {
+            if let refusal = serveElsewhere(fd, credentials, { [weak self] in self?.connectionEnded() }) {
+                connectionEnded()
+                state.withLock { $0.refusedForLimit += 1 }
+                refuse(fd, code: .tooManyConnections, reason: refusal)
+            }
+            return
+        }
         // The reader thread comes first, so that a peer this process cannot serve is refused
         // before it gets a HELLO; it waits until the session is set up.
         let handoff = Handoff()
@@ -176,7 +193,7 @@ public final class SocketListener: Sendable {
 }
 
 /// Hands an accepted connection to the reader thread started for it before it was set up.
-private final class Handoff: Sendable {
+final class Handoff: Sendable {
     private let connection = LockedValue<SocketConnection?>(nil)
     private let ready = DispatchSemaphore(value: 0)
 
