@@ -62,6 +62,7 @@ package struct ExtensionChannelHandler: Sendable {
     ) async throws -> (StandardValue, afterReply: (@Sendable () -> Void)?) {
         switch call.method {
         case "exit", "completeRequest", "cancel":
+            if let remote = request.remote { return try await remoteEndingCall(call, remote) }
             let replied = try endingCall(call)
             return (.null, { replied.raise() })
         default:
@@ -70,27 +71,53 @@ package struct ExtensionChannelHandler: Sendable {
     }
 
     private func endingCall(_ call: MethodCall) throws -> OneShotSignal {
+        let (outcome, returned, error) = try ending(call)
+        return try end(outcome, returnedItems: returned, error: error, method: call.method)
+    }
+
+    /// What an ending call asks for, its arguments checked.
+    private func ending(_ call: MethodCall) throws -> (HostOutcome, StandardValue?, MethodError?) {
         switch call.method {
         case "cancel":
             let code = try string(call, "code")
             let message = try optionalString(call, "message")
             let details = call.arguments["details"] ?? .null
-            return try end(
-                .cancelled, returnedItems: nil,
-                error: MethodError(code: code, message: message, details: details), method: call.method)
+            return (.cancelled, nil, MethodError(code: code, message: message, details: details))
         default:
-            let returned: StandardValue?
             switch call.arguments {
-            case .null: returned = nil
-            case .list: returned = call.arguments
+            case .null: return (.completed, nil, nil)
+            case .list: return (.completed, call.arguments, nil)
             default:
                 throw invalid(
                     call.method, nil,
                     "the arguments must be null or a list of returned items, got "
                         + call.arguments.dartTypeName)
             }
-            return try end(.completed, returnedItems: returned, error: nil, method: call.method)
         }
+    }
+
+    /// An ending call in an isolated host's worker: the worker's own sessions refuse further
+    /// requests at once (before the next frame is read), and the host decides whether this call
+    /// ended the request. The host goes on with its shutdown once told that this reply is queued.
+    private func remoteEndingCall(
+        _ call: MethodCall, _ remote: RemoteRequest
+    ) async throws -> (StandardValue, afterReply: (@Sendable () -> Void)?) {
+        let (outcome, returned, error) = try ending(call)
+        if let earlier = request.end(outcome, returnedItems: returned, error: error, endingReply: nil) {
+            // The host's shutdown reached this worker first.
+            throw alreadyCompleted(call.method, earlier.name)
+        }
+        if let earlier = try await remote.end(outcome, returnedItems: returned, error: error) {
+            throw alreadyCompleted(call.method, WorkerChannel.outcome(.string(earlier))?.name ?? earlier)
+        }
+        return (.null, { remote.endingReplied() })
+    }
+
+    private func alreadyCompleted(_ method: String, _ earlier: String) -> MethodError {
+        MethodError(
+            code: ErrorCode.requestAlreadyCompleted,
+            message: "\(method): the extension request has already ended (\(earlier))",
+            details: ["outcome": .string(earlier)])
     }
 
     private func answer(_ call: MethodCall) async throws -> StandardValue {
@@ -100,7 +127,11 @@ package struct ExtensionChannelHandler: Sendable {
         case "openURL":
             let url = try string(call, "url")
             guard !url.isEmpty else { throw invalid(call.method, "url", "the argument 'url' must not be empty") }
-            request.recordOpenedURL(OpenedURL(url: url, opened: allowsOpenURL))
+            if let remote = request.remote {
+                try await remote.recordOpenedURL(OpenedURL(url: url, opened: allowsOpenURL))
+            } else {
+                request.recordOpenedURL(OpenedURL(url: url, opened: allowsOpenURL))
+            }
             return .bool(allowsOpenURL)
         case "getAppGroupContainer":
             let appGroup = try string(call, "appGroup")
@@ -138,10 +169,7 @@ package struct ExtensionChannelHandler: Sendable {
     ) throws -> OneShotSignal {
         let replied = OneShotSignal()
         if let earlier = request.end(outcome, returnedItems: returnedItems, error: error, endingReply: replied) {
-            throw MethodError(
-                code: ErrorCode.requestAlreadyCompleted,
-                message: "\(method): the extension request has already ended (\(earlier.name))",
-                details: ["outcome": .string(earlier.name)])
+            throw alreadyCompleted(method, earlier.name)
         }
         return replied
     }

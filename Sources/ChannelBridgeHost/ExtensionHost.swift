@@ -42,6 +42,8 @@ public final class ExtensionHost: Sendable {
     private let sessions: SessionTable
     private let output: HostOutput
     private let running = LockedValue(RunState.idle)
+    /// With `--isolation session`: the worker processes that serve the sessions.
+    private let workers: WorkerPool?
 
     /// Whether `run()` has been called, and its record once it has returned. A later call waits
     /// for the first one's record.
@@ -54,8 +56,9 @@ public final class ExtensionHost: Sendable {
 
     private init(
         options: HostOptions, request: ExtensionRequest, store: AppGroupStore, listener: SocketListener,
-        sessions: SessionTable, output: HostOutput
+        sessions: SessionTable, output: HostOutput, workers: WorkerPool?
     ) {
+        self.workers = workers
         self.options = options
         self.socketPath = options.socketPath
         self.request = request
@@ -77,6 +80,15 @@ public final class ExtensionHost: Sendable {
     public static func start(
         options given: HostOptions, output: HostOutput = .process,
         plugins: HostPlugins = HostPlugins()
+    ) async throws(HostError) -> ExtensionHost {
+        try await start(options: given, output: output, plugins: plugins, workerLaunch: nil)
+    }
+
+    /// `start`, for a host executable that can start its own workers (`--isolation session`):
+    /// `workerLaunch` is its file and command line.
+    static func start(
+        options given: HostOptions, output: HostOutput, plugins: HostPlugins,
+        workerLaunch: WorkerPool.Launch?
     ) async throws(HostError) -> ExtensionHost {
         let options = {
             var options = given
@@ -114,18 +126,22 @@ public final class ExtensionHost: Sendable {
             setUpSession: plugins.setUpSession, request: request, store: store,
             sessions: sessions, output: output)
         var listenerOptions = SocketListener.Options()
-        listenerOptions.connection.name = "extension-host pid \(ProcessInfo.processInfo.processIdentifier)"
-        if let maxFrameBytes = options.maxFrameBytes { listenerOptions.connection.maxFrameLength = maxFrameBytes }
+        listenerOptions.connection = options.sessionConnectionOptions(gate: gate)
         listenerOptions.maxConnections = options.maxConnections
-        listenerOptions.connection.maxHandlersInFlight = options.maxHandlersInFlight
-        // One budget for every session this listener accepts.
-        listenerOptions.connection.requestBudget = RequestBudget(capacity: options.requestBudget)
-        // Every session closes to new requests as the request ends (`ExtensionRequest.sessionGate`).
-        listenerOptions.connection.requestGate = gate
-        listenerOptions.connection.outboundHighWater = options.outboundHighWater
-        listenerOptions.connection.outboundLowWater = options.outboundLowWater
-        listenerOptions.connection.helloTimeout = options.helloTimeout
-        listenerOptions.connection.frameTimeout = options.frameTimeout
+        let workers: WorkerPool?
+        if options.isolation == .session {
+            guard let workerLaunch else {
+                throw HostError(
+                    .usage,
+                    "--isolation session needs a host executable (ExtensionHostCommand.main), "
+                        + "which can start itself again; this host serves its sessions in its own process")
+            }
+            let pool = WorkerPool(launch: workerLaunch, request: request, sessions: sessions, output: output)
+            listenerOptions.serveElsewhere = { fd, _, ended in pool.serve(fd, ended: ended) }
+            workers = pool
+        } else {
+            workers = nil
+        }
         let listener: SocketListener
         // Only the default socket's directory is created (for it, nothing else makes one); a
         // directory named with --socket must exist, so that a mistyped one is not made.
@@ -151,7 +167,7 @@ public final class ExtensionHost: Sendable {
         }
         let host = ExtensionHost(
             options: options, request: request, store: store, listener: listener,
-            sessions: sessions, output: output)
+            sessions: sessions, output: output, workers: workers)
         do {
             if hasFiles {
                 let created = try await primary.containerDirectory()
@@ -236,6 +252,7 @@ public final class ExtensionHost: Sendable {
     }
 
     private func serve(cancellationSignal: @escaping @Sendable () -> HostSignal) async -> CompletionRecord {
+        workers?.start()
         output.standardOutput("ready \(socketPath)")
         do {
             try listener.startAccepting()
@@ -297,9 +314,11 @@ public final class ExtensionHost: Sendable {
             session.connection.close(code: .shuttingDown, reason: reason)
             unfinished += session.connection.messenger.owedReplyCount
         }
+        // A worker's unfinished calls are not known here; its session counts as open.
+        let workerSessions = await workers?.killAll() ?? 0
         return ShutdownDeadlinePassed(
             timeout: options.shutdownTimeout, unfinishedCalls: unfinished,
-            openSessions: live.count)
+            openSessions: live.count + workerSessions)
     }
 
     /// Ends the request as interrupted by `signal`, unless it has already ended.
@@ -311,12 +330,15 @@ public final class ExtensionHost: Sendable {
     }
 
     /// The number of sessions now connected.
-    package var sessionCount: Int { sessions.count }
+    package var sessionCount: Int { sessions.count + (workers?.sessionCount ?? 0) }
 
     private func shutDown(reason: String) async {
         listener.close()
         await listener.waitUntilClosed()
         // No session can be added now: the accepting thread has ended.
+        if let workers {
+            await workers.shutDown(reason: reason, outcome: request.outcome ?? .interrupted(.sigterm))
+        }
         let live = sessions.all
         for session in live {
             session.connection.close(code: .shuttingDown, reason: reason)

@@ -21,7 +21,13 @@ extension ExtensionHostCommand {
     /// - a Flutter-style handler that traps (a force unwrap of `nil`, a failed `as!`, an index out
     ///   of range) ends the process by its signal after a last line on standard error naming the
     ///   channel and method that were running (`PROGRAM: fatal signal SIGILL in the handler of
-    ///   method 'add' on channel 'example/notes'`).
+    ///   method 'add' on channel 'example/notes'`);
+    /// - with `--isolation session`, each session runs in a worker process started from this same
+    ///   executable (`/proc/self/exe`, the host's command line, an environment variable that makes
+    ///   this call serve one session as a worker), so that such a trap ends that session only: its
+    ///   client gets GOODBYE `sessionCrashed` and the host logs the channel, method and signal
+    ///   (Protocol/extension-host.md §1.8). Keep the top-level code before this call free of side
+    ///   effects a worker should not repeat.
     ///
     /// ```swift
     /// // main.swift: synchronous top-level code, so that the main thread runs the main run loop,
@@ -40,12 +46,16 @@ extension ExtensionHostCommand {
     public static func main(plugins: HostPlugins = HostPlugins(), help: String? = nil) async -> Never {
         ProcessSignals.ignoreBrokenPipes()
         FatalSignalReport.install()
+        let installsSandbox = !plugins.catalogue.keys.isEmpty || plugins.setUpSession != nil
+        if Syscalls.environment(WorkerChannel.environmentVariable) != nil {
+            await runWorker(plugins: plugins, installsSandbox: installsSandbox)
+        }
         let interruptions = HostSignal.watch(onRepeat: { ProcessExit.immediately($0.exitStatus) })
         ProcessExit.normally(
             await main(
                 arguments: Array(CommandLine.arguments.dropFirst()), interruptions: interruptions,
                 output: .process, plugins: plugins, help: help,
-                installsSandbox: !plugins.catalogue.keys.isEmpty || plugins.setUpSession != nil))
+                installsSandbox: installsSandbox, workerExecutable: OwnExecutable.path()))
     }
 
     /// Makes `host`'s app sandbox the process's: its directories created, the environment
@@ -54,15 +64,25 @@ extension ExtensionHostCommand {
     /// executable (`Bundle.main`'s on Linux, as an iOS app's comes from its bundle), else the
     /// default; a `--bundle-identifier` that differs from that `Info.plist`'s is warned about.
     static func installSandbox(of host: ExtensionHost, output: HostOutput) throws(HostError) {
-        let (bundleIdentifier, warning) = sandboxName(host.options, main: MainBundleInfo.besideExecutable())
-        if let warning { output.standardError("extension-host: warning: " + warning) }
+        try installSandbox(options: host.options, store: host.store, output: output)
+    }
+
+    /// Makes the app sandbox `options` name the process's. An isolated host's worker passes no
+    /// `output` (the host has warned already) and `preparesDirectories: false`: the host made the
+    /// directories and set the environment variables before it started the worker, which
+    /// inherited them.
+    static func installSandbox(
+        options: HostOptions, store: AppGroupStore, output: HostOutput?, preparesDirectories: Bool = true
+    ) throws(HostError) {
+        let (bundleIdentifier, warning) = sandboxName(options, main: MainBundleInfo.besideExecutable())
+        if let warning, let output { output.standardError("extension-host: warning: " + warning) }
         let sandbox: AppSandbox
         let environment: [(name: String, value: String)]
         do {
             sandbox = try AppSandbox(
-                bundleIdentifier: bundleIdentifier, entitledAppGroups: host.options.appGroups,
-                groups: host.store)
-            environment = try sandbox.prepareDirectories()
+                bundleIdentifier: bundleIdentifier, entitledAppGroups: options.appGroups,
+                groups: store)
+            environment = preparesDirectories ? try sandbox.prepareDirectories() : []
         } catch {
             throw HostError(.store, "the app's sandbox: \(error.message)")
         }

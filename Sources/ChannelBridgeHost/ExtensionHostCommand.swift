@@ -20,14 +20,16 @@ public enum ExtensionHostCommand {
     ) async -> Int32 {
         await main(
             arguments: arguments, interruptions: interruptions, output: output, plugins: plugins, help: nil,
-            installsSandbox: false)
+            installsSandbox: false, workerExecutable: nil)
     }
 
     /// `main`, with `help` printed before the options' usage for `--help`; with `installsSandbox`,
     /// the host's app sandbox becomes the process's before any session starts (`installSandbox`).
+    /// `workerExecutable` is the file an isolated host starts its workers from (`--isolation
+    /// session`); `nil` in a process that is not a host executable.
     static func main(
         arguments: [String], interruptions: AsyncStream<HostSignal>, output: HostOutput,
-        plugins: HostPlugins, help: String?, installsSandbox: Bool
+        plugins: HostPlugins, help: String?, installsSandbox: Bool, workerExecutable: String?
     ) async -> Int32 {
         let options: HostOptions
         do {
@@ -44,7 +46,16 @@ public enum ExtensionHostCommand {
         }
         let host: ExtensionHost
         do {
-            host = try await ExtensionHost.start(options: options, output: output, plugins: plugins)
+            // A worker takes the host's command line, with the data directory made absolute as
+            // the host's is, so that both name the same store whatever the worker's directory.
+            let launch = workerExecutable.map {
+                WorkerPool.Launch(
+                    executable: $0,
+                    arguments: [CommandLine.arguments.first ?? $0] + arguments
+                        + ["--data-dir", AbsolutePath.of(options.dataDirectory)])
+            }
+            host = try await ExtensionHost.start(
+                options: options, output: output, plugins: plugins, workerLaunch: launch)
         } catch {
             output.standardError("extension-host: \(error.message)")
             return error.exitStatus

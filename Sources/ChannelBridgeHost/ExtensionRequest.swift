@@ -35,16 +35,21 @@ public final class ExtensionRequest: Sendable {
     /// Closed as the request ends, before `end` returns: the sessions that share it then refuse
     /// every request but those that answer `REQUEST_ALREADY_COMPLETED`.
     let gate: RequestGate?
+    /// In an isolated host's worker: the request itself, in the host process. This one then only
+    /// keeps the worker's own sessions in step (its gate), and every end goes to the host.
+    let remote: RemoteRequest?
 
     public init(inputItems: [InputItem]) {
         self.inputItems = inputItems
         gate = nil
+        remote = nil
     }
 
-    /// A request whose end closes `gate`.
-    init(inputItems: [InputItem], gate: RequestGate) {
+    /// A request whose end closes `gate`; with `remote`, a worker's stand-in for the host's.
+    init(inputItems: [InputItem], gate: RequestGate, remote: RemoteRequest? = nil) {
         self.inputItems = inputItems
         self.gate = gate
+        self.remote = remote
     }
 
     /// The gate a host's sessions share: once the request has ended, a request is refused with
@@ -61,13 +66,20 @@ public final class ExtensionRequest: Sendable {
 
     /// Ends the request unless it has already ended.
     ///
+    /// In an isolated host's worker the end is also sent to the host, which ends the one request
+    /// unless another session ended it first (its record then keeps the first end).
+    ///
     /// - Returns: `nil` when this call ended it; the earlier outcome when it had already ended.
     @discardableResult
     public func end(
         _ outcome: HostOutcome, returnedItems: StandardValue? = nil,
         error: MethodError? = nil
     ) -> HostOutcome? {
-        end(outcome, returnedItems: returnedItems, error: error, endingReply: nil)
+        let earlier = end(outcome, returnedItems: returnedItems, error: error, endingReply: nil)
+        if earlier == nil, let remote {
+            remote.forwardEnd(outcome, returnedItems: returnedItems, error: error)
+        }
+        return earlier
     }
 
     func end(

@@ -166,6 +166,12 @@ extension HostOptions {
                         "--shutdown-timeout needs a number of seconds from 0 to 3600, not \(text.debugDescription)")
                 }
                 options.shutdownTimeout = .milliseconds(Int64((seconds * 1000).rounded(.up)))
+            case "--isolation":
+                let text = try value()
+                guard let isolation = HostIsolation(rawValue: text) else {
+                    throw usage("--isolation needs session or none, not \(text.debugDescription)")
+                }
+                options.isolation = isolation
             case "--plugin":
                 let plugin = try nonEmpty()
                 if !plugins.contains(plugin) { plugins.append(plugin) }
@@ -259,6 +265,8 @@ extension HostOptions {
                                    default 5) for replies still owed, e.g. a store write stuck on
                                    the group's lock; then exit without them (nothing acknowledged
                                    is lost). A second SIGINT/SIGTERM exits at once
+          --isolation session|none run each session in a worker process of its own, so that a
+                                   plugin that traps ends only its session (default none)
           --echo                   also serve channelbridge/echo (binary; replies with the bytes it got)
           --trace                  log every call, decoded, to standard error
           --help                   print this text

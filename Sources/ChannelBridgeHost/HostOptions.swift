@@ -82,6 +82,9 @@ public struct HostOptions: Sendable, Equatable {
     /// is stuck); once it has passed, `run()` returns without them (`CompletionRecord.shutdownDeadlinePassed`).
     /// `.zero` waits for nothing.
     package var shutdownTimeout: Duration
+    /// `--isolation session|none`: whether each session runs in a worker process of its own
+    /// (Protocol/extension-host.md §1.8).
+    package var isolation = HostIsolation.none
 
     @usableFromInline package static let defaultAppGroup = "group.local"
     /// `--bundle-identifier`'s default.

@@ -21,9 +21,11 @@ struct SessionSetup: Sendable {
     let output: HostOutput
 
     /// Runs on the accepting thread before the session sends HELLO or reads anything, so every
-    /// handler is in place for the client's first request.
-    func open(_ connection: SocketConnection) {
-        let id = sessions.nextID()
+    /// handler is in place for the client's first request. `id` is the session's number when the
+    /// host gave it one (a worker's session), else the next of `sessions`.
+    @discardableResult
+    func open(_ connection: SocketConnection, id given: Int? = nil) -> HostSession {
+        let id = given ?? sessions.nextID()
         let label = "[session \(id)]"
         let log = output.standardError
         // The connection itself unless traced, so the session's channels answer in place. Requests
@@ -86,6 +88,7 @@ struct SessionSetup: Sendable {
             if trace { log("extension-host: \(label) closed: \(error)") }
             Task { await session.tearDown() }
         }
+        return session
     }
 
     /// Registers the plugins through the registrant, by name, as Flutter's generated registrant
