@@ -153,7 +153,7 @@ let package = Package(
                                    "ChannelBridgeSocket", "ChannelBridgeTestSupport", "extension-host"], swiftSettings: strict),
         .testTarget(name: "BenchTests",
                     dependencies: ["ChannelBridgeTestSupport", "channelbridge", "channelbridge-raw-bench", "extension-host",
-                                   "channelbridge-rtt-driver"],
+                                   "channelbridge-rtt-driver", "isolation-test-host"],
                     swiftSettings: strict),
         // The CLI's commands run as child processes (codec, conformance, prefs, session, …): the only
         // test targets below that build the executables are this one and those about processes.
@@ -194,7 +194,8 @@ let package = Package(
                     dependencies: ["ChannelBridgeHost", "ChannelBridgeSocket", "ChannelBridgeChannels", "ChannelBridgeStore",
                                    "ChannelBridgeMessenger", "ChannelBridgeClient",
                                    "ChannelBridgeCodec", "ChannelBridgeTestSupport", "extension-host",
-                                   "channelbridge-store-peer", "ChannelBridgePlatform"], swiftSettings: strict),
+                                   "channelbridge-store-peer", "isolation-test-host", "ChannelBridgePlatform"],
+                    swiftSettings: strict),
         .testTarget(name: "ChannelBridgeContractsTests",
                     dependencies: ["ChannelBridgeContracts", "ChannelBridgeCodec", "ChannelBridgeTestSupport"],
                     swiftSettings: strict),
@@ -223,6 +224,10 @@ let package = Package(
         .executableTarget(name: "flutter-threading-peer",
                           dependencies: ["Flutter", "ChannelBridgeSocket", "ChannelBridgeMessenger"],
                           path: "Tests/Support/flutter-threading-peer", swiftSettings: strict),
+        // A host with a plugin that traps on request, for the session isolation tests.
+        .executableTarget(name: "isolation-test-host",
+                          dependencies: ["Flutter", "ChannelBridgeHost", "ChannelBridgePlugins"],
+                          path: "Tests/Support/isolation-test-host", swiftSettings: strict),
         .testTarget(name: "FlutterTests",
                     dependencies: ["Flutter", "ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeChannels",
                                    "ChannelBridgeMessenger", "ChannelBridgePlugins", "ChannelBridgeTesting", "ChannelBridgeSocket",

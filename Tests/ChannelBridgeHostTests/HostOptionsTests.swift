@@ -20,6 +20,27 @@ import Testing
         #expect(options.outboundHighWater == 4 << 20 && options.outboundLowWater == 1 << 20)
         #expect(options.helloTimeout == .seconds(5))
         #expect(options.shutdownTimeout == .seconds(5))
+        #expect(options.isolation == .none)
+    }
+
+    @Test func isolationIsSessionOrNone() throws {
+        for (text, expected) in [("session", HostIsolation.session), ("none", .none)] {
+            guard case .run(let options) = try HostOptions.parse(["--isolation", text]) else {
+                Issue.record("not a run")
+                return
+            }
+            #expect(options.isolation == expected, "--isolation \(text)")
+        }
+        #expect {
+            try HostOptions.parse(["--isolation", "process"])
+        } throws: { error in
+            (error as? HostError)?.message
+                == """
+                extension-host: --isolation needs session or none, not "process"
+                Run 'extension-host --help' for the options.
+                """
+        }
+        #expect(HostOptions.usageText.contains("--isolation session|none"))
     }
 
     @Test func theBundleIdentifierIsOneDirectoryName() throws {

@@ -63,6 +63,11 @@ final class RawClient: Sendable {
 
     /// Reads frames until the host closes the connection, on a thread of its own.
     func readUntilClosed() async -> [Frame] {
+        Self.parse(await readBytesUntilClosed())
+    }
+
+    /// Reads every byte until the host closes the connection, on a thread of its own.
+    func readBytesUntilClosed() async -> [UInt8] {
         await withCheckedContinuation { continuation in
             let fd = self.fd
             let thread = Thread {
@@ -74,7 +79,7 @@ final class RawClient: Sendable {
                     if count <= 0 { break }
                     buffer += chunk[0..<count]
                 }
-                continuation.resume(returning: Self.parse(buffer))
+                continuation.resume(returning: buffer)
             }
             thread.start()
         }
