@@ -97,6 +97,32 @@ import Testing
         #expect((figures["strings_at_once_answered"] as? NSNumber)?.intValue == clients)
     }
 
+    /// A host with `--isolation session` whose sessions trap one after another: each trapping
+    /// client gets GOODBYE `sessionCrashed`, the healthy clients see no error, and no worker is
+    /// left a zombie.
+    @Test(.disabled(if: Sanitizer.current != nil, "wall-clock limits a sanitized build misses"))
+    func crashingSessionsCostOnlyTheirOwnSession() async throws {
+        let outcome = try await BenchProcess.run(
+            "channelbridge", ["stress", "crashing-sessions", "--scale", "0.02", "--json"])
+        #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: [String: Any]])
+        let figures = try #require(object["crashing-sessions"])
+        func count(_ name: String) -> Int? { (figures[name] as? NSNumber)?.intValue }
+        #expect(count("trapping_sessions") == 2)
+        #expect(count("session_crashed_goodbyes") == 2, "\(figures)")
+        #expect(count("refused_by_crash_budget") == 0)
+        #expect(count("healthy_errors") == 0, "\(figures)")
+        #expect((count("healthy_calls") ?? 0) > 0)
+        for isolation in ["", "session_", "none_"] {
+            #expect(count("\(isolation)zombies_after") == 0, "\(isolation)")
+        }
+        #expect(count("session_workers_after") == 2)
+        #expect(count("none_workers_after") == 0)
+        #expect(
+            (count("session_host_fd_growth") ?? 1) <= 0 && (count("none_host_fd_growth") ?? 1) <= 0, "\(figures)")
+    }
+
     @Test func tablePrintsOneLinePerFigure() async throws {
         let outcome = try await BenchProcess.run("channelbridge", ["stress", "many-clients", "--scale", "0.01"])
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
@@ -128,7 +154,7 @@ import Testing
         #expect(outcome.status == 64)
         #expect(
             outcome.stderr.hasPrefix(
-                "channelbridge stress: unknown scenario 'nope'; known: unread-replies, unread-events, vanish, idle-connections, dribble, pipelined-order, many-clients, large-requests, soak, listeners-cancel, listeners-drop"
+                "channelbridge stress: unknown scenario 'nope'; known: unread-replies, unread-events, vanish, idle-connections, dribble, pipelined-order, many-clients, large-requests, soak, listeners-cancel, listeners-drop, crashing-sessions"
             ))
     }
 

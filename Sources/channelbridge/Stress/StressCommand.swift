@@ -73,6 +73,13 @@ enum StressCommand: CLICommand {
             summary: "the same, with listeners dropping their connection while\n"
                 + "              listening (GOODBYE or nothing said). Only when named",
             run: ListenerChurnScenario.run(dropping: true), runsByDefault: false),
+        Scenario(
+            name: "crashing-sessions",
+            summary: "isolation-test-host --isolation session: 100 sessions, one after\n"
+                + "              another, each trapping (SIGABRT), while 10 clients call and\n"
+                + "              listen; their errors and longest gap, the GOODBYEs, the\n"
+                + "              workers and zombies left. Only when named",
+            run: CrashingSessionsScenario.run, runsByDefault: false),
     ]
 
     /// The scenarios that run for `--seconds`.

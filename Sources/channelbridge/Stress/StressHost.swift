@@ -17,7 +17,9 @@ struct StressHost {
 
     /// Starts a host serving `group.stress` (and `channelbridge/echo`), with `extra` options, and
     /// waits for its ready line and for start-up work after it to settle.
-    static func start(_ purpose: String, settings: StressSettings, extra: [String] = []) async throws -> StressHost {
+    static func start(
+        _ purpose: String, settings: StressSettings, extra: [String] = [], product: String = "extension-host"
+    ) async throws -> StressHost {
         let directory = BenchPeer.socketDirectory("stress-\(purpose)")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var arguments = [
@@ -26,12 +28,12 @@ struct StressHost {
         ]
         if let helloTimeout = settings.helloTimeoutOption { arguments += ["--hello-timeout", helloTimeout] }
         arguments += extra
-        let child = try ChildProcess(product: "extension-host", arguments: arguments)
+        let child = try ChildProcess(product: product, arguments: arguments)
         let host = StressHost(child: child, directory: directory)
         do {
             let line = try await child.readLine()
             guard line == "ready \(host.socket)" else {
-                throw BenchError("extension-host said '\(line)', not its ready line")
+                throw BenchError("\(product) said '\(line)', not its ready line")
             }
             try await Task.sleep(for: .milliseconds(200))
             return host
@@ -84,10 +86,10 @@ struct StressHost {
 
     /// Runs `body` against a fresh host, which is stopped afterwards whatever happens.
     static func with<T>(
-        _ purpose: String, settings: StressSettings, extra: [String] = [],
+        _ purpose: String, settings: StressSettings, extra: [String] = [], product: String = "extension-host",
         _ body: (StressHost) async throws -> T
     ) async throws -> T {
-        let host = try await start(purpose, settings: settings, extra: extra)
+        let host = try await start(purpose, settings: settings, extra: extra, product: product)
         do {
             let result = try await body(host)
             await host.stop()
