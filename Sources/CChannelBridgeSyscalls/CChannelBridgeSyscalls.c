@@ -78,6 +78,8 @@ static unsigned long cb_guard_body_left = 0;
 static unsigned char cb_guard_length[4];
 static int cb_guard_length_have = 0;
 
+int cb_session_crashing(void) { return atomic_load(&cb_guard_crashed); }
+
 void cb_guard_session_socket(int fd, int report_fd) {
     cb_report_fd = report_fd;
     cb_guarded_fd = fd;
@@ -228,6 +230,9 @@ static void cb_report_to_session(int number, const cb_running_handler *running) 
         frame.bytes[6] = 0;
         cb_send_once(cb_guarded_fd, frame.bytes, frame.used);
     }
+    // The client sees the end now, not once the process has died (the backtrace that follows
+    // may take seconds); nothing more is sent on this socket.
+    shutdown(cb_guarded_fd, SHUT_RDWR);
     if (cb_report_fd >= 0) {
         cb_line line;
         line.used = 0;

@@ -13,6 +13,10 @@ extension ExtensionHostCommand {
     /// host's options, and exits when it ends, or at once when the host goes away.
     static func runWorker(plugins: HostPlugins, installsSandbox: Bool) async -> Never {
         Syscalls.removeEnvironment(WorkerChannel.environmentVariable)
+        // Inherited for this process only: a process it starts (Swift's backtracer, after a
+        // crash) must not hold the host's channels open after it has died.
+        DescriptorPassing.closeOnExec(WorkerChannel.controlDescriptor)
+        DescriptorPassing.closeOnExec(WorkerChannel.handOffDescriptor)
         let log = HostOutput.process.standardError
         let options: HostOptions
         let catalogue: PluginCatalogue
@@ -91,6 +95,9 @@ extension ExtensionHostCommand {
                 // The host learns of the session's end at once, so that it can kill this worker
                 // should tearing its plugins down hang (a handler that never returns).
                 connection.onClose { _ in
+                    // A crash shut the session down: the control channel stays open until the
+                    // process has died by its signal, so the host sees the crash, not an exit.
+                    guard !FatalSignalReport.sessionIsCrashing else { return }
                     worker.sessionEnded = true
                     control.close()
                 }
@@ -101,6 +108,8 @@ extension ExtensionHostCommand {
         }
         if let session = worker.session {
             await session.connection.waitUntilClosed()
+            // Dying by a signal (its backtrace may take seconds): never exit in its place.
+            while FatalSignalReport.sessionIsCrashing { try? await Task.sleep(for: .seconds(3600)) }
             await session.tearDown()
         }
         await control.waitUntilClosed()

@@ -1,4 +1,5 @@
 import ChannelBridgePlatform
+import ChannelBridgePlugins
 
 /// The `extension-host` command: parse the command line, start, serve, and answer the exit status.
 ///
@@ -31,7 +32,7 @@ public enum ExtensionHostCommand {
         arguments: [String], interruptions: AsyncStream<HostSignal>, output: HostOutput,
         plugins: HostPlugins, help: String?, installsSandbox: Bool, workerExecutable: String?
     ) async -> Int32 {
-        let options: HostOptions
+        var options: HostOptions
         do {
             switch try HostOptions.parse(arguments) {
             case .help:
@@ -44,8 +45,14 @@ public enum ExtensionHostCommand {
             output.standardError(error.message)
             return error.exitStatus
         }
+        // Isolation by default where plugins other than this project's run, and a worker can be
+        // started: a host executable with plugins of its own.
+        let hasOwnPlugins = !plugins.catalogue.keys.isEmpty || plugins.setUpSession != nil
+        if options.isolation == nil {
+            options.isolation = workerExecutable != nil && hasOwnPlugins ? .session : HostIsolation.none
+        }
         let host: ExtensionHost
-        do {
+        do throws(HostError) {
             // A worker takes the host's command line, with the data directory made absolute as
             // the host's is, so that both name the same store whatever the worker's directory.
             let launch = workerExecutable.map {

@@ -266,7 +266,8 @@ extension HostOptions {
                                    the group's lock; then exit without them (nothing acknowledged
                                    is lost). A second SIGINT/SIGTERM exits at once
           --isolation session|none run each session in a worker process of its own, so that a
-                                   plugin that traps ends only its session (default none)
+                                   plugin that traps ends only its session (default: session in a
+                                   host with plugins of its own, none in extension-host)
           --echo                   also serve channelbridge/echo (binary; replies with the bytes it got)
           --trace                  log every call, decoded, to standard error
           --help                   print this text

@@ -83,8 +83,9 @@ public struct HostOptions: Sendable, Equatable {
     /// `.zero` waits for nothing.
     package var shutdownTimeout: Duration
     /// `--isolation session|none`: whether each session runs in a worker process of its own
-    /// (Protocol/extension-host.md §1.8).
-    package var isolation = HostIsolation.none
+    /// (Protocol/extension-host.md §1.8). `nil` (not given): `session` for a host executable with
+    /// plugins of its own, `none` otherwise (`ExtensionHostCommand.main` decides).
+    package var isolation: HostIsolation?
 
     @usableFromInline package static let defaultAppGroup = "group.local"
     /// `--bundle-identifier`'s default.

@@ -53,4 +53,11 @@ package enum DescriptorPassing {
     package static func endWriting(_ socket: Int32) {
         _ = shutdown(socket, Int32(SHUT_WR))
     }
+
+    /// Makes `fd` close-on-exec: a descriptor inherited on purpose (a worker's control channel)
+    /// that no process this one starts should hold in turn (Swift's backtracer, which outlives a
+    /// crashed worker for a while, would keep the host from seeing the worker's end).
+    package static func closeOnExec(_ fd: Int32) {
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    }
 }

@@ -31,4 +31,9 @@ package enum FatalSignalReport {
     package static func guardSession(socket sessionSocket: Int32, reportingTo reportSocket: Int32) {
         cb_guard_session_socket(sessionSocket, reportSocket)
     }
+
+    /// Whether a fatal signal's report has begun for the guarded session (`guardSession`): the
+    /// process is dying by that signal, and nothing else may end it first (an exit with status 0
+    /// would hide the crash from the host).
+    package static var sessionIsCrashing: Bool { cb_session_crashing() != 0 }
 }

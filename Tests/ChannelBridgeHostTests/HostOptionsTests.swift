@@ -20,7 +20,7 @@ import Testing
         #expect(options.outboundHighWater == 4 << 20 && options.outboundLowWater == 1 << 20)
         #expect(options.helloTimeout == .seconds(5))
         #expect(options.shutdownTimeout == .seconds(5))
-        #expect(options.isolation == .none)
+        #expect(options.isolation == nil)
     }
 
     @Test func isolationIsSessionOrNone() throws {

@@ -63,9 +63,14 @@ int cb_install_fatal_signal_report(void);
 // host. The report of a fatal signal then also sends the client GOODBYE sessionCrashed (code 8)
 // naming the signal and the running handler, unless a send is under way or a frame is partly
 // written (the client then sees end of file alone), writes `died by SIGNAME[ in the handler of
-// ...]` and a newline on `report_fd`, and makes every later send on `fd` fail with EPIPE. Call it
+// ...]` and a newline on `report_fd`, shuts `fd` down (the client reads end of file at once, not
+// when the process has died) and makes every later send on `fd` fail with EPIPE. Call it
 // once, before the session's connection exists.
 void cb_guard_session_socket(int fd, int report_fd);
+
+// Whether the report of a fatal signal has begun for the guarded session (the process is dying:
+// its other threads must not end it some other way first).
+int cb_session_crashing(void);
 
 // Starts `path` with `arguments` and `environment` (null-terminated arrays) by `posix_spawn`: the
 // child's descriptor `targets[i]` is the parent's `sources[i]` (every other one is closed on

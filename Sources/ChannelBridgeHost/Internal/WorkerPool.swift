@@ -223,8 +223,10 @@ final class WorkerPool: Sendable {
                 }
                 return (state.session, state.ended, state.endingReply, state.killedByHost)
             }
+            // A report line means the worker was dying by a fatal signal, whatever ended it.
             let crashed: Bool
             switch end {
+            case _ where report != nil: crashed = true
             case .signalled: crashed = !killed && !killedLate
             case .exited(let status): crashed = status != 0
             }
