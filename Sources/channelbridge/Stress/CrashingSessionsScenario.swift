@@ -89,7 +89,7 @@ enum CrashingSessionsScenario {
             // Reaping follows each session's end by a moment: give it that moment.
             try await Task.sleep(for: .milliseconds(500))
             let children = Self.children(of: host.child.pid)
-            report.figure("workers_after", children.count, "(the idle ones: 2)")
+            report.figure("workers_after", children.count, "(2 idle, and crashed ones still in their backtrace)")
             report.figure("zombies_after", children.filter { $0 == "Z" }.count, "(target 0)")
         }
         // The call path and the cost of a connection, with isolation and without. The crashed
