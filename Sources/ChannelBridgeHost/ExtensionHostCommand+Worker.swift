@@ -75,7 +75,8 @@ extension ExtensionHostCommand {
         } catch {
             ProcessExit.immediately(0)
         }
-        let request = ExtensionRequest(inputItems: items, gate: gate, remote: RemoteRequest(channel: channel))
+        let remote = RemoteRequest(channel: channel)
+        let request = ExtensionRequest(inputItems: items, gate: gate, remote: remote)
         worker.request = request
 
         // The hand-off: the client's descriptor and the session's number, or the end of the socket
@@ -99,7 +100,12 @@ extension ExtensionHostCommand {
                     // process has died by its signal, so the host sees the crash, not an exit.
                     guard !FatalSignalReport.sessionIsCrashing else { return }
                     worker.sessionEnded = true
-                    control.close()
+                    // What the session told the host without waiting (a plugin that ended the
+                    // request, then dropped its reply) reaches it before the channel closes.
+                    Task {
+                        await remote.settle()
+                        control.close()
+                    }
                 }
             }
         } catch {
