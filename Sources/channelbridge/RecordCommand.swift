@@ -16,7 +16,11 @@ enum RecordCommand: CLICommand {
         one-way message, values in typed value notation with the exact bytes beside them. The
         file is streamed to disk (what is held in memory is bounded: a stream's events until it
         ends, at most 10,000 interactions behind an open stream); it is a complete document once
-        recording ends. Without --transcript nothing is decoded: the proxy only passes bytes on.
+        recording ends. The proxy's threads only pass bytes on and queue a copy of them (at most
+        4 MiB: when the queue is full the proxy waits for it, nothing is dropped); one thread
+        decodes what is queued and writes the new lines with one write each time the queue has
+        gone empty, so a proxy killed with SIGKILL loses at most the lines of what it had queued.
+        Without --transcript nothing is decoded or queued: the proxy only passes bytes on.
 
         Recorded: what the client begins (calls, listen/cancel, messages) and what the host
         sends on its own (events, one-way messages). Not recorded, and counted on stderr at the
@@ -68,6 +72,7 @@ enum RecordCommand: CLICommand {
         let file = try args.value("transcript").map {
             try TranscriptFile(path: $0, about: "Recorded by channelbridge record from the host at \(hostPath).")
         }
+        let writer = try file.map { try RecordingWriter(file: $0) }
         let values = RecordedValue(redactedKeys: keys)
         let redactedChannels = channels
         let once = args.flag("once")
@@ -94,10 +99,12 @@ enum RecordCommand: CLICommand {
                     )
                     return
                 }
-                let tap = file.map { SessionTap(file: $0, values: values, redactedChannels: redactedChannels) }
-                if let tap { taps.withLock { $0.append(tap) } }
+                let recording = file.flatMap { file in
+                    writer.map { (tap: SessionTap(file: file, values: values, redactedChannels: redactedChannels), writer: $0) }
+                }
+                if let recording { taps.withLock { $0.append(recording.tap) } }
                 let box = LockedValue<ObjectIdentifier?>(nil)
-                let session = ProxySession(clientFD: clientFD, hostFD: hostFD, tap: tap) {
+                let session = ProxySession(clientFD: clientFD, hostFD: hostFD, recording: recording) {
                     if let id = box.withLock({ $0 }) { _ = sessions.withLock { $0.removeValue(forKey: id) } }
                     ended.continuation.yield()
                 }
@@ -136,8 +143,9 @@ enum RecordCommand: CLICommand {
         while sessions.withLock({ !$0.isEmpty }), clock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        if let file {
-            file.finish()
+        if let file, let writer {
+            // Every session has ended (or is stuck): what they queued is written, then the end.
+            await writer.finish()
             let skipped = taps.withLock { $0.reduce(0) { $0 + $1.skipped } }
             if skipped > 0 {
                 Output.error("channelbridge record: \(skipped) interactions or events were not recorded (see --help)")

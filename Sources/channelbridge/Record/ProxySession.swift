@@ -1,10 +1,10 @@
-import ChannelBridgeMessenger
 import ChannelBridgePlatform
 
 /// One client connection passed through to the host byte for byte, on two threads (one per
-/// direction). With a tap, each thread also decodes the frames it passed on and hands them to the
-/// tap; without one it only reads and writes, so a proxy that does not record adds one hop and
-/// nothing else. When either side ends, both connections are shut down and closed.
+/// direction). With a tap, each thread also copies the bytes it passed on into the recording
+/// writer's queue, which decodes and writes them on a thread of its own; without one it only reads
+/// and writes, so a proxy that does not record adds one hop and nothing else. When either side
+/// ends, both connections are shut down and closed.
 final class ProxySession: Sendable {
     private struct State {
         var pumpsRunning = 2
@@ -12,16 +12,19 @@ final class ProxySession: Sendable {
 
     let clientFD: Int32
     let hostFD: Int32
-    private let tap: SessionTap?
+    private let recording: (tap: SessionTap, writer: RecordingWriter)?
     private let state = LockedValue(State())
     private let onEnd: @Sendable () -> Void
 
     static let chunkSize = 65_536
 
-    init(clientFD: Int32, hostFD: Int32, tap: SessionTap?, onEnd: @escaping @Sendable () -> Void) {
+    init(
+        clientFD: Int32, hostFD: Int32, recording: (tap: SessionTap, writer: RecordingWriter)?,
+        onEnd: @escaping @Sendable () -> Void
+    ) {
         self.clientFD = clientFD
         self.hostFD = hostFD
-        self.tap = tap
+        self.recording = recording
         self.onEnd = onEnd
     }
 
@@ -53,35 +56,26 @@ final class ProxySession: Sendable {
 
     private func pump(from source: Int32, to destination: Int32, fromClient: Bool) {
         var buffer = [UInt8](repeating: 0, count: Self.chunkSize)
-        var decoder = tap.map { _ in FrameDecoder(maxFrameLength: Int(UInt32.max)) }
         while true {
             let count = buffer.withUnsafeMutableBytes { Syscalls.read(source, into: $0) }
             guard count > 0 else { break }
-            // The client's frames are noted before they go on, so that the host's reply always
-            // finds its request; the host's after, so that the client is not kept waiting.
-            if fromClient { tapFrames(buffer[..<count], &decoder, fromClient: fromClient) }
-            let sent = buffer.withUnsafeBytes {
-                Syscalls.sendAll(destination, UnsafeRawBufferPointer(rebasing: $0[..<count]))
+            let sent = buffer.withUnsafeBytes { raw in
+                let chunk = UnsafeRawBufferPointer(rebasing: raw[..<count])
+                guard let recording else { return Syscalls.sendAll(destination, chunk) }
+                // The client's bytes are queued before they go on, so that the host's reply is
+                // always queued after its request; the host's after, so that the client is not
+                // kept waiting. The writer is woken after the bytes went on, for the same reason.
+                var wake = fromClient && recording.writer.enqueue(chunk, fromClient: true, for: recording.tap)
+                let sent = Syscalls.sendAll(destination, chunk)
+                if !fromClient, sent >= 0 { wake = recording.writer.enqueue(chunk, fromClient: false, for: recording.tap) }
+                if wake { recording.writer.wakeWriter() }
+                return sent
             }
             guard sent >= 0 else { break }
-            if !fromClient { tapFrames(buffer[..<count], &decoder, fromClient: fromClient) }
         }
         Syscalls.shutdown(source)
         Syscalls.shutdown(destination)
         pumpEnded()
-    }
-
-    private func tapFrames(_ bytes: ArraySlice<UInt8>, _ decoder: inout FrameDecoder?, fromClient: Bool) {
-        guard let tap, decoder != nil else { return }
-        decoder!.append(bytes)
-        do {
-            while let frame = try decoder!.next() {
-                if fromClient { tap.fromClient(frame) } else { tap.fromHost(frame) }
-            }
-        } catch {
-            // Bytes that are not frames: passed on as they are, no longer recorded.
-            decoder = nil
-        }
     }
 
     private func pumpEnded() {
@@ -92,7 +86,7 @@ final class ProxySession: Sendable {
         guard last else { return }
         Syscalls.closeDescriptor(clientFD)
         Syscalls.closeDescriptor(hostFD)
-        tap?.end()
+        if let recording { recording.writer.ended(recording.tap) }
         onEnd()
     }
 }

@@ -2,9 +2,9 @@ import ChannelBridgeCodec
 import ChannelBridgeMessenger
 import ChannelBridgePlatform
 
-/// One proxied session's frames turned into transcript interactions (Protocol/transcript.md §2):
-/// a client's REQUEST with the host's REPLY is a call, a listen, a cancel or a send; MESSAGEs are
-/// a stream's events, or one-way messages.
+/// One proxied session's frames turned into transcript interactions (Protocol/transcript.md §2), on
+/// the recording writer's thread: a client's REQUEST with the host's REPLY is a call, a listen, a
+/// cancel or a send; MESSAGEs are a stream's events, or one-way messages.
 ///
 /// A stream's interaction is complete only when the stream ends (its null MESSAGE, the client's
 /// `cancel`, or the session's end), and a verifier replays in document order, so what the session
@@ -63,8 +63,9 @@ final class SessionTap: Sendable {
     /// host began) and events dropped past the bounds.
     var skipped: Int { state.withLock { $0.skipped + $0.droppedEvents } }
 
-    /// A frame the client sent. Called before the frame is passed on, so that its reply always
-    /// finds it: only the frame is kept here, decoding waits for the reply.
+    /// A frame the client sent. Frames come from the recording writer's thread in the order in
+    /// which they passed the proxy, so a reply always finds its request: only the frame is kept
+    /// here, decoding waits for the reply.
     func fromClient(_ frame: Frame) {
         switch frame {
         case .request(let id, let channel, let payload):

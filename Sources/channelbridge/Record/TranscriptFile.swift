@@ -4,14 +4,15 @@ import Foundation
 
 /// The transcript being written, streamed to disk: the head at once, each interaction as one
 /// line when it is complete, the channels and the end when recording ends. Only the channel
-/// table and the lines not yet written are held in memory.
+/// table and the lines not yet flushed are held in memory.
 ///
-/// Lines are written by whichever thread finds no write under way, outside the lock; others queue
-/// theirs behind it, so lines keep the order in which they were handed over.
+/// Lines are written by the recording writer's thread alone: `write` adds them to a buffer and
+/// `flush` writes the buffer with one write, so lines keep the order in which they were handed
+/// over.
 final class TranscriptFile: Sendable {
     private struct State {
-        var queue: [String] = []
-        var writing = false
+        /// Lines not yet flushed, with their separators.
+        var buffer: [UInt8] = []
         var written = 0
         var channels: [String: (kind: String, codec: String)] = [:]
         var channelOrder: [String] = []
@@ -46,48 +47,36 @@ final class TranscriptFile: Sendable {
     /// The kind already noted for `name`.
     func kind(of name: String) -> String? { state.withLock { $0.channels[name]?.kind } }
 
-    /// Writes interactions, in order.
+    /// Adds interactions to the lines `flush` writes, in order.
     func write(_ interactions: [JSONValue]) {
         guard !interactions.isEmpty else { return }
         let lines = interactions.map(\.text)
-        var batch = state.withLock { state -> [String]? in
-            guard !state.finished else { return nil }
-            state.queue += lines
-            guard !state.writing else { return nil }
-            state.writing = true
-            defer { state.queue = [] }
-            return state.queue
-        }
-        while let lines = batch {
-            writeLines(lines)
-            batch = state.withLock { state -> [String]? in
-                guard !state.queue.isEmpty else {
-                    state.writing = false
-                    return nil
-                }
-                defer { state.queue = [] }
-                return state.queue
+        state.withLock { state in
+            guard !state.finished else { return }
+            for line in lines {
+                state.buffer.append(contentsOf: (state.written == 0 ? "  " : ",\n  ").utf8)
+                state.buffer.append(contentsOf: line.utf8)
+                state.written += 1
             }
         }
     }
 
-    private func writeLines(_ lines: [String]) {
-        let first = state.withLock { state -> Bool in
-            defer { state.written += lines.count }
-            return state.written == 0
+    /// Writes the lines added since the last flush, with one write.
+    func flush() {
+        let bytes = state.withLock { state -> [UInt8] in
+            defer { state.buffer.removeAll(keepingCapacity: true) }
+            return state.buffer
         }
-        var text = ""
-        for (offset, line) in lines.enumerated() {
-            text += (first && offset == 0 ? "  " : ",\n  ") + line
-        }
-        handle.write(Data(text.utf8))
+        guard !bytes.isEmpty else { return }
+        handle.write(Data(bytes))
     }
 
     /// How many interactions were written.
-    var count: Int { state.withLock { $0.written + $0.queue.count } }
+    var count: Int { state.withLock { $0.written } }
 
     /// Writes the channel table and closes the document; after this, nothing more is written.
     func finish() {
+        flush()
         let channels = state.withLock { state -> [(String, String, String)] in
             state.finished = true
             return state.channelOrder.map { ($0, state.channels[$0]!.kind, state.channels[$0]!.codec) }
