@@ -14,6 +14,14 @@ struct RecordedValue {
         return (json, redacted)
     }
 
+    /// `value` as TVN text, and whether anything in it was redacted: with no key to redact,
+    /// written straight from the value (the bytes `json(value).text` gives).
+    func text(_ value: StandardValue) -> ([UInt8], redacted: Bool) {
+        guard !redactedKeys.isEmpty else { return (TVNWriter.canonicalUTF8(value), false) }
+        let (json, redacted) = json(value)
+        return (Array(json.text.utf8), redacted)
+    }
+
     private func build(_ value: StandardValue, _ redacted: inout Bool) -> JSONValue {
         switch value {
         case .list(let elements):

@@ -18,12 +18,14 @@ final class SessionTap: Sendable {
 
     private struct Stream {
         var channel: String
-        var json: [JSONValue.Member]
-        var events: [JSONValue] = []
+        /// The interaction's text without its closing brace: the events and the end follow.
+        var head: [UInt8]
+        var events: [[UInt8]] = []
     }
 
+    /// An interaction's line, or the place of a stream not yet ended.
     private enum Entry {
-        case done(JSONValue)
+        case done([UInt8])
         case stream(Int)
     }
 
@@ -49,8 +51,8 @@ final class SessionTap: Sendable {
     }
 
     private let file: TranscriptFile
-    private let values: RecordedValue
-    private let redactedChannels: Set<String>
+    let values: RecordedValue
+    let redactedChannels: Set<String>
     private let state = LockedValue(State())
 
     init(file: TranscriptFile, values: RecordedValue, redactedChannels: Set<String>) {
@@ -82,11 +84,11 @@ final class SessionTap: Sendable {
                 return
             }
             if file.kind(of: channel) == nil { file.noteChannel(channel, kind: "message", codec: "standard") }
-            var members = [JSONValue.Member("channel", .string(channel))]
+            var line = InteractionText(channel: channel)
             let (json, redacted) = shown(value, on: channel)
-            members.append(JSONValue.Member("post", json))
-            if !redacted, let payload { members.append(JSONValue.Member("hex", .string(Hex.encode(payload)))) }
-            complete(.object(members))
+            line.add("post", json: json)
+            if !redacted, let payload { line.add("hex", hex: payload) }
+            complete(line.closed())
         case .reply:
             // A reply to a call the host began: such calls are not recorded.
             break
@@ -102,14 +104,14 @@ final class SessionTap: Sendable {
             guard let pending = state.withLock({ $0.pending.removeValue(forKey: id) }) else { return }
             record(pending, result)
         case .message(let channel, let payload):
-            var ready: [JSONValue] = []
+            var ready: [[UInt8]] = []
             let isEvent = state.withLock { state -> Bool in
                 guard let index = state.openStream[channel] else { return false }
                 guard let payload else {
                     ready = close(index, end: true, &state)
                     return true
                 }
-                guard let event = eventJSON(payload, on: channel) else {
+                guard let event = eventText(payload, on: channel) else {
                     state.droppedEvents += 1
                     return true
                 }
@@ -125,12 +127,11 @@ final class SessionTap: Sendable {
             }
             if file.kind(of: channel) == nil { file.noteChannel(channel, kind: "message", codec: "standard") }
             let (json, redacted) = shown(value, on: channel)
-            var members = [
-                JSONValue.Member("channel", .string(channel)), JSONValue.Member("from", .string("host")),
-                JSONValue.Member("post", json),
-            ]
-            if !redacted, let payload { members.append(JSONValue.Member("hex", .string(Hex.encode(payload)))) }
-            complete(.object(members))
+            var line = InteractionText(channel: channel)
+            line.add("from", string: "host")
+            line.add("post", json: json)
+            if !redacted, let payload { line.add("hex", hex: payload) }
+            complete(line.closed())
         case .request:
             // A call the host began: not recorded (a transcript made by record holds the client's side).
             state.withLock { $0.skipped += 1 }
@@ -141,7 +142,7 @@ final class SessionTap: Sendable {
 
     /// The session ended: open streams are written as they are, and everything held behind them.
     func end() {
-        var ready: [JSONValue] = []
+        var ready: [[UInt8]] = []
         state.withLock { state in
             for index in state.streams.keys.sorted() {
                 ready += close(index, end: false, &state)
@@ -161,47 +162,14 @@ final class SessionTap: Sendable {
         return nil
     }
 
-    private func shown(_ value: StandardValue, on channel: String) -> (JSONValue, redacted: Bool) {
-        if redactedChannels.contains(channel) { return (RecordedValue.placeholder(for: value), true) }
-        return values.json(value)
-    }
-
     private func codec(of channel: String, _ decoded: Decoded) -> any MethodCodec {
         if case .call(_, "json") = decoded { return JSONMethodCodec() }
         return StandardMethodCodec()
     }
 
-    private func envelopeJSON(_ envelope: MethodEnvelope, on channel: String, redacted: inout Bool) -> JSONValue {
-        switch envelope {
-        case .success(let value):
-            let (json, hidden) = shown(value, on: channel)
-            redacted = redacted || hidden
-            return .object([JSONValue.Member("success", json)])
-        case .error(let error):
-            let (details, hidden) = shown(error.details, on: channel)
-            let message: JSONValue =
-                redactedChannels.contains(channel) && error.message != nil
-                ? RecordedValue.placeholder(for: .string(""))
-                : error.message.map(JSONValue.string) ?? .null
-            redacted = redacted || hidden || redactedChannels.contains(channel)
-            return .object([
-                JSONValue.Member(
-                    "error",
-                    .object([
-                        JSONValue.Member("code", .string(error.code)), JSONValue.Member("message", message),
-                        JSONValue.Member("details", details),
-                    ]))
-            ])
-        }
-    }
-
-    private func eventJSON(_ payload: [UInt8], on channel: String) -> JSONValue? {
-        guard let envelope = try? StandardMethodCodec().decodeEnvelope(payload) else { return nil }
-        var redacted = false
-        return envelopeJSON(envelope, on: channel, redacted: &redacted)
-    }
-
-    /// A request and its reply as an interaction.
+    /// A request and its reply as an interaction. The members are, in order: the channel, what
+    /// the client sent (`call`, `listen`, `cancel` or `send`), its `hex`, the `reply` and its
+    /// `replyHex`; the bytes only when nothing in the interaction was redacted.
     private func record(_ pending: Pending, _ result: Frame.Reply) {
         guard let decoded = decode(pending.payload) else {
             state.withLock { $0.skipped += 1 }
@@ -216,7 +184,7 @@ final class SessionTap: Sendable {
         case .send(_, let codec):
             file.noteChannel(pending.channel, kind: "message", codec: codec)
         }
-        var members = [JSONValue.Member("channel", .string(pending.channel))]
+        var line = InteractionText(channel: pending.channel)
         var redacted = false
         var stream: Bool = false
         switch decoded {
@@ -225,24 +193,18 @@ final class SessionTap: Sendable {
             redacted = hidden
             let isEvent = file.kind(of: pending.channel) == "event"
             if isEvent, call.method == "listen" {
-                members.append(JSONValue.Member("listen", arguments))
+                line.add("listen", json: arguments)
                 stream = true
             } else if isEvent, call.method == "cancel" {
-                members.append(JSONValue.Member("cancel", arguments))
+                line.add("cancel", json: arguments)
                 // The stream ends with its cancel: written, with what it delivered, before the cancel.
-                let ready = state.withLock { state -> [JSONValue] in
+                let ready = state.withLock { state -> [[UInt8]] in
                     guard let stream = state.openStream[pending.channel] else { return [] }
                     return close(stream, end: false, &state)
                 }
                 file.write(ready)
             } else {
-                members.append(
-                    JSONValue.Member(
-                        "call",
-                        .object([
-                            JSONValue.Member("method", .string(call.method)),
-                            JSONValue.Member("args", arguments),
-                        ])))
+                line.add("call", json: InteractionText.call(method: call.method, arguments: arguments))
             }
             switch result {
             case .bytes(let bytes):
@@ -251,20 +213,14 @@ final class SessionTap: Sendable {
                     return
                 }
                 if case .error = envelope { stream = false }
-                members.append(
-                    JSONValue.Member("reply", envelopeJSON(envelope, on: pending.channel, redacted: &redacted)))
-                if !redacted {
-                    if let payload = pending.payload {
-                        members.insert(JSONValue.Member("hex", .string(Hex.encode(payload))), at: 2)
-                    }
-                    members.append(JSONValue.Member("replyHex", .string(Hex.encode(bytes))))
-                }
+                let reply = envelopeText(envelope, on: pending.channel, redacted: &redacted)
+                if !redacted, let payload = pending.payload { line.add("hex", hex: payload) }
+                line.add("reply", json: reply)
+                if !redacted { line.add("replyHex", hex: bytes) }
             case .null:
                 stream = false
-                members.append(JSONValue.Member("reply", .object([JSONValue.Member("notImplemented", .bool(true))])))
-                if !redacted, let payload = pending.payload {
-                    members.insert(JSONValue.Member("hex", .string(Hex.encode(payload))), at: 2)
-                }
+                if !redacted, let payload = pending.payload { line.add("hex", hex: payload) }
+                line.add("reply", json: InteractionText.notImplemented)
             case .failure:
                 state.withLock { $0.skipped += 1 }
                 return
@@ -272,7 +228,7 @@ final class SessionTap: Sendable {
         case .send(let value, let codecName):
             let (message, hidden) = shown(value, on: pending.channel)
             redacted = hidden
-            members.append(JSONValue.Member("send", message))
+            line.add("send", json: message)
             let messageCodec: any MessageCodec<StandardValue> =
                 codecName == "json" ? JSONMessageCodec() : StandardMessageCodec()
             switch result {
@@ -283,40 +239,37 @@ final class SessionTap: Sendable {
                 }
                 let (json, hiddenReply) = shown(reply, on: pending.channel)
                 redacted = redacted || hiddenReply
-                members.append(JSONValue.Member("reply", json))
-                if !redacted {
-                    if let payload = pending.payload {
-                        members.insert(JSONValue.Member("hex", .string(Hex.encode(payload))), at: 2)
-                    }
-                    members.append(JSONValue.Member("replyHex", .string(Hex.encode(bytes))))
-                }
+                if !redacted, let payload = pending.payload { line.add("hex", hex: payload) }
+                line.add("reply", json: json)
+                if !redacted { line.add("replyHex", hex: bytes) }
             case .null:
-                members.append(JSONValue.Member("reply", .null))
+                line.add("reply", json: Array("null".utf8))
             case .failure:
                 state.withLock { $0.skipped += 1 }
                 return
             }
         }
         if stream {
-            var ready: [JSONValue] = []
+            var ready: [[UInt8]] = []
+            let head = line.bytes
             state.withLock { state in
                 // A second listen on a channel ends the first stream (wire protocol §6).
                 if let previous = state.openStream[pending.channel] { ready = close(previous, end: false, &state) }
                 let index = state.nextStream
                 state.nextStream += 1
-                state.streams[index] = Stream(channel: pending.channel, json: members)
+                state.streams[index] = Stream(channel: pending.channel, head: head)
                 state.openStream[pending.channel] = index
                 state.entries.append(.stream(index))
             }
             file.write(ready)
         } else {
-            complete(.object(members))
+            complete(line.closed())
         }
     }
 
     /// A finished interaction: written at once, or held behind an open stream.
-    private func complete(_ interaction: JSONValue) {
-        var ready: [JSONValue] = []
+    private func complete(_ interaction: [UInt8]) {
+        var ready: [[UInt8]] = []
         state.withLock { state in
             if state.entries.isEmpty {
                 ready = [interaction]
@@ -331,20 +284,22 @@ final class SessionTap: Sendable {
     }
 
     /// Ends stream `index` and returns the interactions now ready, in order.
-    private func close(_ index: Int, end: Bool, _ state: inout State) -> [JSONValue] {
+    private func close(_ index: Int, end: Bool, _ state: inout State) -> [[UInt8]] {
         guard let stream = state.streams.removeValue(forKey: index) else { return [] }
         if state.openStream[stream.channel] == index { state.openStream[stream.channel] = nil }
-        let json = JSONValue.object(
-            stream.json + [
-                JSONValue.Member("events", .array(stream.events)),
-                JSONValue.Member("end", .bool(end)),
-            ])
+        var text = stream.head
+        text.append(contentsOf: #","events":["#.utf8)
+        for (position, event) in stream.events.enumerated() {
+            if position > 0 { text.append(UInt8(ascii: ",")) }
+            text.append(contentsOf: event)
+        }
+        text.append(contentsOf: (end ? #"],"end":true}"# : #"],"end":false}"#).utf8)
         if let position = state.entries.firstIndex(where: {
             if case .stream(index) = $0 { return true } else { return false }
         }) {
-            state.entries[position] = .done(json)
+            state.entries[position] = .done(text)
         }
-        var ready: [JSONValue] = []
+        var ready: [[UInt8]] = []
         while case .done(let interaction)? = state.entries.first {
             ready.append(interaction)
             state.entries.removeFirst()

@@ -47,15 +47,14 @@ final class TranscriptFile: Sendable {
     /// The kind already noted for `name`.
     func kind(of name: String) -> String? { state.withLock { $0.channels[name]?.kind } }
 
-    /// Adds interactions to the lines `flush` writes, in order.
-    func write(_ interactions: [JSONValue]) {
+    /// Adds interactions (each one line of JSON text) to the lines `flush` writes, in order.
+    func write(_ interactions: [[UInt8]]) {
         guard !interactions.isEmpty else { return }
-        let lines = interactions.map(\.text)
         state.withLock { state in
             guard !state.finished else { return }
-            for line in lines {
+            for line in interactions {
                 state.buffer.append(contentsOf: (state.written == 0 ? "  " : ",\n  ").utf8)
-                state.buffer.append(contentsOf: line.utf8)
+                state.buffer.append(contentsOf: line)
                 state.written += 1
             }
         }
