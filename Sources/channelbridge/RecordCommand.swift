@@ -100,7 +100,9 @@ enum RecordCommand: CLICommand {
                     return
                 }
                 let recording = file.flatMap { file in
-                    writer.map { (tap: SessionTap(file: file, values: values, redactedChannels: redactedChannels), writer: $0) }
+                    writer.map {
+                        (tap: SessionTap(file: file, values: values, redactedChannels: redactedChannels), writer: $0)
+                    }
                 }
                 if let recording { taps.withLock { $0.append(recording.tap) } }
                 let box = LockedValue<ObjectIdentifier?>(nil)

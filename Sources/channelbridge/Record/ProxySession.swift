@@ -67,7 +67,9 @@ final class ProxySession: Sendable {
                 // kept waiting. The writer is woken after the bytes went on, for the same reason.
                 var wake = fromClient && recording.writer.enqueue(chunk, fromClient: true, for: recording.tap)
                 let sent = Syscalls.sendAll(destination, chunk)
-                if !fromClient, sent >= 0 { wake = recording.writer.enqueue(chunk, fromClient: false, for: recording.tap) }
+                if !fromClient, sent >= 0 {
+                    wake = recording.writer.enqueue(chunk, fromClient: false, for: recording.tap)
+                }
                 if wake { recording.writer.wakeWriter() }
                 return sent
             }

@@ -55,7 +55,8 @@ final class RecordingWriter: Sendable {
         let started = DetachedThread.tryStart(name: "cb record write") { [self] in run() }
         guard started == 0 else {
             throw CommandFailure(
-                ExitCode.unavailable, "cannot start the transcript's writer thread: \(DetachedThread.describe(started))")
+                ExitCode.unavailable, "cannot start the transcript's writer thread: \(DetachedThread.describe(started))"
+            )
         }
     }
 
