@@ -12,10 +12,17 @@ import ChannelBridgePlatform
 /// transcript is written (backpressure); nothing is dropped and memory does not grow. The batch
 /// being written is held besides, so at most twice the bound is held in all.
 ///
-/// Flushing: the lines of a batch are written once the batch is formatted, that is as soon as the
-/// queue went empty; a proxy killed with SIGKILL loses the lines of the batch it was formatting.
+/// Batches: woken by the first bytes queued while it waits, the thread lets the queue fill for
+/// `gatherMilliseconds` (less once `eagerBytes` are queued, a session ends or recording finishes),
+/// then takes it all, formats it and writes it with one write. So the pumps wake it about once a
+/// batch, not once a frame (on this kind of machine a wake-up costs more than formatting the
+/// call), and a line reaches the file within about `gatherMilliseconds` of its bytes passing;
+/// a proxy killed with SIGKILL loses what it had queued and not yet written.
 final class RecordingWriter: Sendable {
     static let maxQueuedBytes = 4 << 20
+    /// Queued bytes past which the writer stops gathering and takes the queue at once.
+    static let eagerBytes = 256 << 10
+    static let gatherMilliseconds: Int32 = 5
 
     private enum Item {
         /// Bytes a pump passed on, in the order in which they passed.
@@ -27,7 +34,7 @@ final class RecordingWriter: Sendable {
     private struct State {
         var items: [Item] = []
         var queuedBytes = 0
-        /// The writer thread waits on `wake`: the next item posts it.
+        /// The writer thread waits for `wakeEvent` with nothing queued: the next item signals it.
         var writerIdle = false
         /// Pumps waiting on `space` for the queue to be taken.
         var pumpsWaiting = 0
@@ -46,47 +53,61 @@ final class RecordingWriter: Sendable {
 
     private let file: TranscriptFile
     private let state = LockedValue(State())
-    private let wake = TimedSemaphore()
+    /// An eventfd the writer waits on, with a timeout while it gathers a batch.
+    private let wakeEvent: Int32
     private let space = TimedSemaphore()
 
-    /// Starts the writer thread; fails when no thread can be started.
+    /// Starts the writer thread; fails when no thread or eventfd can be had.
     init(file: TranscriptFile) throws {
         self.file = file
+        wakeEvent = Syscalls.newEvent()
+        guard wakeEvent >= 0 else {
+            throw CommandFailure(ExitCode.unavailable, "cannot make the transcript writer's eventfd")
+        }
         let started = DetachedThread.tryStart(name: "cb record write") { [self] in run() }
         guard started == 0 else {
+            Syscalls.closeDescriptor(wakeEvent)
             throw CommandFailure(
-                ExitCode.unavailable, "cannot start the transcript's writer thread: \(DetachedThread.describe(started))"
-            )
+                ExitCode.unavailable, "cannot start the transcript's writer: \(DetachedThread.describe(started))")
         }
+    }
+
+    // Closed only when no pump can signal it any more: a pump told to wake the writer may do so
+    // after the writer has finished.
+    deinit {
+        Syscalls.closeDescriptor(wakeEvent)
     }
 
     /// Queues bytes a pump has passed on (or is about to), waiting while the queue is full. Bytes
     /// arriving once recording has finished are not recorded. Returns true when the writer thread
-    /// waits for work: the pump then calls `wakeWriter()` once it has passed the bytes on, so that
+    /// must be woken: the pump then calls `wakeWriter()` once it has passed the bytes on, so that
     /// waking it costs the client nothing.
     func enqueue(_ bytes: UnsafeRawBufferPointer, fromClient: Bool, for tap: SessionTap) -> Bool {
         let chunk = [UInt8](bytes)
         while true {
             let admission = state.withLock { state -> Admission in
                 if state.finished { return .refused }
-                let wakeWriter = state.writerIdle
-                state.writerIdle = false
                 if state.queuedBytes > 0, state.queuedBytes + chunk.count > Self.maxQueuedBytes {
                     state.pumpsWaiting += 1
+                    state.writerIdle = false
                     return .full
                 }
+                let before = state.queuedBytes
                 state.items.append(.bytes(tap, fromClient: fromClient, chunk))
                 state.queuedBytes += chunk.count
+                let wakeWriter =
+                    state.writerIdle || (before < Self.eagerBytes && state.queuedBytes >= Self.eagerBytes)
+                state.writerIdle = false
                 return .queued(wakeWriter: wakeWriter)
             }
             switch admission {
             case .queued(let wakeWriter):
                 return wakeWriter
             case .full:
-                // Posted even when the writer did not look idle: a wake another pump owes may
-                // wait behind that pump's send, which may wait for this one. A post too many
-                // costs the writer one look at the queue.
-                wake.post()
+                // Signalled even when the writer did not look idle: a wake another pump owes may
+                // wait behind that pump's send, which may wait for this one. A signal too many
+                // only ends one wait of the writer early.
+                wakeWriter()
                 space.wait()
             case .refused:
                 return false
@@ -94,55 +115,65 @@ final class RecordingWriter: Sendable {
         }
     }
 
-    /// Wakes the writer thread, when `enqueue` said it waits.
+    /// Wakes the writer thread, when `enqueue` said so.
     func wakeWriter() {
-        wake.post()
+        Syscalls.signalEvent(wakeEvent)
     }
 
     /// Both pumps of `tap`'s session have ended: once the bytes queued before are written, the
     /// tap writes what it still holds.
     func ended(_ tap: SessionTap) {
-        let wakeWriter = state.withLock { state -> Bool in
+        let queued = state.withLock { state -> Bool in
             if state.finished { return false }
             state.items.append(.ended(tap))
-            defer { state.writerIdle = false }
-            return state.writerIdle
+            state.writerIdle = false
+            return true
         }
-        if wakeWriter { wake.post() }
+        if queued { wakeWriter() }
     }
 
     /// Writes everything queued, then the end of the transcript; returns once the file is complete.
     /// Bytes queued after this are not recorded.
     func finish() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let wakeWriter = state.withLock { state -> Bool in
+            state.withLock { state in
                 state.onFinished = { continuation.resume() }
-                defer { state.writerIdle = false }
-                return state.writerIdle
+                state.writerIdle = false
             }
-            if wakeWriter { wake.post() }
+            wakeWriter()
         }
     }
 
-    /// What the writer thread does next: format and write the batch it took, then wait for more
-    /// or end the transcript.
+    /// What the writer thread does next.
     private enum Turn {
-        case batch(releasePumps: Int)
+        /// Nothing is queued: wait until something is.
         case wait
+        /// Something is queued: let more come, for up to `gatherMilliseconds`.
+        case gather
+        /// Format and write the batch taken.
+        case batch(releasePumps: Int)
+        /// Format and write the last batch, then the end of the transcript.
         case finish(releasePumps: Int, then: @Sendable () -> Void)
     }
 
-    /// The writer thread: takes the whole queue, formats it, writes it, until `finish`.
+    /// The writer thread: gathers the queue, formats it, writes it, until `finish`.
     private func run() {
         var decoders: [ObjectIdentifier: SessionDecoders] = [:]
         // The queue's array and this one trade places at every batch, so neither is reallocated.
         var batch: [Item] = []
+        var gathered = false
         while true {
             let turn = state.withLock { state -> Turn in
                 let finishing = state.onFinished
-                if state.items.isEmpty, finishing == nil {
-                    state.writerIdle = true
-                    return .wait
+                if finishing == nil {
+                    if state.items.isEmpty {
+                        state.writerIdle = true
+                        return .wait
+                    }
+                    let ending = state.items.last.map { if case .ended = $0 { true } else { false } } ?? false
+                    if !gathered, state.queuedBytes < Self.eagerBytes, !ending {
+                        return .gather
+                    }
                 }
                 swap(&state.items, &batch)
                 state.queuedBytes = 0
@@ -156,8 +187,14 @@ final class RecordingWriter: Sendable {
             }
             switch turn {
             case .wait:
-                wake.wait()
+                _ = Syscalls.poll(wakeEvent, forInput: true, milliseconds: -1)
+                Syscalls.drainEvent(wakeEvent)
+            case .gather:
+                gathered = true
+                _ = Syscalls.poll(wakeEvent, forInput: true, milliseconds: Self.gatherMilliseconds)
+                Syscalls.drainEvent(wakeEvent)
             case .batch(let releasePumps):
+                gathered = false
                 for _ in 0..<releasePumps { space.post() }
                 for item in batch { take(item, &decoders) }
                 batch.removeAll(keepingCapacity: true)
