@@ -18,10 +18,10 @@ enum RecordCommand: CLICommand {
         ends, at most 10,000 interactions behind an open stream); it is a complete document once
         recording ends. The proxy's threads only pass bytes on and queue a copy of them (at most
         4 MiB: when the queue is full the proxy waits for it, nothing is dropped); one thread
-        takes the queue at most 5 ms after bytes come into it, decodes them and writes their
-        lines with one write.
-        So an interaction reaches the file about 5 ms after it completes (its reply passed, or
-        its stream ended), and a proxy killed with SIGKILL loses what it had not yet written.
+        takes the queue at most 1 ms after bytes come into it, decodes them and writes their
+        lines with one write. So an interaction reaches the file about 1 ms after it completes
+        (its reply passed, or its stream ended), and a proxy killed with SIGKILL loses what it
+        had not yet written.
         Without --transcript nothing is decoded or queued: the proxy only passes bytes on.
 
         Recorded: what the client begins (calls, listen/cancel, messages) and what the host

@@ -22,7 +22,7 @@ final class RecordingWriter: Sendable {
     static let maxQueuedBytes = 4 << 20
     /// Queued bytes past which the writer stops gathering and takes the queue at once.
     static let eagerBytes = 256 << 10
-    static let gatherMilliseconds: Int32 = 5
+    static let gatherMilliseconds: Int32 = 1
 
     private enum Item {
         /// Bytes a pump passed on, in the order in which they passed.
