@@ -130,7 +130,7 @@ final class FreshnessWatch: Sendable {
     /// Goes through a read's events: whether any can have changed a watched `preferences.json`,
     /// and the watches of directories moved away, to be removed. Forgets those and the watches the
     /// kernel dropped (`IN_IGNORED`: the directory was deleted).
-    private static func absorb(
+    static func absorb(
         _ bytes: ArraySlice<UInt8>, users: inout [Int32: Int]
     ) -> (changed: Bool, dropped: [Int32]) {
         var changed = false
