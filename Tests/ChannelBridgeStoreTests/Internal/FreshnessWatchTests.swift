@@ -86,10 +86,9 @@ import Glibc
     }
 
     @Test func writesToOtherNamesInTheDirectoryLeaveTheEpoch() throws {
-        // This ran in parallel with the whole suite; once (under ASan, in CI) the epoch moved
-        // anyway, for a reason not found. So a second directory is tried before failing: a watch
-        // that counts other names fails both, while a stray event from outside the test cannot
-        // hit both. Every event an independent inotify descriptor saw is named in the failure.
+        // Two fresh directories: a watch that counts other names moves the epoch in both, while
+        // a stray event from outside this test (whose source is not known) would not hit both.
+        // The failure names every event an independent inotify descriptor saw.
         var seen: [String] = []
         for attempt in 1...2 {
             var moved = false
