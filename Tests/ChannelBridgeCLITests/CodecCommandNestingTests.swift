@@ -10,7 +10,7 @@ import Testing
         // are aligned from the message start: tag at 7,000, size at 7,001, two padding bytes.
         let deepest = String(repeating: "0d01" + "0300000000", count: 1_000) + "0e01" + "0000" + "0000003f"
         return [
-            String(repeating: "0d0100", count: 334) + "00",  // issue 14's case: 1,002 JSON levels
+            String(repeating: "0d0100", count: 334) + "00",  // 1,002 JSON levels
             String(repeating: "0c01", count: 1_000) + "00",  // 1,000 lists
             deepest,  // 3,002 JSON levels
         ]

@@ -9,7 +9,7 @@ private struct Boom: Error, CustomStringConvertible {
     var description: String { "boom" }
 }
 
-/// `setImmediateMethodCallHandler` (package API, issue 18): whether a result comes at once or from
+/// `setImmediateMethodCallHandler` (package API): whether a result comes at once or from
 /// the `.later` work, the caller gets the same answers as from an async handler. (That an answer
 /// at once needs no task is in `SynchronousHandlerOverSocketTests`.)
 @Suite struct MethodChannelImmediateHandlerTests {

@@ -8,7 +8,7 @@ import Testing
 
 /// `setSynchronousMethodCallHandler` with the Standard codec on a `MessengerConnection` itself:
 /// the call is decoded where it was received and the reply encoded into the connection's reused
-/// buffer (issue 18). Every answer is compared byte for byte with what the codec makes of it.
+/// buffer. Every answer is compared byte for byte with what the codec makes of it.
 @Suite struct MethodChannelInPlaceHandlerTests {
     static let channelName = "test/in-place"
     static let codec = StandardMethodCodec()

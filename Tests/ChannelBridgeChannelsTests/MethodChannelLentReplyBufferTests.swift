@@ -6,7 +6,7 @@ import ChannelBridgeTesting
 import Testing
 
 /// A Standard `MethodChannel` on a connection itself lends its encode buffer for each call's
-/// reply (issue 18): replies smaller and larger than that buffer, past the lending limit, null,
+/// reply: replies smaller and larger than that buffer, past the lending limit, null,
 /// failed and malformed, one after another, each give what the codec gives for the whole reply.
 @Suite struct MethodChannelLentReplyBufferTests {
     static let codec = StandardMethodCodec()

@@ -6,7 +6,7 @@ import ChannelBridgeTesting
 import Testing
 
 /// `invokeMethod` on a `MessengerConnection` itself, the path that awaits the reply in the
-/// channel's own frame (issue 18), against a raw peer that sees and sends frames: the same frames,
+/// channel's own frame, against a raw peer that sees and sends frames: the same frames,
 /// errors and cancellation as through any other messenger.
 @Suite struct MethodChannelOnConnectionTests {
     static let channelName = "test/direct"

@@ -6,7 +6,7 @@ import ChannelBridgeTesting
 import Testing
 
 /// A `MethodChannel` with the Standard codec on a connection itself asks for large calls and
-/// replies whose value is one `Uint8List` in two parts (issue 18, `bulk`), and decodes the list as
+/// replies whose value is one `Uint8List` in two parts, and decodes the list as
 /// the last part. Every answer must be what the message in one piece gives: these tests compare
 /// with the codec's decoding of the whole message, for the split shapes and the ones around them.
 @Suite struct MethodChannelSplitPayloadTests {

@@ -3,7 +3,7 @@ import ChannelBridgeTestSupport
 import Testing
 
 /// `encodeMethodCall(_:reusing:)` and `encodeSuccessEnvelope(_:reusing:)` write over a buffer
-/// whose old bytes are room (issue 18): the message is the buffer's first `count` bytes, whatever
+/// whose old bytes are room: the message is the buffer's first `count` bytes, whatever
 /// the buffer held before, and equal to what the one-array encoders give.
 @Suite struct StandardMethodCodecReuseTests {
     let codec = StandardMethodCodec()

@@ -2,7 +2,7 @@ import ChannelBridgeCodec
 import ChannelBridgeTestSupport
 import Testing
 
-/// Calls and envelopes received in two parts (issue 18, `bulk`): where a trailing `Uint8List`
+/// Calls and envelopes received in two parts: where a trailing `Uint8List`
 /// starts, and decoding that adopts the last part as the list, with every other outcome the one
 /// the message in one piece gives.
 @Suite struct StandardMethodCodecSplitPayloadTests {

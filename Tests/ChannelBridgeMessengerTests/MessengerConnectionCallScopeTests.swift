@@ -4,7 +4,7 @@ import ChannelBridgeTesting
 import Testing
 
 /// `withCallScope`: one cancellation handler for a task's calls, with the semantics of a handler
-/// per call (issue 18).
+/// per call.
 @Suite struct MessengerConnectionCallScopeTests {
     static let hostHello = Frame.hello(Frame.Hello(role: .host, peerName: "raw host"))
 

@@ -6,7 +6,7 @@ private struct Refused: Error, CustomStringConvertible {
     var description: String { "refused" }
 }
 
-/// Immediate handlers (`setImmediateMessageHandler`, issue 18): an answer given at once is the
+/// Immediate handlers (`setImmediateMessageHandler`): an answer given at once is the
 /// REPLY, sent while the request is being delivered; `.later` work runs in a task and its request
 /// stays owed until that REPLY is queued, so an ending session waits for it.
 @Suite struct MessengerConnectionImmediateHandlerTests {

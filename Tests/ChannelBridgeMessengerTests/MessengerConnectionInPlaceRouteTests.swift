@@ -4,7 +4,7 @@ import ChannelBridgeTesting
 import Testing
 
 /// A channel answered in place is remembered by the delivering thread and later requests on it
-/// skip the state lock (`inPlaceRoute`, issue 18). Each test first has one request answered so
+/// skip the state lock (`inPlaceRoute`). Each test first has one request answered so
 /// that the route is remembered, then changes one thing a request is decided by, and checks
 /// that the next request is decided as the lock would decide it.
 ///

@@ -6,7 +6,7 @@ private typealias FrameLog = MessengerConnectionSplitPayloadTests.FrameLog
 
 /// A call that lends its encode buffer (`startRequest` with `firstCount`) gets a status-0 reply
 /// of up to `lentReplyBufferLimit` bytes back in that buffer, read there without an array of its
-/// own (issue 18); every other reply arrives as it does without a lent buffer.
+/// own; every other reply arrives as it does without a lent buffer.
 @Suite struct MessengerConnectionLentReplyBufferTests {
     static func bytes(_ count: Int, _ seed: UInt8) -> [UInt8] {
         (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ Int(seed)) }

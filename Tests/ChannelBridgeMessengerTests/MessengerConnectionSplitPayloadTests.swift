@@ -3,7 +3,7 @@ import ChannelBridgeTestSupport
 import Synchronization
 import Testing
 
-/// Large payloads read into two arrays (`PayloadSplitter`, issue 18 `bulk`): the decoder splits
+/// Large payloads read into two arrays (`PayloadSplitter`): the decoder splits
 /// a large REQUEST or REPLY where the splitter says, once it has the payload's first bytes; the
 /// connection hands the two parts to an in-place handler and to `startRequest`'s caller, and joins
 /// them for everyone else.

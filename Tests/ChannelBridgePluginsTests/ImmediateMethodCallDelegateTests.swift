@@ -7,7 +7,7 @@ import ChannelBridgeTestSupport
 import ChannelBridgeTesting
 import Testing
 
-/// A delegate that can answer at once (issue 18) is installed by `addMethodCallDelegate` as an
+/// A delegate that can answer at once is installed by `addMethodCallDelegate` as an
 /// immediate handler: its `answerImmediately(_:)` answers every call, and `handle(_:)` is not used.
 @Suite struct ImmediateMethodCallDelegateTests {
     final class CountingDelegate: ImmediateMethodCallDelegate {

@@ -173,7 +173,7 @@ import Testing
     }
 
     /// A get the store answers at once runs as its request is delivered, with no task started for
-    /// it (issue 18: the plugin is an `ImmediateMethodCallDelegate`). Delivered here by a thread
+    /// it (the plugin is an `ImmediateMethodCallDelegate`). Delivered here by a thread
     /// that is no task, as a socket's reader thread delivers it; a task per request would show.
     @Test func aGetAnsweredAtOnceStartsNoTask() async throws {
         let store = GatedStore(holding: [])

@@ -7,7 +7,7 @@ import Glibc
 import Testing
 
 /// Calls that wait for their reply by reading the socket themselves, on the reader thread
-/// (`MessengerConnection+DrivenCalls`, `SocketTransport+Driving`; issue 18), against a raw host
+/// (`MessengerConnection+DrivenCalls`, `SocketTransport+Driving`), against a raw host
 /// played by the test: that they drive when nothing else needs the thread and only then, that
 /// whatever else is read meanwhile is served, and that a driven call ends at once on a cancel or
 /// at the end of the session, with the peer silent.

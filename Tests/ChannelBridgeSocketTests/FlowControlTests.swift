@@ -150,7 +150,7 @@ import Testing
     }
 
     /// A task resumed on the reader thread as the only job of its round sends what it writes at
-    /// once, in the lock that queues it (issue 18). When the full socket refuses such a frame, the
+    /// once, in the lock that queues it. When the full socket refuses such a frame, the
     /// frame is left for the reader's end of round, which sends it once the peer reads: here the
     /// task writes nothing after it, so nothing else would (a mutant that drops the hand-over
     /// hangs here).

@@ -3,8 +3,8 @@ import ChannelBridgeSocket
 import ChannelBridgeTestSupport
 import Testing
 
-/// The in-place handler a socket connection's reader remembers (`MessengerConnection+InPlaceRoute`,
-/// issue 18) is let go when the reader ends: a handler that holds what holds the connection
+/// The in-place handler a socket connection's reader remembers (`MessengerConnection+InPlaceRoute`)
+/// is let go when the reader ends: a handler that holds what holds the connection
 /// would otherwise keep both alive after the session (the handler table lets go at the close).
 @Suite struct InPlaceRouteOverSocketTests {
     /// Something the handler holds, whose end is observed.

@@ -6,7 +6,7 @@ import ChannelBridgeTestSupport
 import Testing
 
 /// Large `Uint8List` calls and replies over a real socket between two Standard-codec channels on
-/// connections themselves (issue 18, `bulk`): both connections ask for split payloads, and the
+/// connections themselves: both connections ask for split payloads, and the
 /// bytes arrive intact whether the list is the whole value (split) or inside another (not).
 @Suite struct SplitPayloadOverSocketTests {
     @Test func largeByteListsGoBothWaysIntact() async throws {

@@ -35,7 +35,7 @@ import Testing
         }
     }
 
-    /// An immediate handler (issue 18) runs on the reader thread with no task when it answers at
+    /// An immediate handler runs on the reader thread with no task when it answers at
     /// once, and only its `.later` work runs in a task. An answer given at once hands its handler
     /// slot back at once: with one slot, 50 requests in one write are all answered (a slot kept
     /// would hold the second request unread for good).

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The watcher's one thread: when it cannot be started the subscription is refused with a typed
-/// error (issue 11: no trap on a resource failure), and a later subscription starts it afresh.
+/// error (no trap on a resource failure), and a later subscription starts it afresh.
 @Suite struct DirectoryWatcherTests {
     @Test func aThreadThatCannotStartRefusesTheSubscriptionAndTheNextOneTriesAgain() throws {
         let directory = FileManager.default.temporaryDirectory

@@ -73,7 +73,7 @@ import Testing
         #expect(file.otherMembers.map(\.key) == ["future"])
     }
 
-    /// Unchanged members are copied in runs (issue 18); a run ends where the base's spacing between
+    /// Unchanged members are copied in runs; a run ends where the base's spacing between
     /// two members is not ours (shorter, longer, or as long and different), so each member still
     /// lands in our layout.
     @Test func runsOfUnchangedMembersKeepOurLayoutWhereverTheBaseHadOther() throws {

@@ -8,7 +8,7 @@ import Testing
 import Glibc
 #endif
 
-/// The freshness watch that lets a cached read skip its `stat` (issue 18): its epoch must move for
+/// The freshness watch that lets a cached read skip its `stat`: its epoch must move for
 /// every change a `stat` of `preferences.json` would see, and only then does a read trust the
 /// cached document without looking at the path.
 @Suite struct FreshnessWatchTests {
