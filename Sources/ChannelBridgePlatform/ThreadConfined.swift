@@ -1,4 +1,7 @@
+#if DEBUG
+// Only a debug build keeps the owner, in an `Atomic` that inlinable code reaches.
 public import Synchronization
+#endif
 
 /// State that one thread at a time touches without a lock, checked in debug builds.
 ///
