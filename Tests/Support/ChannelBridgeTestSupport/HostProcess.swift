@@ -87,6 +87,12 @@ public final class HostProcess: Sendable {
 
     public var pid: Int32 { process.processIdentifier }
 
+    /// A test that ends early (a failed `#require`, a thrown error) must not leave its host
+    /// running: one still running when the last reference goes is killed.
+    deinit {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+    }
+
     /// Waits for the first line on standard output, which must be the ready line.
     public func readyLine() async throws -> String {
         guard let line = await line(0) else { throw EndedBeforeReady(exit: await waitForExit()) }
