@@ -80,7 +80,6 @@ enum RecordCommand: CLICommand {
         let once = args.flag("once")
         let sessions = LockedValue<[ObjectIdentifier: ProxySession]>([:])
         let ended = AsyncStream<Void>.makeStream()
-        let taps = LockedValue<[SessionTap]>([])
         let listener: RawSocketListener
         do {
             listener = try RawSocketListener(path: listenPath) { clientFD in
@@ -106,7 +105,6 @@ enum RecordCommand: CLICommand {
                         (tap: SessionTap(file: file, values: values, redactedChannels: redactedChannels), writer: $0)
                     }
                 }
-                if let recording { taps.withLock { $0.append(recording.tap) } }
                 let box = LockedValue<ObjectIdentifier?>(nil)
                 let session = ProxySession(clientFD: clientFD, hostFD: hostFD, recording: recording) {
                     if let id = box.withLock({ $0 }) { _ = sessions.withLock { $0.removeValue(forKey: id) } }
@@ -150,7 +148,9 @@ enum RecordCommand: CLICommand {
         if let file, let writer {
             // Every session has ended (or is stuck): what they queued is written, then the end.
             await writer.finish()
-            let skipped = taps.withLock { $0.reduce(0) { $0 + $1.skipped } }
+            // An ended session's tap has added its count to the file; one still stuck has not.
+            let stuck = sessions.withLock { $0.values.compactMap(\.tap) }
+            let skipped = file.skipped + stuck.reduce(0) { $0 + $1.skipped }
             if skipped > 0 {
                 Output.error("channelbridge record: \(skipped) interactions or events were not recorded (see --help)")
             }

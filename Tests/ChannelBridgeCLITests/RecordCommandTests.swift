@@ -119,4 +119,34 @@ import Testing
             #expect(verify.stdout == "verified: 2 interactions\n")
         }
     }
+
+    /// What a session could not record is still counted once the session has ended and the proxy
+    /// no longer keeps its tap: two sessions, one after the other, each send a request no codec
+    /// reads (the host answers it as not implemented).
+    @Test func whatEndedSessionsCouldNotRecordIsCountedAtTheEnd() async throws {
+        try await withHangGuard(seconds: 60) {
+            let live = try await LiveHost.start([])
+            defer { Task { _ = await live.stop() } }
+            let transcript = live.directory.path + "/recorded.json"
+            let recordSocket = live.directory.path + "/rec.sock"
+            let record = try HostProcess(
+                ["record", "--listen", recordSocket, "--socket", live.socket, "--transcript", transcript],
+                product: "channelbridge")
+            #expect(try await record.readyLine() == "ready \(recordSocket)")
+            for _ in 0..<2 {
+                let connection = try await SocketConnection.connect(
+                    to: recordSocket,
+                    options: SocketConnection.Options(connectTimeout: .seconds(HangGuardScale.scaled(5))))
+                #expect(try await connection.messenger.send(onChannel: "test/unread", message: [0xFF]) == nil)
+                connection.close()
+                await connection.waitUntilClosed()
+            }
+            record.send(signal: SIGTERM)
+            let recorded = await record.waitForExit()
+            #expect(
+                recorded.stderr == "channelbridge record: 2 interactions or events were not recorded (see --help)\n"
+                    + "channelbridge record: 0 interactions written\n")
+            #expect(recorded.status == 0)
+        }
+    }
 }

@@ -13,6 +13,8 @@ final class ProxySession: Sendable {
     let clientFD: Int32
     let hostFD: Int32
     private let recording: (tap: SessionTap, writer: RecordingWriter)?
+    /// The session's tap while it records.
+    var tap: SessionTap? { recording?.tap }
     private let state = LockedValue(State())
     private let onEnd: @Sendable () -> Void
 

@@ -151,6 +151,8 @@ final class SessionTap: Sendable {
             state.pending = [:]
         }
         file.write(ready)
+        // Nothing reaches an ended tap: its count moves to the file, and nobody keeps the tap.
+        file.noteSkipped(skipped)
     }
 
     private func decode(_ payload: [UInt8]?) -> Decoded? {

@@ -17,6 +17,8 @@ final class TranscriptFile: Sendable {
         var channels: [String: (kind: String, codec: String)] = [:]
         var channelOrder: [String] = []
         var finished = false
+        /// What the sessions that ended could not record (`SessionTap.skipped`).
+        var skipped = 0
     }
 
     private let handle: FileHandle
@@ -72,6 +74,14 @@ final class TranscriptFile: Sendable {
 
     /// How many interactions were written.
     var count: Int { state.withLock { $0.written } }
+
+    /// Adds what an ended session could not record, so that its tap need not be kept.
+    func noteSkipped(_ count: Int) {
+        state.withLock { $0.skipped += count }
+    }
+
+    /// What the sessions that ended could not record.
+    var skipped: Int { state.withLock { $0.skipped } }
 
     /// Writes the channel table and closes the document; after this, nothing more is written.
     func finish() {
