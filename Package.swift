@@ -116,7 +116,8 @@ let package = Package(
         // Writes to a store from a separate process (directly, or through a host's channel), for the
         // multi-process tests of the store and the host.
         .executableTarget(name: "channelbridge-store-peer",
-                          dependencies: ["ChannelBridgeStore", "ChannelBridgeCodec", "ChannelBridgeClient"],
+                          dependencies: ["ChannelBridgeStore", "ChannelBridgeCodec", "ChannelBridgeClient",
+                                         "ChannelBridgeSocket", "ChannelBridgeTestSupport"],
                           path: "Tests/Support/channelbridge-store-peer", swiftSettings: strict),
         // A small peer process for tests that need the other side in a separate process.
         .executableTarget(name: "channelbridge-test-peer",

@@ -234,7 +234,7 @@ import Testing
                 EventChannel(name: Self.channel, messenger: connection.messenger).setStreamHandler(producer)
             }
             defer { directory.remove() }
-            let client = try await SocketConnection.connect(to: listener.path)
+            let client = try await SocketConnection.connect(to: listener.path, options: .forTests)
             let stream = EventChannel(name: Self.channel, messenger: client.messenger)
                 .receiveBroadcastStream(arguments: "flood", maxBufferedBytes: 64 << 10)
             var iterator = stream.makeAsyncIterator()

@@ -48,7 +48,7 @@ import Testing
             #expect(host.outboundFlow.isAnswerBacklogged)
             #expect(host.unsentByteCounts.answers <= Self.highWater + replySize + 16)
             // Another connection is served meanwhile.
-            let other = try await SocketConnection.connect(to: listener.path)
+            let other = try await SocketConnection.connect(to: listener.path, options: .forTests)
             #expect(try await other.messenger.send(onChannel: "echo", message: [7]) == [7])
 
             // The peer reads: every request is answered, in order; nothing was dropped.
@@ -303,8 +303,8 @@ import Testing
                 connection.messenger.setMessageHandler(onChannel: "echo") { $0 }
             }
             defer { directory.remove() }
-            let first = try await SocketConnection.connect(to: listener.path)
-            let second = try await SocketConnection.connect(to: listener.path)
+            let first = try await SocketConnection.connect(to: listener.path, options: .forTests)
+            let second = try await SocketConnection.connect(to: listener.path, options: .forTests)
             _ = try await first.messenger.waitForPeerHello()
             _ = try await second.messenger.waitForPeerHello()
 
@@ -317,7 +317,7 @@ import Testing
                     .goodbye(code: .tooManyConnections, reason: "this host serves at most 2 connections at a time")
                 ])
             // A Swift client sees it as a typed error.
-            let fourth = try await SocketConnection.connect(to: listener.path)
+            let fourth = try await SocketConnection.connect(to: listener.path, options: .forTests)
             await #expect(throws: MessengerError.self) { try await fourth.messenger.waitForPeerHello() }
             #expect(fourth.messenger.closeError?.code == .tooManyConnections)
             #expect(listener.refusedConnectionCount == 2)
@@ -325,7 +325,7 @@ import Testing
             // Once one closes, a new client is served.
             first.close()
             await accepted.all[0].waitUntilClosed()
-            let fifth = try await SocketConnection.connect(to: listener.path)
+            let fifth = try await SocketConnection.connect(to: listener.path, options: .forTests)
             #expect(try await fifth.messenger.send(onChannel: "echo", message: [5]) == [5])
             for connection in [second, fifth] {
                 connection.close()
@@ -359,7 +359,7 @@ import Testing
             }
             #expect(code == .tooManyConnections)
             #expect(reason.contains("cannot start a thread"))
-            let client = try await SocketConnection.connect(to: listener.path)
+            let client = try await SocketConnection.connect(to: listener.path, options: .forTests)
             #expect(try await client.messenger.send(onChannel: "echo", message: [9]) == [9])
             client.close()
             await client.waitUntilClosed()
@@ -429,7 +429,7 @@ import Testing
                 connection.messenger.setMessageHandler(onChannel: "echo") { $0 }
             }
             defer { directory.remove() }
-            let client = try await SocketConnection.connect(to: listener.path)
+            let client = try await SocketConnection.connect(to: listener.path, options: .forTests)
             #expect(try await client.messenger.waitForPeerHello().maxFrameLength == 1024)
             await #expect {
                 try await client.messenger.send(onChannel: "echo", message: [UInt8](repeating: 0, count: 2000))

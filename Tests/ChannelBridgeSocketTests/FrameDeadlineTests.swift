@@ -72,7 +72,7 @@ import Testing
             let session = await sessions.next()
             await session.waitUntilClosed()
             #expect(session.messenger.closeError?.code == .frameTimeout)
-            let next = try await SocketConnection.connect(to: listener.path)
+            let next = try await SocketConnection.connect(to: listener.path, options: .forTests)
             #expect(try await next.messenger.send(onChannel: "echo", message: [5]) == [5])
             next.close()
             await next.waitUntilClosed()
@@ -256,7 +256,7 @@ import Testing
             }
             #expect(served.count == limit)
             // Full: a well-behaved client is refused.
-            let refused = try await SocketConnection.connect(to: listener.path)
+            let refused = try await SocketConnection.connect(to: listener.path, options: .forTests)
             await #expect(throws: MessengerError.self) { _ = try await refused.messenger.waitForPeerHello() }
             #expect(refused.messenger.closeError?.code == .tooManyConnections)
             await refused.waitUntilClosed()
@@ -273,7 +273,7 @@ import Testing
             }
             for _ in 0..<limit { await sessions.next().waitUntilClosed() }
             // Their slots are free: a new client is served.
-            let next = try await SocketConnection.connect(to: listener.path)
+            let next = try await SocketConnection.connect(to: listener.path, options: .forTests)
             #expect(try await next.messenger.send(onChannel: "echo", message: [1]) == [1])
             next.close()
             await next.waitUntilClosed()

@@ -23,7 +23,7 @@ import Testing
             defer { directory.remove() }
             let path = directory.path + "/raw-host.sock"
             let listener = try RawPeer.listen(on: path)
-            let client = try await SocketConnection.connect(to: path)
+            let client = try await SocketConnection.connect(to: path, options: .forTests)
             let host = try RawPeer(accepting: listener)
             let (ended, endedContinuation) = AsyncStream.makeStream(of: Void.self)
             do {

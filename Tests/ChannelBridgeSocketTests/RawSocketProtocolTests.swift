@@ -70,7 +70,7 @@ import Testing
                 options: .init(connection: .init(maxFrameLength: 1024)),
                 onConnection: Self.configure)
             #expect(Descriptors.count(belongingTo: listener.path) == 2)  // listening socket and lock file
-            let keeper = try await SocketConnection.connect(to: listener.path)
+            let keeper = try await SocketConnection.connect(to: listener.path, options: .forTests)
             #expect(try await keeper.messenger.send(onChannel: "echo", message: [0]) == [0])
             #expect(await settles { Descriptors.count(belongingTo: listener.path) == 4 })  // + both ends of keeper
             #expect(Self.invalidVectors.count >= 25)
@@ -120,7 +120,7 @@ import Testing
             let path = listener.path
             for round in 0..<20 {
                 // Closed by the client, closed by the host, and dropped by the peer without GOODBYE.
-                let client = try await SocketConnection.connect(to: path)
+                let client = try await SocketConnection.connect(to: path, options: .forTests)
                 #expect(try await client.messenger.send(onChannel: "echo", message: [UInt8(round)]) == [UInt8(round)])
                 client.close()
                 await client.waitUntilClosed()

@@ -42,8 +42,8 @@ import Testing
             let gates = (0..<3).map { _ in Gate() }
             let (listener, directory) = try Self.serve(budget, started: started, gates: gates, accepted: accepted)
             defer { directory.remove() }
-            let first = try await SocketConnection.connect(to: listener.path)
-            let second = try await SocketConnection.connect(to: listener.path)
+            let first = try await SocketConnection.connect(to: listener.path, options: .forTests)
+            let second = try await SocketConnection.connect(to: listener.path, options: .forTests)
             async let one = first.messenger.send(onChannel: "work", message: Self.request(1))
             #expect(try await started.first(1) == [1])
             #expect(budget.charged == RequestBudget.charge(forRequestOf: Self.size))
@@ -75,8 +75,8 @@ import Testing
             let gates = (0..<3).map { _ in Gate() }
             let (listener, directory) = try Self.serve(budget, started: started, gates: gates, accepted: accepted)
             defer { directory.remove() }
-            let first = try await SocketConnection.connect(to: listener.path)
-            let second = try await SocketConnection.connect(to: listener.path)
+            let first = try await SocketConnection.connect(to: listener.path, options: .forTests)
+            let second = try await SocketConnection.connect(to: listener.path, options: .forTests)
             async let one = first.messenger.send(onChannel: "work", message: Self.request(1))
             #expect(try await started.first(1) == [1])
             let big = 4 << 20
@@ -118,7 +118,7 @@ import Testing
                 }
             }
             defer { directory.remove() }
-            let client = try await SocketConnection.connect(to: listener.path)
+            let client = try await SocketConnection.connect(to: listener.path, options: .forTests)
             async let one = client.messenger.send(onChannel: "work", message: Self.request(1))
             #expect(try await started.first(1) == [1])
             async let two = client.messenger.send(onChannel: "work", message: Self.request(2, size: 4 << 20))
@@ -142,7 +142,7 @@ import Testing
             let gates = (0..<3).map { _ in Gate() }
             let (listener, directory) = try Self.serve(budget, started: started, gates: gates, accepted: accepted)
             defer { directory.remove() }
-            let client = try await SocketConnection.connect(to: listener.path)
+            let client = try await SocketConnection.connect(to: listener.path, options: .forTests)
             async let one = client.messenger.send(onChannel: "work", message: Self.request(1))
             #expect(try await started.first(1) == [1])
             // A small charged request waits for the big one; it is not starved for ever.
@@ -184,7 +184,7 @@ import Testing
                 }
             }
             defer { directory.remove() }
-            let client = try await SocketConnection.connect(to: listener.path) {
+            let client = try await SocketConnection.connect(to: listener.path, options: .forTests) {
                 $0.messenger.setMessageHandler(onChannel: "ask") { _ in [42] }
             }
             async let one = client.messenger.send(onChannel: "work", message: Self.request(1))
@@ -209,8 +209,8 @@ import Testing
             let gates = (0..<3).map { _ in Gate() }
             let (listener, directory) = try Self.serve(budget, started: started, gates: gates, accepted: accepted)
             defer { directory.remove() }
-            let first = try await SocketConnection.connect(to: listener.path)
-            let second = try await SocketConnection.connect(to: listener.path)
+            let first = try await SocketConnection.connect(to: listener.path, options: .forTests)
+            let second = try await SocketConnection.connect(to: listener.path, options: .forTests)
             let abandoned = Task { try? await first.messenger.send(onChannel: "work", message: Self.request(1)) }
             #expect(try await started.first(1) == [1])
             async let two = second.messenger.send(onChannel: "work", message: Self.request(2))
@@ -261,7 +261,7 @@ import Testing
             let received = try await onThreadThrowing { try peer.readFrames(until: FrameDeadlineTests.isFrameTimeout) }
                 .get()
             #expect(received.last.map(FrameDeadlineTests.isFrameTimeout) == true)
-            let client = try await SocketConnection.connect(to: listener.path)
+            let client = try await SocketConnection.connect(to: listener.path, options: .forTests)
             #expect(try await client.messenger.send(onChannel: "work", message: Self.request(1, size: 4 << 20)) == [1])
             #expect(started.all == [1])
             client.close()

@@ -61,7 +61,7 @@ import Testing
                 connection.messenger.setMessageHandler(onChannel: "bytes") { $0.map { $0 + [0xAB] } }
             }
             defer { directory.remove() }
-            let client = try await SocketConnection.connect(to: listener.path)
+            let client = try await SocketConnection.connect(to: listener.path, options: .forTests)
             var generator = SeededGenerator(seed: 16)
             let payload = generator.bytes(count: 16 << 20)
             let reply = try await client.messenger.send(onChannel: "bytes", message: payload)
@@ -89,7 +89,7 @@ import Testing
                 }
             }
             defer { directory.remove() }
-            let client = try await SocketConnection.connect(to: listener.path)
+            let client = try await SocketConnection.connect(to: listener.path, options: .forTests)
             let replied = Collector<Int>()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for number in 0..<count {
@@ -127,7 +127,7 @@ import Testing
                 }
             }
             defer { directory.remove() }
-            let client = try await SocketConnection.connect(to: listener.path)
+            let client = try await SocketConnection.connect(to: listener.path, options: .forTests)
             let calls = ["a", "b", "c"].map { channel in
                 Task { () async -> (String, (any Error)?) in
                     do {

@@ -28,7 +28,7 @@ import Testing
 
     static func connectError(_ path: String) async -> SocketError? {
         await #expect(throws: SocketError.self) {
-            let connection = try await SocketConnection.connect(to: path)
+            let connection = try await SocketConnection.connect(to: path, options: .forTests)
             connection.close()
         }
     }
@@ -124,7 +124,7 @@ import Testing
             let listener = try SocketListener(path: path) {
                 $0.messenger.setMessageHandler(onChannel: "who") { _ in [7] }
             }
-            let client = try await SocketConnection.connect(to: path)
+            let client = try await SocketConnection.connect(to: path, options: .forTests)
             #expect(try await client.messenger.send(onChannel: "who", message: nil) == [7])
             client.close()
             await client.waitUntilClosed()

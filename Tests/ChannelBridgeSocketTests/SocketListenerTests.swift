@@ -42,7 +42,7 @@ import Testing
                 return error?.code == .addressInUse && error?.path == path
             }
             // The first one is untouched and still serving.
-            let client = try await SocketConnection.connect(to: path)
+            let client = try await SocketConnection.connect(to: path, options: .forTests)
             #expect(try await client.messenger.send(onChannel: "who", message: nil) == [1])
             client.close()
             await client.waitUntilClosed()
@@ -78,7 +78,7 @@ import Testing
             let listener = try SocketListener(path: path) {
                 $0.messenger.setMessageHandler(onChannel: "up") { _ in [2] }
             }
-            let client = try await SocketConnection.connect(to: path)
+            let client = try await SocketConnection.connect(to: path, options: .forTests)
             #expect(try await client.messenger.send(onChannel: "up", message: nil) == [2])
             #expect(Self.mode(path) & 0o777 == 0o600)
             client.close()
@@ -134,7 +134,7 @@ import Testing
             #expect(code == .forbidden)
             #expect(reason.contains("uid \(geteuid())"))
             // Through the client API: the refusal is reported as forbidden.
-            let client = try await SocketConnection.connect(to: path)
+            let client = try await SocketConnection.connect(to: path, options: .forTests)
             await #expect { try await client.messenger.waitForPeerHello() } throws: {
                 ($0 as? MessengerError)?.code == .forbidden
             }

@@ -19,7 +19,7 @@ import Testing
                 hostConnections.append(connection.messenger)
             }
             defer { directory.remove() }
-            let client = try await SocketConnection.connect(to: listener.path)
+            let client = try await SocketConnection.connect(to: listener.path, options: .forTests)
             let channel = MethodChannel(name: "bulk", messenger: client.messenger)
             let host = try await hostConnections.first(1)[0]
             #expect(client.messenger.splitting.splitsReplies)

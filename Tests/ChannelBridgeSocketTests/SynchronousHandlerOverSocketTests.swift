@@ -22,7 +22,7 @@ import Testing
                     .list([.int(Int(bitPattern: UInt(pthread_self()))), .bool(withUnsafeCurrentTask { $0 != nil })])
                 }
             }
-            let client = try await SocketConnection.connect(to: listener.path)
+            let client = try await SocketConnection.connect(to: listener.path, options: .forTests)
             let reader = try await MethodChannel(name: "thread", messenger: client.messenger).invokeMethod("which")
             for _ in 0..<3 {
                 let answer = try await MethodChannel(name: "sync", messenger: client.messenger).invokeMethod("which")

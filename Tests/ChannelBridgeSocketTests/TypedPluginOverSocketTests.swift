@@ -69,7 +69,7 @@ import Testing
                     Issue.record("registration failed: \(error)")
                 }
             }
-            let client = try await SocketConnection.connect(to: listener.path)
+            let client = try await SocketConnection.connect(to: listener.path, options: .forTests)
             let outcome: Result<Void, any Error>
             do { outcome = .success(try await body(client)) } catch { outcome = .failure(error) }
             client.close()

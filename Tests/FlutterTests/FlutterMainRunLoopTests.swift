@@ -30,7 +30,7 @@ import Testing
         }
 
         func connect() async throws -> SocketConnection {
-            try await SocketConnection.connect(to: directory.socket)
+            try await SocketConnection.connect(to: directory.socket, options: .forTests)
         }
 
         /// Ends the peer (its stdin reaches end of file) and gives how it exited.

@@ -40,7 +40,8 @@ import ChannelBridgeMessenger
             let host = try HostProcess(["serve", directory.socket], product: "pigeon-api-example")
             #expect(try await host.readyLine() == "ready \(directory.socket)")
             return Served(
-                directory: directory, host: host, connection: try await SocketConnection.connect(to: directory.socket))
+                directory: directory, host: host,
+                connection: try await SocketConnection.connect(to: directory.socket, options: .forTests))
         }
 
         func call(_ method: String, _ request: String?) async throws -> String? {

@@ -22,7 +22,9 @@
 // Exit status: 0 done, 1 store error (message on stderr), 64 usage.
 import ChannelBridgeClient
 import ChannelBridgeCodec
+import ChannelBridgeSocket
 import ChannelBridgeStore
+import ChannelBridgeTestSupport
 import Dispatch
 #if canImport(Glibc)
 import Glibc
@@ -95,7 +97,9 @@ func waitForGate() async {
 
 /// The channel commands: the same atomic operations through a host.
 func runOnChannel(_ options: Options) async throws {
-    let host = try await ExtensionHostClient.connect(to: options.string("socket"))
+    let host = try await ExtensionHostClient.connect(
+        to: options.string("socket"),
+        options: SocketConnection.Options(connectTimeout: .seconds(HangGuardScale.scaled(5))))
     let prefs = SharedPreferencesClient(messenger: host.messenger)
     if options.gate {
         emit("ready")

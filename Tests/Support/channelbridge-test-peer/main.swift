@@ -12,6 +12,7 @@
 //
 // What each session offers is in PeerSession.swift.
 import ChannelBridgeSocket
+import ChannelBridgeTestSupport
 import Foundation
 import Glibc
 import ChannelBridgeMessenger
@@ -72,7 +73,10 @@ case "listen":
     }
 case "connect":
     do {
-        let connection = try await SocketConnection.connect(to: path, options: .init(name: "test peer client")) {
+        let connection = try await SocketConnection.connect(
+            to: path,
+            options: .init(name: "test peer client", connectTimeout: .seconds(HangGuardScale.scaled(5)))
+        ) {
             PeerSession.serve($0)
         }
         connection.onClose { _ in exit(0) }
