@@ -8,8 +8,13 @@ import Testing
     let channelbridge = ProcessRunner.path(of: "channelbridge")
     let vectors = packageRoot.appendingPathComponent("Protocol/vectors").path
 
+    /// Writes `text` to `name` in a fresh directory; `removeScratch` removes that directory.
     func scratchScript(_ name: String, _ text: String) throws -> String {
         try TestDirectory().write(name, text)
+    }
+
+    func removeScratch(_ path: String) {
+        try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
     }
 
     func closingLine(_ stdout: String) -> String { String(stdout.split(separator: "\n").last ?? "") }
@@ -57,6 +62,7 @@ import Testing
                     answer = "ok " + h
                 print(answer, flush=True)
             """)
+        defer { removeScratch(script) }
         let outcome = try await ProcessRunner.runOnThread(
             "channelbridge",
             [
@@ -79,6 +85,7 @@ import Testing
 
     @Test func aHangingPeerIsKilledAndReported() async throws {
         let script = try scratchScript("hang.sh", "read line; sleep 600\n")
+        defer { removeScratch(script) }
         let outcome = try await ProcessRunner.runOnThread(
             "channelbridge",
             [
@@ -92,6 +99,7 @@ import Testing
 
     @Test func aDyingPeerIsReported() async throws {
         let script = try scratchScript("die.sh", "read line; echo 'ok 00'; exit 3\n")
+        defer { removeScratch(script) }
         let outcome = try await ProcessRunner.runOnThread(
             "channelbridge",
             [
@@ -109,6 +117,7 @@ import Testing
         #expect(missing.status == 64)
         #expect(missing.stderr.hasPrefix("channelbridge conformance: no such vector file or directory: /nonexistent"))
         let bad = try scratchScript("bad.json", "{\"messages\": [{\"name\": \"x\"}]}")
+        defer { removeScratch(bad) }
         let data = try await ProcessRunner.runOnThread("channelbridge", ["conformance", "--vectors", bad])
         #expect(data.status == 65)
         #expect(data.stderr.contains("x: missing \"hex\""))

@@ -48,7 +48,17 @@ public struct TestDirectory: Sendable {
         return file
     }
 
+    /// Removes the directory and everything in it. A child process may still be removing its own
+    /// files (a socket, at its exit) while this walks the tree, and Foundation gives up at the
+    /// first entry that vanished under it; so the walk is tried again, a few times.
     public func remove() {
-        try? FileManager.default.removeItem(atPath: path)
+        for _ in 0..<5 {
+            do {
+                try FileManager.default.removeItem(atPath: path)
+                return
+            } catch {
+                if !FileManager.default.fileExists(atPath: path) { return }
+            }
+        }
     }
 }
