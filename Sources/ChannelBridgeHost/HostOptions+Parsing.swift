@@ -267,7 +267,10 @@ extension HostOptions {
                                    is lost). A second SIGINT/SIGTERM exits at once
           --isolation session|none run each session in a worker process of its own, so that a
                                    plugin that traps ends only its session (default: session in a
-                                   host with plugins of its own, none in extension-host)
+                                   host with plugins of its own, none in extension-host). Workers
+                                   run with SWIFT_BACKTRACE=enable=no (no backtrace of a crash; the
+                                   host logs its signal, channel and method) unless SWIFT_BACKTRACE
+                                   is set, which they then inherit
           --echo                   also serve channelbridge/echo (binary; replies with the bytes it got)
           --trace                  log every call, decoded, to standard error
           --help                   print this text

@@ -15,10 +15,12 @@ import Testing
 @Suite struct SessionIsolationTests {
     static let crash = "test/crash"
 
-    static func start(_ directory: TestDirectory, _ arguments: [String] = []) async throws -> HostProcess {
+    static func start(
+        _ directory: TestDirectory, _ arguments: [String] = [], environment: [String: String]? = nil
+    ) async throws -> HostProcess {
         let host = try HostProcess(
             ["--socket", directory.socket, "--data-dir", directory.data, "--isolation", "session"] + arguments,
-            product: "isolation-test-host")
+            environment: environment, product: "isolation-test-host")
         #expect(try await host.readyLine() == "ready \(directory.socket)")
         return host
     }

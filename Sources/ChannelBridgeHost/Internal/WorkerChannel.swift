@@ -1,4 +1,5 @@
 import ChannelBridgeCodec
+import ChannelBridgePlatform
 import ChannelBridgeSocket
 
 /// The control channel between an isolated host and each of its workers (Protocol/extension-host.md
@@ -20,6 +21,27 @@ enum WorkerChannel {
     /// The worker's hand-off socket: the client's descriptor arrives here, and a crash report
     /// leaves here.
     static let handOffDescriptor: Int32 = 4
+
+    /// Swift's backtracer setting (`SWIFT_BACKTRACE`, read by the Swift runtime at start).
+    static let backtraceVariable = "SWIFT_BACKTRACE"
+    /// What a worker gets when the host's environment does not set `SWIFT_BACKTRACE`: no
+    /// backtrace. The backtracer's report of one crash costs seconds of processor time, which the
+    /// other sessions' calls wait for on a small machine; the GOODBYE, the worker's report line and
+    /// the host's log name the signal, channel and method without it.
+    static let defaultWorkerBacktrace = "enable=no"
+
+    /// A worker's environment on top of the host's (`NAME=value`): the marker that makes the
+    /// executable a worker and, unless `hostBacktrace` (the host's `SWIFT_BACKTRACE`) is set, the
+    /// backtracer turned off. A `SWIFT_BACKTRACE` the user set is inherited as it is.
+    static func workerEnvironment(hostBacktrace: String?) -> [String] {
+        var environment = ["\(environmentVariable)=1"]
+        if hostBacktrace == nil { environment.append("\(backtraceVariable)=\(defaultWorkerBacktrace)") }
+        return environment
+    }
+
+    /// `workerEnvironment` for this process's environment, read once.
+    static let processWorkerEnvironment = workerEnvironment(
+        hostBacktrace: Syscalls.environment(backtraceVariable))
 
     /// The control connection's settings: no HELLO or frame deadline (both ends are this host),
     /// no request budget.

@@ -134,7 +134,7 @@ final class WorkerPool: Sendable {
         }
         let started = ProcessSpawn.start(
             path: launch.executable, arguments: launch.arguments,
-            environment: ["\(WorkerChannel.environmentVariable)=1"],
+            environment: WorkerChannel.processWorkerEnvironment,
             descriptors: [
                 (control.1, WorkerChannel.controlDescriptor), (handOff.1, WorkerChannel.handOffDescriptor),
             ])
