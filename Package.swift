@@ -146,7 +146,7 @@ let package = Package(
         .testTarget(name: "ExamplesTests",
                     dependencies: ["ChannelBridgeTestSupport", "containing-app-example", "event-stream-example",
                                    "custom-plugin-example", "greeter-host-example", "flutter-style-plugin-example", "pigeon-api-example",
-                                   "channelbridge"],
+                                   "pigeon-host-example", "channelbridge"],
                     swiftSettings: strict),
 
         .testTarget(name: "ChannelBridgeClientTests",
@@ -195,7 +195,8 @@ let package = Package(
                     dependencies: ["ChannelBridgeHost", "ChannelBridgeSocket", "ChannelBridgeChannels", "ChannelBridgeStore",
                                    "ChannelBridgeMessenger", "ChannelBridgeClient",
                                    "ChannelBridgeCodec", "ChannelBridgeTestSupport", "extension-host",
-                                   "channelbridge-store-peer", "isolation-test-host", "ChannelBridgePlatform"],
+                                   "channelbridge-store-peer", "isolation-test-host", "pigeon-host-example",
+                                   "ChannelBridgePlatform"],
                     swiftSettings: strict),
         .testTarget(name: "ChannelBridgeContractsTests",
                     dependencies: ["ChannelBridgeContracts", "ChannelBridgeCodec", "ChannelBridgeTestSupport"],
@@ -220,6 +221,11 @@ let package = Package(
                           dependencies: ["Flutter", "ChannelBridgeSocket", "ChannelBridgeChannels", "ChannelBridgeCodec",
                                          "ChannelBridgeMessenger", "ChannelBridgePlatform"],
                           path: "Examples/PigeonAPI/Sources", swiftSettings: [.swiftLanguageMode(.v5)]),
+        // The same Pigeon API served by an extension host (isolated sessions by default): the
+        // generated file and the implementation are Examples/PigeonAPI/Sources', linked.
+        .executableTarget(name: "pigeon-host-example",
+                          dependencies: ["Flutter", "ChannelBridgeHost"],
+                          path: "Examples/PigeonAPI/Host", swiftSettings: [.swiftLanguageMode(.v5)]),
         // iOS-style channels in a process whose main thread runs the main run loop, for the
         // threading tests (main thread, timers, DispatchQueue.main, the main actor).
         .executableTarget(name: "flutter-threading-peer",

@@ -7,7 +7,7 @@ import Testing
 @Suite struct ExampleHelpTests {
     static let examples = [
         "containing-app-example", "event-stream-example", "custom-plugin-example",
-        "greeter-host-example", "flutter-style-plugin-example", "pigeon-api-example",
+        "greeter-host-example", "flutter-style-plugin-example", "pigeon-api-example", "pigeon-host-example",
     ]
 
     @Test(arguments: examples) func helpPrintsTheUsage(_ example: String) async throws {

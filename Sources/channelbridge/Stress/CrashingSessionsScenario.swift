@@ -15,13 +15,73 @@ import Foundation
 /// end: the host's workers (idle ones only) and zombies (none). Then, with `--isolation session`
 /// and with `none`: echo round trips one at a time and 64 in flight, and 1,000 connections opened
 /// and closed (time to the host's HELLO, workers, zombies and the host's descriptors after).
+///
+/// `crashing-pigeon-sessions`: the same crashes and healthy clients against a host serving
+/// Pigeon's generated Swift (`pigeon-host-example`, isolated by default): each trapping client
+/// sends `["x", 1]` to `add`, which declares two ints, and the healthy clients call `add`.
 enum CrashingSessionsScenario {
     static let crash = "test/crash"
     static let changes = "shared_preference_app_group/changes"
 
+    /// A host to make crash, and the calls made there.
+    struct Target: Sendable {
+        var product: String
+        var arguments: [String]
+        /// What a trapping client sends; its session ends instead of answering.
+        var trap: @Sendable (SocketConnection) async -> Void
+        /// What the trapping client's connection must end with.
+        var crashed: String
+        /// Healthy client `client`'s call number `call`: whether its answer was right.
+        var call: @Sendable (SocketConnection, _ client: Int, _ call: Int) async throws -> Bool
+    }
+
+    static let flutterPlugin = Target(
+        product: "isolation-test-host", arguments: ["--isolation", "session"],
+        trap: { connection in
+            _ = try? await MethodChannel(name: crash, messenger: connection.messenger)
+                .invokeMethod("abort", arguments: "two")
+        },
+        crashed: "the process serving this session crashed: the session's worker died by SIGABRT",
+        call: { connection, client, call in
+            // Strings: the plugin's Foundation round trip keeps them as they are (an int64 that
+            // fits comes back as an int32), though not the map's order.
+            let sent: StandardValue = ["client": .string("\(client)"), "call": .string("\(call)")]
+            let echoed = try await MethodChannel(name: crash, messenger: connection.messenger)
+                .invokeMethod("echo", arguments: sent)
+            return echoed.dictionaryValue == sent.dictionaryValue
+        })
+
+    static let pigeonAdd = "dev.flutter.pigeon.pigeon_api_example.ShareHostApi.add"
+
+    static let pigeon = Target(
+        product: "pigeon-host-example", arguments: [],
+        trap: { connection in
+            let add = BasicMessageChannel(
+                name: pigeonAdd, messenger: connection.messenger, codec: StandardMessageCodec())
+            _ = try? await add.send([.string("x"), .int64(1)])
+        },
+        crashed: "the process serving this session crashed: the session's worker died by SIGABRT "
+            + "in the handler of channel '\(pigeonAdd)'",
+        call: { connection, client, call in
+            let add = BasicMessageChannel(
+                name: pigeonAdd, messenger: connection.messenger, codec: StandardMessageCodec())
+            let reply = try await add.send([.int64(Int64(client)), .int64(Int64(call))])
+            return reply?.listValue?.first?.intValue == client + call
+        })
+
     static func run(_ settings: StressSettings, _ report: StressReport) async throws {
+        try await runCrashes(flutterPlugin, settings, report)
+        try await runCallPath(settings, report)
+    }
+
+    static func runPigeon(_ settings: StressSettings, _ report: StressReport) async throws {
+        try await runCrashes(pigeon, settings, report)
+    }
+
+    /// Sessions that trap one after another while 10 healthy clients call and listen.
+    static func runCrashes(_ target: Target, _ settings: StressSettings, _ report: StressReport) async throws {
         try await StressHost.with(
-            "crashing", settings: settings, extra: ["--isolation", "session"], product: "isolation-test-host"
+            "crashing", settings: settings, extra: target.arguments, product: target.product
         ) { host in
             let crashes = settings.count(100, minimum: 2)
             let healthyCount = 10
@@ -29,7 +89,7 @@ enum CrashingSessionsScenario {
             let start = ContinuousClock.now
             let outcome = try await withThrowingTaskGroup(of: Healthy?.self) { group in
                 for client in 0..<healthyCount {
-                    group.addTask { try await healthyClient(client, host: host, until: stop) }
+                    group.addTask { try await healthyClient(client, target: target, host: host, until: stop) }
                 }
                 group.addTask {
                     // The writer whose changes the healthy clients listen to.
@@ -58,11 +118,10 @@ enum CrashingSessionsScenario {
                         if otherEnds.count < 3 { otherEnds.append(error.message) }
                         continue
                     }
-                    let channel = MethodChannel(name: crash, messenger: connection.messenger)
-                    _ = try? await channel.invokeMethod("abort", arguments: "two")
+                    await target.trap(connection)
                     await connection.waitUntilClosed()
                     let end = connection.messenger.closeError?.message ?? "no error"
-                    if end.hasPrefix("the process serving this session crashed: the session's worker died by SIGABRT") {
+                    if end.hasPrefix(target.crashed) {
                         goodbyes += 1
                     } else if otherEnds.count < 3 {
                         otherEnds.append(end)
@@ -92,6 +151,10 @@ enum CrashingSessionsScenario {
             report.figure("workers_after", children.count, "(2 idle, and crashed ones still in their backtrace)")
             report.figure("zombies_after", children.filter { $0 == "Z" }.count, "(target 0)")
         }
+    }
+
+    /// Echo round trips and connections, with `--isolation session` and with `none`.
+    static func runCallPath(_ settings: StressSettings, _ report: StressReport) async throws {
         // The call path and the cost of a connection, with isolation and without. The crashed
         // workers' backtraces (Swift's backtracer, in processes of their own) finish first.
         try await Task.sleep(for: .seconds(1))
@@ -178,10 +241,11 @@ enum CrashingSessionsScenario {
         }
     }
 
-    /// One healthy client: `echo` calls one after another and a change-stream listener, until `stop`.
-    static func healthyClient(_ client: Int, host: StressHost, until stop: Flag) async throws -> Healthy {
+    /// One healthy client: the target's calls one after another and a change-stream listener,
+    /// until `stop`.
+    static func healthyClient(_ client: Int, target: Target, host: StressHost, until stop: Flag) async throws -> Healthy
+    {
         let connection = try await host.connect()
-        let channel = MethodChannel(name: crash, messenger: connection.messenger)
         let events = EventChannel(name: changes, messenger: connection.messenger)
         let counted = LockedCount()
         let listening = Task {
@@ -195,12 +259,10 @@ enum CrashingSessionsScenario {
         var last = ContinuousClock.now
         while !stop.isSet {
             do {
-                // Strings: the plugin's Foundation round trip keeps them as they are (an int64
-                // that fits comes back as an int32), though not the map's order.
-                let sent: StandardValue = ["client": .string("\(client)"), "call": .string("\(result.calls)")]
-                if try await channel.invokeMethod("echo", arguments: sent).dictionaryValue != sent.dictionaryValue {
+                let right = try await target.call(connection, client, result.calls)
+                if !right {
                     result.errors += 1
-                    if result.firstError == nil { result.firstError = "a wrong echo" }
+                    if result.firstError == nil { result.firstError = "a wrong answer" }
                 }
             } catch {
                 result.errors += 1

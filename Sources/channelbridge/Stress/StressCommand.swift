@@ -80,6 +80,13 @@ enum StressCommand: CLICommand {
                 + "              listen; their errors and longest gap, the GOODBYEs, the\n"
                 + "              workers and zombies left. Only when named",
             run: CrashingSessionsScenario.run, runsByDefault: false),
+        Scenario(
+            name: "crashing-pigeon-sessions",
+            summary: "the same 100 trapping sessions against pigeon-host-example (Pigeon's\n"
+                + "              generated Swift, isolated by default): each sends [\"x\", 1] to add,\n"
+                + "              which declares two ints; 10 clients call add and listen.\n"
+                + "              Only when named",
+            run: CrashingSessionsScenario.runPigeon, runsByDefault: false),
     ]
 
     /// The scenarios that run for `--seconds`.

@@ -1,0 +1,1 @@
+../Sources/ShareApi.g.swift
