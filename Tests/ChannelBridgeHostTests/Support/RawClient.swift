@@ -85,6 +85,38 @@ final class RawClient: Sendable {
         }
     }
 
+    /// Blocks until at least `queued` bytes wait unread in the socket and their count has not
+    /// changed for `quietMilliseconds` (the sender has stopped: its side of the socket is full),
+    /// then reads exactly `count` bytes. The count is sampled every 5 ms: nothing tells a reader
+    /// that the sender has stopped. Call it on a thread of its own.
+    func readOnceSenderStops(queued: Int, quietMilliseconds: Int, count: Int) throws -> [UInt8] {
+        var last: Int32 = -1
+        var unchangedSince = ContinuousClock.now
+        while true {
+            var waiting: Int32 = 0
+            guard ioctl(fd, UInt(FIONREAD), &waiting) == 0 else {
+                throw Failure(description: "FIONREAD: errno \(errno)")
+            }
+            let now = ContinuousClock.now
+            if waiting != last {
+                last = waiting
+                unchangedSince = now
+            } else if waiting >= queued && now - unchangedSince >= .milliseconds(quietMilliseconds) {
+                break
+            }
+            usleep(5000)
+        }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var have = 0
+        while have < count {
+            let read = bytes[have...].withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if read < 0 && errno == EINTR { continue }
+            guard read > 0 else { throw Failure(description: "read: end after \(have) of \(count) bytes") }
+            have += read
+        }
+        return bytes
+    }
+
     func closeSocket() {
         close(fd)
     }
