@@ -314,7 +314,8 @@ public final class ExtensionHost: Sendable {
             session.connection.close(code: .shuttingDown, reason: reason)
             unfinished += session.connection.messenger.owedReplyCount
         }
-        // A worker's unfinished calls are not known here; its session counts as open.
+        // A worker's session counts its own unfinished calls: asked, briefly, before it is killed.
+        unfinished += await workers?.unfinishedCalls() ?? 0
         let workerSessions = await workers?.killAll() ?? 0
         return ShutdownDeadlinePassed(
             timeout: options.shutdownTimeout, unfinishedCalls: unfinished,

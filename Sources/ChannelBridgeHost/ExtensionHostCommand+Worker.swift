@@ -51,11 +51,17 @@ extension ExtensionHostCommand {
             ) { connection in
                 let channel = MethodChannel(name: WorkerChannel.name, messenger: connection.messenger)
                 channel.setMethodCallHandler { call in
-                    guard call.method == "shutDown" else { throw MethodNotImplemented() }
-                    await worker.shutDown(
-                        reason: call.arguments["reason"]?.stringValue ?? ExtensionHost.shuttingDownReason,
-                        outcome: WorkerChannel.outcome(call.arguments["outcome"]) ?? .interrupted(.sigterm))
-                    return .null
+                    switch call.method {
+                    case "shutDown":
+                        await worker.shutDown(
+                            reason: call.arguments["reason"]?.stringValue ?? ExtensionHost.shuttingDownReason,
+                            outcome: WorkerChannel.outcome(call.arguments["outcome"]) ?? .interrupted(.sigterm))
+                        return .null
+                    case "unfinishedCalls":
+                        return .int64(Int64(worker.session?.connection.messenger.owedReplyCount ?? 0))
+                    default:
+                        throw MethodNotImplemented()
+                    }
                 }
                 // The host is gone: nothing is left to serve for. (Closed by this worker once its
                 // session has ended, the channel's end leaves the teardown below to finish.)

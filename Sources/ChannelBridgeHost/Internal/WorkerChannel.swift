@@ -12,6 +12,7 @@ import ChannelBridgeSocket
 /// | worker | `endingReplied` | — | `null`; the reply to the call that ended the request has been queued |
 /// | worker | `openURL` | `{"url", "opened"}` | `null`; recorded for the completion record |
 /// | host | `shutDown` | `{"reason", "outcome"}` | `null`, once the session has been closed with GOODBYE `shuttingDown` and its plugins torn down |
+/// | host | `unfinishedCalls` | — | the requests the session has received and not yet answered (int), at the shutdown deadline |
 enum WorkerChannel {
     static let name = "channelbridge/worker"
     /// Set (to `1`) in a worker's environment: the executable then serves one session as a worker.

@@ -23,6 +23,9 @@ final class WorkerPool: Sendable {
     static let crashBudget = 100
     static let crashWindow: Duration = .seconds(60)
     static let endGrace: Int32 = 2000
+    /// How long the host waits, past the shutdown deadline, for the workers' counts of their
+    /// unfinished calls.
+    static let unfinishedCallsWait: Duration = .milliseconds(250)
 
     private struct State {
         var workers: [Int32: WorkerProcess] = [:]
@@ -272,6 +275,23 @@ final class WorkerPool: Sendable {
             }
         }
         await waitUntilReaped()
+    }
+
+    /// At the shutdown deadline, before `killAll`: the calls the busy workers' sessions still owe
+    /// their clients, as each worker counts them when asked over its control channel. A worker
+    /// that does not answer within `unfinishedCallsWait` adds none.
+    func unfinishedCalls() async -> Int {
+        let live = state.withLock { Array($0.workers.values) }
+        let controls = live.compactMap { worker in worker.state.withLock { $0.session == nil ? nil : $0.control } }
+        return await withTaskGroup(of: Int.self) { group in
+            for control in controls {
+                group.addTask {
+                    let answer = try? await control.invokeMethod("unfinishedCalls", timeout: Self.unfinishedCallsWait)
+                    return answer?.intValue ?? 0
+                }
+            }
+            return await group.reduce(0, +)
+        }
     }
 
     /// At the shutdown deadline: kills every worker still running and waits until each has been

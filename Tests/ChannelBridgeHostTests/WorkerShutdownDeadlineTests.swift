@@ -1,0 +1,47 @@
+import ChannelBridgeChannels
+import ChannelBridgeCodec
+import ChannelBridgeMessenger
+import ChannelBridgeSocket
+import ChannelBridgeTestSupport
+import Testing
+
+/// The shutdown deadline with isolated sessions (Protocol/extension-host.md §1.8): the record
+/// counts the calls a worker's session still owes, as the worker answers when asked at the
+/// deadline, and the worker is then killed.
+@Suite struct WorkerShutdownDeadlineTests {
+    /// One session's worker holds a call (`hang` blocks its main thread for ever) past a 1 s
+    /// shutdown timeout after another session's `exit`: the record says 1 call unfinished in 1
+    /// open session, and the host exits.
+    @Test func aCallHeldInAWorkerCountsAsUnfinished() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        try await withHangGuard(seconds: 60) {
+            let host = try await SessionIsolationTests.start(directory, ["--echo", "--shutdown-timeout", "1"])
+            let held = try await HostTesting.connect(directory)
+            let calling = Task {
+                try? await HostTesting.methods(held, SessionIsolationTests.crash).invokeMethod("hang")
+            }
+            // The worker reads its client's frames in order, and the echo channel does not wait for
+            // the main thread: once the echo is answered, `hang` has been received and is running.
+            let echo = BasicMessageChannel(name: "channelbridge/echo", messenger: held.messenger, codec: BinaryCodec())
+            #expect(try await echo.send([1, 2, 3]) == [1, 2, 3])
+
+            let ending = try await HostTesting.connect(directory)
+            _ = try await HostTesting.methods(ending).invokeMethod("exit")
+            let exit = await host.waitForExit()
+            #expect(exit.status == 0 && !exit.bySignal, "\(exit.stderr)")
+            #expect(
+                exit.stdoutLines == [
+                    "ready \(directory.socket)",
+                    #"{"outcome":"completed","returnedItems":null,"error":null,"openedURLs":[],"shutdownDeadlinePassed":{"seconds":1,"unfinishedCalls":1,"openSessions":1}}"#,
+                ])
+            #expect(
+                exit.stderr.split(separator: "\n").map(String.init) == [
+                    "extension-host: the shutdown deadline of 1 s passed with 1 call unfinished in 1 open session; "
+                        + "ending without them (no acknowledged write is lost)"
+                ])
+            await held.waitUntilClosed()
+            _ = await calling.value
+        }
+    }
+}
