@@ -154,7 +154,7 @@ let package = Package(
                                    "ChannelBridgeSocket", "ChannelBridgeTestSupport", "extension-host"], swiftSettings: strict),
         .testTarget(name: "BenchTests",
                     dependencies: ["ChannelBridgeTestSupport", "channelbridge", "channelbridge-raw-bench", "extension-host",
-                                   "channelbridge-rtt-driver", "isolation-test-host"],
+                                   "channelbridge-rtt-driver", "isolation-test-host", "pigeon-host-example"],
                     swiftSettings: strict),
         // The CLI's commands run as child processes (codec, conformance, prefs, session, …): the only
         // test targets below that build the executables are this one and those about processes.

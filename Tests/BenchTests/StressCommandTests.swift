@@ -123,6 +123,25 @@ import Testing
             (count("session_host_fd_growth") ?? 1) <= 0 && (count("none_host_fd_growth") ?? 1) <= 0, "\(figures)")
     }
 
+    /// The same against a host serving Pigeon's generated Swift (`pigeon-host-example`): each
+    /// wrong-shape message to `add` ends its sender's session with GOODBYE `sessionCrashed`, and
+    /// the clients calling `add` see no error.
+    @Test(.disabled(if: Sanitizer.current != nil, "wall-clock limits a sanitized build misses"))
+    func crashingPigeonSessionsCostOnlyTheirOwnSession() async throws {
+        let outcome = try await BenchProcess.run(
+            "channelbridge", ["stress", "crashing-pigeon-sessions", "--scale", "0.02", "--json"])
+        #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: [String: Any]])
+        let figures = try #require(object["crashing-pigeon-sessions"])
+        func count(_ name: String) -> Int? { (figures[name] as? NSNumber)?.intValue }
+        #expect(count("trapping_sessions") == 2)
+        #expect(count("session_crashed_goodbyes") == 2, "\(figures)")
+        #expect(count("healthy_errors") == 0, "\(figures)")
+        #expect((count("healthy_calls") ?? 0) > 0)
+        #expect(count("zombies_after") == 0)
+    }
+
     @Test func tablePrintsOneLinePerFigure() async throws {
         let outcome = try await BenchProcess.run("channelbridge", ["stress", "many-clients", "--scale", "0.01"])
         #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
