@@ -14,6 +14,14 @@ package struct StandardEncodedArguments {
     /// decoding the call and looking `name` up in the map gives, and `nil` says nothing about
     /// the call. (Such a message is far too small to reach the codec's decoding allowance.)
     package func onlyString(named name: StaticString) -> String? {
+        guard let utf8 = onlyStringUTF8(named: name) else { return nil }
+        return StandardReader.string(utf8: utf8)
+    }
+
+    /// The bytes of the string under `name`, as `onlyString(named:)` finds it, before they are
+    /// checked as UTF-8: `onlyString(named:)` is these bytes as a `String`, or `nil` when they are
+    /// not valid UTF-8. Valid only during the handler call, as `bytes` are.
+    package func onlyStringUTF8(named name: StaticString) -> UnsafeRawBufferPointer? {
         let nameCount = name.utf8CodeUnitCount
         // Map, one entry, the key as a String in the one-byte size form, then the value's type.
         let sizeOffset = 4 + nameCount + 1
@@ -40,6 +48,6 @@ package struct StandardEncodedArguments {
             return nil
         }
         guard bytes.count - start == count else { return nil }
-        return StandardReader.string(utf8: UnsafeRawBufferPointer(rebasing: bytes[start...]))
+        return UnsafeRawBufferPointer(rebasing: bytes[start...])
     }
 }

@@ -133,12 +133,29 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
     func answerImmediately(
         _ name: String, encodedArguments arguments: StandardEncodedArguments
     ) throws -> MethodChannel.ImmediateResult? {
-        guard let method = method(named: name), method.isGet, let key = arguments.onlyString(named: "key") else {
+        guard let method = method(named: name), method.isGet, let utf8 = arguments.onlyStringUTF8(named: "key") else {
             return nil
         }
         // The session's store in one lock when a call has looked it up (the usual case).
         let stores = try session.withLock({ $0.store }) ?? stores(for: sessionGroup(calling: name))
+        if let answer = recentAnswer(method, keyUTF8: utf8, stores: stores) { return .value(answer) }
+        guard let key = arguments.onlyString(named: "key") else { return nil }
         return try get(method, name, key: key, stores: stores)
+    }
+
+    /// A get of the key whose UTF-8 bytes are `utf8`, answered from the value an earlier read of
+    /// it left at hand (`CachedPreferenceReading.recentValue(forKeyUTF8:)`) when nothing of the
+    /// session is pending; `nil` to take `get` instead, which also answers a stored value of
+    /// another type than the getter's (`WRONG_TYPE` names the key).
+    private func recentAnswer(
+        _ method: Method, keyUTF8 utf8: UnsafeRawBufferPointer, stores: GroupStore
+    ) -> StandardValue? {
+        order.runNow(.read) { () -> StandardValue? in
+            guard case .known(let stored) = stores.reader.recentValue(forKeyUTF8: utf8) else { return nil }
+            guard let stored else { return .null }
+            guard let type = method.getterType else { return stored }
+            return type.read(stored)
+        }
     }
 
     /// A get of `key`: answered right here when the store has the value at hand and nothing of

@@ -33,7 +33,15 @@ final class GroupEngine: Sendable {
     static let committerIdleSeconds = 2
 
     struct Cache {
-        var document = StoredDocument.empty
+        /// A simple `didSet` (it reads no old value): a document changed in place is not copied.
+        var document = StoredDocument.empty {
+            didSet { generation &+= 1 }
+        }
+        /// Moves whenever `document` does, so that `recent` gives back only values read from
+        /// this document.
+        var generation: UInt64 = 0
+        /// Values read from `document` lately, by their key's bytes.
+        var recent = RecentValues()
         /// The identity of the file `document` was read from or written as; `nil` for no file.
         var identity: FileIdentity?
         var loaded = false
@@ -124,8 +132,32 @@ final class GroupEngine: Sendable {
     // MARK: Reading
 
     enum Lookup {
-        case current(ArraySlice<UInt8>?)
+        /// The value's text in the cached document of that generation (`Cache.generation`).
+        case current(ArraySlice<UInt8>?, generation: UInt64)
         case stale
+    }
+
+    /// The value a read of the key whose UTF-8 bytes are `key` left at hand (`remember`), when
+    /// the freshness watch proves without a `stat` that the cached document is still the file
+    /// and the value was read from that document: `.some(nil)` for a key with no value; `nil`
+    /// otherwise (then `cachedValueText(forKey:)` tells). A `read` of the watch that finds no
+    /// event, a hash of the bytes and one comparison.
+    func recentValue(forKeyUTF8 key: UnsafeRawBufferPointer) -> StandardValue?? {
+        guard let epoch = freshness.epoch() else { return nil }
+        return cache.withLock { cache -> StandardValue?? in
+            guard cache.isCurrent(atEpoch: epoch) else { return nil }
+            return cache.recent.value(forKeyUTF8: key, generation: cache.generation)
+        }
+    }
+
+    /// Remembers `value`, read for `key` from the document of `generation` (its text
+    /// `textCount` bytes long), for `recentValue(forKeyUTF8:)`.
+    func remember(_ value: StandardValue?, textCount: Int, forKey key: String, generation: UInt64) {
+        guard textCount <= RecentValues.maximumTextLength else { return }
+        cache.withLock { cache in
+            guard cache.generation == generation else { return }
+            cache.recent.remember(value, textCount: textCount, forKey: key, generation: generation)
+        }
     }
 
     /// `key`'s value text from the cached document if that document is still the file's, on the
@@ -134,7 +166,8 @@ final class GroupEngine: Sendable {
     func cachedValueText(forKey key: String) throws(StoreError) -> Lookup {
         if let epoch = freshness.epoch() {
             let found = cache.withLock { cache -> Lookup? in
-                cache.isCurrent(atEpoch: epoch) ? .current(cache.document.valueText(forKey: key)) : nil
+                guard cache.isCurrent(atEpoch: epoch) else { return nil }
+                return .current(cache.document.valueText(forKey: key), generation: cache.generation)
             }
             if let found { return found }
         }
@@ -144,7 +177,7 @@ final class GroupEngine: Sendable {
         return cache.withLock { cache in
             guard cache.isCurrent(identity) else { return .stale }
             if let epoch { cache.cleanEpoch = epoch }
-            return .current(cache.document.valueText(forKey: key))
+            return .current(cache.document.valueText(forKey: key), generation: cache.generation)
         }
     }
 
