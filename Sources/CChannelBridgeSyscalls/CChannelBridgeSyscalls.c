@@ -60,6 +60,21 @@ long cb_poll(void *fds, unsigned long count, int milliseconds) {
 
 #endif
 
+long cb_read_now(int fd, void *buffer, long count) {
+#if !defined(CB_LIBC_IO) && defined(__x86_64__)
+    // The system call itself: the kernel returns minus the error number in rax.
+    long result;
+    __asm__ volatile("syscall"
+                     : "=a"(result)
+                     : "0"((long)SYS_read), "D"((long)fd), "S"(buffer), "d"(count)
+                     : "rcx", "r11", "memory");
+    return result;
+#else
+    long result = cb_read(fd, buffer, count);
+    return result >= 0 ? result : -(long)errno;
+#endif
+}
+
 // The session socket of an isolated session's worker (extension-host.md §1.8), whose frames are
 // counted as they are sent so that the report of a fatal signal can tell whether a GOODBYE may
 // follow them. Set once, before the session's connection exists; -1 in every other process.

@@ -1,3 +1,4 @@
+import CChannelBridgeSyscalls
 import Glibc
 
 /// An inotify descriptor's calls, for the store's change streams: error numbers returned, never
@@ -28,10 +29,13 @@ package enum Inotify {
 
     /// `read` on a descriptor started with `IN_NONBLOCK`: the byte count, or minus the error
     /// number (`-EAGAIN` when no event is queued). Never blocks. Called for every cached store
-    /// read, so it goes through `Syscalls.read` (the system call itself, without glibc's
-    /// cancellation bookkeeping).
+    /// read, so it is the system call itself, its error number returned rather than set in
+    /// `errno` (`cb_read_now`): no cancellation bookkeeping, no error path for `-EAGAIN`.
     package static func readAvailable(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        Syscalls.read(fd, into: buffer)
+        while true {
+            let count = cb_read_now(fd, buffer.baseAddress, buffer.count)
+            if count != -Int(Glibc.EINTR) { return count }
+        }
     }
 
     /// Calls `body` with each `struct inotify_event` of `bytes`, as a `read` gave them (wd, mask,
@@ -42,16 +46,22 @@ package enum Inotify {
         in bytes: ArraySlice<UInt8>,
         _ body: (_ watch: Int32, _ mask: UInt32, _ name: Slice<UnsafeRawBufferPointer>) -> Void
     ) {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset + 16 <= raw.count {
-                let watch = raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)
-                let mask = raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
-                let nameLength = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-                let name = raw[(offset + 16)..<min(raw.count, offset + 16 + nameLength)].prefix { $0 != 0 }
-                offset += 16 + nameLength
-                body(watch, mask, name)
-            }
+        bytes.withUnsafeBytes { forEachEvent(in: $0, body) }
+    }
+
+    /// `forEachEvent(in:_:)` on bytes where they lie.
+    package static func forEachEvent(
+        in raw: UnsafeRawBufferPointer,
+        _ body: (_ watch: Int32, _ mask: UInt32, _ name: Slice<UnsafeRawBufferPointer>) -> Void
+    ) {
+        var offset = 0
+        while offset + 16 <= raw.count {
+            let watch = raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+            let mask = raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+            let nameLength = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+            let name = raw[(offset + 16)..<min(raw.count, offset + 16 + nameLength)].prefix { $0 != 0 }
+            offset += 16 + nameLength
+            body(watch, mask, name)
         }
     }
 }

@@ -8,16 +8,19 @@ package protocol CachedPreferenceReading: Sendable {
     /// descriptor and one `stat(2)`.
     func cachedValue(forKey key: String) throws(StoreError) -> CachedValue
 
-    /// The value under the key whose UTF-8 bytes are `key`, when an earlier read of that key left
-    /// it at hand and it is still the key's value (`.known`), else `.unknown`: then call
-    /// `cachedValue(forKey:)` with the key as a `String`. Cheaper than that when it answers: no
-    /// `String` is built, and no `stat` is taken. Blocks for no more than a non-blocking `read` of
-    /// an inotify descriptor.
-    func recentValue(forKeyUTF8 key: UnsafeRawBufferPointer) -> CachedValue
+    /// `cachedValue(forKey:)` for the key whose UTF-8 bytes are `key`, with `.unknown` for
+    /// bytes that are not valid UTF-8 and for an error (which `cachedValue(forKey:)` then meets
+    /// again and throws). A store may answer a key it read lately without building a `String`.
+    func cachedValue(forKeyUTF8 key: UnsafeRawBufferPointer) -> CachedValue
 }
 
 extension CachedPreferenceReading {
-    package func recentValue(forKeyUTF8 key: UnsafeRawBufferPointer) -> CachedValue { .unknown }
+    package func cachedValue(forKeyUTF8 key: UnsafeRawBufferPointer) -> CachedValue {
+        guard let key = String(validating: key.assumingMemoryBound(to: UInt8.self), as: UTF8.self),
+            let value = try? cachedValue(forKey: key)
+        else { return .unknown }
+        return value
+    }
 }
 
 package enum CachedValue: Sendable {
@@ -29,17 +32,35 @@ package enum CachedValue: Sendable {
 
 extension AppGroupPreferences: CachedPreferenceReading {
     package func cachedValue(forKey key: String) throws(StoreError) -> CachedValue {
-        guard case .current(let text, let generation) = try engine.cachedValueText(forKey: key) else {
+        try cachedValue(forKey: key, epoch: engine.freshness.epoch())
+    }
+
+    /// A key read lately is found by its bytes (`RecentValues`); any other is looked up in the
+    /// document's index as `cachedValue(forKey:)` looks it up, with the one `read` of the
+    /// freshness watch made here.
+    package func cachedValue(forKeyUTF8 key: UnsafeRawBufferPointer) -> CachedValue {
+        let epoch = engine.freshness.epoch()
+        if let epoch, let value = engine.recentValue(forKeyUTF8: key, epoch: epoch) { return .known(value) }
+        return indexedValue(forKeyUTF8: key, epoch: epoch)
+    }
+
+    /// The rest of `cachedValue(forKeyUTF8:)`, out of line: a warm key's read stays short.
+    @inline(never)
+    private func indexedValue(forKeyUTF8 key: UnsafeRawBufferPointer, epoch: UInt64?) -> CachedValue {
+        guard let key = String(validating: key.assumingMemoryBound(to: UInt8.self), as: UTF8.self),
+            let value = try? cachedValue(forKey: key, epoch: epoch)
+        else { return .unknown }
+        return value
+    }
+
+    /// `cachedValue(forKey:)` with the freshness watch's epoch read just before.
+    private func cachedValue(forKey key: String, epoch: UInt64?) throws(StoreError) -> CachedValue {
+        guard case .current(let text, let generation) = try engine.cachedValueText(forKey: key, epoch: epoch) else {
             return .unknown
         }
         let path = files.preferences
         let value = try text.map { text throws(StoreError) in try StoredDocument.decode(text, key: key, path: path) }
         engine.remember(value, textCount: text?.count ?? 0, forKey: key, generation: generation)
-        return .known(value)
-    }
-
-    package func recentValue(forKeyUTF8 key: UnsafeRawBufferPointer) -> CachedValue {
-        guard let value = engine.recentValue(forKeyUTF8: key) else { return .unknown }
         return .known(value)
     }
 }

@@ -11,7 +11,7 @@ private let channel = "shared_preference_app_group"
 private let group = "group.local"
 
 /// A get on the file store answered from the value an earlier read left at hand
-/// (`CachedPreferenceReading.recentValue(forKeyUTF8:)`, found by the key's bytes) replies exactly
+/// (`CachedPreferenceReading.cachedValue(forKeyUTF8:)`, found by the key's bytes) replies exactly
 /// as a get that reads the document's index does, and sees every write acknowledged before it,
 /// another process's too.
 @Suite struct RecentGetTests {

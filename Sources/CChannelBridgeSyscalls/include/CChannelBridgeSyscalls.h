@@ -12,6 +12,10 @@
 // sanitizer's build they are the wrappers themselves, which the sanitizer intercepts.
 
 long cb_read(int fd, void *buffer, long count);
+/// `read` returning minus the error number on failure instead of setting `errno`: for a
+/// non-blocking descriptor polled on a hot path, where "nothing queued" (`-EAGAIN`) is the usual
+/// answer and the C library's error path is most of the call's cost.
+long cb_read_now(int fd, void *buffer, long count);
 long cb_send(int fd, const void *bytes, long count, int flags);
 long cb_sendmsg(int fd, const void *message, int flags);
 // `poll` of `count` `struct pollfd`s at `fds`, made the same way.

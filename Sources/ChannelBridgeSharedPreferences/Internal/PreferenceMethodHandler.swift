@@ -76,6 +76,17 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
         var appGroup: String?
         /// The store of `appGroup` once a call has looked it up, so that later calls do not.
         var store: GroupStore?
+        /// The method last looked up by name (`lastMethodName`). A session repeats a few methods,
+        /// and the codec hands out the same `String` for a method name that repeats the last one,
+        /// so comparing with it is cheaper than the string switch `Method(rawValue:)` runs. Kept
+        /// here so that a get finds its method and its store in one lock.
+        var lastMethodName = ""
+        var lastMethod: Method?
+
+        /// `lastMethod` when `name` is its name.
+        func knownMethod(named name: String) -> Method? {
+            lastMethodName == name ? lastMethod : nil
+        }
     }
 
     /// The session's group, with its store when a call has looked that up.
@@ -85,10 +96,6 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
     }
 
     private let session: LockedValue<Session>
-    /// The method last looked up by name. A session repeats a few methods, and the codec hands
-    /// out the same `String` for a method name that repeats the last one, so comparing with it is
-    /// cheaper than the string switch `Method(rawValue:)` runs.
-    private let lastMethod = LockedValue<(name: String, method: Method)?>(nil)
     /// This session's store operations, in arrival order.
     private let order = SessionOrder()
 
@@ -112,7 +119,8 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
             try configuration.checkEntitled(requested)
             session.withLock { session in
                 guard let current = session.appGroup, CodeUnitString.equal(current, requested) else {
-                    session = Session(appGroup: requested)
+                    session.appGroup = requested
+                    session.store = nil
                     return
                 }
             }
@@ -133,25 +141,30 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
     func answerImmediately(
         _ name: String, encodedArguments arguments: StandardEncodedArguments
     ) throws -> MethodChannel.ImmediateResult? {
-        guard let method = method(named: name), method.isGet, let utf8 = arguments.onlyStringUTF8(named: "key") else {
+        // The method and the session's store in one lock when earlier calls looked them up (the
+        // usual case).
+        let (known, store) = session.withLock { ($0.knownMethod(named: name), $0.store) }
+        guard let method = known ?? method(named: name), method.isGet,
+            let utf8 = arguments.onlyStringUTF8(named: "key")
+        else {
             return nil
         }
-        // The session's store in one lock when a call has looked it up (the usual case).
-        let stores = try session.withLock({ $0.store }) ?? stores(for: sessionGroup(calling: name))
-        if let answer = recentAnswer(method, keyUTF8: utf8, stores: stores) { return .value(answer) }
+        let stores = try store ?? stores(for: sessionGroup(calling: name))
+        if let answer = readNow(method, keyUTF8: utf8, stores: stores) { return .value(answer) }
         guard let key = arguments.onlyString(named: "key") else { return nil }
         return try get(method, name, key: key, stores: stores)
     }
 
-    /// A get of the key whose UTF-8 bytes are `utf8`, answered from the value an earlier read of
-    /// it left at hand (`CachedPreferenceReading.recentValue(forKeyUTF8:)`) when nothing of the
-    /// session is pending; `nil` to take `get` instead, which also answers a stored value of
-    /// another type than the getter's (`WRONG_TYPE` names the key).
-    private func recentAnswer(
+    /// A get of the key whose UTF-8 bytes are `utf8`, answered from the store's cache
+    /// (`CachedPreferenceReading.cachedValue(forKeyUTF8:)`, which finds a key read lately without
+    /// building a `String`) when nothing of the session is pending; `nil` to take `get` instead:
+    /// for a value that is not at hand, one of another type than the getter's (`WRONG_TYPE` names
+    /// the key), or a store error, which `get` meets again and answers.
+    private func readNow(
         _ method: Method, keyUTF8 utf8: UnsafeRawBufferPointer, stores: GroupStore
     ) -> StandardValue? {
         order.runNow(.read) { () -> StandardValue? in
-            guard case .known(let stored) = stores.reader.recentValue(forKeyUTF8: utf8) else { return nil }
+            guard case .known(let stored) = stores.reader.cachedValue(forKeyUTF8: utf8) else { return nil }
             guard let stored else { return .null }
             guard let type = method.getterType else { return stored }
             return type.read(stored)
@@ -205,9 +218,12 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
     }
 
     private func method(named name: String) -> Method? {
-        if let last = lastMethod.withLock({ $0 }), last.name == name { return last.method }
+        if let method = session.withLock({ $0.knownMethod(named: name) }) { return method }
         guard let method = Method(rawValue: name) else { return nil }
-        lastMethod.withLock { $0 = (name, method) }
+        session.withLock { session in
+            session.lastMethodName = name
+            session.lastMethod = method
+        }
         return method
     }
 

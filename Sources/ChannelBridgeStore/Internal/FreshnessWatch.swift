@@ -58,15 +58,22 @@ final class FreshnessWatch: Sendable {
         var epoch: UInt64 = 0
         /// Live watches and how many groups use each.
         var users: [Int32: Int] = [:]
-        var buffer = [UInt8](repeating: 0, count: 4_096)
     }
 
     private let state = LockedValue(State())
+    /// Where events are read to: touched only under `state`'s lock. A buffer of its own rather
+    /// than an array in `State`, so that the read a cached get pays for needs no uniqueness check.
+    private nonisolated(unsafe) let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4_096, alignment: 8)
     /// `inotify_init1`, or a stand-in that fails (a test).
     private let start: @Sendable (Int32) -> Int32
 
     init(start: @escaping @Sendable (Int32) -> Int32 = Inotify.start(flags:)) {
         self.start = start
+    }
+
+    deinit {
+        if case .open(let descriptor) = state.withLock({ $0.descriptor }) { FileCalls.close(descriptor) }
+        buffer.deallocate()
     }
 
     /// Starts watching `directory` for one user, and returns the watch; `nil` when it cannot be
@@ -108,7 +115,7 @@ final class FreshnessWatch: Sendable {
         state.withLock { state -> UInt64? in
             guard case .open(let descriptor) = state.descriptor else { return nil }
             while true {
-                let count = state.buffer.withUnsafeMutableBytes { Inotify.readAvailable(descriptor, into: $0) }
+                let count = Inotify.readAvailable(descriptor, into: buffer)
                 if count == -Int(Errno.EAGAIN) { break }
                 guard count > 0 else {
                     // The descriptor failed (it should not): vouch for nothing from now on.
@@ -117,7 +124,8 @@ final class FreshnessWatch: Sendable {
                     FileCalls.close(descriptor)
                     return nil
                 }
-                let (changed, dropped) = Self.absorb(state.buffer[0..<count], users: &state.users)
+                let (changed, dropped) = Self.absorb(
+                    UnsafeRawBufferPointer(rebasing: buffer[0..<count]), users: &state.users)
                 if changed { state.epoch &+= 1 }
                 // A directory moved away keeps its watch in the kernel; nobody relies on it now.
                 for watch in dropped { Inotify.removeWatch(descriptor, watch) }
@@ -131,7 +139,7 @@ final class FreshnessWatch: Sendable {
     /// and the watches of directories moved away, to be removed. Forgets those and the watches the
     /// kernel dropped (`IN_IGNORED`: the directory was deleted).
     static func absorb(
-        _ bytes: ArraySlice<UInt8>, users: inout [Int32: Int]
+        _ bytes: UnsafeRawBufferPointer, users: inout [Int32: Int]
     ) -> (changed: Bool, dropped: [Int32]) {
         var changed = false
         var dropped: [Int32] = []

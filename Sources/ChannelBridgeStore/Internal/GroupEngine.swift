@@ -138,13 +138,13 @@ final class GroupEngine: Sendable {
     }
 
     /// The value a read of the key whose UTF-8 bytes are `key` left at hand (`remember`), when
-    /// the freshness watch proves without a `stat` that the cached document is still the file
-    /// and the value was read from that document: `.some(nil)` for a key with no value; `nil`
-    /// otherwise (then `cachedValueText(forKey:)` tells). A `read` of the watch that finds no
-    /// event, a hash of the bytes and one comparison.
-    func recentValue(forKeyUTF8 key: UnsafeRawBufferPointer) -> StandardValue?? {
-        guard let epoch = freshness.epoch() else { return nil }
-        return cache.withLock { cache -> StandardValue?? in
+    /// the freshness watch's `epoch`, read just before, proves without a `stat` that the cached
+    /// document is still the file, and the value was read from that document: `.some(nil)` for a
+    /// key with no value; `nil` otherwise (then `cachedValueText(forKey:epoch:)` tells). A hash
+    /// of the bytes and one comparison.
+    @inline(__always)
+    func recentValue(forKeyUTF8 key: UnsafeRawBufferPointer, epoch: UInt64) -> StandardValue?? {
+        cache.withLock { cache -> StandardValue?? in
             guard cache.isCurrent(atEpoch: epoch) else { return nil }
             return cache.recent.value(forKeyUTF8: key, generation: cache.generation)
         }
@@ -164,7 +164,13 @@ final class GroupEngine: Sendable {
     /// caller's thread: a dictionary lookup, after one `read` of the freshness watch that finds
     /// no change since a `stat` matched the document, or else after one `stat(2)`.
     func cachedValueText(forKey key: String) throws(StoreError) -> Lookup {
-        if let epoch = freshness.epoch() {
+        try cachedValueText(forKey: key, epoch: freshness.epoch())
+    }
+
+    /// `cachedValueText(forKey:)` with the freshness watch's epoch read by the caller just before
+    /// (`nil`: none, the watch is unavailable).
+    func cachedValueText(forKey key: String, epoch: UInt64?) throws(StoreError) -> Lookup {
+        if let epoch {
             let found = cache.withLock { cache -> Lookup? in
                 guard cache.isCurrent(atEpoch: epoch) else { return nil }
                 return .current(cache.document.valueText(forKey: key), generation: cache.generation)

@@ -13,8 +13,9 @@ import ChannelBridgeCodec
 /// Bounds: `slotCount` slots, direct-mapped by the hash; a value remembered in a taken slot
 /// replaces what was there. Only keys of at most `maximumKeyLength` bytes and values whose text is
 /// at most `maximumTextLength` bytes are remembered (any other read takes the index, as without
-/// this), so the whole holds at most `slotCount` short keys and small values. A hash that many
-/// keys share (even on purpose) costs those keys the index lookup, nothing else.
+/// this), so the whole holds at most `slotCount` values decoded from small texts and
+/// `slotCount × maximumKeyLength` (16 KiB) of key bytes, allocated on the first value remembered.
+/// A hash that many keys share (even on purpose) costs those keys the index lookup, nothing else.
 struct RecentValues: Sendable {
     /// `slotCount` is `1 << slotBits`: a slot is the hash's top `slotBits` bits.
     static let slotBits = 7
@@ -22,65 +23,101 @@ struct RecentValues: Sendable {
     static let maximumKeyLength = 128
     static let maximumTextLength = 256
 
-    private struct Slot: Sendable {
-        var generation: UInt64
-        var key: [UInt8]
-        /// `nil`: the key has no value in that generation.
-        var value: StandardValue?
+    /// A slot's generation and its key's length (`-1`: empty); its key's bytes are in `keyBytes`
+    /// and its value in `values`, at the slot's place. Plain values, so a lookup copies no
+    /// reference until it has found its key.
+    private struct Header: Sendable {
+        var generation: UInt64 = 0
+        var keyCount = -1
     }
 
-    /// `slotCount` of them once a value is remembered; none before.
-    private var slots: [Slot?] = []
+    /// `slotCount` of each once a value is remembered; none before. `keyBytes` holds
+    /// `maximumKeyLength` bytes a slot.
+    private var headers: [Header] = []
+    private var keyBytes: [UInt8] = []
+    /// `nil`: the key has no value in that generation.
+    private var values: [StandardValue?] = []
 
     /// How many values are held, of any generation.
-    var count: Int { slots.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
+    var count: Int { headers.reduce(0) { $0 + ($1.keyCount < 0 ? 0 : 1) } }
 
     /// The value remembered for the key whose UTF-8 bytes are `key`, read from the document of
     /// `generation`: `.some(nil)` when the key had no value there; `nil` when none is remembered.
     func value(forKeyUTF8 key: UnsafeRawBufferPointer, generation: UInt64) -> StandardValue?? {
-        guard !slots.isEmpty, key.count <= Self.maximumKeyLength else { return nil }
-        return slots.withUnsafeBufferPointer { slots -> StandardValue?? in
-            guard let slot = slots[Self.slot(of: key)], slot.generation == generation,
-                slot.key.count == key.count,
-                slot.key.withUnsafeBytes({ Self.sameBytes($0, key) })
-            else { return nil }
-            return .some(slot.value)
+        let count = key.count
+        guard count <= Self.maximumKeyLength, !headers.isEmpty else { return nil }
+        let index = Self.slot(of: key)
+        let header = headers[index]
+        guard header.generation == generation, header.keyCount == count else { return nil }
+        if count > 0 {
+            let same = keyBytes.withUnsafeBytes { bytes in
+                Self.sameBytes(bytes.baseAddress! + index * Self.maximumKeyLength, key.baseAddress!, count: count)
+            }
+            guard same else { return nil }
         }
+        return .some(values[index])
     }
 
     /// Remembers `value`, `key`'s value in the document of `generation`, when both are small
     /// enough; `textCount` is the length of the value's text in the file.
     mutating func remember(_ value: StandardValue?, textCount: Int, forKey key: String, generation: UInt64) {
         guard textCount <= Self.maximumTextLength, key.utf8.count <= Self.maximumKeyLength else { return }
-        let bytes = Array(key.utf8)
-        let index = bytes.withUnsafeBytes { Self.slot(of: $0) }
-        if slots.isEmpty { slots = [Slot?](repeating: nil, count: Self.slotCount) }
-        slots[index] = Slot(generation: generation, key: bytes, value: value)
+        if headers.isEmpty {
+            headers = [Header](repeating: Header(), count: Self.slotCount)
+            keyBytes = [UInt8](repeating: 0, count: Self.slotCount * Self.maximumKeyLength)
+            values = [StandardValue?](repeating: nil, count: Self.slotCount)
+        }
+        var key = key
+        key.withUTF8 { utf8 in
+            let index = Self.slot(of: UnsafeRawBufferPointer(utf8))
+            let start = index * Self.maximumKeyLength
+            keyBytes.withUnsafeMutableBytes { bytes in
+                UnsafeMutableRawBufferPointer(rebasing: bytes[start..<start + utf8.count])
+                    .copyMemory(from: UnsafeRawBufferPointer(utf8))
+            }
+            headers[index] = Header(generation: generation, keyCount: utf8.count)
+            values[index] = value
+        }
     }
 
-    /// The slot of `key`: a multiplicative hash of its bytes, eight at a time.
+    /// The slot of `key`: a multiplicative hash of its bytes, read eight at a time and the last
+    /// ones in one word of overlapping loads (`lastWord`).
     static func slot(of key: UnsafeRawBufferPointer) -> Int {
         let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
-        var hash = UInt64(key.count) &* multiplier
+        let count = key.count
+        var hash = UInt64(truncatingIfNeeded: count) &* multiplier
+        guard let start = key.baseAddress else { return Int(truncatingIfNeeded: hash >> UInt64(64 - slotBits)) }
         var offset = 0
-        while offset + 8 <= key.count {
-            hash = (hash ^ key.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* multiplier
+        while offset + 8 < count {
+            hash = (hash ^ start.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* multiplier
             hash ^= hash >> 29
             offset += 8
         }
-        var tail: UInt64 = 0
-        while offset < key.count {
-            tail = tail << 8 | UInt64(key[offset])
-            offset += 1
-        }
-        hash = (hash ^ tail) &* multiplier
+        hash = (hash ^ lastWord(start, count: count)) &* multiplier
         return Int(truncatingIfNeeded: hash >> UInt64(64 - slotBits))
     }
 
-    /// Whether `a` and `b`, of one length, hold the same bytes; eight at a time.
-    private static func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    /// The last bytes of the `count` (at least 1) at `start` as one word, in at most two loads:
+    /// the last eight when there are that many, else two overlapping halves of what there is.
+    @inline(__always)
+    private static func lastWord(_ start: UnsafeRawPointer, count: Int) -> UInt64 {
+        if count >= 8 { return start.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) }
+        if count >= 4 {
+            let low = UInt64(start.loadUnaligned(as: UInt32.self))
+            return low | UInt64(start.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32
+        }
+        if count >= 2 {
+            let low = UInt64(start.loadUnaligned(as: UInt16.self))
+            return low | UInt64(start.loadUnaligned(fromByteOffset: count - 2, as: UInt16.self)) << 16
+        }
+        return UInt64(start.load(as: UInt8.self))
+    }
+
+    /// Whether the `count` (at least 1) bytes at `a` and at `b` are the same: eight at a time,
+    /// the last ones as `lastWord` reads them (which covers every byte of a short run).
+    private static func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Bool {
         var offset = 0
-        while offset + 8 <= a.count {
+        while offset + 8 < count {
             if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
                 != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
             {
@@ -88,10 +125,6 @@ struct RecentValues: Sendable {
             }
             offset += 8
         }
-        while offset < a.count {
-            if a[offset] != b[offset] { return false }
-            offset += 1
-        }
-        return true
+        return lastWord(a, count: count) == lastWord(b, count: count)
     }
 }

@@ -8,7 +8,7 @@ import Testing
 import Glibc
 #endif
 
-/// A value a read left at hand (`recentValue(forKeyUTF8:)`) is given back only while it is still
+/// A value a read left at hand (`GroupEngine.recentValue(forKeyUTF8:epoch:)`) is given back only while it is still
 /// the key's value: never after a write of this process or of another one, never for another key,
 /// and only within the stated bounds.
 @Suite struct RecentValuesTests {
@@ -22,12 +22,11 @@ import Glibc
         }
     }
 
-    /// What `recentValue(forKeyUTF8:)` gives for `key`'s bytes: the value (`.some(nil)` for an
-    /// absent key), or `nil` for `.unknown`.
+    /// What the engine has at hand for `key`'s bytes: the value (`.some(nil)` for an absent key),
+    /// or `nil` for nothing.
     func recent(_ prefs: AppGroupPreferences, _ key: String) -> StandardValue?? {
-        let answer = Array(key.utf8).withUnsafeBytes { prefs.recentValue(forKeyUTF8: $0) }
-        guard case .known(let value) = answer else { return nil }
-        return .some(value)
+        guard let epoch = prefs.engine.freshness.epoch() else { return nil }
+        return Array(key.utf8).withUnsafeBytes { prefs.engine.recentValue(forKeyUTF8: $0, epoch: epoch) }
     }
 
     /// `cachedValue(forKey:)`, which must answer from the cache here.
@@ -39,6 +38,13 @@ import Glibc
             return nil
         }
         return value
+    }
+
+    /// `cachedValue(forKeyUTF8:)`, the plugin's read: the value, or `nil` for `.unknown`.
+    func byBytes(_ prefs: AppGroupPreferences, _ key: String) throws -> StandardValue?? {
+        guard case .known(let value) = Array(key.utf8).withUnsafeBytes({ prefs.cachedValue(forKeyUTF8: $0) })
+        else { return nil }
+        return .some(value)
     }
 
     func rememberedCount(_ prefs: AppGroupPreferences) -> Int {
@@ -83,7 +89,29 @@ import Glibc
                     ["--key", "key", "--value", "{\"int32\":\(round)}"])
                 try await writer.waitForSuccess()
                 #expect(recent(prefs, "key") == nil, "round \(round): the other process's write is not seen")
+                #expect(try byBytes(prefs, "key") == nil, "round \(round): the read by bytes did not see the write")
             }
+        }
+    }
+
+    /// The read by bytes answers what the read by `String` answers: from the values at hand, or
+    /// else from the index (which leaves the value at hand), or not at all once the file changed.
+    @Test func theReadByBytesAnswersAsTheReadByString() async throws {
+        try await withGroup { dataDirectory, prefs in
+            try await prefs.set(.string("v1"), forKey: "key")
+            #expect(recent(prefs, "key") == nil)
+            #expect(try byBytes(prefs, "key") == .some(.string("v1")), "from the index")
+            #expect(recent(prefs, "key") == .some(.string("v1")))
+            #expect(try byBytes(prefs, "key") == .some(.string("v1")), "at hand")
+            #expect(try byBytes(prefs, "absent") == .some(nil))
+            let writer = try StorePeer(
+                "set", dataDirectory: dataDirectory, group: "group.test", ["--key", "key", "--value", "\"v2\""])
+            try await writer.waitForSuccess()
+            #expect(try byBytes(prefs, "key") == nil, "the file changed: only a read of it tells")
+            if case .known = try prefs.cachedValue(forKey: "key") { Issue.record("the read by String answered") }
+            #expect(try await prefs.value(forKey: "key") == .string("v2"))
+            #expect(try byBytes(prefs, "key") == .some(.string("v2")))
+            #expect(try byBytes(prefs, "key") == .some(.string("v2")), "at hand")
         }
     }
 
@@ -117,8 +145,9 @@ import Glibc
             #expect(recent(prefs, "\u{E9}") == .some(.string("composed")))
             #expect(recent(prefs, "e\u{301}") == .some(.string("decomposed")))
             let invalid: [UInt8] = [0xC3]
-            let answer = invalid.withUnsafeBytes { prefs.recentValue(forKeyUTF8: $0) }
-            if case .known = answer { Issue.record("bytes that are no UTF-8 were answered") }
+            if case .known = invalid.withUnsafeBytes({ prefs.cachedValue(forKeyUTF8: $0) }) {
+                Issue.record("bytes that are no UTF-8 were answered")
+            }
         }
     }
 
