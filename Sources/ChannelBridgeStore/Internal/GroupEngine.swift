@@ -17,7 +17,8 @@ import Dispatch
 /// termination handler, which runs while the Swift runtime holds that task's lock) takes only
 /// `streams` and the queue's lock, never `loading`, so it never waits for a commit's I/O.
 ///
-/// Bounds: one cached document (and one spare pair of arrays for the next commit); the write
+/// Bounds: one cached document (and one spare pair of arrays for the next commit) and the values
+/// read from it lately (`RecentValues`: at most 128, small ones, and 16 KiB of keys); the write
 /// queue holds one entry per caller waiting for its write (the plugin's callers are bounded by the
 /// messenger's in-flight requests), at most `maximumBatch` of them per commit.
 final class GroupEngine: Sendable {
