@@ -115,6 +115,27 @@ import Glibc
         }
     }
 
+    /// A value read before another process wrote its key is not given back once the file it
+    /// wrote is read and vouched for again by a read of another key: it came from the document
+    /// before, and only values of the document now are given back.
+    @Test func aValueOfTheDocumentBeforeIsNotGivenBackOnceTheNewOneIsCurrent() async throws {
+        try await withGroup { dataDirectory, prefs in
+            try await prefs.set(.int32(1), forKey: "a")
+            try await prefs.set(.int32(1), forKey: "b")
+            #expect(try byBytes(prefs, "a") == .some(.int32(1)))
+            #expect(try byBytes(prefs, "b") == .some(.int32(1)))
+            #expect(recent(prefs, "b") == .some(.int32(1)))
+            let writer = try StorePeer(
+                "set", dataDirectory: dataDirectory, group: "group.test", ["--key", "b", "--value", "{\"int32\":2}"])
+            try await writer.waitForSuccess()
+            // "a" reads the new file and vouches for it (its `stat` matches the file read).
+            #expect(try await prefs.value(forKey: "a") == .int32(1))
+            #expect(try byBytes(prefs, "a") == .some(.int32(1)))
+            #expect(recent(prefs, "b") == nil, "a value of the document before was given back")
+            #expect(try byBytes(prefs, "b") == .some(.int32(2)))
+        }
+    }
+
     /// A tool that rewrites the file in place (same inode, same size) raises an event too.
     @Test func aFileRewrittenInPlaceIsSeenByTheNextRead() async throws {
         try await withGroup { _, prefs in
