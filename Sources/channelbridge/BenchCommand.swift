@@ -13,6 +13,7 @@ enum BenchCommand: CLICommand {
     static let help = """
         usage: channelbridge bench [scenario ...] [--json] [--repeat N] [--scale F] [--no-pin]
                             [--pool-executor]
+               channelbridge bench connect --socket PATH [--connections N] [--spacing MS] [--json]
 
         Scenarios (all of them when none is named):
         \(scenarios.map { "  " + $0.name.padded(10) + $0.summary }.joined(separator: "\n"))
@@ -21,6 +22,9 @@ enum BenchCommand: CLICommand {
         shows the median of the per-repetition ratios ours/baseline, then the median and min–max of
         each figure on this machine. Socket scenarios run the other side in a separate process:
         'channelbridge bench serve' for ours, the C program channelbridge-raw-bench for the baselines.
+
+        'channelbridge bench connect' times new connections to a host already running
+        ('channelbridge bench connect --help').
 
         Options:
           --json       print {"scenarios": {"<name>": {"ours": {...}, "baseline": {...}, "ratio": {...}}}}
@@ -40,6 +44,7 @@ enum BenchCommand: CLICommand {
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         if arguments.first == "serve" { return try await serve(Array(arguments.dropFirst())) }
+        if arguments.first == "connect" { return try await benchConnect(Array(arguments.dropFirst())) }
         let args = try Arguments(arguments, valued: ["repeat", "scale"], flags: ["json", "no-pin", "pool-executor"])
         if args.wantsHelp {
             Output.line(help)
