@@ -74,7 +74,8 @@ extension BenchCommand {
         Output.line(
             "\(connections) connections to \(path) (host pid \(result.hostPID)), spaced \(Self.number(spacing)) ms, "
                 + "in \(String(format: "%.2f", result.seconds)) s")
-        Output.line("connect → host's HELLO: p50 \(ms(p50)) ms, p90 \(ms(p90)) ms, p99 \(ms(p99)) ms, max \(ms(max)) ms")
+        Output.line(
+            "connect → host's HELLO: p50 \(ms(p50)) ms, p90 \(ms(p90)) ms, p99 \(ms(p99)) ms, max \(ms(max)) ms")
         Output.line(
             "refused \(result.refused)" + (result.firstRefusal.map { " (first: \($0))" } ?? "")
                 + ", unanswered \(result.unanswered)")

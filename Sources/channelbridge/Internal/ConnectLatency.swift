@@ -85,7 +85,8 @@ struct ConnectLatency {
         }
         if frame.kind == Frame.Kind.goodbye.rawValue {
             peer.close()
-            throw Failure(description: "\(path): the host refused the first connection: \(Self.goodbyeText(frame.body))")
+            throw Failure(
+                description: "\(path): the host refused the first connection: \(Self.goodbyeText(frame.body))")
         }
         return (credentials.pid, peer)
     }
