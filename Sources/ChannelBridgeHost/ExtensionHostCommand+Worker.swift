@@ -84,6 +84,12 @@ extension ExtensionHostCommand {
         let remote = RemoteRequest(channel: channel)
         let request = ExtensionRequest(inputItems: items, gate: gate, remote: remote)
         worker.request = request
+        // A worker started for a client already waiting finds its descriptor there: no rehearsal.
+        if !Syscalls.poll(WorkerChannel.handOffDescriptor, forInput: true, milliseconds: 0).isReady {
+            await WorkerWarmUp.run(
+                options: options, catalogue: catalogue, pluginKeys: pluginKeys, request: request, store: store)
+            _ = try? await channel.invokeMethod("ready")
+        }
 
         // The hand-off: the client's descriptor and the session's number, or the end of the socket
         // when the host lets this idle worker go.

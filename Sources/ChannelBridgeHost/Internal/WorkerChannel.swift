@@ -8,6 +8,7 @@ import ChannelBridgeSocket
 /// | from | method | arguments | answer |
 /// |---|---|---|---|
 /// | worker | `start` | — | `{"inputItems": [...]}`, the request's items as `getInputItems` answers them |
+/// | worker | `ready` | — | `null`; an idle worker has started and rehearsed a session (`WorkerWarmUp`) |
 /// | worker | `end` | `{"outcome", "returnedItems", "error"}` | `null` when this call ended the request, else the earlier outcome's description |
 /// | worker | `endingReplied` | — | `null`; the reply to the call that ended the request has been queued |
 /// | worker | `openURL` | `{"url", "opened"}` | `null`; recorded for the completion record |

@@ -8,7 +8,11 @@ import ChannelBridgeSocket
 /// a pool of idle workers started ahead of time, each given one accepted connection, the control
 /// channel through which they reach the request, and their reaping.
 ///
-/// Bounds: at most the listener's connection limit busy plus `idleTarget` idle; after
+/// Idle workers are started by a thread of the pool's own (the spawner), never on the accepting
+/// thread, so that a replacement's `posix_spawn` does not delay the next accept; the spawner also
+/// lets surplus idle workers go when `WorkerIdlePolicy` shrinks its target.
+///
+/// Bounds: at most the listener's connection limit busy plus `WorkerIdlePolicy.maximum` idle; after
 /// `crashBudget` crashes within `crashWindow`, new connections are refused until the oldest is
 /// out of the window; a worker whose control channel has closed is given `endGrace` to exit before
 /// it is killed. Every worker started is reaped (`waitpid`) before `shutDown` or `killAll` returns.
@@ -19,7 +23,6 @@ final class WorkerPool: Sendable {
         var arguments: [String]
     }
 
-    static let idleTarget = 2
     static let crashBudget = 100
     static let crashWindow: Duration = .seconds(60)
     static let endGrace: Int32 = 2000
@@ -30,6 +33,9 @@ final class WorkerPool: Sendable {
     private struct State {
         var workers: [Int32: WorkerProcess] = [:]
         var idle: [WorkerProcess] = []
+        /// Workers (by pid) that have said `ready`: started, and their session rehearsed.
+        var started: Set<Int32> = []
+        var policy = WorkerIdlePolicy()
         var closed = false
         var crashes: [ContinuousClock.Instant] = []
         var reapedWaiters: [CheckedContinuation<Void, Never>] = []
@@ -46,6 +52,8 @@ final class WorkerPool: Sendable {
     private let sessions: SessionTable
     private let output: HostOutput
     private let state = LockedValue(State())
+    /// Wakes the spawner: a worker was taken or reaped, or the pool closed.
+    private let spawnerWake = TimedSemaphore()
 
     init(launch: Launch, request: ExtensionRequest, sessions: SessionTable, output: HostOutput) {
         self.launch = launch
@@ -60,9 +68,9 @@ final class WorkerPool: Sendable {
     /// Workers running now, idle or busy.
     var workerCount: Int { state.withLock { $0.workers.count } }
 
-    /// Starts the idle workers.
+    /// Starts the spawner, which starts the idle workers.
     func start() {
-        replenish()
+        DetachedThread.start(name: "cb worker spawner") { [self] in runSpawner() }
     }
 
     /// Hands the accepted `fd` to a worker (on the accepting thread): `nil` when a worker took it
@@ -72,8 +80,12 @@ final class WorkerPool: Sendable {
         for _ in 0..<3 {
             let taken = state.withLock { state -> Result<WorkerProcess?, Refusal> in
                 if state.closed { return .failure(Refusal(ExtensionHost.shuttingDownReason)) }
-                if let refusal = state.crashRefusal(now: .now) { return .failure(Refusal(refusal)) }
-                return .success(state.idle.isEmpty ? nil : state.idle.removeFirst())
+                let now = ContinuousClock.now
+                if let refusal = state.crashRefusal(now: now) { return .failure(Refusal(refusal)) }
+                // A started worker first; else the oldest, which is the nearest to started.
+                let index = state.idle.firstIndex { state.started.contains($0.pid) } ?? state.idle.indices.first
+                if index == nil || !state.started.contains(state.idle[index!].pid) { state.policy.shortage(at: now) }
+                return .success(index.map { state.idle.remove(at: $0) })
             }
             let worker: WorkerProcess
             switch taken {
@@ -91,7 +103,7 @@ final class WorkerPool: Sendable {
             }
             if DescriptorPassing.send(fd, tag: UInt64(id), over: worker.handOff) == 0 {
                 Syscalls.closeDescriptor(fd)
-                replenish()
+                spawnerWake.post()
                 return nil
             }
             // The worker died while idle; its reaper does the rest. Try another.
@@ -108,16 +120,28 @@ final class WorkerPool: Sendable {
         init(_ reason: String) { self.reason = reason }
     }
 
-    /// Starts workers until `idleTarget` are idle, unless the pool is closed or crashing.
-    private func replenish() {
+    /// The spawner's loop, until the pool closes: once woken (or once a second, for the policy's
+    /// shrinking), lets idle workers above the policy's target go (their hand-off socket ends and
+    /// they exit) and starts workers until the target are idle, unless the pool is crashing.
+    private func runSpawner() {
         while true {
-            let needed = state.withLock { state -> Bool in
-                !state.closed && state.crashRefusal(now: .now) == nil && state.idle.count < Self.idleTarget
+            _ = spawnerWake.wait(seconds: 1)
+            let (missing, surplus, closed) = state.withLock { state -> (Int, [WorkerProcess], Bool) in
+                if state.closed { return (0, [], true) }
+                let now = ContinuousClock.now
+                state.policy.shrinkIfQuiet(at: now)
+                var surplus: [WorkerProcess] = []
+                while state.idle.count > state.policy.target { surplus.append(state.idle.removeLast()) }
+                let crashing = state.crashRefusal(now: now) != nil
+                return (crashing ? 0 : max(0, state.policy.target - state.idle.count), surplus, false)
             }
-            guard needed else { return }
-            if case .failure(let refusal) = spawn(idle: true) {
-                output.standardError("extension-host: \(refusal.reason)")
-                return
+            for worker in surplus { DescriptorPassing.endWriting(worker.handOff) }
+            if closed { return }
+            for _ in 0..<missing {
+                if case .failure(let refusal) = spawn(idle: true) {
+                    output.standardError("extension-host: \(refusal.reason)")
+                    break
+                }
             }
         }
     }
@@ -152,10 +176,14 @@ final class WorkerPool: Sendable {
             return .failure(Refusal("cannot start a worker (\(launch.executable)): \(failure.message)"))
         }
         let worker = WorkerProcess(pid: pid, handOff: handOff.0)
-        state.withLock { state in
+        // Started as the pool closed: it is let go at once (it exits at the end of its hand-off
+        // socket), so that no idle worker outlives the shutdown's list of them.
+        let letGo = state.withLock { state -> Bool in
             state.workers[pid] = worker
-            if idle { state.idle.append(worker) }
+            if idle && !state.closed { state.idle.append(worker) }
+            return idle && state.closed
         }
+        if letGo { DescriptorPassing.endWriting(handOff.0) }
         do {
             let connection = try SocketConnection.adopt(
                 fd: control.0, role: .host, path: "worker \(pid)",
@@ -179,6 +207,9 @@ final class WorkerPool: Sendable {
         switch call.method {
         case "start":
             return ["inputItems": .list(request.inputItems.map(\.standardValue))]
+        case "ready":
+            state.withLock { _ = $0.started.insert(worker.pid) }
+            return .null
         case "end":
             guard let outcome = WorkerChannel.outcome(call.arguments["outcome"]) else {
                 throw MethodError(code: "INVALID_ARGUMENTS", message: "end: no outcome")
@@ -243,6 +274,7 @@ final class WorkerPool: Sendable {
             }
             let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
                 state.workers[worker.pid] = nil
+                state.started.remove(worker.pid)
                 state.idle.removeAll { $0 === worker }
                 if crashed { state.crashes.append(.now) }
                 guard state.workers.isEmpty else { return [] }
@@ -252,7 +284,7 @@ final class WorkerPool: Sendable {
             endingReply?.raise()
             ended?()
             for waiter in waiters { waiter.resume() }
-            replenish()
+            spawnerWake.post()
         }
     }
 
@@ -266,6 +298,7 @@ final class WorkerPool: Sendable {
             let idle = state.idle
             return (idle, state.workers.values.filter { worker in !idle.contains { $0 === worker } })
         }
+        spawnerWake.post()
         for worker in idle { DescriptorPassing.endWriting(worker.handOff) }
         for worker in busy {
             guard let control = worker.state.withLock({ $0.control }) else { continue }
@@ -301,6 +334,7 @@ final class WorkerPool: Sendable {
             state.closed = true
             return Array(state.workers.values)
         }
+        spawnerWake.post()
         var serving = 0
         for worker in live {
             let session = worker.state.withLock { state -> Int? in
