@@ -11,7 +11,13 @@ import Testing
 @Suite struct CompletionRulesTests {
     private static let ext = HostTesting.extensionChannel
 
-    @Test func aSecondExitOrCancelGetsRequestAlreadyCompleted() async throws {
+    /// The replies' order is the in-process host's: with isolation, the worker answers the ending
+    /// call once the host has decided the end (a round trip on the control channel), so a later
+    /// call's answer may leave first (replies may leave in any order: wire protocol §4, rule 2).
+    static let orderNeedsTheHostProcess = "with isolation, the ending call's reply waits for the host process"
+
+    @Test(.disabled(if: HostProcess.isolationForced, Comment(rawValue: orderNeedsTheHostProcess)))
+    func aSecondExitOrCancelGetsRequestAlreadyCompleted() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
         try await withHangGuard {
@@ -50,7 +56,8 @@ import Testing
         }
     }
 
-    @Test func requestsArrivingAfterTheEndGetStatusTwo() async throws {
+    @Test(.disabled(if: HostProcess.isolationForced, Comment(rawValue: orderNeedsTheHostProcess)))
+    func requestsArrivingAfterTheEndGetStatusTwo() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
         try await withHangGuard {

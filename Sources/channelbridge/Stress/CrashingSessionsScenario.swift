@@ -181,8 +181,17 @@ enum CrashingSessionsScenario {
                 report.figure("\(isolation)_connections", connects)
                 report.figure("\(isolation)_connect_to_hello_p50_ms", times[times.count / 2], "(target < 5)")
                 report.figure("\(isolation)_connect_to_hello_p99_ms", times[times.count * 99 / 100])
-                // Reaping follows each session's end by a moment: give it that moment.
-                try await Task.sleep(for: .milliseconds(500))
+                // Reaping follows each session's end by a moment, and an isolated host's idle pool,
+                // grown by the loop, shrinks back to 2 within two quiet periods of 5 s
+                // (extension-host.md §1.8): wait for both, up to 15 s.
+                let resting = isolation == "session" ? 2 : 0
+                let settleStart = ContinuousClock.now
+                while Self.children(of: host.child.pid).count > resting,
+                    ContinuousClock.now - settleStart < .seconds(15)
+                {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                report.figure("\(isolation)_settle_ms", (ContinuousClock.now - settleStart).milliseconds)
                 let children = Self.children(of: host.child.pid)
                 report.figure("\(isolation)_workers_after", children.count)
                 report.figure("\(isolation)_zombies_after", children.filter { $0 == "Z" }.count, "(target 0)")

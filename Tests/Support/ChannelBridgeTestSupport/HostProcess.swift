@@ -43,6 +43,7 @@ public final class HostProcess: Sendable {
         _ arguments: [String], environment: [String: String]? = nil, product: String = "extension-host",
         input: FileHandle? = nil, currentDirectory: String? = nil
     ) throws {
+        let arguments = Self.withForcedIsolation(arguments, product: product)
         self.arguments = arguments
         let process = Process()
         process.executableURL = URL(fileURLWithPath: product.hasPrefix("/") ? product : ProcessRunner.path(of: product))
@@ -91,6 +92,33 @@ public final class HostProcess: Sendable {
     /// running: one still running when the last reference goes is killed.
     deinit {
         if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// The environment variable that runs every host this type starts with session isolation
+    /// (`CHANNELBRIDGE_TEST_ISOLATION=session swift test`), so that the whole suite can be run
+    /// with isolation on (Docs/testing.md). Read only here: the products never see it.
+    public static let isolationVariable = "CHANNELBRIDGE_TEST_ISOLATION"
+
+    /// Whether `isolationVariable` asks for isolation: for the few tests that cannot hold with it,
+    /// each disabled then with its reason (`.disabled(if: HostProcess.isolationForced, "…")`).
+    public static var isolationForced: Bool { ProcessInfo.processInfo.environment[isolationVariable] == "session" }
+
+    /// The products built on `ExtensionHostCommand.main(plugins:)`, which take `--isolation
+    /// session`. The others (`pigeon-api-example`, `channelbridge`, the test peers) serve
+    /// without an extension host's options and are started as asked.
+    public static let isolatingProducts: Set<String> = [
+        "extension-host", "isolation-test-host", "flutter-style-plugin-example", "greeter-host-example",
+        "pigeon-host-example",
+    ]
+
+    /// `arguments` after `--isolation session` when `isolationVariable` is `session`, the product
+    /// takes it, and the arguments name no isolation of their own. First, so that a test's last
+    /// option without its value (`--socket`) is still the last one.
+    public static func withForcedIsolation(_ arguments: [String], product: String) -> [String] {
+        guard isolationForced, isolatingProducts.contains((product as NSString).lastPathComponent),
+            !arguments.contains(where: { $0 == "--isolation" || $0.hasPrefix("--isolation=") })
+        else { return arguments }
+        return ["--isolation", "session"] + arguments
     }
 
     /// Waits for the first line on standard output, which must be the ready line.
