@@ -23,12 +23,14 @@ import Testing
         try await withHangGuard(seconds: 60) {
             let count = Self.expected.first { $0.file == file }!.interactions
             let path = Self.directory.appendingPathComponent(file).path
+            // With CHANNELBRIDGE_TEST_ISOLATION=session, the host verify starts isolates too.
+            let isolation = HostProcess.isolationForced ? ["--host-arg", "--isolation", "--host-arg", "session"] : []
             let outcome = try await ProcessRunner.runOnThread(
                 "channelbridge",
                 [
                     "verify", "--transcript", path, "--start-host",
                     "--event-timeout", "30",
-                ])
+                ] + isolation)
             #expect(outcome.stdout == "verified: \(count) interactions\n")
             #expect(outcome.stderr == "")
             #expect(outcome.status == 0)

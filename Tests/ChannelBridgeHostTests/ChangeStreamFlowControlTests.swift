@@ -11,7 +11,11 @@ import Testing
 @Suite struct ChangeStreamFlowControlTests {
     static let changes = "shared_preference_app_group/changes"
 
-    @Test func aListenerThatStopsReadingGetsTheLatestValueOfEveryKeyOnceItReads() async throws {
+    /// Its writer and listener in one process: with isolation they are in two workers, whose
+    /// streams find each other's writes by reading the file and read a key's value when it is
+    /// taken (store.md, *Watching changes*), so a key's latest value may be reported twice.
+    @Test(.disabled(if: HostProcess.isolationForced, "with isolation a key's latest value may be reported twice"))
+    func aListenerThatStopsReadingGetsTheLatestValueOfEveryKeyOnceItReads() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
         try await withHangGuard(seconds: 60) {
