@@ -5,15 +5,18 @@ extension BenchCommand {
     static let connectHelp = """
         usage: channelbridge bench connect --socket PATH [--connections N] [--spacing MS] [--json]
 
-        Opens N connections (default 1000) to the host already running on PATH, one after another,
-        and times each from connect(2) to the whole of the host's HELLO frame: what a new client
-        waits before its session is ready. Each connection then says HELLO and closes. With
-        --spacing MS the client pauses MS milliseconds after each (default 0: back to back).
+        After 10 untimed connections 50 ms apart (what a host creates on its first sessions is not
+        counted as growth), opens N connections (default 1000) to the host already running on
+        PATH, one after another, and times each from connect(2) to the whole of the host's HELLO
+        frame: what a new client waits before its session is ready. Each connection then says
+        HELLO and closes. With --spacing MS the client pauses MS milliseconds after each (default
+        0: back to back).
 
         Prints the time's p50, p90, p99 and max in milliseconds; connections refused (GOODBYE) or
         unanswered; and the host's children (its workers under --isolation session) before, at
-        their peak (sampled every 10 ms) and after the loop once they have settled (up to 3 s),
-        with zombies, and the host's open descriptors before and after.
+        their peak (sampled every 10 ms) and after the loop once they have settled (up to 12 s:
+        an isolated host's idle pool shrinks back to 2 within two quiet periods of 5 s), with
+        zombies, and the host's open descriptors before and after.
 
         Options:
           --connections N  how many connections (default 1000)
