@@ -71,10 +71,12 @@ import Testing
         #expect(usage.status == 64)
         #expect(
             usage.stderr
-                == "channelbridge bench: bench connect needs --socket PATH\nRun 'channelbridge bench --help' for usage.\n")
+                == "channelbridge bench: bench connect needs --socket PATH\nRun 'channelbridge bench --help' for usage.\n"
+        )
         let nobody = try await BenchProcess.run("channelbridge", ["bench", "connect", "--socket", directory.socket])
         #expect(nobody.status == 69)
-        #expect(nobody.stderr == "channelbridge bench connect: connect \(directory.socket): No such file or directory\n")
+        #expect(
+            nobody.stderr == "channelbridge bench connect: connect \(directory.socket): No such file or directory\n")
         #expect(nobody.stdout == "")
     }
 }
