@@ -316,15 +316,20 @@ final class WorkerPool: Sendable {
     func unfinishedCalls() async -> Int {
         let live = state.withLock { Array($0.workers.values) }
         let controls = live.compactMap { worker in worker.state.withLock { $0.session == nil ? nil : $0.control } }
-        return await withTaskGroup(of: Int.self) { group in
-            for control in controls {
-                group.addTask {
-                    let answer = try? await control.invokeMethod("unfinishedCalls", timeout: Self.unfinishedCallsWait)
-                    return answer?.intValue ?? 0
+        // In a task of its own: a host ended by a signal runs its shutdown in a cancelled task, and
+        // the calls would inherit that cancellation and end before they were sent.
+        return await Task {
+            await withTaskGroup(of: Int.self) { group in
+                for control in controls {
+                    group.addTask {
+                        let answer = try? await control.invokeMethod(
+                            "unfinishedCalls", timeout: Self.unfinishedCallsWait)
+                        return answer?.intValue ?? 0
+                    }
                 }
+                return await group.reduce(0, +)
             }
-            return await group.reduce(0, +)
-        }
+        }.value
     }
 
     /// At the shutdown deadline: kills every worker still running and waits until each has been
