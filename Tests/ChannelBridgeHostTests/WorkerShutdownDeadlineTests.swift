@@ -3,6 +3,7 @@ import ChannelBridgeCodec
 import ChannelBridgeMessenger
 import ChannelBridgeSocket
 import ChannelBridgeTestSupport
+import Foundation
 import Glibc
 import Testing
 
@@ -24,13 +25,20 @@ import Testing
             let seconds = HangGuardScale.scaled(1)
             let host = try await SessionIsolationTests.start(directory, ["--echo", "--shutdown-timeout", "\(seconds)"])
             let held = try await HostTesting.connect(directory)
+            // The handler says it is running through a FIFO: a call still queued for the main
+            // thread when the shutdown begins is refused instead, and then nothing is unfinished.
+            let fifo = directory.path + "/hang.fifo"
+            try #require(mkfifo(fifo, 0o600) == 0, "mkfifo: errno \(errno)")
             let calling = Task {
-                try? await HostTesting.methods(held, SessionIsolationTests.crash).invokeMethod("hang")
+                try? await HostTesting.methods(held, SessionIsolationTests.crash).invokeMethod(
+                    "hang", arguments: .string(fifo))
             }
-            // The worker reads its client's frames in order, and the echo channel does not wait for
-            // the main thread: once the echo is answered, `hang` has been received and is running.
-            let echo = BasicMessageChannel(name: "channelbridge/echo", messenger: held.messenger, codec: BinaryCodec())
-            #expect(try await echo.send([1, 2, 3]) == [1, 2, 3])
+            let mark = await onThread { () -> String in
+                guard let handle = FileHandle(forReadingAtPath: fifo) else { return "cannot open the FIFO" }
+                defer { try? handle.close() }
+                return String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+            }
+            #expect(mark == "hanging")
 
             let outcome: String
             if ending == "exit" {
