@@ -148,7 +148,7 @@ enum CrashingSessionsScenario {
             // Reaping follows each session's end by a moment: give it that moment.
             try await Task.sleep(for: .milliseconds(500))
             let children = Self.children(of: host.child.pid)
-            report.figure("workers_after", children.count, "(2 idle, and crashed ones still in their backtrace)")
+            report.figure("workers_after", children.count, "(idle, the pool grown by the crashes: at most 8)")
             report.figure("zombies_after", children.filter { $0 == "Z" }.count, "(target 0)")
         }
     }
