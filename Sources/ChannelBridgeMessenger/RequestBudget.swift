@@ -1,4 +1,4 @@
-import Synchronization
+import ChannelBridgePlatform
 
 /// Bytes of the peers' requests in flight, shared by every connection that is given it
 /// (`MessengerConnection.Options.requestBudget`): a process that serves many peers bounds the
@@ -40,7 +40,8 @@ public final class RequestBudget: Sendable {
         var waiters: [ObjectIdentifier: @Sendable () -> Void] = [:]
     }
 
-    private let state = Mutex(State())
+    // `LockedValue`, not `Mutex`: ThreadSanitizer must see the lock (Docs/sanitizers.md).
+    private let state = LockedValue(State())
 
     /// A budget of `capacity` bytes (at least 1).
     public init(capacity: Int = RequestBudget.defaultCapacity) {
