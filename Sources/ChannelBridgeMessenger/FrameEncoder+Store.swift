@@ -1,6 +1,6 @@
 extension FrameEncoder {
     /// Writes `frame`, which `validate` accepted, into `target`: exactly `encodedLength(of:)`
-    /// bytes, the memory a transport gives `write(frameOfLength:_:)`'s closure.
+    /// bytes, the memory a transport gives `write(frameOfLength:followedBy:flush:_:)`'s closure.
     package static func storeValidated(_ frame: Frame, into target: UnsafeMutableRawBufferPointer) {
         var writer = ByteWriter(target)
         writeHead(of: frame, extraPayloadLength: 0, to: &writer)
@@ -8,7 +8,10 @@ extension FrameEncoder {
         writer.zeroRest()
     }
 
-    /// Writes what `encodeHead(of:extraPayloadLength:into:)` appends: `headLength(of:)` bytes.
+    /// Writes everything of `frame` except the bytes of its payload (REQUEST, MESSAGE, and REPLY
+    /// status 0), which go after it in arrays of their own: `headLength(of:)` bytes. The length
+    /// field already counts the payload, and `extraPayloadLength` more bytes that are not in
+    /// `frame` (whose payload is then empty). The frame must have passed `validate`.
     static func storeHead(of frame: Frame, extraPayloadLength: Int, into target: UnsafeMutableRawBufferPointer) {
         var writer = ByteWriter(target)
         writeHead(of: frame, extraPayloadLength: extraPayloadLength, to: &writer)

@@ -70,18 +70,6 @@ package enum FrameEncoder {
         append(encodedLength(of: frame), to: &buffer) { storeValidated(frame, into: $0) }
     }
 
-    /// Appends everything of `frame` except the bytes of its payload (REQUEST, MESSAGE, and REPLY
-    /// status 0), which the caller writes right after. The length field already counts them. This
-    /// lets a transport send a large payload from its own array without copying it.
-    ///
-    /// `extraPayloadLength` counts payload bytes that are not in `frame` (whose payload is then
-    /// empty): segments the caller writes after the head. The frame must have passed `validate`.
-    package static func encodeHead(of frame: Frame, extraPayloadLength: Int = 0, into buffer: inout [UInt8]) {
-        append(headLength(of: frame), to: &buffer) {
-            storeHead(of: frame, extraPayloadLength: extraPayloadLength, into: $0)
-        }
-    }
-
     /// Appends `count` bytes, all of which `store` writes.
     ///
     /// The bytes are written into a fresh array, which becomes `buffer` when that is empty (the
@@ -105,12 +93,12 @@ package enum FrameEncoder {
     /// The length of the frame `storeReply` writes for a payload of `payloadCount` bytes.
     package static func encodedReplyLength(payloadCount: Int) -> Int { 4 + 1 + 4 + 1 + payloadCount }
 
-    /// The bytes `encodeHead(of:into:)` writes: all but the payload's.
+    /// The bytes `storeHead(of:extraPayloadLength:into:)` writes: all but the payload's.
     static func headLength(of frame: Frame) -> Int {
         encodedLength(of: frame) - (detachedPayload(of: frame)?.count ?? 0)
     }
 
-    /// The payload that `encodeHead(of:into:)` leaves out, if any.
+    /// The payload that `storeHead(of:extraPayloadLength:into:)` leaves out, if any.
     package static func detachedPayload(of frame: Frame) -> [UInt8]? {
         switch frame {
         case .request(_, _, let payload?), .message(_, let payload?), .reply(_, .bytes(let payload)):

@@ -1,7 +1,8 @@
 /// The byte pipe under a `MessengerConnection`: a socket, or the in-memory pair in
 /// ChannelBridgeTesting.
 ///
-/// The connection hands the transport whole encoded frames and the transport hands received bytes
+/// The connection hands the transport whole frames, one write each (a head the transport may have
+/// written straight into its buffer, and payload arrays), and the transport hands received bytes
 /// back through `MessengerConnection.receive(_:)` and `receiveEnd(error:)`.
 ///
 /// Rules a transport follows:
@@ -26,26 +27,18 @@
 /// `receiveEnd`: applications get a connection from a transport the package ships (the socket's
 /// `SocketConnection`, the in-memory pair of ChannelBridgeTesting), never feed one bytes.
 package protocol FrameTransport: AnyObject, Sendable {
-    /// Queues the bytes of one or more whole frames.
-    func write(_ bytes: [UInt8])
-
-    /// Queues a frame whose large payload is kept in its own array: `head` then `payload`, back
-    /// to back, so that the payload need not be copied into a frame buffer.
-    func write(_ head: [UInt8], followedBy payload: [UInt8])
-
-    /// Queues one frame of exactly `length` bytes, which `encode` writes into the memory it is
-    /// given (all `length` bytes of it), so that a transport can have small frames written
-    /// straight into its own send buffer.
-    func write(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void)
-
-    /// Queues a frame whose payload is `payloads` back to back, each kept in its own array.
-    func write(_ head: [UInt8], followedBy payloads: [[UInt8]])
-
-    /// `write(frameOfLength:_:)` from inside `receive`, for the answer to the last frame of the
-    /// bytes `receive` was given: a transport that holds the frames its receiving thread writes
-    /// until the delivery ends (to send them together) can send this one at once, since no other
-    /// frame of the delivery is coming to join it. More frames may still be written.
-    func writeAtEndOfDelivery(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void)
+    /// Queues one frame: `length` bytes that `encode` writes into the memory it is given (all of
+    /// them, so that a transport can have a small frame written straight into its own send
+    /// buffer), then each of `payloads` back to back, kept in their own arrays (the rest of the
+    /// frame's payload, sent with scatter-gather I/O instead of copied).
+    ///
+    /// `flush` is a hint that nothing is about to join this frame: it answers the last frame of
+    /// the bytes `receive` was given, and is written from inside that `receive`. A transport that
+    /// holds what its receiving thread writes until the delivery ends, to send it together, may
+    /// send this one at once. More frames may still be written.
+    func write(
+        frameOfLength length: Int, followedBy payloads: [[UInt8]], flush: Bool,
+        _ encode: (UnsafeMutableRawBufferPointer) -> Void)
 
     /// Sends what is queued, then ends the connection.
     func close()
@@ -56,10 +49,11 @@ package protocol FrameTransport: AnyObject, Sendable {
     var canDriveReader: Bool { get }
 
     /// Called where `canDriveReader` was true, after the request was written: reads and delivers
-    /// to `connection` (the one this transport feeds) on this thread, as the reader does, until `settled()` is true (returns true), or until the
-    /// thread is needed for something else first (a job queued for it, input held back, no way
-    /// to be woken; returns false, and the caller waits as any other). A blocked driver looks at
-    /// `settled()` again when `wakeDrivingReader()` is called.
+    /// to `connection` (the one this transport feeds) on this thread, as the reader does, until
+    /// `settled()` is true (returns true), or until the thread is needed for something else first
+    /// (a job queued for it, input held back, no way to be woken; returns false, and the caller
+    /// waits as any other). A blocked driver looks at `settled()` again when
+    /// `wakeDrivingReader()` is called.
     func driveReader(for connection: MessengerConnection, until settled: () -> Bool) -> Bool
 
     /// Wakes a thread blocked in `driveReader(until:)`, from any thread.
@@ -67,21 +61,23 @@ package protocol FrameTransport: AnyObject, Sendable {
 }
 
 extension FrameTransport {
-    package func write(_ head: [UInt8], followedBy payload: [UInt8]) {
-        write(head + payload)
-    }
-
+    /// Queues one frame of exactly `length` bytes, which `encode` writes.
+    @inline(__always)
     package func write(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
-        guard length > 0 else { return }
-        write(
-            [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
-                encode(UnsafeMutableRawBufferPointer(buffer))
-                count = length
-            })
+        write(frameOfLength: length, followedBy: [], flush: false, encode)
     }
 
-    package func writeAtEndOfDelivery(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
-        write(frameOfLength: length, encode)
+    /// The bytes of the frame `write(frameOfLength:followedBy:flush:_:)` is given, in one array:
+    /// for a transport that keeps no buffer of its own (a test's log, the in-memory pair).
+    package static func frameBytes(
+        length: Int, followedBy payloads: [[UInt8]], _ encode: (UnsafeMutableRawBufferPointer) -> Void
+    ) -> [UInt8] {
+        var frame = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+            encode(UnsafeMutableRawBufferPointer(buffer))
+            count = length
+        }
+        for payload in payloads { frame.append(contentsOf: payload) }
+        return frame
     }
 
     package var canDriveReader: Bool { false }
@@ -89,10 +85,4 @@ extension FrameTransport {
     package func driveReader(for connection: MessengerConnection, until settled: () -> Bool) -> Bool { settled() }
 
     package func wakeDrivingReader() {}
-
-    package func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) {
-        var frame = head
-        for payload in payloads { frame.append(contentsOf: payload) }
-        write(frame)
-    }
 }

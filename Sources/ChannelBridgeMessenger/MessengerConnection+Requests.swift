@@ -284,12 +284,8 @@ extension MessengerConnection {
     /// delivering thread), the transport may send it at once.
     private func writeSmallReply(id: UInt32, payload: UnsafeRawBufferPointer, endsDelivery: Bool) {
         let length = FrameEncoder.encodedReplyLength(payloadCount: payload.count)
-        if endsDelivery {
-            transport.writeAtEndOfDelivery(frameOfLength: length) {
-                FrameEncoder.storeReply(id: id, payload: payload, into: $0)
-            }
-        } else {
-            transport.write(frameOfLength: length) { FrameEncoder.storeReply(id: id, payload: payload, into: $0) }
+        transport.write(frameOfLength: length, followedBy: [], flush: endsDelivery) {
+            FrameEncoder.storeReply(id: id, payload: payload, into: $0)
         }
     }
 

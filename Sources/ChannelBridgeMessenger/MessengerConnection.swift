@@ -320,9 +320,9 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// frame's sizes have been checked (`validate`, `replyFitting`).
     func writeFrame(_ frame: Frame) {
         if let payload = FrameEncoder.detachedPayload(of: frame), payload.count >= Self.separatePayloadThreshold {
-            var head: [UInt8] = []
-            FrameEncoder.encodeHead(of: frame, into: &head)
-            transport.write(head, followedBy: payload)
+            transport.write(frameOfLength: FrameEncoder.headLength(of: frame), followedBy: [payload], flush: false) {
+                FrameEncoder.storeHead(of: frame, extraPayloadLength: 0, into: $0)
+            }
         } else {
             transport.write(frameOfLength: FrameEncoder.encodedLength(of: frame)) {
                 FrameEncoder.storeValidated(frame, into: $0)
@@ -333,9 +333,9 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// Writes `frame` (whose payload is empty) with `payloadSegments`, `count` bytes in all, as its
     /// payload; each segment stays in its own array.
     func writeFrame(_ frame: Frame, payloadSegments: [[UInt8]], count: Int) {
-        var head: [UInt8] = []
-        FrameEncoder.encodeHead(of: frame, extraPayloadLength: count, into: &head)
-        transport.write(head, followedBy: payloadSegments)
+        transport.write(frameOfLength: FrameEncoder.headLength(of: frame), followedBy: payloadSegments, flush: false) {
+            FrameEncoder.storeHead(of: frame, extraPayloadLength: count, into: $0)
+        }
     }
 
     @inlinable package static var separatePayloadThreshold: Int { 64 << 10 }

@@ -33,14 +33,12 @@ extension InMemoryMessenger {
             if deliver { drain() }
         }
 
-        func write(_ bytes: [UInt8]) {
-            enqueue { $0.append(bytes) }
-        }
-
-        func write(_ head: [UInt8], followedBy payload: [UInt8]) {
-            enqueue {
-                $0.append(head); $0.append(payload)
-            }
+        func write(
+            frameOfLength length: Int, followedBy payloads: [[UInt8]], flush: Bool,
+            _ encode: (UnsafeMutableRawBufferPointer) -> Void
+        ) {
+            let frame = Self.frameBytes(length: length, followedBy: payloads, encode)
+            enqueue { $0.append(frame) }
         }
 
         func close() {

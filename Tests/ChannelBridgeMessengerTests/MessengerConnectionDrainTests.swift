@@ -34,8 +34,12 @@ import Testing
                 events.append(.replyWritten(id))
             }
         }
-        func write(_ head: [UInt8], followedBy payload: [UInt8]) { write(head + payload) }
-        func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) { write(head + Array(payloads.joined())) }
+        func write(
+            frameOfLength length: Int, followedBy payloads: [[UInt8]], flush: Bool,
+            _ encode: (UnsafeMutableRawBufferPointer) -> Void
+        ) {
+            write(Self.frameBytes(length: length, followedBy: payloads, encode))
+        }
         func close() { events.append(.closed) }
     }
 

@@ -19,8 +19,12 @@ import Testing
             decoder.append(bytes)
             while let frame = try? decoder.next() { frames.append(frame) }
         }
-        func write(_ head: [UInt8], followedBy payload: [UInt8]) { write(head + payload) }
-        func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) { write(head + Array(payloads.joined())) }
+        func write(
+            frameOfLength length: Int, followedBy payloads: [[UInt8]], flush: Bool,
+            _ encode: (UnsafeMutableRawBufferPointer) -> Void
+        ) {
+            write(Self.frameBytes(length: length, followedBy: payloads, encode))
+        }
         func close() {}
 
         var replies: [Frame] { frames.all.filter { if case .reply = $0 { true } else { false } } }

@@ -10,10 +10,12 @@ import Testing
     final class RecordingTransport: FrameTransport {
         enum Write: Sendable { case whole([UInt8]), split(head: [UInt8], payloads: [[UInt8]]) }
         let writes = Collector<Write>(name: "transport writes")
-        func write(_ bytes: [UInt8]) { writes.append(.whole(bytes)) }
-        func write(_ head: [UInt8], followedBy payload: [UInt8]) { write(head, followedBy: [payload]) }
-        func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) {
-            writes.append(.split(head: head, payloads: payloads))
+        func write(
+            frameOfLength length: Int, followedBy payloads: [[UInt8]], flush: Bool,
+            _ encode: (UnsafeMutableRawBufferPointer) -> Void
+        ) {
+            let head = Self.frameBytes(length: length, followedBy: [], encode)
+            writes.append(payloads.isEmpty ? .whole(head) : .split(head: head, payloads: payloads))
         }
         func close() {}
     }

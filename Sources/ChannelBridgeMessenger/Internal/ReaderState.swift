@@ -11,7 +11,7 @@ struct ReaderState {
     /// starts a new one, so what is kept is under 128 KiB.
     var replyScratch: [UInt8] = []
     /// Set while the frame being delivered is the last of the bytes received so far, so that a
-    /// reply written at once may be sent at once (`FrameTransport.writeAtEndOfDelivery`). Read in
+    /// reply written at once may be sent at once (`FrameTransport.write`'s `flush`). Read in
     /// `handleRequest`, never by a handler's task on another thread.
     var deliveringLastFrame = false
     /// Bytes of a frame begun and not complete when the received bytes were last decoded (0:

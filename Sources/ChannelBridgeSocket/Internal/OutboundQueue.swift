@@ -70,7 +70,7 @@ struct OutboundQueue {
         guard bytes.count > Self.smallChunk else {
             guard !bytes.isEmpty else { return }
             let isAnswerFrame = isAnswer
-            appendToBlock(length: bytes.count) { target in
+            _ = appendToBlock(length: bytes.count) { target in
                 bytes.withUnsafeBytes { target.copyMemory(from: $0) }
                 return isAnswerFrame
             }
@@ -83,18 +83,21 @@ struct OutboundQueue {
 
     /// Appends one whole frame of `length` bytes that `encode` writes (all of them) into the
     /// memory it is given: the block when it fits, so a small frame never needs an array of its
-    /// own. Its kind byte says whether it is an answer.
-    mutating func append(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
-        guard length > 0 else { return }
+    /// own. Its kind byte says whether it is an answer, which it returns (the payload arrays a
+    /// caller appends after a frame's head are counted as the head is).
+    @discardableResult
+    mutating func append(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
+        guard length > 0 else { return false }
         guard length <= Self.smallChunk else {
             let bytes = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
                 encode(UnsafeMutableRawBufferPointer(buffer))
                 count = length
             }
-            append(bytes, isAnswer: bytes.count > 4 && Self.isAnswer(kind: bytes[4]))
-            return
+            let isAnswer = bytes.count > 4 && Self.isAnswer(kind: bytes[4])
+            append(bytes, isAnswer: isAnswer)
+            return isAnswer
         }
-        appendToBlock(length: length) { frame in
+        return appendToBlock(length: length) { frame in
             encode(frame)
             // Read within the same access to the block as the encoding.
             return length > 4 && Self.isAnswer(kind: frame[4])
@@ -103,7 +106,7 @@ struct OutboundQueue {
 
     /// Has `write` fill the next `length` bytes (at most `smallChunk`) of the block, sealing it
     /// and starting another when they do not fit; `write` says whether they are answer bytes.
-    private mutating func appendToBlock(length: Int, _ write: (UnsafeMutableRawBufferPointer) -> Bool) {
+    private mutating func appendToBlock(length: Int, _ write: (UnsafeMutableRawBufferPointer) -> Bool) -> Bool {
         if blockFill + length > Self.blockSize { sealBlock() }
         if block.isEmpty {
             // Its bytes are only ever written before they are sent, so they start as they are.
@@ -115,6 +118,7 @@ struct OutboundQueue {
         }
         blockFill = start + length
         count(length, isAnswer: isAnswer)
+        return isAnswer
     }
 
     /// Makes the block's queued bytes a chunk, cut to what it holds, before a chunk that must

@@ -160,31 +160,35 @@ final class SocketTransport: FlowControlledTransport {
 
     // MARK: FrameTransport
 
-    func write(_ bytes: [UInt8]) {
-        let isAnswer = bytes.count > 4 && OutboundQueue.isAnswer(kind: bytes[4])
-        enqueue { $0.append(bytes, isAnswer: isAnswer) }
-    }
-
-    func write(_ head: [UInt8], followedBy payload: [UInt8]) {
-        let isAnswer = head.count > 4 && OutboundQueue.isAnswer(kind: head[4])
-        enqueue { queue in
-            queue.append(head, isAnswer: isAnswer)
-            queue.append(payload, isAnswer: isAnswer)
+    func write(
+        frameOfLength length: Int, followedBy payloads: [[UInt8]], flush: Bool,
+        _ encode: (UnsafeMutableRawBufferPointer) -> Void
+    ) {
+        if !payloads.isEmpty {
+            write(frameOfLength: length, encode, payloads: payloads)
+        } else if flush {
+            writeFlushing(frameOfLength: length, encode)
+        } else {
+            write(frameOfLength: length, encode)
         }
     }
 
-    func write(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
+    // Three functions, so that each has its own copy of the inlined `enqueue`, its flags constant.
+
+    private func write(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
         enqueue(directFrame: length, encode) { $0.append(frameOfLength: length, encode) }
     }
 
-    func writeAtEndOfDelivery(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
+    private func writeFlushing(frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
         enqueue(sendingNowOnReader: true, directFrame: length, encode) { $0.append(frameOfLength: length, encode) }
     }
 
-    func write(_ head: [UInt8], followedBy payloads: [[UInt8]]) {
-        let isAnswer = head.count > 4 && OutboundQueue.isAnswer(kind: head[4])
+    @inline(never)
+    private func write(
+        frameOfLength length: Int, _ encode: (UnsafeMutableRawBufferPointer) -> Void, payloads: [[UInt8]]
+    ) {
         enqueue { queue in
-            queue.append(head, isAnswer: isAnswer)
+            let isAnswer = queue.append(frameOfLength: length, encode)
             for payload in payloads { queue.append(payload, isAnswer: isAnswer) }
         }
     }

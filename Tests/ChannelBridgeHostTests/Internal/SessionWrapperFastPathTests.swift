@@ -185,7 +185,11 @@ private final class FrameLog: FrameTransport {
         return (MessengerConnection(role: .host, transport: log), log)
     }
 
-    func write(_ bytes: [UInt8]) {
+    func write(
+        frameOfLength length: Int, followedBy payloads: [[UInt8]], flush: Bool,
+        _ encode: (UnsafeMutableRawBufferPointer) -> Void
+    ) {
+        let bytes = Self.frameBytes(length: length, followedBy: payloads, encode)
         let frames = decoder.withLock { decoder -> [Frame] in
             decoder.append(bytes)
             var frames: [Frame] = []

@@ -21,7 +21,10 @@ import Glibc
 enum ConfinementCheck {
     /// A transport that drops what the connection writes.
     final class Discard: FrameTransport {
-        func write(_ bytes: [UInt8]) {}
+        func write(
+            frameOfLength length: Int, followedBy payloads: [[UInt8]], flush: Bool,
+            _ encode: (UnsafeMutableRawBufferPointer) -> Void
+        ) {}
         func close() {}
     }
 
