@@ -83,7 +83,8 @@ public final class EventChannel: Sendable {
                     channel: name, messenger: messenger, codec: codec, handler: handler,
                     maxBufferedBytes: maxBufferedBytes)
                 state.owner = owner
-                state.ownerToken = messenger.installSegmentedHandler(onChannel: name) { try await owner.handle($0) }
+                state.ownerToken = messenger.installMessageHandler(
+                    onChannel: name, InTaskHandler.make { try await owner.handle($0) }, mayAnswerLater: true)
             } else {
                 if let token = state.ownerToken { messenger.removeMessageHandler(token) }
                 state.owner = nil

@@ -30,21 +30,21 @@ extension MethodChannel {
         _ handler: @escaping ImmediateHandler, encoded: EncodedImmediateHandler? = nil
     ) {
         let (name, codec, segmenting, limit) = (self.name, self.codec, segmentingCodec, messenger.fastPath?.frameLimit)
-        if let connection, isStandard {
+        if isStandard {
             // Read and answered in place when the result is at hand (see `inPlaceHandler(immediate:)`).
             slot.install(
-                inPlace: Self.inPlaceHandler(
+                Self.inPlaceHandler(
                     immediate: handler, encoded: encoded, codec: standardCodec, channel: name, limit: limit),
-                splitter: StandardMethodCodec.byteListStart(inCall:count:), mayAnswerLater: true,
-                on: connection, channel: name)
+                mayAnswerLater: true, splitter: StandardMethodCodec.byteListStart(inCall:count:), on: messenger,
+                channel: name)
             return
         }
         slot.install(
-            immediate: { message in
+            { message, _ in
                 let call: MethodCall
-                switch Self.decodeCall(message, codec: codec, channel: name) {
+                switch Self.decodeCall(message.array, codec: codec, channel: name) {
                 case .success(let decoded): call = decoded
-                case .failure(let malformed): return .now(try malformed.reply())
+                case .failure(let malformed): return .segments(try malformed.reply())
                 }
                 let outcome: Result<StandardValue, any Error>
                 do {
@@ -52,20 +52,21 @@ extension MethodChannel {
                     case .value(let value):
                         outcome = .success(value)
                     case .later(let work):
-                        return .later {
-                            HandlerReply(
-                                try await Self.reply(
-                                    method: call.method, from: work, codec: codec, segmenting: segmenting,
-                                    channel: name, limit: limit))
-                        }
+                        return .later(
+                            LaterWork {
+                                HandlerReply(
+                                    try await Self.reply(
+                                        method: call.method, from: work, codec: codec, segmenting: segmenting,
+                                        channel: name, limit: limit))
+                            })
                     }
                 } catch {
                     outcome = .failure(error)
                 }
-                return .now(
-                    try Self.reply(
-                        to: outcome, method: call.method, codec: codec, segmenting: segmenting, channel: name,
-                        limit: limit))
-            }, on: messenger, channel: name)
+                let reply = try Self.reply(
+                    to: outcome, method: call.method, codec: codec, segmenting: segmenting, channel: name,
+                    limit: limit)
+                return reply.map(HandlerAnswer.segments) ?? .null
+            }, mayAnswerLater: true, on: messenger, channel: name)
     }
 }

@@ -2,23 +2,26 @@ import ChannelBridgeCodec
 import ChannelBridgeMessenger
 
 extension MethodChannel {
-    /// A synchronous handler with the Standard codec on a connection itself, run where the request
-    /// was received: the call is decoded from the receive buffer, and the success
-    /// envelope is encoded into the connection's reply buffer, with no existential codec call and
+    /// A synchronous handler with the Standard codec in the messenger's handler shape, run where the
+    /// request was received: the call is decoded from the receive buffer, and the success
+    /// envelope is encoded into the reply buffer the messenger lends, with no existential codec call and
     /// no array of its own for the request or the reply. It answers exactly as the general path
     /// does (`decodeCall`, `encodeOutcome`, `tooLarge`), through which error envelopes and the
     /// other rare answers go.
     static func inPlaceHandler(
         _ handler: @escaping SynchronousHandler, codec: StandardMethodCodec, channel: String,
         limit: FrameLimit?
-    ) -> InPlaceMessageHandler {
+    ) -> MessageHandler {
         let recent = RecentMethodName()
-        return { message, tail, reply in
+        return { request, reply in
+            let message = request.bytes
             // Bound from an optional rather than assigned in a `do` block: a `let` assigned so
             // lives in memory, and is copied to be passed to `handler` (a retain and a release of
             // the method and of the arguments).
             var malformed: CodecError?
-            guard let call = decodeCall(message, tail: tail, codec: codec, recent: &recent.name, failure: &malformed)
+            guard
+                let call = decodeCall(
+                    message, tail: request.tail, codec: codec, recent: &recent.name, failure: &malformed)
             else {
                 return .segments(
                     try MalformedCall(error: malformed!, codec: codec, channel: channel, message: message).reply())
@@ -31,19 +34,20 @@ extension MethodChannel {
         }
     }
 
-    /// An immediate handler with the Standard codec on a connection itself, run where the request
+    /// An immediate handler with the Standard codec in the messenger's handler shape, run where the request
     /// was received as `inPlaceHandler(_:codec:channel:limit:)` runs a synchronous one: a result at
-    /// hand is encoded into the connection's reply buffer; work that has to suspend is handed back
+    /// hand is encoded into the lent reply buffer; work that has to suspend is handed back
     /// (`.later`) and answered as `setMethodCallHandler` answers it. A call to the method of the
     /// call before it goes to `encoded` first, with its arguments undecoded; only when that
     /// declines are they decoded, for `handler`.
     static func inPlaceHandler(
         immediate handler: @escaping ImmediateHandler, encoded: EncodedImmediateHandler?,
         codec: StandardMethodCodec, channel: String, limit: FrameLimit?
-    ) -> InPlaceMessageHandler {
+    ) -> MessageHandler {
         let recent = RecentMethodName()
-        return { message, tail, reply in
-            if let encoded, tail == nil, let message,
+        return { request, reply in
+            let message = request.bytes
+            if let encoded, request.tail == nil, let message,
                 let arguments = codec.recentCallArguments(in: message, recent: &recent.name)
             {
                 let result: ImmediateResult?
@@ -59,7 +63,9 @@ extension MethodChannel {
                 }
             }
             var malformed: CodecError?
-            guard let call = decodeCall(message, tail: tail, codec: codec, recent: &recent.name, failure: &malformed)
+            guard
+                let call = decodeCall(
+                    message, tail: request.tail, codec: codec, recent: &recent.name, failure: &malformed)
             else {
                 return .segments(
                     try MalformedCall(error: malformed!, codec: codec, channel: channel, message: message).reply())
@@ -80,7 +86,7 @@ extension MethodChannel {
     private static func answer(
         _ result: ImmediateResult, method: String, into reply: inout [UInt8],
         codec: StandardMethodCodec, channel: String, limit: FrameLimit?
-    ) throws -> InPlaceReply {
+    ) throws -> HandlerAnswer {
         switch result {
         case .value(let value):
             return try encode(value, method: method, into: &reply, codec: codec, channel: channel, limit: limit)
@@ -101,7 +107,7 @@ extension MethodChannel {
     private static func encode(
         _ value: StandardValue, method: String, into reply: inout [UInt8],
         codec: StandardMethodCodec, channel: String, limit: FrameLimit?
-    ) throws -> InPlaceReply {
+    ) throws -> HandlerAnswer {
         // No `Result` around the encoding and no `outcome` variable on this path: each would be a
         // copy and a destroy of the value more.
         let encoding: ReusedBufferEncoding
@@ -161,7 +167,7 @@ extension MethodChannel {
     private static func answer(
         _ outcome: Result<StandardValue, any Error>, method: String, codec: StandardMethodCodec,
         channel: String, limit: FrameLimit?
-    ) throws -> InPlaceReply {
+    ) throws -> HandlerAnswer {
         guard
             let segments = try encodeOutcome(outcome, method: method, codec: codec, segmenting: codec, channel: channel)
         else {
@@ -174,7 +180,7 @@ extension MethodChannel {
     private static func checked(
         _ segments: MessageSegments, method: String, codec: StandardMethodCodec,
         channel: String, limit: FrameLimit?
-    ) throws -> InPlaceReply {
+    ) throws -> HandlerAnswer {
         if let limit, segments.count > limit.current - MessengerConnection.replyFrameOverhead {
             return .segments(try tooLarge(segments.count, method: method, codec: codec, channel: channel, limit: limit))
         }

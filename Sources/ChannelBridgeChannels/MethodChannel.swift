@@ -130,7 +130,7 @@ public final class MethodChannel: Sendable {
         }
         let (name, codec, segmenting, limit) = (self.name, self.codec, segmentingCodec, messenger.fastPath?.frameLimit)
         slot.install(
-            segmented: { message in
+            inTask: { message in
                 HandlerReply(
                     try await Self.answer(
                         message, with: handler, codec: codec, segmenting: segmenting,
@@ -148,7 +148,7 @@ public final class MethodChannel: Sendable {
     package func setMethodCallHandler(replyThen handler: @escaping ReplyThenHandler) {
         let (name, codec, segmenting, limit) = (self.name, self.codec, segmentingCodec, messenger.fastPath?.frameLimit)
         slot.install(
-            segmented: { message in
+            inTask: { message in
                 // One call's after-work, set by the handler below before `answer` returns.
                 let after = LockedValue<(@Sendable () -> Void)?>(nil)
                 let reply = try await Self.answer(
@@ -181,25 +181,26 @@ public final class MethodChannel: Sendable {
             return
         }
         let (name, codec, segmenting, limit) = (self.name, self.codec, segmentingCodec, messenger.fastPath?.frameLimit)
-        if let connection, isStandard {
+        if isStandard {
             // A large call whose arguments are one `Uint8List` comes in two parts, so that the
             // decoded list is the array the connection read it into.
             slot.install(
-                inPlace: Self.inPlaceHandler(handler, codec: standardCodec, channel: name, limit: limit),
-                splitter: StandardMethodCodec.byteListStart(inCall:count:), on: connection, channel: name)
+                Self.inPlaceHandler(handler, codec: standardCodec, channel: name, limit: limit), mayAnswerLater: false,
+                splitter: StandardMethodCodec.byteListStart(inCall:count:), on: messenger, channel: name)
             return
         }
         slot.install(
-            synchronous: { message in
+            { message, _ in
                 let call: MethodCall
-                switch Self.decodeCall(message, codec: codec, channel: name) {
+                switch Self.decodeCall(message.array, codec: codec, channel: name) {
                 case .success(let decoded): call = decoded
-                case .failure(let malformed): return try malformed.reply()
+                case .failure(let malformed): return .segments(try malformed.reply())
                 }
-                return try Self.reply(
+                let reply = try Self.reply(
                     to: Result { try handler(call) }, method: call.method, codec: codec, segmenting: segmenting,
                     channel: name, limit: limit)
-            }, on: messenger, channel: name)
+                return reply.map(HandlerAnswer.segments) ?? .null
+            }, mayAnswerLater: false, on: messenger, channel: name)
     }
 
     /// Turns one incoming request into its reply bytes, in segments (`nil` for "not implemented").

@@ -26,8 +26,8 @@ public struct MessageHandlerToken: Sendable, Hashable {
 /// let reply = try await messenger.send(onChannel: "channelbridge/echo", message: [1, 2, 3])
 /// ```
 ///
-/// The package's own messengers also adopt `FastPathMessenger` (package API: segmented sends and
-/// replies, handlers that answer on the reader thread, flow control); a messenger written outside
+/// The package's own messengers also adopt `FastPathMessenger` (package API: segmented sends, one
+/// handler shape that answers on the reader thread, in place or later, flow control); a messenger written outside
 /// the package gets the same behaviour through these requirements alone, without the fast paths.
 public protocol BinaryMessenger: AnyObject, Sendable {
     /// Sends a request and waits for its reply; `nil` is a null reply. Throws `MessengerError` when

@@ -173,7 +173,7 @@
     }
 
     /// Like `next()`, except that the payload of a small REQUEST, or of a small REPLY with status
-    /// 0, is not copied: a handler that can read it in place (`InPlaceMessageHandler`)
+    /// 0, is not copied: a handler that reads it where it lies (`MessageHandler`)
     /// gets it without an array of its own, and a reply goes into the buffer its call lent.
     package mutating func nextInPlace() throws(ProtocolViolation) -> DecodedFrame? {
         try nextDecoded(inPlace: true)

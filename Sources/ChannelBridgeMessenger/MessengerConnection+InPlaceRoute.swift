@@ -17,7 +17,7 @@ extension MessengerConnection {
     /// The channel last answered in place, its handler, and the epoch they were looked up in.
     struct InPlaceRoute {
         let channel: String
-        let handler: InPlaceMessageHandler
+        let handler: MessageHandler
         let epoch: UInt64
         /// The handler was installed with `mayAnswerLater`.
         let mayAnswerLater: Bool
@@ -52,14 +52,14 @@ extension MessengerConnection {
     /// reads (`inputDemand`, `partialFrameByteCount`, a driven call), none of which a synchronous
     /// handler asks.
     @inline(__always)
-    func answerInPlace(_ handler: InPlaceMessageHandler, id: UInt32, channel: String, payload: RequestPayload) {
+    func answerInPlace(_ handler: MessageHandler, id: UInt32, channel: String, payload: RequestPayload) {
         let answer = reader.withValue { reader in
-            payload.withBytes { message, tail in Result { try handler(message, tail, &reader.replyScratch) } }
+            payload.withMessage { message in Result { try handler(message, &reader.replyScratch) } }
         }
         writeInPlaceReply(id: id, channel: channel, answer, endsDelivery: reader.withValue { $0.deliveringLastFrame })
     }
 
-    /// Work an in-place handler left for later, for a request answered on the route, which
+    /// Work a handler left for later, for a request answered on the route, which
     /// holds no owed entry yet: it gets one now, and a task. The route was taken with nothing of
     /// the peer's in flight, so a handler slot is free and the id repeats none; a request that
     /// is not charged against the budget is the only kind that takes the route with such a
@@ -72,31 +72,29 @@ extension MessengerConnection {
             return state.nextInboundSerial
         }
         guard let serial else { return }
-        startHandlerTask(
-            .segmented { _ in try await work.run() }, channel: channel, id: id, serial: serial, payload: nil)
+        startHandlerTask(.later(work), channel: channel, id: id, serial: serial)
     }
 
-    /// Runs a `mayAnswerLater` handler in place for a request decided in the lock, which holds an
+    /// Runs a `mayAnswerLater` handler where its request was read for a request decided in the lock, which holds an
     /// owed entry (and a handler slot) already: its answer at hand is the reply, copied out of
     /// `replyScratch`, and its later work runs in a task that holds the entry.
     func answerOwedInPlace(
-        _ handler: InPlaceMessageHandler, id: UInt32, channel: String, serial: UInt64,
+        _ handler: MessageHandler, id: UInt32, channel: String, serial: UInt64,
         payload: RequestPayload
     ) {
         let answer = reader.withValue { reader in
-            payload.withBytes { message, tail in Result { try handler(message, tail, &reader.replyScratch) } }
+            payload.withMessage { message in Result { try handler(message, &reader.replyScratch) } }
         }
         let reply: Result<MessageSegments?, any Error>
         switch answer {
         case .success(.later(let work)):
-            startHandlerTask(
-                .segmented { _ in try await work.run() }, channel: channel, id: id, serial: serial, payload: nil)
+            startHandlerTask(.later(work), channel: channel, id: id, serial: serial)
             return
         case .success(.written(let count)):
             let bytes = reader.withValue { reader in
                 precondition(
                     count >= 0 && count <= reader.replyScratch.count,
-                    "an in-place handler reported more bytes than it was lent")
+                    "a handler reported more bytes than it was lent")
                 return Array(reader.replyScratch[..<count])
             }
             reply = .success(MessageSegments(bytes))

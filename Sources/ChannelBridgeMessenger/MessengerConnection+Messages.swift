@@ -6,7 +6,7 @@ extension MessengerConnection {
     func handleMessage(channel: String, payload: [UInt8]?) -> Delivery {
         enum Outcome {
             case drop, hold
-            case now(ConnectionState.Handler)
+            case now(MessageHandler)
             case run(ConnectionState.Handler, serial: UInt64)
         }
         if refusalByGate(channel: channel, payload: .owned(payload)) != nil { return .delivered }
@@ -14,10 +14,7 @@ extension MessengerConnection {
             // After the peer's GOODBYE it may send only replies, as for requests.
             let takesMessages = state.lifecycle.peerGoodbye == nil && !state.isClosed
             guard takesMessages, let installed = state.lookupHandler(channel) else { return .drop }
-            switch installed.handler {
-            case .synchronous, .inPlace: return .now(installed.handler)
-            case .plain, .segmented, .immediate, .inPlaceOrLater: break
-            }
+            if case .answering(let handler, mayAnswerLater: false) = installed.handler { return .now(handler) }
             if state.handlerSlotsFull {
                 state.holdingForHandlers = true
                 return .hold
@@ -31,22 +28,16 @@ extension MessengerConnection {
             break
         case .hold:
             return .hold(needsHandlerSlot: true, needsAnswerRoom: false)
-        case .now(.synchronous(let handler)):
-            _ = try? handler(payload)
-        case .now(.inPlace(let handler)):
-            // Not installed to answer later, so its answer is at hand.
-            _ = try? Self.answer(of: handler, payload)
-        case .now:
-            break  // only synchronous and in-place handlers run at once
+        case .now(let handler):
+            // Not installed to answer later, so it answers at once; the answer is dropped.
+            var reply: [UInt8] = []
+            _ = try? HandlerMessage.reading(payload) { try handler($0, &reply) }
         case .run(let handler, let serial):
             let task = Task.immediate {
                 switch handler {
                 case .plain(let handler): _ = try? await handler(payload)
-                case .segmented(let handler): (try? await handler(payload))?.afterReply?()
-                case .synchronous(let handler): _ = try? handler(payload)
-                case .inPlace(let handler), .inPlaceOrLater(let handler):
-                    (try? await Self.answer(of: handler, payload).reply())?.afterReply?()
-                case .immediate(let handler): (try? await handler(payload).reply())?.afterReply?()
+                case .answering(let handler, _):
+                    (try? await HandlerReply(answering: payload, with: handler))?.afterReply?()
                 }
                 self.messageHandlerFinished(serial)
             }

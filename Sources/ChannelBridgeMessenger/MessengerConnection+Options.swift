@@ -11,8 +11,8 @@ extension MessengerConnection {
         public var maxFrameLength: Int
         /// At most this many of the peer's requests and messages have an asynchronous handler
         /// running at once; a further one waits, unread, until one finishes (wire protocol §4.10).
-        /// Synchronous handlers do not count: they finish before the next frame is read. An
-        /// immediate handler (package API) counts while it runs and while work it hands to a task
+        /// Synchronous handlers do not count: they finish before the next frame is read. A package
+        /// handler that may answer later counts while it runs and while work it hands to a task
         /// runs, since it may suspend; an answer it gives at once frees its slot at once. Applies
         /// on transports that can stop reading (the socket transport), not in memory.
         public var maxHandlersInFlight: Int

@@ -1,7 +1,7 @@
 extension MessengerConnection {
     /// A request's payload: an array of its own, still in the receive buffer (`buffer[range]`,
     /// see `FrameDecoder.nextInPlace()`), copied out only for a handler that keeps it, or a large
-    /// one in two parts, joined for a handler that cannot adopt the last (`PayloadSplitter`).
+    /// one in two parts (`PayloadSplitter`), joined only for a handler that keeps it whole.
     enum RequestPayload {
         case owned([UInt8]?)
         case inBuffer([UInt8], Range<Int>?)
@@ -16,26 +16,24 @@ extension MessengerConnection {
             }
         }
 
-        var array: [UInt8]? {
-            switch self {
-            case .owned(let bytes): bytes
-            case .inBuffer(let buffer, let range): range.map { Array(buffer[$0]) }
-            case .split(let head, let tail): head + tail
-            }
-        }
+        /// The payload as an array of its own: the one it was received into, or a copy.
+        var array: [UInt8]? { withMessage { $0.array } }
 
-        /// Runs `body` on the payload's bytes, and on its last part when it is split: then the
-        /// bytes are its first part only.
-        func withBytes<R>(_ body: (UnsafeRawBufferPointer?, [UInt8]?) throws -> R) rethrows -> R {
+        /// Runs `body` on the payload as a handler reads it (`HandlerMessage`): its bytes where
+        /// they lie, its last part when it is split, and the array it was received into when it
+        /// has one of its own, which a handler that keeps the payload takes without a copy.
+        func withMessage<R>(_ body: (HandlerMessage) throws -> R) rethrows -> R {
             switch self {
             case .owned(nil), .inBuffer(_, nil):
-                try body(nil, nil)
+                try body(HandlerMessage(bytes: nil, tail: nil, owned: nil))
             case .owned(let bytes?):
-                try bytes.withUnsafeBytes { try body($0, nil) }
+                try bytes.withUnsafeBytes { try body(HandlerMessage(bytes: $0, tail: nil, owned: bytes)) }
             case .inBuffer(let buffer, let range?):
-                try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range]), nil) }
+                try buffer.withUnsafeBytes {
+                    try body(HandlerMessage(bytes: UnsafeRawBufferPointer(rebasing: $0[range]), tail: nil, owned: nil))
+                }
             case .split(let head, let tail):
-                try head.withUnsafeBytes { try body($0, tail) }
+                try head.withUnsafeBytes { try body(HandlerMessage(bytes: $0, tail: tail, owned: nil)) }
             }
         }
     }

@@ -18,10 +18,9 @@ extension MessengerConnection {
             case unopened(UnopenedSession)
             case ignore, duplicate, hold(slot: Bool, room: Bool, budget: Int)
             case answer(Frame.Reply)
-            case answerNow(SynchronousMessageHandler)
-            case answerInPlace(InPlaceMessageHandler, epoch: UInt64)
-            case run(ConnectionState.Handler, serial: UInt64)
-            case runInPlace(InPlaceMessageHandler, serial: UInt64, epoch: UInt64)
+            case answerInPlace(MessageHandler, epoch: UInt64)
+            case run(BinaryMessageHandler, serial: UInt64)
+            case runInPlace(MessageHandler, serial: UInt64, epoch: UInt64)
         }
         // Every request is answered, so none starts while the answers pile up unsent.
         let backlogged = flow?.isAnswerBacklogged ?? false
@@ -39,11 +38,8 @@ extension MessengerConnection {
             if let reason = state.lifecycle.refusal { return .answer(.failure(reason)) }
             guard let installed = state.lookupHandler(channel) else { return .answer(.null) }
             if let gateRefusal { return .answer(.failure(gateRefusal)) }
-            switch installed.handler {
-            case .inPlace(let handler):
+            if case .answering(let handler, mayAnswerLater: false) = installed.handler {
                 return .answerInPlace(handler, epoch: answerRules.epoch.load(ordering: .relaxed))
-            case .synchronous(let handler): return .answerNow(handler)
-            case .plain, .segmented, .immediate, .inPlaceOrLater: break
             }
             if state.handlerSlotsFull {
                 state.holdingForHandlers = true
@@ -60,11 +56,13 @@ extension MessengerConnection {
             state.inbound[id] = ConnectionState.InboundRequest(
                 serial: state.nextInboundSerial,
                 charged: prepaid > 0 ? prepaid : charge)
-            if case .inPlaceOrLater(let handler) = installed.handler {
+            switch installed.handler {
+            case .answering(let handler, _):
                 return .runInPlace(
                     handler, serial: state.nextInboundSerial, epoch: answerRules.epoch.load(ordering: .relaxed))
+            case .plain(let handler):
+                return .run(handler, serial: state.nextInboundSerial)
             }
-            return .run(installed.handler, serial: state.nextInboundSerial)
         }
         switch outcome {
         case .hold, .run, .runInPlace:
@@ -86,10 +84,6 @@ extension MessengerConnection {
         case .answer(let result):
             writeFrame(.reply(id: id, result: fitting(result)))
             return .delivered
-        case .answerNow(let handler):
-            let endsDelivery = reader.withValue { $0.deliveringLastFrame }
-            writeReply(id: id, channel: channel, Result { try handler(payload.array) }, endsDelivery: endsDelivery)
-            return .delivered
         case .answerInPlace(let handler, let epoch):
             let route = InPlaceRoute(channel: channel, handler: handler, epoch: epoch, mayAnswerLater: false)
             reader.withValue { $0.inPlaceRoute = route }
@@ -100,35 +94,23 @@ extension MessengerConnection {
             reader.withValue { $0.inPlaceRoute = route }
             answerOwedInPlace(handler, id: id, channel: channel, serial: serial, payload: payload)
             return .delivered
-        case .run(var handler, let serial):
-            let payload = payload.array
-            if case .immediate(let immediate) = handler {
-                // Called right here; a task starts only for work that has to suspend.
-                switch Result(catching: { try immediate(payload) }) {
-                case .success(.now(let reply)):
-                    let endsDelivery = reader.withValue { $0.deliveringLastFrame }
-                    finishRequest(id: id, channel: channel, serial: serial, .success(reply), endsDelivery: endsDelivery)
-                    return .delivered
-                case .failure(let error):
-                    let endsDelivery = reader.withValue { $0.deliveringLastFrame }
-                    finishRequest(id: id, channel: channel, serial: serial, .failure(error), endsDelivery: endsDelivery)
-                    return .delivered
-                case .success(.later(let work)):
-                    handler = .segmented { _ in try await work() }
-                }
-            }
-            startHandlerTask(handler, channel: channel, id: id, serial: serial, payload: payload)
+        case .run(let handler, let serial):
+            startHandlerTask(.plain(handler, payload.array), channel: channel, id: id, serial: serial)
             return .delivered
         }
     }
 
-    /// Runs `handler` for owed request `id` in a task of its own, started here.
-    func startHandlerTask(
-        _ handler: ConnectionState.Handler, channel: String, id: UInt32, serial: UInt64,
-        payload: [UInt8]?
-    ) {
+    /// What runs in a task for an owed request: a plain handler on its payload, or the work a
+    /// handler left for later.
+    enum HandlerWork {
+        case plain(BinaryMessageHandler, [UInt8]?)
+        case later(LaterWork)
+    }
+
+    /// Runs `work` for owed request `id` in a task of its own, started here.
+    func startHandlerTask(_ work: HandlerWork, channel: String, id: UInt32, serial: UInt64) {
         let task = Task.immediate {
-            await self.runHandler(handler, channel: channel, id: id, serial: serial, payload: payload)
+            await self.runHandler(work, channel: channel, id: id, serial: serial)
         }
         state.withLock { state in
             if state.inbound[id]?.serial == serial { state.inbound[id]?.task = task }
@@ -139,36 +121,21 @@ extension MessengerConnection {
     @inline(__always)
     func refusalByGate(channel: String, payload: RequestPayload) -> String? {
         guard let requestGate, requestGate.isClosed else { return nil }
-        let refused = payload.withBytes { message, _ in requestGate.refuses(channel: channel, payload: message) }
+        let refused = payload.withMessage { requestGate.refuses(channel: channel, payload: $0.bytes) }
         return refused ? requestGate.reason : nil
     }
 
-    func runHandler(
-        _ handler: ConnectionState.Handler, channel: String, id: UInt32, serial: UInt64,
-        payload: [UInt8]?
-    ) async {
+    func runHandler(_ work: HandlerWork, channel: String, id: UInt32, serial: UInt64) async {
         let answer: Result<MessageSegments?, any Error>
         // Work the handler asks for after its reply (an event stream's first events) runs once the
         // reply is queued, whether or not it is still owed.
         var afterReply: (@Sendable () -> Void)?
         do {
-            switch handler {
-            case .plain(let handler):
+            switch work {
+            case .plain(let handler, let payload):
                 answer = .success(try await handler(payload).map { MessageSegments($0) })
-            case .segmented(let handler):
-                let reply = try await handler(payload)
-                afterReply = reply.afterReply
-                answer = .success(reply.reply)
-            case .synchronous(let handler):
-                answer = .success(try handler(payload))
-            case .inPlace(let handler), .inPlaceOrLater(let handler):
-                let reply = try await Self.answer(of: handler, payload).reply()
-                afterReply = reply.afterReply
-                answer = .success(reply.reply)
-            case .immediate(let handler):
-                // `handleRequest` calls immediate handlers itself and hands only their `.later`
-                // work here (as `.segmented`); this keeps the switch whole for any other caller.
-                let reply = try await handler(payload).reply()
+            case .later(let work):
+                let reply = try await work.run()
                 afterReply = reply.afterReply
                 answer = .success(reply.reply)
             }
@@ -238,10 +205,11 @@ extension MessengerConnection {
         }
     }
 
-    /// The REPLY for what an in-place handler answered: the bytes it wrote over `replyScratch`
-    /// are copied into the outbound frame, except a reply large enough to go out of its own array,
-    /// which takes the buffer along (the next reply starts a new one).
-    func writeInPlaceReply(id: UInt32, channel: String, _ answer: Result<InPlaceReply, any Error>, endsDelivery: Bool) {
+    /// The REPLY for what a handler answered where its request was read: the bytes it wrote over
+    /// `replyScratch` are copied into the outbound frame, except a reply large enough to go out of
+    /// its own array, which takes the buffer along (the next reply starts a new one).
+    func writeInPlaceReply(id: UInt32, channel: String, _ answer: Result<HandlerAnswer, any Error>, endsDelivery: Bool)
+    {
         switch answer {
         case .success(.written(let count)):
             let takesBuffer =
@@ -251,7 +219,7 @@ extension MessengerConnection {
             let large = reader.withValue { reader -> [UInt8]? in
                 precondition(
                     count >= 0 && count <= reader.replyScratch.count,
-                    "an in-place handler reported more bytes than it was lent")
+                    "a handler reported more bytes than it was lent")
                 guard takesBuffer else {
                     reader.replyScratch.withUnsafeBytes {
                         writeSmallReply(
@@ -270,7 +238,7 @@ extension MessengerConnection {
         case .success(.null):
             writeFrame(.reply(id: id, result: .null))
         case .success(.segments(let segments)):
-            writeReply(id: id, channel: channel, .success(segments))
+            writeReply(id: id, channel: channel, .success(segments), endsDelivery: endsDelivery)
         case .success(.later(let work)):
             startLater(work, id: id, channel: channel)
         case .failure(let error):
@@ -286,19 +254,6 @@ extension MessengerConnection {
         let length = FrameEncoder.encodedReplyLength(payloadCount: payload.count)
         transport.write(frameOfLength: length, followedBy: [], flush: endsDelivery) {
             FrameEncoder.storeReply(id: id, payload: payload, into: $0)
-        }
-    }
-
-    /// What an in-place handler answers where no reply buffer is lent (a MESSAGE, whose answer is
-    /// dropped, or a request run in a task): its reply as an array of its own, or its later work.
-    static func answer(of handler: InPlaceMessageHandler, _ payload: [UInt8]?) throws -> ImmediateAnswer {
-        var reply: [UInt8] = []
-        let answer = try RequestPayload.owned(payload).withBytes { try handler($0, $1, &reply) }
-        switch answer {
-        case .null: return .now(nil)
-        case .written(let count): return .now(MessageSegments(Array(reply[..<count])))
-        case .segments(let segments): return .now(segments)
-        case .later(let work): return .later(work.run)
         }
     }
 

@@ -221,41 +221,10 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     }
 
     @discardableResult
-    package func setSegmentedMessageHandler(
-        onChannel channel: String, _ handler: SegmentedMessageHandler?
+    package func setMessageHandler(
+        onChannel channel: String, _ handler: MessageHandler?, mayAnswerLater: Bool, splitter: PayloadSplitter?
     ) -> MessageHandlerToken {
-        install(handler.map(ConnectionState.Handler.segmented), onChannel: channel)
-    }
-
-    @discardableResult
-    package func setSynchronousMessageHandler(
-        onChannel channel: String, _ handler: SynchronousMessageHandler?
-    ) -> MessageHandlerToken {
-        install(handler.map(ConnectionState.Handler.synchronous), onChannel: channel)
-    }
-
-    @discardableResult
-    package func setImmediateMessageHandler(
-        onChannel channel: String, _ handler: ImmediateMessageHandler?
-    ) -> MessageHandlerToken {
-        install(handler.map(ConnectionState.Handler.immediate), onChannel: channel)
-    }
-
-    /// Installs (or removes) a handler that answers requests where they were received (see
-    /// `InPlaceMessageHandler`). A MESSAGE on its channel reaches it too, its reply ignored.
-    /// With `splitter`, a large request payload it picks reaches the handler as two parts. With
-    /// `mayAnswerLater`, the handler may answer `.later`: it then holds a handler slot while it
-    /// runs, as an immediate handler does, unless it answers on the in-place route.
-    @discardableResult
-    package func setInPlaceMessageHandler(
-        onChannel channel: String, _ handler: InPlaceMessageHandler?,
-        splitter: PayloadSplitter? = nil, mayAnswerLater: Bool = false
-    ) -> MessageHandlerToken {
-        // Wrapped case by case, not through a function value chosen at run time: that would store
-        // the handler behind two reabstraction thunks, called with every request.
-        guard let handler else { return install(nil, onChannel: channel) }
-        return install(
-            mayAnswerLater ? .inPlaceOrLater(handler) : .inPlace(handler), onChannel: channel, splitter: splitter)
+        install(handler.map { .answering($0, mayAnswerLater: mayAnswerLater) }, onChannel: channel, splitter: splitter)
     }
 
     /// From now on a large REPLY payload `splitter` picks reaches the caller of `startRequest` as

@@ -1,5 +1,6 @@
 public import ChannelBridgeContracts
 public import ChannelBridgeMessenger
+import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgePlatform
 
@@ -37,9 +38,11 @@ public final class MockHost: Sendable {
     /// every channel the transcript names. Several sessions may be served; they share one ledger.
     public func serve(_ messenger: any BinaryMessenger) {
         for (name, channel) in transcript.channelList {
-            messenger.installSegmentedHandler(onChannel: name) { [self] message in
-                answer(message, on: name, channel: channel, messenger: messenger)
-            }
+            messenger.installMessageHandler(
+                onChannel: name,
+                InTaskHandler.make { [self] message in answer(message, on: name, channel: channel, messenger: messenger)
+                },
+                mayAnswerLater: true)
         }
         beginDueHostInteractions(on: messenger)
     }

@@ -45,7 +45,7 @@ public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
     struct State {
         var entries: [Entry] = []
         var responder: Responder?
-        var handlers: [String: (id: UInt64, handler: SegmentedMessageHandler)] = [:]
+        var handlers: [String: (id: UInt64, handler: TaskMessageHandler)] = [:]
         var nextID: UInt64 = 1
         var pending: [UInt64: Pending] = [:]
         var cancelledEarly: Set<UInt64> = []
@@ -96,7 +96,7 @@ public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
         let (pending, callbacks, handlers) = state.update {
             state -> (
                 [Pending], [@Sendable (MessengerError) -> Void],
-                [String: (id: UInt64, handler: SegmentedMessageHandler)]
+                [String: (id: UInt64, handler: TaskMessageHandler)]
             ) in
             guard state.closed == nil else { return ([], [], [:]) }
             state.closed = error
@@ -172,43 +172,26 @@ public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
             }, onChannel: channel)
     }
 
-    // MARK: FastPathMessenger (segmented replies are recorded joined; synchronous handlers run as
-    // the others do, when a request or message is delivered)
+    // MARK: FastPathMessenger (segmented replies are recorded joined; package handlers run as the
+    // others do, with a reply buffer of their own, when a request or message is delivered)
 
     package func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
         try await send(onChannel: channel, message: segments.joined)
     }
 
     @discardableResult
-    package func setSegmentedMessageHandler(
-        onChannel channel: String, _ handler: SegmentedMessageHandler?
-    ) -> MessageHandlerToken {
-        install(handler, onChannel: channel)
-    }
-
-    @discardableResult
-    package func setSynchronousMessageHandler(
-        onChannel channel: String,
-        _ handler: SynchronousMessageHandler?
+    package func setMessageHandler(
+        onChannel channel: String, _ handler: MessageHandler?, mayAnswerLater: Bool, splitter: PayloadSplitter?
     ) -> MessageHandlerToken {
         guard let handler else { return install(nil, onChannel: channel) }
-        return install({ message in HandlerReply(try handler(message)) }, onChannel: channel)
-    }
-
-    @discardableResult
-    package func setImmediateMessageHandler(
-        onChannel channel: String,
-        _ handler: ImmediateMessageHandler?
-    ) -> MessageHandlerToken {
-        guard let handler else { return install(nil, onChannel: channel) }
-        return install({ message in try await handler(message).reply() }, onChannel: channel)
+        return install({ message in try await HandlerReply(answering: message, with: handler) }, onChannel: channel)
     }
 
     package var outboundFlow: OutboundFlow? { nil }
     package var frameLimit: FrameLimit? { nil }
     package var directConnection: MessengerConnection? { nil }
 
-    private func install(_ handler: SegmentedMessageHandler?, onChannel channel: String) -> MessageHandlerToken {
+    private func install(_ handler: TaskMessageHandler?, onChannel channel: String) -> MessageHandlerToken {
         state.update { state in
             defer { state.nextID += 1 }
             if let handler {

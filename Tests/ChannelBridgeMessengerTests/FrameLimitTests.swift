@@ -43,7 +43,7 @@ import Testing
             let (client, host) = InMemoryMessenger.makePair(client: .init(name: "c", maxFrameLength: 100))
             defer { client.close() }
             host.setMessageHandler(onChannel: "big") { _ in [UInt8](repeating: 1, count: 200) }
-            host.setSynchronousMessageHandler(onChannel: "bigNow") { _ in
+            host.installAnsweringNow(onChannel: "bigNow") { _ in
                 MessageSegments([UInt8](repeating: 1, count: 95))
             }
             host.setMessageHandler(onChannel: "echo") { $0 }

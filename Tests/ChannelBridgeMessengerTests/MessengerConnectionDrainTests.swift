@@ -53,7 +53,7 @@ import Testing
             let connection = MessengerConnection(role: .host, transport: transport)
             let (first, second) = (Gate(), Gate())
             let secondDone = Collector<Void>(name: "second handler done")
-            connection.setSegmentedMessageHandler(onChannel: "work") { message in
+            connection.installInTask(onChannel: "work") { message in
                 if message == [1] {
                     await first.wait()
                     return HandlerReply(MessageSegments([1]))

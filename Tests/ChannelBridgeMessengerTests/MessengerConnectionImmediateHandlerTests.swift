@@ -6,7 +6,8 @@ private struct Refused: Error, CustomStringConvertible {
     var description: String { "refused" }
 }
 
-/// Immediate handlers (`setImmediateMessageHandler`): an answer given at once is the
+/// Handlers installed with `mayAnswerLater` (what `setImmediateMethodCallHandler` installs): an
+/// answer given at once, in segments or in the lent buffer, is the
 /// REPLY, sent while the request is being delivered; `.later` work runs in a task and its request
 /// stays owed until that REPLY is queued, so an ending session waits for it.
 @Suite struct MessengerConnectionImmediateHandlerTests {
@@ -31,43 +32,41 @@ private struct Refused: Error, CustomStringConvertible {
         func close() { events.append(.closed) }
     }
 
-    /// Payload 0: null now; 1: `[1]` now; 2: throws now; 3: `[3]` later, once `gate` opens;
-    /// 4: throws later. `inPlace`: the same answers from an in-place handler installed with
-    /// `mayAnswerLater`, which answers at once by writing into the buffer it is lent.
+    /// Payload 0: null now; 1: `[1]` now, in segments; 2: throws now; 3: `[3]` later, once `gate`
+    /// opens; 4: throws later. `inPlace`: the same answers, `[1]` written into the buffer it is lent.
     static func install(on connection: MessengerConnection, gate: Gate, inPlace: Bool = false) {
         if inPlace {
-            connection.setInPlaceMessageHandler(
-                onChannel: "immediate",
-                { message, _, reply in
-                    switch message?.first {
-                    case 0: return .null
-                    case 1:
-                        if reply.isEmpty { reply = [0] }
-                        reply[0] = 1
-                        return .written(count: 1)
-                    case 2: throw Refused()
-                    case 3:
-                        return .later(
-                            LaterWork {
-                                await gate.wait()
-                                return HandlerReply(MessageSegments([3]))
-                            })
-                    default: return .later(LaterWork { throw Refused() })
-                    }
-                }, mayAnswerLater: true)
+            connection.installHandler(onChannel: "immediate", mayAnswerLater: true) { message, reply in
+                switch message.bytes?.first {
+                case 0: return .null
+                case 1:
+                    if reply.isEmpty { reply = [0] }
+                    reply[0] = 1
+                    return .written(count: 1)
+                case 2: throw Refused()
+                case 3:
+                    return .later(
+                        LaterWork {
+                            await gate.wait()
+                            return HandlerReply(MessageSegments([3]))
+                        })
+                default: return .later(LaterWork { throw Refused() })
+                }
+            }
             return
         }
-        connection.setImmediateMessageHandler(onChannel: "immediate") { message in
-            switch message?.first {
-            case 0: return .now(nil)
-            case 1: return .now(MessageSegments([1]))
+        connection.installHandler(onChannel: "immediate", mayAnswerLater: true) { message, _ in
+            switch message.array?.first {
+            case 0: return .null
+            case 1: return .segments(MessageSegments([1]))
             case 2: throw Refused()
             case 3:
-                return .later {
-                    await gate.wait()
-                    return HandlerReply(MessageSegments([3]))
-                }
-            default: return .later { throw Refused() }
+                return .later(
+                    LaterWork {
+                        await gate.wait()
+                        return HandlerReply(MessageSegments([3]))
+                    })
+            default: return .later(LaterWork { throw Refused() })
             }
         }
     }

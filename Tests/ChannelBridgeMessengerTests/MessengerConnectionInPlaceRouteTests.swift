@@ -33,8 +33,8 @@ import Testing
     /// An in-place handler that answers `[mark]` and counts its calls.
     final class Marker: Sendable {
         let calls = Collector<UInt8>(name: "in-place handler calls")
-        func handler(_ mark: UInt8) -> InPlaceMessageHandler {
-            { [calls] _, _, reply in
+        func handler(_ mark: UInt8) -> MessageHandler {
+            { [calls] _, reply in
                 calls.append(mark)
                 if reply.isEmpty { reply = [0] }
                 reply[0] = mark
@@ -60,10 +60,10 @@ import Testing
         try await withHangGuard { () async throws in
             let (connection, transport) = try Self.open()
             let marker = Marker()
-            connection.setInPlaceMessageHandler(onChannel: "c", marker.handler(1))
+            connection.installHandler(onChannel: "c", marker.handler(1))
             connection.receive(try Self.request(1))
             connection.receive(try Self.request(2))  // the remembered route
-            connection.setInPlaceMessageHandler(onChannel: "c", marker.handler(2))
+            connection.installHandler(onChannel: "c", marker.handler(2))
             connection.receive(try Self.request(3))
             #expect(marker.calls.all == [1, 1, 2])
 
@@ -74,13 +74,13 @@ import Testing
             #expect(try await transport.frames.first(5).last == .reply(id: 4, result: .bytes([3])))
             #expect(marker.calls.all == [1, 1, 2])
 
-            let token = connection.setInPlaceMessageHandler(onChannel: "c", marker.handler(4))
+            let token = connection.installHandler(onChannel: "c", marker.handler(4))
             connection.receive(try Self.request(5))
             connection.removeMessageHandler(token)
             connection.receive(try Self.request(6))
             #expect(marker.calls.all == [1, 1, 2, 4])
 
-            connection.setInPlaceMessageHandler(onChannel: "c", marker.handler(5))
+            connection.installHandler(onChannel: "c", marker.handler(5))
             connection.receive(try Self.request(7))
             connection.refuseNewRequests(reason: "draining")
             connection.receive(try Self.request(8))
@@ -103,7 +103,7 @@ import Testing
         try await withHangGuard { () async throws in
             let (connection, transport) = try Self.open()
             let marker = Marker()
-            connection.setInPlaceMessageHandler(onChannel: "c", marker.handler(1))
+            connection.installHandler(onChannel: "c", marker.handler(1))
             let started = Collector<Void>(name: "slow handler started")
             // Waits on a stream nothing yields to, until the session's end cancels it.
             let (never, keepOpen) = AsyncStream<Void>.makeStream()
@@ -148,7 +148,7 @@ import Testing
         try await withHangGuard { () async throws in
             let (connection, transport) = try Self.open()
             let marker = Marker()
-            connection.setInPlaceMessageHandler(onChannel: "c", marker.handler(1))
+            connection.installHandler(onChannel: "c", marker.handler(1))
             connection.receive(try Self.request(1))
             switch ending {
             case .peerGoodbyeWithACallOutstanding:
@@ -185,7 +185,7 @@ import Testing
             do {
                 let (client, host) = InMemoryMessenger.makePair()
                 weakHost = host
-                host.setInPlaceMessageHandler(onChannel: "c") { [host] _, _, reply in
+                host.installHandler(onChannel: "c") { [host] _, reply in
                     withExtendedLifetime(host) {}
                     if reply.isEmpty { reply = [0] }
                     reply[0] = 1

@@ -44,8 +44,8 @@ import Testing
             connection.receive(try FrameEncoder.encode(.hello(Frame.Hello(role: .client, peerName: "raw"))))
             let start = DispatchSemaphore(value: 0)
             let closed = DispatchSemaphore(value: 0)
-            connection.setInPlaceMessageHandler(onChannel: "c") { message, _, reply in
-                if message?.first == 1 { start.signal() }
+            connection.installHandler(onChannel: "c") { message, reply in
+                if message.bytes?.first == 1 { start.signal() }
                 if reply.isEmpty { reply = [0] }
                 reply[0] = 1
                 return .written(count: 1)
@@ -82,12 +82,12 @@ import Testing
         connection.receive(try FrameEncoder.encode(.hello(Frame.Hello(role: .client, peerName: "raw"))))
         defer { connection.close() }
         let marker = Marker()
-        connection.setInPlaceMessageHandler(onChannel: "c", marker.handler(0))
+        connection.installHandler(onChannel: "c", marker.handler(0))
         let installed = DispatchSemaphore(value: 0)
         let delivered = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             for round in 1...Self.rounds {
-                connection.setInPlaceMessageHandler(onChannel: "c", marker.handler(UInt8(truncatingIfNeeded: round)))
+                connection.installHandler(onChannel: "c", marker.handler(UInt8(truncatingIfNeeded: round)))
                 installed.signal()
                 delivered.wait()
             }

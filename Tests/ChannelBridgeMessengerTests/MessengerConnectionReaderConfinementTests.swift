@@ -22,7 +22,7 @@ import Testing
     @Test func eachDeliveryHandsTheReaderStateToItsThread() async throws {
         let (connection, transport) = try Support.open()
         let marker = Support.Marker()
-        connection.setInPlaceMessageHandler(onChannel: "c", marker.handler(1))
+        connection.installHandler(onChannel: "c", marker.handler(1))
         let (first, second) = await onTwoThreads(
             { [request = try! Support.request(1)] in
                 connection.receive(request)

@@ -29,7 +29,7 @@ import Testing
             let (client, host) = InMemoryMessenger.makePair()
             defer { client.close() }
             let large = Self.bytes(100_000, seed: 3)
-            host.setSegmentedMessageHandler(onChannel: "split") { message in
+            host.installInTask(onChannel: "split") { message in
                 guard let message else { return HandlerReply(nil) }
                 return HandlerReply(MessageSegments([0xAA], rest: [message, [0xBB, 0xCC]]))
             }
@@ -42,7 +42,7 @@ import Testing
                 #expect(reply == [0xAA] + segments.joined + [0xBB, 0xCC])
             }
             // A segmented handler that answers nil is a null reply, as a plain one.
-            host.setSegmentedMessageHandler(onChannel: "nothing") { _ in HandlerReply(nil) }
+            host.installInTask(onChannel: "nothing") { _ in HandlerReply(nil) }
             #expect(try await client.send(onChannel: "nothing", segments: MessageSegments([1])) == nil)
         }
     }

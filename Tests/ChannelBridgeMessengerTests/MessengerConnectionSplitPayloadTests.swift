@@ -132,9 +132,9 @@ import Testing
             let transport = FrameLog()
             let connection = MessengerConnection(role: .host, transport: transport)
             let seen = Collector<(head: [UInt8], tail: [UInt8]?)>(name: "in-place handler calls")
-            let handler: InPlaceMessageHandler = { message, tail, reply in
-                seen.append((Array(message ?? UnsafeRawBufferPointer(start: nil, count: 0)), tail))
-                reply = [UInt8((tail?.count ?? 0) & 0xFF)]
+            let handler: MessageHandler = { message, reply in
+                seen.append((Array(message.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)), message.tail))
+                reply = [UInt8((message.tail?.count ?? 0) & 0xFF)]
                 return .written(count: 1)
             }
             connection.receive(try FrameEncoder.encode(.hello(Frame.Hello(role: .client, peerName: "raw"))))
@@ -142,13 +142,13 @@ import Testing
                 try FrameEncoder.encode(.request(id: id, channel: "big", payload: Self.large))
             }
 
-            connection.setInPlaceMessageHandler(onChannel: "big", handler, splitter: FixedSplitter(at: 9).splitter)
+            connection.installHandler(onChannel: "big", splitter: FixedSplitter(at: 9).splitter, handler)
             connection.receive(try request(1))
-            connection.setInPlaceMessageHandler(onChannel: "big", handler)
+            connection.installHandler(onChannel: "big", handler)
             connection.receive(try request(2))
-            connection.setInPlaceMessageHandler(onChannel: "big", handler, splitter: FixedSplitter(at: 9).splitter)
+            connection.installHandler(onChannel: "big", splitter: FixedSplitter(at: 9).splitter, handler)
             connection.setMessageHandler(onChannel: "big") { _ in [7] }
-            connection.setInPlaceMessageHandler(onChannel: "big", handler)
+            connection.installHandler(onChannel: "big", handler)
             connection.receive(try request(3))
 
             let calls = try await seen.first(3)
@@ -172,8 +172,7 @@ import Testing
             let transport = FrameLog()
             let connection = MessengerConnection(role: .host, transport: transport)
             connection.receive(try FrameEncoder.encode(.hello(Frame.Hello(role: .client, peerName: "raw"))))
-            connection.setInPlaceMessageHandler(
-                onChannel: "big", { _, _, _ in .null }, splitter: FixedSplitter(at: 9).splitter)
+            connection.installHandler(onChannel: "big", splitter: FixedSplitter(at: 9).splitter) { _, _ in .null }
             let request = try FrameEncoder.encode(.request(id: 1, channel: "big", payload: Self.large))
             // The first part of the frame starts the split; the handler changes before the rest.
             connection.receive(Array(request[..<1_000]))

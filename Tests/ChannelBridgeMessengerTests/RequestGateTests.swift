@@ -42,8 +42,8 @@ import Testing
         let connections = try Self.open(gate, gate)
         let marker = Marker()
         for (connection, _) in connections {
-            connection.setInPlaceMessageHandler(onChannel: "c", marker.handler(1))
-            connection.setInPlaceMessageHandler(onChannel: "control", marker.handler(2))
+            connection.installHandler(onChannel: "c", marker.handler(1))
+            connection.installHandler(onChannel: "control", marker.handler(2))
             connection.receive(try Self.request(1, on: "c"))
             connection.receive(try Self.request(2, on: "c"))  // the remembered route
         }
@@ -85,13 +85,13 @@ import Testing
                 messenger.setMessageHandler(onChannel: "plain") { _ in
                     reached.append("plain"); return [1]
                 }
-                messenger.setSynchronousMessageHandler(onChannel: "sync") { _ in
+                messenger.installAnsweringNow(onChannel: "sync") { _ in
                     reached.append("sync"); return nil
                 }
-                messenger.setImmediateMessageHandler(onChannel: "immediate") { _ in
-                    reached.append("immediate"); return .now(nil)
+                messenger.installHandler(onChannel: "immediate", mayAnswerLater: true) { _, _ in
+                    reached.append("immediate"); return .null
                 }
-                messenger.setSynchronousMessageHandler(onChannel: "control") { _ in
+                messenger.installAnsweringNow(onChannel: "control") { _ in
                     reached.append("control"); return nil
                 }
             }

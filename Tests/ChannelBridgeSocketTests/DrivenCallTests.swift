@@ -59,7 +59,7 @@ import Testing
             let client = try await SocketConnection.connect(to: path, options: .init(runsTasksOnReaderThread: true))
             let host = try RawPeer(accepting: listener)
             let readerThread = Locked<UInt>(0)
-            client.messenger.setSynchronousMessageHandler(onChannel: "thread") { _ in
+            client.messenger.installAnsweringNow(onChannel: "thread") { _ in
                 readerThread.set(UInt(pthread_self()))
                 return nil
             }

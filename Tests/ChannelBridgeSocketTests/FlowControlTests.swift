@@ -28,7 +28,7 @@ import Testing
             let accepted = Collector<SocketConnection>()
             let (listener, directory) = try SocketConnectionTests.serve(options: Self.options()) { connection in
                 accepted.append(connection)
-                connection.messenger.setSynchronousMessageHandler(onChannel: "big") { message in
+                connection.messenger.installAnsweringNow(onChannel: "big") { message in
                     handled.add(1, ordering: .relaxed)
                     return MessageSegments([UInt8](repeating: message![0], count: replySize))
                 }
@@ -90,15 +90,15 @@ import Testing
             let (listener, directory) = try SocketConnectionTests.serve(options: options) { connection in
                 accepted.append(connection)
                 if kind == "in place" {
-                    connection.messenger.setInPlaceMessageHandler(onChannel: "big") { message, _, reply in
+                    connection.messenger.installHandler(onChannel: "big") { message, reply in
                         eventSink.yield(.handled)
                         if reply.count < replySize { reply = [UInt8](repeating: 0, count: replySize) }
-                        let byte = message![0]
+                        let byte = message.bytes![0]
                         for index in 0..<replySize { reply[index] = byte }
                         return .written(count: replySize)
                     }
                 } else {
-                    connection.messenger.setSynchronousMessageHandler(onChannel: "big") { message in
+                    connection.messenger.installAnsweringNow(onChannel: "big") { message in
                         eventSink.yield(.handled)
                         return MessageSegments([UInt8](repeating: message![0], count: replySize))
                     }
@@ -166,7 +166,7 @@ import Testing
             let host = try RawPeer(accepting: listener)
             defer { host.close() }
             let readerThread = Locked<UInt>(0)
-            client.messenger.setSynchronousMessageHandler(onChannel: "thread") { _ in
+            client.messenger.installAnsweringNow(onChannel: "thread") { _ in
                 readerThread.set(UInt(pthread_self()))
                 return nil
             }

@@ -28,7 +28,7 @@ import Testing
             let (ended, endedContinuation) = AsyncStream.makeStream(of: Void.self)
             do {
                 let held = Held(ended: endedContinuation)
-                client.messenger.setInPlaceMessageHandler(onChannel: "c") { _, _, reply in
+                client.messenger.installHandler(onChannel: "c") { _, reply in
                     withExtendedLifetime(held) {}
                     if reply.isEmpty { reply = [0] }
                     reply[0] = 1

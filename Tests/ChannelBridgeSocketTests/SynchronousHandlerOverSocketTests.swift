@@ -43,10 +43,12 @@ import Testing
         try await withHangGuard { () async throws in
             let options = SocketListener.Options(connection: .init(maxHandlersInFlight: 1))
             let (listener, directory) = try SocketConnectionTests.serve(options: options) { connection in
-                connection.messenger.setImmediateMessageHandler(onChannel: "immediate") { message in
+                connection.messenger.installHandler(onChannel: "immediate", mayAnswerLater: true) { request, _ in
+                    let message = request.array
                     let inTask: UInt8 = withUnsafeCurrentTask { $0 != nil } ? 1 : 0
-                    guard message == [2] else { return .now(MessageSegments([message?.first ?? 0, inTask])) }
-                    return .later { HandlerReply(MessageSegments([2, withUnsafeCurrentTask { $0 != nil } ? 1 : 0])) }
+                    guard message == [2] else { return .segments(MessageSegments([message?.first ?? 0, inTask])) }
+                    return .later(
+                        LaterWork { HandlerReply(MessageSegments([2, withUnsafeCurrentTask { $0 != nil } ? 1 : 0])) })
                 }
             }
             defer { directory.remove() }

@@ -55,10 +55,12 @@ final class EventSubscription: CloseObserver {
     func installHandler() {
         continuation.onTermination = { [self] _ in terminated() }
         // Synchronous: an event is handed to the stream right where it is read, with no task.
-        let token = methods.messenger.installSynchronousHandler(onChannel: channel) { [self] payload in
-            receive(payload)
-            return nil
-        }
+        let token = methods.messenger.installMessageHandler(
+            onChannel: channel,
+            { [self] message, _ in
+                receive(message.array)
+                return .null
+            }, mayAnswerLater: false)
         state.withLock { $0.token = token }
     }
 

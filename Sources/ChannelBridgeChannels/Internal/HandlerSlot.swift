@@ -17,50 +17,26 @@ final class HandlerSlot: Sendable {
         }
     }
 
-    /// Installs a handler that replies in segments (or removes this slot's handler, for `nil`).
+    /// Installs `handler`, the messenger's one handler shape (see `MessageHandler`).
     @discardableResult
     func install(
-        segmented handler: SegmentedMessageHandler?, on messenger: any BinaryMessenger,
-        channel: String
-    ) -> MessageHandlerToken? {
-        install(on: messenger, channel: channel, removing: handler == nil) {
-            messenger.installSegmentedHandler(onChannel: channel, handler)
-        }
-    }
-
-    /// Installs a handler that answers without suspending (or removes this slot's handler).
-    @discardableResult
-    func install(
-        synchronous handler: SynchronousMessageHandler?, on messenger: any BinaryMessenger,
-        channel: String
-    ) -> MessageHandlerToken? {
-        install(on: messenger, channel: channel, removing: handler == nil) {
-            messenger.installSynchronousHandler(onChannel: channel, handler)
-        }
-    }
-
-    /// Installs a handler that answers at once when it can, in a task when it cannot.
-    @discardableResult
-    func install(
-        immediate handler: @escaping ImmediateMessageHandler, on messenger: any BinaryMessenger,
-        channel: String
+        _ handler: @escaping MessageHandler, mayAnswerLater: Bool, splitter: PayloadSplitter? = nil,
+        on messenger: any BinaryMessenger, channel: String
     ) -> MessageHandlerToken? {
         install(on: messenger, channel: channel, removing: false) {
-            messenger.installImmediateHandler(onChannel: channel, handler)
+            messenger.installMessageHandler(
+                onChannel: channel, handler, mayAnswerLater: mayAnswerLater, splitter: splitter)
         }
     }
 
-    /// Installs a handler that reads its request and writes its reply in place, on a connection
-    /// itself (never through a wrapper, which could not forward it).
+    /// Installs a handler that always runs in a task, on the request as an array of its own (the
+    /// one it was received into when it has one, not a copy), with work after its reply.
     @discardableResult
     func install(
-        inPlace handler: @escaping InPlaceMessageHandler, splitter: PayloadSplitter?, mayAnswerLater: Bool = false,
-        on connection: MessengerConnection, channel: String
+        inTask work: @escaping @Sendable (_ message: [UInt8]?) async throws -> HandlerReply,
+        on messenger: any BinaryMessenger, channel: String
     ) -> MessageHandlerToken? {
-        install(on: connection, channel: channel, removing: false) {
-            connection.setInPlaceMessageHandler(
-                onChannel: channel, handler, splitter: splitter, mayAnswerLater: mayAnswerLater)
-        }
+        install(InTaskHandler.make(work), mayAnswerLater: true, on: messenger, channel: channel)
     }
 
     private func install(

@@ -52,55 +52,33 @@ final class TracingMessenger: BinaryMessenger, FastPathMessenger {
     }
 
     @discardableResult
-    func setSegmentedMessageHandler(
-        onChannel channel: String, _ handler: SegmentedMessageHandler?
+    func setMessageHandler(
+        onChannel channel: String, _ handler: MessageHandler?, mayAnswerLater: Bool, splitter: PayloadSplitter?
     ) -> MessageHandlerToken {
-        guard let handler else { return base.installSegmentedHandler(onChannel: channel, nil) }
-        return base.installSegmentedHandler(onChannel: channel) { [self] message in
-            let call = traceCall(message, channel: channel)
-            return try await traced(call, channel: channel) { try await handler(message) }
+        guard let handler else {
+            return base.installMessageHandler(
+                onChannel: channel, nil, mayAnswerLater: mayAnswerLater, splitter: splitter)
         }
-    }
-
-    @discardableResult
-    func setSynchronousMessageHandler(
-        onChannel channel: String, _ handler: SynchronousMessageHandler?
-    ) -> MessageHandlerToken {
-        guard let handler else { return base.installSynchronousHandler(onChannel: channel, nil) }
-        return base.installSynchronousHandler(onChannel: channel) { [self] message in
-            let call = traceCall(message, channel: channel)
-            do {
-                let reply = try handler(message)
-                traceReply(reply?.joined, to: call, channel: channel)
-                return reply
-            } catch {
-                traceFailure(error, of: call, channel: channel)
-                throw error
-            }
-        }
-    }
-
-    @discardableResult
-    func setImmediateMessageHandler(
-        onChannel channel: String, _ handler: ImmediateMessageHandler?
-    ) -> MessageHandlerToken {
-        guard let handler else { return base.installImmediateHandler(onChannel: channel, nil) }
-        return base.installImmediateHandler(onChannel: channel) { [self] message in
-            let call = traceCall(message, channel: channel)
-            do {
-                switch try handler(message) {
-                case .now(let reply):
-                    traceReply(reply?.joined, to: call, channel: channel)
-                    return .now(reply)
-                case .later(let work):
-                    // Traced as it ends, as a handler in a task is.
-                    return .later { [self] in try await traced(call, channel: channel, work) }
+        return base.installMessageHandler(
+            onChannel: channel,
+            { [self] message, reply in
+                let call = traceCall(message.array, channel: channel)
+                do {
+                    let answer = try handler(message, &reply)
+                    switch answer {
+                    case .null: traceReply(nil, to: call, channel: channel)
+                    case .written(let count): traceReply(Array(reply[..<count]), to: call, channel: channel)
+                    case .segments(let segments): traceReply(segments.joined, to: call, channel: channel)
+                    case .later(let work):
+                        // Traced as it ends.
+                        return .later(LaterWork { [self] in try await traced(call, channel: channel, work.run) })
+                    }
+                    return answer
+                } catch {
+                    traceFailure(error, of: call, channel: channel)
+                    throw error
                 }
-            } catch {
-                traceFailure(error, of: call, channel: channel)
-                throw error
-            }
-        }
+            }, mayAnswerLater: mayAnswerLater, splitter: splitter)
     }
 
     /// Runs `work` for the traced `call` and logs its reply or failure.

@@ -35,18 +35,11 @@ struct ConnectionState {
         var handler: Handler
     }
 
-    /// A handler as it was installed: plain replies are not wrapped, so they cost nothing extra.
+    /// A handler as it was installed: a public plain one (not wrapped, so it costs nothing extra),
+    /// or the package's one shape, with whether it may answer later (see `MessageHandler`).
     enum Handler {
         case plain(BinaryMessageHandler)
-        case segmented(SegmentedMessageHandler)
-        case synchronous(SynchronousMessageHandler)
-        case inPlace(InPlaceMessageHandler)
-        /// An in-place handler that may answer `.later`: accounted as an immediate handler is
-        /// whenever it is not answered on the in-place route (`MessengerConnection+InPlaceRoute`).
-        case inPlaceOrLater(InPlaceMessageHandler)
-        /// Holds a handler slot and an owed entry like a handler in a task, but is called as the
-        /// request is read; a task starts only for its `.later` work.
-        case immediate(ImmediateMessageHandler)
+        case answering(MessageHandler, mayAnswerLater: Bool)
     }
 
     /// Someone waiting for a PONG or for the peer's HELLO.

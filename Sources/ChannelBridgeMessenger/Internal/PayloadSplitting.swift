@@ -7,7 +7,7 @@ import ChannelBridgePlatform
 package typealias PayloadSplitter = @Sendable (_ prefix: UnsafeRawBufferPointer, _ payloadLength: Int) -> Int?
 
 /// The splitters of one connection: REQUEST payloads on the channels whose
-/// in-place handler adopts a last part, and REPLY payloads when the channel layer's calls do.
+/// handler adopts a last part, and REPLY payloads when the channel layer's calls do.
 /// Asked by the frame decoder once per large frame, under a lock of its own that nothing is
 /// taken inside. Bounded by the channels with a handler installed.
 package final class PayloadSplitting: Sendable {

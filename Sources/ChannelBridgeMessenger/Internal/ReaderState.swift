@@ -6,7 +6,7 @@
 /// asks `inputDemand` and `partialFrameByteCount` between reads, and a driven call reads its reply
 /// there after delivering it).
 struct ReaderState {
-    /// The buffer in-place handlers write their replies into, kept with its capacity. Bounded: a
+    /// The buffer handlers lent it write their replies into, kept with its capacity. Bounded: a
     /// reply of `separatePayloadThreshold` (64 KiB) or more takes the buffer along and the next
     /// starts a new one, so what is kept is under 128 KiB.
     var replyScratch: [UInt8] = []

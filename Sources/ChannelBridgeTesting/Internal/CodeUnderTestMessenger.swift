@@ -48,24 +48,11 @@ final class CodeUnderTestMessenger: BinaryMessenger, FastPathMessenger {
     }
 
     @discardableResult
-    func setSegmentedMessageHandler(
-        onChannel channel: String, _ handler: SegmentedMessageHandler?
+    func setMessageHandler(
+        onChannel channel: String, _ handler: MessageHandler?, mayAnswerLater: Bool, splitter: PayloadSplitter?
     ) -> MessageHandlerToken {
-        core.codeUnderTestConnection.setSegmentedMessageHandler(onChannel: channel, handler)
-    }
-
-    @discardableResult
-    func setSynchronousMessageHandler(
-        onChannel channel: String, _ handler: SynchronousMessageHandler?
-    ) -> MessageHandlerToken {
-        core.codeUnderTestConnection.setSynchronousMessageHandler(onChannel: channel, handler)
-    }
-
-    @discardableResult
-    func setImmediateMessageHandler(
-        onChannel channel: String, _ handler: ImmediateMessageHandler?
-    ) -> MessageHandlerToken {
-        core.codeUnderTestConnection.setImmediateMessageHandler(onChannel: channel, handler)
+        core.codeUnderTestConnection.setMessageHandler(
+            onChannel: channel, handler, mayAnswerLater: mayAnswerLater, splitter: splitter)
     }
 
     var outboundFlow: OutboundFlow? { core.codeUnderTestConnection.outboundFlow }

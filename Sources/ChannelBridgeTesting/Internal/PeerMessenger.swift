@@ -41,26 +41,11 @@ final class PeerMessenger: BinaryMessenger, FastPathMessenger {
     }
 
     @discardableResult
-    func setSegmentedMessageHandler(
-        onChannel channel: String, _ handler: SegmentedMessageHandler?
-    ) -> MessageHandlerToken {
-        core.install(handler, on: channel)
-    }
-
-    @discardableResult
-    func setSynchronousMessageHandler(
-        onChannel channel: String, _ handler: SynchronousMessageHandler?
+    func setMessageHandler(
+        onChannel channel: String, _ handler: MessageHandler?, mayAnswerLater: Bool, splitter: PayloadSplitter?
     ) -> MessageHandlerToken {
         guard let handler else { return core.install(nil, on: channel) }
-        return core.install({ message in HandlerReply(try handler(message)) }, on: channel)
-    }
-
-    @discardableResult
-    func setImmediateMessageHandler(
-        onChannel channel: String, _ handler: ImmediateMessageHandler?
-    ) -> MessageHandlerToken {
-        guard let handler else { return core.install(nil, on: channel) }
-        return core.install({ message in try await handler(message).reply() }, on: channel)
+        return core.install({ message in try await HandlerReply(answering: message, with: handler) }, on: channel)
     }
 
     var outboundFlow: OutboundFlow? { core.testConnection.outboundFlow }

@@ -14,7 +14,7 @@ final class TestMessengerCore: Sendable {
         let id: UInt64
         /// Segmented, so that a mock's work after its reply (a mock stream's first events) runs
         /// after the test's connection has queued that reply, as on a real connection.
-        let handler: SegmentedMessageHandler
+        let handler: TaskMessageHandler
     }
 
     private struct State {
@@ -62,9 +62,11 @@ final class TestMessengerCore: Sendable {
             guard state.dispatched.insert(channel).inserted else { return }
             // Installed under the lock so that a concurrent first send on the channel cannot
             // overtake the installation. The connection never calls back into this lock.
-            testConnection.setSegmentedMessageHandler(onChannel: channel) { [weak self] message in
-                try await self?.dispatch(message, on: channel) ?? HandlerReply(nil)
-            }
+            testConnection.setMessageHandler(
+                onChannel: channel,
+                InTaskHandler.make { [weak self] message in
+                    try await self?.dispatch(message, on: channel) ?? HandlerReply(nil)
+                }, mayAnswerLater: true, splitter: nil)
         }
     }
 
@@ -90,7 +92,7 @@ final class TestMessengerCore: Sendable {
 
     // MARK: Mock handlers (the peer's message handlers)
 
-    func install(_ handler: SegmentedMessageHandler?, on channel: String) -> MessageHandlerToken {
+    func install(_ handler: TaskMessageHandler?, on channel: String) -> MessageHandlerToken {
         state.withLock { state in
             state.nextHandlerID += 1
             state.handlers[channel] = handler.map { InstalledHandler(id: state.nextHandlerID, handler: $0) }

@@ -7,8 +7,9 @@ import Testing
 
 /// The messenger a traced host session wraps its connection in (`TracingMessenger`, as
 /// `SessionSetup` does with `--trace`) forwards every fast path of `FastPathMessenger`: a channel on
-/// a traced session installs synchronous and segmented handlers and sends in segments, exactly as
-/// on the bare connection, and the `listen` reply still goes out before the stream's first event.
+/// a traced session installs its handler in the one package shape (answered where read, or later,
+/// with the payload splitter of the Standard codec) and sends in segments, exactly as on the bare
+/// connection, and the `listen` reply still goes out before the stream's first event.
 /// An untraced session's channels are on the connection itself (`SessionSetupTests`).
 @Suite struct SessionWrapperFastPathTests {
     static func traced(_ base: any BinaryMessenger) -> any BinaryMessenger {
@@ -32,17 +33,17 @@ import Testing
 
         #expect(
             probe.calls == [
-                "setSynchronousMessageHandler sync",
-                "setSegmentedMessageHandler async",
-                "setImmediateMessageHandler immediate",
-                "setSegmentedMessageHandler events",
+                "setMessageHandler sync now split",
+                "setMessageHandler async later",
+                "setMessageHandler immediate later split",
+                "setMessageHandler events later",
                 "send(segments:) large",
                 "send(message:) large",
             ])
     }
 
-    /// The tracing wrapper logs an answer given at once as it is given, and one from `.later`
-    /// work when that work ends.
+    /// The tracing wrapper logs an answer given at once (written into the lent buffer) as it is
+    /// given, and one from `.later` work when that work ends.
     @Test func theTraceAppliesOnTheImmediatePath() async throws {
         let probe = FastPathProbe()
         let lines = LockedValue<[String]>([])
@@ -54,19 +55,24 @@ import Testing
         MethodChannel(name: "imm", messenger: tracing).setImmediateMethodCallHandler { call in
             call.method == "now" ? .value(.string("at once")) : .later { .string("in a task") }
         }
-        let handler = try #require(probe.immediateHandler(on: "imm"))
+        let handler = try #require(probe.handler(on: "imm"))
         let codec = StandardMethodCodec()
-        guard case .now(let now) = try handler(try codec.encodeMethodCall(MethodCall("now"))) else {
+        var buffer: [UInt8] = []
+        let now = try HandlerMessage.reading(try codec.encodeMethodCall(MethodCall("now"))) { try handler($0, &buffer) }
+        guard case .written(let count) = now else {
             Issue.record("an answer at hand was not given at once")
             return
         }
-        #expect(now?.joined == (try codec.encodeSuccessEnvelope(.string("at once"))))
-        guard case .later(let work) = try handler(try codec.encodeMethodCall(MethodCall("slow"))) else {
+        #expect(Array(buffer[..<count]) == (try codec.encodeSuccessEnvelope(.string("at once"))))
+        let slow = try HandlerMessage.reading(try codec.encodeMethodCall(MethodCall("slow"))) {
+            try handler($0, &buffer)
+        }
+        guard case .later(let work) = slow else {
             Issue.record("work that suspends was answered at once")
             return
         }
         #expect(lines.withLock { $0.count } == 3)  // two calls, one reply so far
-        #expect(try await work().reply?.joined == (try codec.encodeSuccessEnvelope(.string("in a task"))))
+        #expect(try await work.run().reply?.joined == (try codec.encodeSuccessEnvelope(.string("in a task"))))
         #expect(
             lines.withLock { $0 } == [
                 "s1 call imm now null", "s1 reply imm now null → success \"at once\"",
@@ -105,17 +111,17 @@ import Testing
 private final class FastPathProbe: FastPathMessenger {
     let flow = OutboundFlow(highWater: 1 << 20, lowWater: 1 << 10)
     let limit = FrameLimit(own: 1 << 24)
-    private let state = LockedValue<(calls: [String], immediate: [String: ImmediateMessageHandler])>(([], [:]))
+    private let state = LockedValue<(calls: [String], handlers: [String: MessageHandler])>(([], [:]))
 
     var calls: [String] { state.withLock { $0.calls } }
 
-    func immediateHandler(on channel: String) -> ImmediateMessageHandler? {
-        state.withLock { $0.immediate[channel] }
+    func handler(on channel: String) -> MessageHandler? {
+        state.withLock { $0.handlers[channel] }
     }
 
     /// Drops the handlers it keeps, as removing them from a session does.
     func forgetHandlers() {
-        state.withLock { $0.immediate = [:] }
+        state.withLock { $0.handlers = [:] }
     }
 
     private func record(_ call: String) -> MessageHandlerToken {
@@ -145,23 +151,12 @@ private final class FastPathProbe: FastPathMessenger {
         return nil
     }
 
-    func setSegmentedMessageHandler(
-        onChannel channel: String, _ handler: SegmentedMessageHandler?
+    func setMessageHandler(
+        onChannel channel: String, _ handler: MessageHandler?, mayAnswerLater: Bool, splitter: PayloadSplitter?
     ) -> MessageHandlerToken {
-        record("setSegmentedMessageHandler \(channel)")
-    }
-
-    func setSynchronousMessageHandler(
-        onChannel channel: String, _ handler: SynchronousMessageHandler?
-    ) -> MessageHandlerToken {
-        record("setSynchronousMessageHandler \(channel)")
-    }
-
-    func setImmediateMessageHandler(
-        onChannel channel: String, _ handler: ImmediateMessageHandler?
-    ) -> MessageHandlerToken {
-        state.withLock { $0.immediate[channel] = handler }
-        return record("setImmediateMessageHandler \(channel)")
+        state.withLock { $0.handlers[channel] = handler }
+        return record(
+            "setMessageHandler \(channel) \(mayAnswerLater ? "later" : "now")\(splitter == nil ? "" : " split")")
     }
 
     var outboundFlow: OutboundFlow? { flow }
