@@ -22,6 +22,7 @@ extension MessengerConnection {
         /// Runs `body` on the payload as a handler reads it (`HandlerMessage`): its bytes where
         /// they lie, its last part when it is split, and the array it was received into when it
         /// has one of its own, which a handler that keeps the payload takes without a copy.
+        @inline(__always)
         func withMessage<R>(_ body: (HandlerMessage) throws -> R) rethrows -> R {
             switch self {
             case .owned(nil), .inBuffer(_, nil):

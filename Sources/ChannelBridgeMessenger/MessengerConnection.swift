@@ -224,7 +224,10 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     package func setMessageHandler(
         onChannel channel: String, _ handler: MessageHandler?, mayAnswerLater: Bool, splitter: PayloadSplitter?
     ) -> MessageHandlerToken {
-        install(handler.map { .answering($0, mayAnswerLater: mayAnswerLater) }, onChannel: channel, splitter: splitter)
+        // Not through `Optional.map`: a function passed through a generic parameter is stored
+        // behind reabstraction thunks, called with every request.
+        guard let handler else { return install(nil, onChannel: channel) }
+        return install(.answering(handler, mayAnswerLater: mayAnswerLater), onChannel: channel, splitter: splitter)
     }
 
     /// From now on a large REPLY payload `splitter` picks reaches the caller of `startRequest` as
