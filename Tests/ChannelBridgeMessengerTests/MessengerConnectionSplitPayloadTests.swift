@@ -186,6 +186,36 @@ import Testing
 
     /// After `splitReplies`, `startRequest`'s caller gets a large reply in two parts; `send` gets
     /// it in one piece.
+    /// A handler that keeps its request for later work (`HandlerMessage.array`, as every handler
+    /// that answers in a task does) gets the array a large request was read into, not a copy: two
+    /// asks give the same storage. A small request still in the receive buffer is copied out.
+    @Test func aHandlerKeepsALargeRequestWithoutACopy() async throws {
+        try await withHangGuard { () async throws in
+            let transport = FrameLog()
+            let connection = MessengerConnection(role: .host, transport: transport)
+            connection.receive(try FrameEncoder.encode(.hello(Frame.Hello(role: .client, peerName: "raw"))))
+            connection.installHandler(onChannel: "keep", mayAnswerLater: true) { message, _ in
+                let kept = message.array
+                let again = message.array
+                let same = kept?.withUnsafeBufferPointer { first in
+                    again?.withUnsafeBufferPointer { $0.baseAddress == first.baseAddress }
+                }
+                let count = kept?.count ?? 0
+                return .later(LaterWork { HandlerReply(MessageSegments([same == true ? 1 : 0, UInt8(count & 0xFF)])) })
+            }
+            // Read in two parts, the large payload is read into an array of its own.
+            let large = try FrameEncoder.encode(.request(id: 1, channel: "keep", payload: Self.large))
+            connection.receive(Array(large[..<1_000]))
+            connection.receive(Array(large[1_000...]))
+            connection.receive(try FrameEncoder.encode(.request(id: 2, channel: "keep", payload: [1, 2, 3])))
+            #expect(
+                try await transport.replies.first(2) == [
+                    .reply(id: 1, result: .bytes([1, UInt8(Self.large.count & 0xFF)])),
+                    .reply(id: 2, result: .bytes([0, 3])),
+                ])
+        }
+    }
+
     @Test func aSplitReplyReachesStartRequestInTwoPartsAndSendJoined() async throws {
         try await withHangGuard { () async throws in
             let transport = FrameLog()
