@@ -126,7 +126,7 @@ let package = Package(
                           path: "Tests/Support/channelbridge-test-peer", swiftSettings: strict),
 
         // Helpers shared by the test targets (running built products as child processes, …).
-        .target(name: "ChannelBridgeTestSupport", dependencies: ["ChannelBridgePlatform"], path: "Tests/Support/ChannelBridgeTestSupport",
+        .target(name: "ChannelBridgeTestSupport", dependencies: ["ChannelBridgeMessenger", "ChannelBridgePlatform"], path: "Tests/Support/ChannelBridgeTestSupport",
                 swiftSettings: strict),
         // Examples: small programs built with the package and run by ExamplesTests.
         .executableTarget(name: "containing-app-example", dependencies: ["ChannelBridge", "Flutter"],

@@ -1,3 +1,4 @@
+import ChannelBridgeChannels
 import ChannelBridgeMessenger
 import ChannelBridgePlatform
 public import Foundation
@@ -94,7 +95,8 @@ extension FlutterEngine: FlutterBinaryMessenger {
     }
 
     /// Installs `handler` for `channel` (or removes the channel's handler): each message is handed
-    /// to it on its executor, with the reply it owes. This module's channels use it directly so
+    /// to it on its executor, with the reply it owes. Installed in the messenger's one handler
+    /// shape, as every channel's handler is, answering later (on the executor). This module's channels use it directly so
     /// that they can answer malformed messages with a failure instead of a null reply.
     func install(
         _ handler: (@Sendable (Data?, MessageReply) -> Void)?, onChannel channel: String,
@@ -117,9 +119,15 @@ extension FlutterEngine: FlutterBinaryMessenger {
             state.nextConnection += 1
             let connection = state.nextConnection
             // Under the lock, so that the token kept is the one the messenger kept.
-            let token = messenger.setMessageHandler(onChannel: channel) { message in
-                try await Self.deliver(message, on: channel, to: handler, executor: executor)
-            }
+            let token = messenger.installMessageHandler(
+                onChannel: channel,
+                InTaskHandler.make { message in
+                    HandlerReply(
+                        try await Self.deliver(message, on: channel, to: handler, executor: executor).map {
+                            MessageSegments($0)
+                        })
+                },
+                mayAnswerLater: true)
             if let previous = state.current[channel] { state.connections[previous] = nil }
             state.current[channel] = connection
             state.connections[connection] = Installed(channel: channel, token: token)

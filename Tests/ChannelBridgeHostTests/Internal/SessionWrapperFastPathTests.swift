@@ -3,6 +3,7 @@ import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
 import ChannelBridgePlatform
+import ChannelBridgeTestSupport
 import Testing
 
 /// The messenger a traced host session wraps its connection in (`TracingMessenger`, as
@@ -105,64 +106,6 @@ import Testing
             connection.close()
         }
     }
-}
-
-/// A `FastPathMessenger` that records which entry point each channel used.
-private final class FastPathProbe: FastPathMessenger {
-    let flow = OutboundFlow(highWater: 1 << 20, lowWater: 1 << 10)
-    let limit = FrameLimit(own: 1 << 24)
-    private let state = LockedValue<(calls: [String], handlers: [String: MessageHandler])>(([], [:]))
-
-    var calls: [String] { state.withLock { $0.calls } }
-
-    func handler(on channel: String) -> MessageHandler? {
-        state.withLock { $0.handlers[channel] }
-    }
-
-    /// Drops the handlers it keeps, as removing them from a session does.
-    func forgetHandlers() {
-        state.withLock { $0.handlers = [:] }
-    }
-
-    private func record(_ call: String) -> MessageHandlerToken {
-        state.withLock { $0.calls.append(call) }
-        return MessageHandlerToken(channel: "", id: 0)
-    }
-
-    func send(onChannel channel: String, message: [UInt8]?) async throws -> [UInt8]? {
-        _ = record("send(message:) \(channel)")
-        return nil
-    }
-
-    func post(onChannel channel: String, message: [UInt8]?) throws {
-        _ = record("post \(channel)")
-    }
-
-    func setMessageHandler(onChannel channel: String, _ handler: BinaryMessageHandler?) -> MessageHandlerToken {
-        record("setMessageHandler \(channel)")
-    }
-
-    func removeMessageHandler(_ token: MessageHandlerToken) {}
-
-    func onClose(_ callback: @escaping @Sendable (MessengerError) -> Void) {}
-
-    func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
-        _ = record("send(segments:) \(channel)")
-        return nil
-    }
-
-    func setMessageHandler(
-        onChannel channel: String, _ handler: MessageHandler?, mayAnswerLater: Bool, splitter: PayloadSplitter?
-    ) -> MessageHandlerToken {
-        state.withLock { $0.handlers[channel] = handler }
-        return record(
-            "setMessageHandler \(channel) \(mayAnswerLater ? "later" : "now")\(splitter == nil ? "" : " split")")
-    }
-
-    var outboundFlow: OutboundFlow? { flow }
-    var frameLimit: FrameLimit? { limit }
-    // Sees every message it passes on, so never bypassed.
-    var directConnection: MessengerConnection? { nil }
 }
 
 /// The outbound side of a host connection, handing every frame written to the test.
