@@ -22,7 +22,7 @@ import ChannelBridgeMessenger
 /// `writers50_sets_per_s_N` (50 connections each setting one at a time) against the sequential
 /// set rate; `set_p50_us_10k_vs_10` (set p50 at 10,000 keys against set p50 at 10 keys); and the
 /// host's resident memory after serving the group, `rss_mb_N` (no baseline).
-enum PrefsBenchmark {
+package enum PrefsBenchmark {
     static let sizes = [10, 1_000, 10_000, 100_000]
     static let group = "group.bench"
     static let channelName = "shared_preference_app_group"
@@ -181,7 +181,7 @@ enum PrefsBenchmark {
         func take() -> Int { next.wrappingAdd(1, ordering: .relaxed).oldValue }
     }
 
-    static func value(_ index: Int) -> String {
+    package static func value(_ index: Int) -> String {
         let text = "v\(index)-"
         return text + String(repeating: "x", count: max(0, valueLength - text.utf8.count))
     }
@@ -191,10 +191,16 @@ enum PrefsBenchmark {
         return ["key": .string("k\(index % size)"), "value": .string(value(index))]
     }
 
+    /// The key the get numbered `index` reads in a group of `size` keys: consecutive gets stride
+    /// through the group by a prime, so a group larger than the gets made sees each key once.
+    package static func getKey(_ index: Int, size: Int) -> String {
+        "k\(((index &* 7919) % size + size) % size)"
+    }
+
     static func measureGets(_ channel: MethodChannel, size: Int, count: Int) async throws -> Double {
         var samples = [Double](repeating: 0, count: count)
         for index in -(count / 10)..<count {
-            let key = "k\(((index &* 7919) % size + size) % size)"
+            let key = getKey(index, size: size)
             let start = BenchClock.now()
             let reply = try await channel.invokeMethod("getString", arguments: ["key": .string(key)])
             if index >= 0 { samples[index] = (BenchClock.now() - start) * 1e6 }
@@ -298,7 +304,7 @@ enum PrefsBenchmark {
 
     /// Writes the group's `preferences.json` (format version 1, Protocol/store.md) with `keys`
     /// string values, as any writer may; returns its size in bytes.
-    static func populate(dataDirectory: String, keys: Int) throws -> Int {
+    package static func populate(dataDirectory: String, group: String = group, keys: Int) throws -> Int {
         let groupDirectory = dataDirectory + "/app-groups/" + group
         try FileManager.default.createDirectory(atPath: groupDirectory, withIntermediateDirectories: true)
         var text = "{\n  \"version\": 1,\n  \"values\": {"

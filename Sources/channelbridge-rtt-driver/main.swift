@@ -11,6 +11,9 @@ import Dispatch
 //                                                          an extension host, until stdin ends
 //   channelbridge-rtt-driver call-host --socket PATH --count N
 //                                                          N prefs `getInt` calls on a warm key
+//   ... serve-host --keys K / call-host --keys K           the group holds K keys (`bench prefs`'s
+//                                                          strings) and the calls are `getString`s
+//                                                          striding through them as that bench's do
 //
 // `main` is synchronous on purpose: valgrind 3.19 crashes on Swift's async main. The work runs in
 // a detached task on Swift's pool (or the connection's reader thread) while the main thread,
@@ -19,8 +22,8 @@ import Dispatch
 let usage = """
     usage: channelbridge-rtt-driver serve --socket PATH
            channelbridge-rtt-driver call --socket PATH --count N
-           channelbridge-rtt-driver serve-host --socket PATH --data-dir DIR
-           channelbridge-rtt-driver call-host --socket PATH --count N
+           channelbridge-rtt-driver serve-host --socket PATH --data-dir DIR [--keys K]
+           channelbridge-rtt-driver call-host --socket PATH --count N [--keys K]
     """
 
 func fail(_ message: String, status: Int32) -> Never {
@@ -32,7 +35,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 var options: [String: String] = [:]
 var reader = CommandLineReader(Array(arguments.dropFirst()))
 while let item = reader.next() {
-    guard case .option(let name, let inlineValue) = item, ["socket", "count", "data-dir"].contains(name),
+    guard case .option(let name, let inlineValue) = item, ["socket", "count", "data-dir", "keys"].contains(name),
         let value = reader.value(inlineValue)
     else {
         fail("channelbridge-rtt-driver: unexpected argument '\(item.argument)'\n\(usage)", status: 64)
@@ -49,6 +52,15 @@ else {
 let dataDirectory = options["data-dir"] ?? ""
 if mode == "serve-host", dataDirectory.isEmpty {
     fail("channelbridge-rtt-driver: serve-host needs --data-dir DIR\n\(usage)", status: 64)
+}
+let keys: Int?
+if let text = options["keys"] {
+    guard mode.hasSuffix("-host"), let value = Int(text), value >= 1 else {
+        fail("channelbridge-rtt-driver: --keys takes a positive whole number, with serve-host or call-host\n\(usage)", status: 64)
+    }
+    keys = value
+} else {
+    keys = nil
 }
 let count: Int
 if mode.hasPrefix("call") {
@@ -80,8 +92,8 @@ Task.detached {
         switch mode {
         case "serve": try await RttDriver.serve(path: path)
         case "call": try await RttDriver.call(path: path, count: count)
-        case "serve-host": try await PrefsDriver.serve(path: path, dataDirectory: dataDirectory)
-        default: try await PrefsDriver.call(path: path, count: count)
+        case "serve-host": try await PrefsDriver.serve(path: path, dataDirectory: dataDirectory, keys: keys)
+        default: try await PrefsDriver.call(path: path, count: count, keys: keys)
         }
     } catch {
         failure.withLock { $0 = "channelbridge-rtt-driver \(mode): \(error)" }
