@@ -169,7 +169,7 @@ public struct StandardReader {
 
     /// `utf8` as a String, or `nil` when it is not valid UTF-8: how every String value is read.
     @inline(__always)
-    static func string(utf8: UnsafeRawBufferPointer) -> String? {
+    package static func string(utf8: UnsafeRawBufferPointer) -> String? {
         // ASCII is valid UTF-8: checked a word at a time, it skips the generic validator, whose
         // metadata lookups cost more than the copy.
         guard isASCII(utf8) else {

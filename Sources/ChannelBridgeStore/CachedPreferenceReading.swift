@@ -16,8 +16,7 @@ package protocol CachedPreferenceReading: Sendable {
 
 extension CachedPreferenceReading {
     package func cachedValue(forKeyUTF8 key: UnsafeRawBufferPointer) -> CachedValue {
-        guard let key = String(validating: key.assumingMemoryBound(to: UInt8.self), as: UTF8.self),
-            let value = try? cachedValue(forKey: key)
+        guard let key = StandardReader.string(utf8: key), let value = try? cachedValue(forKey: key)
         else { return .unknown }
         return value
     }
@@ -47,8 +46,10 @@ extension AppGroupPreferences: CachedPreferenceReading {
     /// The rest of `cachedValue(forKeyUTF8:)`, out of line: a warm key's read stays short.
     @inline(never)
     private func indexedValue(forKeyUTF8 key: UnsafeRawBufferPointer, epoch: UInt64?) -> CachedValue {
-        guard let key = String(validating: key.assumingMemoryBound(to: UInt8.self), as: UTF8.self),
-            let value = try? cachedValue(forKey: key, epoch: epoch)
+        // The codec's reading of a String (an ASCII key is checked a word at a time and a short one
+        // built in place): `String(validating:as:)` is generic over the encoding, and looks its
+        // metadata up in the runtime on every call.
+        guard let key = StandardReader.string(utf8: key), let value = try? cachedValue(forKey: key, epoch: epoch)
         else { return .unknown }
         return value
     }

@@ -135,6 +135,35 @@ struct StoredDocument: Sendable {
         return result
     }
 
+    /// The string whose TVN text is `text` when that text is a JSON string without escapes, the
+    /// commonest value: its bytes between the quotes (checked as JSON when the file was read, or
+    /// written by this store), read as the codec reads a String. `nil` for any other text.
+    static func unescapedString(_ text: UnsafeRawBufferPointer) -> String? {
+        let count = text.count
+        guard count >= 2, text[0] == UInt8(ascii: "\""), text[count - 1] == UInt8(ascii: "\"") else { return nil }
+        let inner = UnsafeRawBufferPointer(rebasing: text[1..<count - 1])
+        guard !containsBackslash(inner) else { return nil }
+        return StandardReader.string(utf8: inner)
+    }
+
+    /// Whether any of `bytes` is a backslash: eight at a time, a word's bytes equal to it found
+    /// as zero bytes of the word XOR eight backslashes; the last ones in one overlapping word.
+    static func containsBackslash(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let count = bytes.count
+        guard count >= 8 else { return bytes.contains(UInt8(ascii: "\\")) }
+        @inline(__always)
+        func hasBackslash(_ word: UInt64) -> Bool {
+            let x = word ^ 0x5C5C_5C5C_5C5C_5C5C
+            return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080 != 0
+        }
+        var offset = 0
+        while offset + 8 <= count {
+            if hasBackslash(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) { return true }
+            offset += 8
+        }
+        return offset < count && hasBackslash(bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
+    }
+
     /// JSON nesting the reader allows a value: the document's limit of 1,000 less the two levels
     /// of the document and `values` around it.
     static let valueDepthLimit = 998
@@ -142,13 +171,7 @@ struct StoredDocument: Sendable {
     /// Decodes one value's TVN text. The scanner checked every value when the file was read and
     /// the store writes only values it checked, so a failure here means the bytes were damaged.
     static func decode(_ text: ArraySlice<UInt8>, key: String, path: String) throws(StoreError) -> StandardValue {
-        // A string without escapes, the commonest value, is its bytes between the quotes (checked
-        // as JSON when the file was read, or written by this store).
-        if text.count >= 2, text.first == UInt8(ascii: "\""), text.last == UInt8(ascii: "\""),
-            !text.contains(UInt8(ascii: "\\"))
-        {
-            return .string(String(decoding: text.dropFirst().dropLast(), as: UTF8.self))
-        }
+        if let string = text.withUnsafeBytes(unescapedString) { return .string(string) }
         do {
             return try text.withUnsafeBytes { bytes throws(CodecError) in
                 if let scalar = ScalarValueText.value(of: bytes) { return scalar }
