@@ -175,17 +175,43 @@ public struct StandardReader {
         guard isASCII(utf8) else {
             return String(validating: utf8.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
         }
-        let count = utf8.count
-        // A short one is built in place as a small string, whose own ASCII check is a mask on two
-        // words; `String(decoding:as:)` would check every byte again and go through the repairing
-        // decoder, a large share of the cost of a short string.
-        if count <= smallStringCapacity {
-            return String(unsafeUninitializedCapacity: count) { buffer in
-                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: utf8)
-                return count
-            }
-        }
+        // A short one is a small string, made from its two words (`smallASCIIString`):
+        // `String(unsafeUninitializedCapacity:)` validates the bytes once more through a generic
+        // closure, and `String(decoding:as:)` goes through the repairing decoder, each the larger
+        // part of reading a short string.
+        #if _endian(little)
+        if utf8.count <= smallStringCapacity, MemoryLayout<String>.size == 16 { return smallASCIIString(utf8) }
+        #endif
         return String(decoding: utf8.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+    }
+
+    /// `ascii` (at most 15 bytes, every one below 0x80) as the small string the standard library
+    /// makes of them, built from its two words: the bytes in order from the first word's lowest
+    /// byte on, zeros after them, and in the last byte the discriminator of an immortal small
+    /// ASCII string (0xE0) with the count in its low four bits. That is the layout of a small
+    /// string on 64-bit little-endian platforms (StringObject.swift); `StringIdentityTests`
+    /// compares what this makes with what `String(decoding:as:)` makes, bit for bit, for every
+    /// length, so a standard library that lays small strings out otherwise fails there.
+    @inline(__always)
+    static func smallASCIIString(_ ascii: UnsafeRawBufferPointer) -> String {
+        let count = ascii.count
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        if count >= 8 {
+            low = ascii.loadUnaligned(as: UInt64.self)
+            // The last eight bytes, shifted so that the ninth byte on comes first.
+            if count > 8 {
+                high = ascii.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) &>> UInt64(8 * (16 - count))
+            }
+        } else if count >= 4 {
+            let head = UInt64(ascii.loadUnaligned(as: UInt32.self))
+            let tail = UInt64(ascii.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
+            low = head | tail &<< UInt64(8 * (count - 4))
+        } else {
+            for index in 0..<count { low |= UInt64(ascii[index]) &<< UInt64(8 * index) }
+        }
+        high |= (0xE0 | UInt64(count)) &<< 56
+        return unsafeBitCast((low, high), to: String.self)
     }
 
     /// A typed list's size and the padding before its elements: the count, the offset left at the

@@ -309,6 +309,31 @@ public struct StandardWriter {
     }
 
     private mutating func writeString(_ string: String, tag: UInt8) {
+        // A small string (bit 61 of its second word set) holds its UTF-8 in its two words from the
+        // first byte on and its count in the last byte's low four bits
+        // (`StandardReader.smallASCIIString`): written as the tag, the count (one byte, at most
+        // 15) and both words at once, their bytes past the count left past `used` as room, which
+        // is never read. `StandardWriterTests` checks every length.
+        #if _endian(little)
+        if MemoryLayout<String>.size == 16 {
+            let (low, high) = unsafeBitCast(string, to: (UInt64, UInt64).self)
+            if high & (1 &<< 61) != 0 {
+                let count = Int(truncatingIfNeeded: high &>> 56) & 0xF
+                reserve(18)
+                let start = used
+                current.withUnsafeMutableBytes { raw in
+                    let target = raw.baseAddress.unsafelyUnwrapped + start
+                    target.storeBytes(of: tag, as: UInt8.self)
+                    target.storeBytes(of: UInt8(truncatingIfNeeded: count), toByteOffset: 1, as: UInt8.self)
+                    target.storeBytes(of: low.littleEndian, toByteOffset: 2, as: UInt64.self)
+                    target.storeBytes(
+                        of: (high & 0x00FF_FFFF_FFFF_FFFF).littleEndian, toByteOffset: 10, as: UInt64.self)
+                }
+                used = start + 2 + count
+                return
+            }
+        }
+        #endif
         // Native strings (small ones included) lend their UTF-8 as they are; `withUTF8` needs a
         // mutable copy, a retain and release more.
         let lent: Void? = string.utf8.withContiguousStorageIfAvailable { utf8 in

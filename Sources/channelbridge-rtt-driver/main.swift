@@ -56,7 +56,9 @@ if mode == "serve-host", dataDirectory.isEmpty {
 let keys: Int?
 if let text = options["keys"] {
     guard mode.hasSuffix("-host"), let value = Int(text), value >= 1 else {
-        fail("channelbridge-rtt-driver: --keys takes a positive whole number, with serve-host or call-host\n\(usage)", status: 64)
+        fail(
+            "channelbridge-rtt-driver: --keys takes a positive whole number, with serve-host or call-host\n\(usage)",
+            status: 64)
     }
     keys = value
 } else {

@@ -55,4 +55,23 @@ import Testing
         try writer.writeValue(value)
         #expect(writer.bytes == [0xFF, 0xFE] + (try StandardMessageCodec().encode(.list([value])).dropFirst(2)))
     }
+
+    /// A string is its size and its UTF-8, however it is held: small (up to 15 bytes), ASCII or
+    /// not, or in storage of its own; and it reads back as the same string.
+    @Test func aStringIsItsSizeAndItsUTF8AtEveryLength() throws {
+        let pieces = ["a", "\u{E9}", "\u{65E5}", "\u{1F600}", "~", "0"]
+        for count in 0...20 {
+            var string = ""
+            var index = 0
+            while string.utf8.count < count {
+                let piece = pieces[index % pieces.count]
+                string += string.utf8.count + piece.utf8.count <= count ? piece : "z"
+                index += 1
+            }
+            let codec = StandardMessageCodec()
+            let encoded = try codec.encode(.string(string))
+            #expect(encoded == [7, UInt8(count)] + Array(string.utf8), "\(string.debugDescription)")
+            #expect(try codec.decode(encoded) == .string(string))
+        }
+    }
 }

@@ -65,4 +65,29 @@ import Testing
         #expect(Set([one, other]).count == 2)
         #expect(one == JSONValue.object([.init("caf\u{E9}", .null)]))
     }
+
+    /// A short ASCII string the reader makes from its two words is the one the standard library
+    /// makes of the same bytes, bit for bit, at every length a small string holds: if a standard
+    /// library laid small strings out otherwise, this fails before any value is misread.
+    @Test func aShortStringReadIsTheStandardLibrarysOwnSmallString() throws {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789 ~\u{7F}\u{1}".utf8)
+        for count in 0...20 {
+            let bytes = (0..<count).map { alphabet[($0 * 7 + count) % alphabet.count] }
+            let expected = String(decoding: bytes, as: UTF8.self)
+            let read = try #require(bytes.withUnsafeBytes { StandardReader.string(utf8: $0) })
+            if count <= 15 {
+                #expect(
+                    unsafeBitCast(read, to: (UInt64, UInt64).self) == unsafeBitCast(expected, to: (UInt64, UInt64).self)
+                )
+            }
+            #expect(read == expected)
+            #expect(read.utf8.count == count)
+            #expect(Array(read.utf8) == bytes)
+            #expect(read.hashValue == expected.hashValue)
+            #expect(read + "!" == expected + "!")
+        }
+        // Not ASCII: validated, and refused when invalid.
+        #expect(Array("caf\u{E9}".utf8).withUnsafeBytes { StandardReader.string(utf8: $0) } == "caf\u{E9}")
+        #expect(([0xC3, 0x28] as [UInt8]).withUnsafeBytes { StandardReader.string(utf8: $0) } == nil)
+    }
 }

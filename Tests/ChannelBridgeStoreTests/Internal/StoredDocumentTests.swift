@@ -146,4 +146,36 @@ import Testing
         let whole = try #require(throws: CodecError.self) { try JSONValue.parse(text) }
         #expect(whole.description == fault)
     }
+
+    /// A string value's text is read straight from its bytes unless it holds an escape, wherever
+    /// the backslash lies (each of the eight places a word has, and the last bytes, read as one
+    /// overlapping word): the value is what the JSON parser makes of the text either way.
+    @Test func aStringValueIsItsTextBetweenTheQuotesUnlessItHoldsAnEscape() throws {
+        let plain = [
+            "", "a", "ping", "12345678", "123456789012345", "1234567890123456", "caf\u{E9} au lait",
+            String(repeating: "x", count: 40),
+        ]
+        for string in plain {
+            let text = Array(JSONValue.string(string).text.utf8)
+            #expect(text.withUnsafeBytes(StoredDocument.unescapedString) == string)
+            #expect(try StoredDocument.decode(text[...], key: "k", path: "/p") == .string(string))
+        }
+        for length in 1...24 {
+            for place in 0..<length {
+                var characters = Array(repeating: UInt8(ascii: "x"), count: length)
+                characters[place] = UInt8(ascii: "\\")
+                let string = String(decoding: characters, as: UTF8.self)
+                let text = Array(JSONValue.string(string).text.utf8)
+                let inner = text.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[1..<$0.count - 1]) }
+                #expect(StoredDocument.containsBackslash(inner), "a backslash at \(place) of \(length)")
+                #expect(text.withUnsafeBytes(StoredDocument.unescapedString) == nil)
+                #expect(try StoredDocument.decode(text[...], key: "k", path: "/p") == .string(string))
+            }
+            let none = Array(repeating: UInt8(ascii: "x"), count: length)
+            #expect(!none.withUnsafeBytes(StoredDocument.containsBackslash), "no backslash in \(length)")
+        }
+        // Not a string: decoded as typed value notation, as before.
+        #expect(try StoredDocument.decode(Array(#"{"int32": 12}"#.utf8)[...], key: "k", path: "/p") == .int32(12))
+        #expect(Array(#""x"#.utf8).withUnsafeBytes(StoredDocument.unescapedString) == nil)
+    }
 }
