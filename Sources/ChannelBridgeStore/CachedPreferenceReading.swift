@@ -43,14 +43,22 @@ extension AppGroupPreferences: CachedPreferenceReading {
         return indexedValue(forKeyUTF8: key, epoch: epoch)
     }
 
-    /// The rest of `cachedValue(forKeyUTF8:)`, out of line: a warm key's read stays short.
+    /// The rest of `cachedValue(forKeyUTF8:)`, out of line: a warm key's read stays short. The
+    /// member is found by the key's bytes when the document can (`KeyBytesIndex`), else by the key
+    /// as a `String` in the document's index.
     @inline(never)
-    private func indexedValue(forKeyUTF8 key: UnsafeRawBufferPointer, epoch: UInt64?) -> CachedValue {
+    private func indexedValue(forKeyUTF8 utf8: UnsafeRawBufferPointer, epoch: UInt64?) -> CachedValue {
         // The codec's reading of a String (an ASCII key is checked a word at a time and a short one
         // built in place): `String(validating:as:)` is generic over the encoding, and looks its
         // metadata up in the runtime on every call.
-        guard let key = StandardReader.string(utf8: key), let value = try? cachedValue(forKey: key, epoch: epoch)
-        else { return .unknown }
+        guard let key = StandardReader.string(utf8: utf8) else { return .unknown }
+        if let epoch, let found = engine.cachedValueText(forKeyUTF8: utf8, epoch: epoch) {
+            guard let value = try? decodeAndRemember(found.text, generation: found.generation, forKey: key) else {
+                return .unknown
+            }
+            return .known(value)
+        }
+        guard let value = try? cachedValue(forKey: key, epoch: epoch) else { return .unknown }
         return value
     }
 
@@ -59,10 +67,18 @@ extension AppGroupPreferences: CachedPreferenceReading {
         guard case .current(let text, let generation) = try engine.cachedValueText(forKey: key, epoch: epoch) else {
             return .unknown
         }
+        return .known(try decodeAndRemember(text, generation: generation, forKey: key))
+    }
+
+    /// The value whose text `text` is (`nil`: none) in the document of `generation`, decoded and
+    /// left at hand for the next read of `key`.
+    private func decodeAndRemember(
+        _ text: ArraySlice<UInt8>?, generation: UInt64, forKey key: String
+    ) throws(StoreError) -> StandardValue? {
         let path = files.preferences
         let value = try text.map { text throws(StoreError) in try StoredDocument.decode(text, key: key, path: path) }
         engine.remember(value, textCount: text?.count ?? 0, forKey: key, generation: generation)
-        return .known(value)
+        return value
     }
 }
 

@@ -127,6 +127,7 @@ struct DocumentScanner {
         guard valuesFound else { throw corrupt("has no \"values\" object") }
         if let valuesFault { throw valuesFault }
         document.bytes = bytes
+        document.indexKeyBytes()
         return document
     }
 

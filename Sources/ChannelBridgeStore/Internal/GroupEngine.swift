@@ -161,6 +161,23 @@ final class GroupEngine: Sendable {
         }
     }
 
+    /// The value text of the key whose UTF-8 bytes are `key`, found by those bytes
+    /// (`StoredDocument.valueText(forKeyUTF8:)`), and the cached document's generation, when the
+    /// freshness watch's `epoch`, read just before, proves without a `stat` that the document is
+    /// still the file; `nil` otherwise (then `cachedValueText(forKey:epoch:)` tells).
+    func cachedValueText(forKeyUTF8 key: UnsafeRawBufferPointer, epoch: UInt64) -> FoundText? {
+        cache.withLock { cache -> FoundText? in
+            guard cache.isCurrent(atEpoch: epoch), let text = cache.document.valueText(forKeyUTF8: key) else { return nil }
+            return FoundText(text: text, generation: cache.generation)
+        }
+    }
+
+    /// A value's text in the cached document of `generation` (`Cache.generation`).
+    struct FoundText {
+        let text: ArraySlice<UInt8>
+        let generation: UInt64
+    }
+
     /// `key`'s value text from the cached document if that document is still the file's, on the
     /// caller's thread: a dictionary lookup, after one `read` of the freshness watch that finds
     /// no change since a `stat` matched the document, or else after one `stat(2)`.

@@ -51,7 +51,7 @@ struct RecentValues: Sendable {
         guard header.generation == generation, header.keyCount == count else { return nil }
         if count > 0 {
             let same = keyBytes.withUnsafeBytes { bytes in
-                Self.sameBytes(bytes.baseAddress! + index * Self.maximumKeyLength, key.baseAddress!, count: count)
+                KeyBytes.equal(bytes.baseAddress! + index * Self.maximumKeyLength, key.baseAddress!, count: count)
             }
             guard same else { return nil }
         }
@@ -80,51 +80,8 @@ struct RecentValues: Sendable {
         }
     }
 
-    /// The slot of `key`: a multiplicative hash of its bytes, read eight at a time and the last
-    /// ones in one word of overlapping loads (`lastWord`).
+    /// The slot of `key`: the top `slotBits` bits of its hash (`KeyBytes.hash`).
     static func slot(of key: UnsafeRawBufferPointer) -> Int {
-        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
-        let count = key.count
-        var hash = UInt64(truncatingIfNeeded: count) &* multiplier
-        guard let start = key.baseAddress else { return Int(truncatingIfNeeded: hash >> UInt64(64 - slotBits)) }
-        var offset = 0
-        while offset + 8 < count {
-            hash = (hash ^ start.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* multiplier
-            hash ^= hash >> 29
-            offset += 8
-        }
-        hash = (hash ^ lastWord(start, count: count)) &* multiplier
-        return Int(truncatingIfNeeded: hash >> UInt64(64 - slotBits))
-    }
-
-    /// The last bytes of the `count` (at least 1) at `start` as one word, in at most two loads:
-    /// the last eight when there are that many, else two overlapping halves of what there is.
-    @inline(__always)
-    private static func lastWord(_ start: UnsafeRawPointer, count: Int) -> UInt64 {
-        if count >= 8 { return start.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) }
-        if count >= 4 {
-            let low = UInt64(start.loadUnaligned(as: UInt32.self))
-            return low | UInt64(start.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32
-        }
-        if count >= 2 {
-            let low = UInt64(start.loadUnaligned(as: UInt16.self))
-            return low | UInt64(start.loadUnaligned(fromByteOffset: count - 2, as: UInt16.self)) << 16
-        }
-        return UInt64(start.load(as: UInt8.self))
-    }
-
-    /// Whether the `count` (at least 1) bytes at `a` and at `b` are the same: eight at a time,
-    /// the last ones as `lastWord` reads them (which covers every byte of a short run).
-    private static func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Bool {
-        var offset = 0
-        while offset + 8 < count {
-            if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            {
-                return false
-            }
-            offset += 8
-        }
-        return lastWord(a, count: count) == lastWord(b, count: count)
+        Int(truncatingIfNeeded: KeyBytes.hash(key) >> UInt64(64 - slotBits))
     }
 }

@@ -6,7 +6,8 @@ import ChannelBridgeCodec
 /// This is the store's cache and its encoder's input at once. A read looks the key up and decodes
 /// that one value; a write copies every unchanged member's bytes as they are and encodes only the
 /// values it changes, so no write re-encodes the group (Protocol/store.md, "Costs"). Memory is the
-/// file's size plus about 24 bytes a key for `entries` and one dictionary entry a key for `index`.
+/// file's size plus about 24 bytes a key for `entries`, one dictionary entry a key for `index` and
+/// 16 to 32 bytes a key for `keyBytesIndex`.
 struct StoredDocument: Sendable {
     /// One member of `values`: byte offsets into `bytes`, 32 bits each (files are limited to
     /// `maximumSize`), 12 bytes a key. A removed member stays as a tombstone until there are many,
@@ -48,6 +49,9 @@ struct StoredDocument: Sendable {
     /// Key → position in `entries`, for every live member. Keys are told apart by code units,
     /// as the file and Dart tell them apart: `"\u{E9}"` and `"e\u{301}"` are two members.
     var index: [CodeUnitString: Int] = [:]
+    /// The live members again, found by their key's UTF-8 bytes where the file spells the key as
+    /// they are (`StoredDocument+KeyBytes`); `index` answers for every other key.
+    var keyBytesIndex = KeyBytesIndex()
     /// How many of `entries` are tombstones.
     var tombstones = 0
     var changeLog: ChangeLog?
@@ -200,7 +204,12 @@ extension StoredDocument {
         takeReceipts = commit.takeReceipts
         for key in commit.removedKeys { index.removeValue(forKey: CodeUnitString(key)) }
         for (key, position) in commit.addedKeys { index[CodeUnitString(key)] = position }
-        if tombstones > max(1_024, index.count) { compact() }
+        if tombstones > max(1_024, index.count) {
+            compact()
+            indexKeyBytes()
+        } else {
+            indexKeyBytes(added: commit.addedKeys)
+        }
     }
 
     /// Drops the tombstones, renumbering `index` (linear; done once tombstones outnumber keys).
