@@ -57,6 +57,36 @@ import Testing
         #expect(exit.stderr == "")
     }
 
+    /// `serve-host --keys K` writes a group of K keys before the host starts, and `call-host
+    /// --keys K` reads them as `bench prefs` does, checking every value it is answered.
+    @Test func hostClientReadsEveryKeyOfAGroupOfKeys() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let socket = directory.path + "/h.sock"
+        let pipe = try CloseOnExecPipe()
+        let process = try HostProcess(
+            ["serve-host", "--socket", socket, "--data-dir", directory.path + "/data", "--keys", "50"],
+            product: "channelbridge-rtt-driver", input: pipe.fileHandleForReading)
+        try pipe.fileHandleForReading.close()
+        let ready = try await withHangGuard(seconds: 30) { try await process.readyLine() }
+        try #require(ready == "ready \(socket)")
+        let client = try await withHangGuard(seconds: 60) {
+            try await ProcessRunner.runOnThread(
+                "channelbridge-rtt-driver", ["call-host", "--socket", socket, "--count", "120", "--keys", "50"])
+        }
+        #expect(client.status == 0 && client.stderr == "", "stderr: \(client.stderr)")
+        // A client that expects a larger group asks for keys this one lacks, and says which.
+        let larger = try await withHangGuard(seconds: 60) {
+            try await ProcessRunner.runOnThread(
+                "channelbridge-rtt-driver", ["call-host", "--socket", socket, "--count", "3", "--keys", "100000"])
+        }
+        #expect(larger.status == 1, "stderr: \(larger.stderr)")
+        #expect(larger.stderr.contains("call 2: getString k7919 answered null"), "\(larger.stderr)")
+        try pipe.fileHandleForWriting.close()
+        let exit = try await withHangGuard(seconds: 30) { await process.waitForExit() }
+        #expect(exit.status == 0 && !exit.bySignal, "stderr: \(exit.stderr)")
+    }
+
     @Test func clientWithoutAServerFailsWithStatusOne() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
@@ -69,6 +99,8 @@ import Testing
     @Test(arguments: [
         [], ["call", "--socket", "/tmp/x.sock"], ["call", "--socket", "/tmp/x.sock", "--count", "-1"],
         ["serve", "--socket", "/tmp/x.sock", "--count", "1"], ["serve", "--frobnicate", "1"],
+        ["call", "--socket", "/tmp/x.sock", "--count", "1", "--keys", "5"],
+        ["call-host", "--socket", "/tmp/x.sock", "--count", "1", "--keys", "0"],
     ])
     func usageErrorsExit64(arguments: [String]) async throws {
         let outcome = try await ProcessRunner.runOnThread("channelbridge-rtt-driver", arguments)

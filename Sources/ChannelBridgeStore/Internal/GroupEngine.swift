@@ -167,7 +167,9 @@ final class GroupEngine: Sendable {
     /// still the file; `nil` otherwise (then `cachedValueText(forKey:epoch:)` tells).
     func cachedValueText(forKeyUTF8 key: UnsafeRawBufferPointer, epoch: UInt64) -> FoundText? {
         cache.withLock { cache -> FoundText? in
-            guard cache.isCurrent(atEpoch: epoch), let text = cache.document.valueText(forKeyUTF8: key) else { return nil }
+            guard cache.isCurrent(atEpoch: epoch), let text = cache.document.valueText(forKeyUTF8: key) else {
+                return nil
+            }
             return FoundText(text: text, generation: cache.generation)
         }
     }

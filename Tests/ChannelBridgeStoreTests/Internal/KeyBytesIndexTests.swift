@@ -37,8 +37,11 @@ import Testing
         // A member another writer spelled with an escape for a plain character.
         text += #","caf\u00e9s":{"int32":99}}}"#
         let document = try DocumentScanner.document(from: Array(text.utf8), path: "/p")
-        let plain: (String) -> Bool = { !$0.contains("\"") && !$0.contains("\\") && !$0.contains("\t") && $0 != "cafés" }
-        Self.check(document, keys + ["cafés", "k1234", "k", "", "absent", "a\"b", "with \"quote"], plain: plain, "read")
+        let plain: (String) -> Bool = {
+            !$0.contains("\"") && !$0.contains("\\") && !$0.contains("\t") && $0 != "cafés"
+        }
+        Self.check(
+            document, keys + ["cafés", "k1234", "k", "", "absent", "a\"b", "with \"quote"], plain: plain, "read")
         // The escaped spelling is found through `index` only.
         #expect(Array("cafés".utf8).withUnsafeBytes { document.valueText(forKeyUTF8: $0) } == nil)
         #expect(document.valueText(forKey: "cafés") != nil)
@@ -61,7 +64,8 @@ import Testing
             all.append("k\(index)")
         }
         Self.check(document, all, plain: { _ in true }, displaced: 2, "one at a time")
-        try commit { edit in for index in 200..<3_000 { _ = edit.set("k\(index)", text: Array(#""v\#(index)""#.utf8)) } }
+        try commit { edit in for index in 200..<3_000 { _ = edit.set("k\(index)", text: Array(#""v\#(index)""#.utf8)) }
+        }
         all += (200..<3_000).map { "k\($0)" }
         Self.check(document, all, plain: { _ in true }, displaced: 10, "in one write")
         // Removals, a key set again (it goes last), then enough removals for a compaction.
@@ -70,7 +74,9 @@ import Testing
             _ = edit.set("k0", text: Array(#""back""#.utf8))
         }
         Self.check(document, all, plain: { _ in true }, displaced: 10, "after removals")
-        #expect(Array("k0".utf8).withUnsafeBytes { document.valueText(forKeyUTF8: $0) }.map(Array.init) == Array(#""back""#.utf8))
+        #expect(
+            Array("k0".utf8).withUnsafeBytes { document.valueText(forKeyUTF8: $0) }.map(Array.init)
+                == Array(#""back""#.utf8))
         #expect(Array("k3".utf8).withUnsafeBytes { document.valueText(forKeyUTF8: $0) } == nil)
         try commit { edit in for index in 0..<2_900 where index % 3 != 0 { _ = edit.set("k\(index)", text: nil) } }
         #expect(document.tombstones == 0, "compaction ran")
