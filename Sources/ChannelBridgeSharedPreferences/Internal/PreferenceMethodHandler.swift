@@ -163,12 +163,14 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
     private func readNow(
         _ method: Method, keyUTF8 utf8: UnsafeRawBufferPointer, stores: GroupStore
     ) -> StandardValue? {
-        order.runNow(.read) { () -> StandardValue? in
-            guard case .known(let stored) = stores.reader.cachedValue(forKeyUTF8: utf8) else { return nil }
-            guard let stored else { return .null }
-            guard let type = method.getterType else { return stored }
-            return type.read(stored)
+        // Called where the request was read (the in-place route of an immediate handler), which
+        // reads nothing more of the session until this returns: `mayReadNow`'s condition.
+        guard order.mayReadNow(), case .known(let stored) = stores.reader.cachedValue(forKeyUTF8: utf8) else {
+            return nil
         }
+        guard let stored else { return .null }
+        guard let type = method.getterType else { return stored }
+        return type.read(stored)
     }
 
     /// A get of `key`: answered right here when the store has the value at hand and nothing of

@@ -67,6 +67,16 @@ final class SessionOrder: Sendable {
         return try body()
     }
 
+    /// Whether a read may run now, without being counted as running: nothing waits and no write
+    /// runs. Only for a read that runs to its end where the session's requests are read, before
+    /// the next one is read: no later operation of the session can start while it runs (they
+    /// reach `perform` or `runNow` on that thread, after it), and an earlier one still running or
+    /// waiting makes this false. So it orders the read as `runNow(.read)` would, with one lock
+    /// instead of two.
+    func mayReadNow() -> Bool {
+        state.withLock { !$0.hasWaiters && $0.mayStart(.read) }
+    }
+
     /// Runs `operation` in program order and returns its result.
     func perform<T: Sendable>(_ kind: Kind, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         let now = state.withLock { state -> Bool in

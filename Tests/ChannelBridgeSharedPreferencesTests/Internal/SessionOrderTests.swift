@@ -61,4 +61,65 @@ import Testing
             #expect(log.withLock { $0 } == ["first starts", "first reaches the store", "second reaches the store"])
         }
     }
+
+    /// A read answered where requests are read runs at once only when nothing earlier is still to
+    /// take effect: not while a write runs, not while an operation waits; and it is not counted, so
+    /// a write that arrives after it starts at once.
+    @Test func aReadMayRunNowOnlyWithNothingEarlierPending() async throws {
+        let order = SessionOrder()
+        #expect(order.mayReadNow())
+        let releaseWrite = DispatchSemaphore(value: 0)
+        defer { releaseWrite.signal() }
+        let writeRunning = Inbox<Void>()
+        let waiterQueued = Inbox<Void>()
+        try await withHangGuard { () async throws in
+            // A write runs on a thread of ours until released.
+            let write = Task {
+                await onThread {
+                    order.runNow(.write) { () -> Int? in
+                        writeRunning.put(())
+                        releaseWrite.wait()
+                        return 1
+                    }
+                }
+            }
+            await writeRunning.next()
+            #expect(!order.mayReadNow(), "a write is running")
+            // A read that arrives now waits behind it.
+            let waiting = Task.immediate {
+                let value = try await order.perform(.read) { () async throws -> Int in 2 }
+                waiterQueued.put(())
+                return value
+            }
+            releaseWrite.signal()
+            #expect(await write.value == 1)
+            #expect(try await waiting.value == 2)
+            await waiterQueued.next()
+            #expect(order.mayReadNow(), "nothing earlier is pending")
+            // Asking counts nothing: a write may start right after.
+            #expect(order.runNow(.write) { () -> Int? in 3 } == 3)
+
+            // A read runs, and a write waits behind it: a read now would overtake the write.
+            let releaseRead = DispatchSemaphore(value: 0)
+            defer { releaseRead.signal() }
+            let readRunning = Inbox<Void>()
+            let read = Task {
+                await onThread {
+                    order.runNow(.read) { () -> Int? in
+                        readRunning.put(())
+                        releaseRead.wait()
+                        return 4
+                    }
+                }
+            }
+            await readRunning.next()
+            #expect(order.mayReadNow(), "reads run side by side")
+            let queuedWrite = Task.immediate { try await order.perform(.write) { () async throws -> Int in 5 } }
+            #expect(!order.mayReadNow(), "a write waits")
+            releaseRead.signal()
+            #expect(await read.value == 4)
+            #expect(try await queuedWrite.value == 5)
+            #expect(order.mayReadNow())
+        }
+    }
 }
