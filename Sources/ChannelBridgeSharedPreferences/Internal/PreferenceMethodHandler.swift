@@ -95,17 +95,16 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
         case withStore(GroupStore)
     }
 
-    private let session: LockedValue<Session>
-    /// This session's store operations, in arrival order.
-    private let order = SessionOrder()
+    /// This session's store operations, in arrival order, and its state under the same lock.
+    private let order: SessionOrder<Session>
 
     init(_ configuration: PreferenceConfiguration) {
         self.configuration = configuration
-        self.session = LockedValue(Session(appGroup: configuration.defaultAppGroup))
+        self.order = SessionOrder(Session(appGroup: configuration.defaultAppGroup))
     }
 
     /// The group this session's calls use now: chosen with `setAppGroup`, else the default.
-    var sessionAppGroup: String? { session.withLock { $0.appGroup } }
+    var sessionAppGroup: String? { order.withContext { $0.appGroup } }
 
     func handle(_ call: MethodCall) async throws -> StandardValue {
         try await handle(immediately: call)
@@ -117,7 +116,7 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
         if method == .setAppGroup {
             let requested = try arguments.string("appGroup")
             try configuration.checkEntitled(requested)
-            session.withLock { session in
+            order.withContext { session in
                 guard let current = session.appGroup, CodeUnitString.equal(current, requested) else {
                     session.appGroup = requested
                     session.store = nil
@@ -141,31 +140,31 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
     func answerImmediately(
         _ name: String, encodedArguments arguments: StandardEncodedArguments
     ) throws -> MethodChannel.ImmediateResult? {
-        // The method and the session's store in one lock when earlier calls looked them up (the
-        // usual case).
-        let (known, store) = session.withLock { ($0.knownMethod(named: name), $0.store) }
+        // The method and the session's store when earlier calls looked them up (the usual case),
+        // and whether a read may run now, in one lock. Asked where the request was read (the
+        // in-place route of an immediate handler), which reads nothing more of the session until
+        // this returns: `readingContext`'s condition.
+        let ((known, store), mayReadNow) = order.readingContext { ($0.knownMethod(named: name), $0.store) }
         guard let method = known ?? method(named: name), method.isGet,
             let utf8 = arguments.onlyStringUTF8(named: "key")
         else {
             return nil
         }
         let stores = try store ?? stores(for: sessionGroup(calling: name))
-        if let answer = readNow(method, keyUTF8: utf8, stores: stores) { return .value(answer) }
+        if mayReadNow, let answer = readNow(method, keyUTF8: utf8, stores: stores) { return .value(answer) }
         guard let key = arguments.onlyString(named: "key") else { return nil }
         return try get(method, name, key: key, stores: stores)
     }
 
     /// A get of the key whose UTF-8 bytes are `utf8`, answered from the store's cache
     /// (`CachedPreferenceReading.cachedValue(forKeyUTF8:)`, which finds a key read lately without
-    /// building a `String`) when nothing of the session is pending; `nil` to take `get` instead:
-    /// for a value that is not at hand, one of another type than the getter's (`WRONG_TYPE` names
-    /// the key), or a store error, which `get` meets again and answers.
+    /// building a `String`), for a caller that found nothing of the session pending; `nil` to take
+    /// `get` instead: for a value that is not at hand, one of another type than the getter's
+    /// (`WRONG_TYPE` names the key), or a store error, which `get` meets again and answers.
     private func readNow(
         _ method: Method, keyUTF8 utf8: UnsafeRawBufferPointer, stores: GroupStore
     ) -> StandardValue? {
-        // Called where the request was read (the in-place route of an immediate handler), which
-        // reads nothing more of the session until this returns: `mayReadNow`'s condition.
-        guard order.mayReadNow(), case .known(let stored) = stores.reader.cachedValue(forKeyUTF8: utf8) else {
+        guard case .known(let stored) = stores.reader.cachedValue(forKeyUTF8: utf8) else {
             return nil
         }
         guard let stored else { return .null }
@@ -220,9 +219,9 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
     }
 
     private func method(named name: String) -> Method? {
-        if let method = session.withLock({ $0.knownMethod(named: name) }) { return method }
+        if let method = order.withContext({ $0.knownMethod(named: name) }) { return method }
         guard let method = Method(rawValue: name) else { return nil }
-        session.withLock { session in
+        order.withContext { session in
             session.lastMethodName = name
             session.lastMethod = method
         }
@@ -231,7 +230,7 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
 
     /// The session's group, or `APP_GROUP_HAS_NOT_BEEN_SET` for a call of `method`.
     private func sessionGroup(calling method: String) throws(MethodError) -> SessionGroup {
-        let found = session.withLock { session -> SessionGroup? in
+        let found = order.withContext { session -> SessionGroup? in
             if let store = session.store { return .withStore(store) }
             return session.appGroup.map(SessionGroup.group)
         }
@@ -252,7 +251,7 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
         case .group(let name):
             let stores = GroupStore(store: try configuration.store(for: name))
             // Kept unless the group changed meanwhile.
-            session.withLock { session in
+            order.withContext { session in
                 if let group = session.appGroup, CodeUnitString.equal(group, name) { session.store = stores }
             }
             return stores
@@ -264,7 +263,7 @@ final class PreferenceMethodHandler: ImmediateMethodCallDelegate {
     private func prepare(
         _ method: Method, _ name: String, _ arguments: PreferenceArguments,
         group: SessionGroup
-    ) throws -> (SessionOrder.Kind, Operation) {
+    ) throws -> (SessionOrder<Session>.Kind, Operation) {
         if let type = method.setterType {
             let key = try arguments.string("key")
             let value = try arguments.value(for: type, key: key)

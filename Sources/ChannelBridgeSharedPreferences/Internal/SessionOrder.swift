@@ -24,10 +24,15 @@ import Synchronization
 /// With nothing to wait for (the common case: a read with no write pending), `perform` runs the
 /// operation at once, on the caller's thread, with no task and no suspension of its own.
 /// The queue holds at most the session's in-flight requests (bounded by the messenger).
-final class SessionOrder: Sendable {
+///
+/// `Context` is the session's own state (its group, its store), kept under the same lock, so that
+/// a read answered where it was received looks up what it needs and asks whether it may run with
+/// one lock (`readingContext`).
+final class SessionOrder<Context: Sendable>: Sendable {
     enum Kind { case read, write }
 
     private struct State {
+        var context: Context
         var runningReads = 0
         var runningWrites = 0
         var waiting: [Waiter] = []
@@ -51,7 +56,16 @@ final class SessionOrder: Sendable {
         }
     }
 
-    private let state = LockedValue(State())
+    private let state: LockedValue<State>
+
+    init(_ context: Context) {
+        state = LockedValue(State(context: context))
+    }
+
+    /// Runs `body` on the session's state, under the lock.
+    func withContext<R>(_ body: (inout Context) -> R) -> R {
+        state.withLock { body(&$0.context) }
+    }
 
     /// Runs `body` at once, on this thread, if the operation may start now (nothing waits and no
     /// operation of the other kind runs); `nil` when it may not, or when `body` cannot answer
@@ -67,14 +81,14 @@ final class SessionOrder: Sendable {
         return try body()
     }
 
-    /// Whether a read may run now, without being counted as running: nothing waits and no write
-    /// runs. Only for a read that runs to its end where the session's requests are read, before
-    /// the next one is read: no later operation of the session can start while it runs (they
-    /// reach `perform` or `runNow` on that thread, after it), and an earlier one still running or
-    /// waiting makes this false. So it orders the read as `runNow(.read)` would, with one lock
-    /// instead of two.
-    func mayReadNow() -> Bool {
-        state.withLock { !$0.hasWaiters && $0.mayStart(.read) }
+    /// What `body` reads of the session's state, and whether a read may run now, without being
+    /// counted as running: nothing waits and no write runs. Only for a read that runs to its end
+    /// where the session's requests are read, before the next one is read: no later operation of
+    /// the session can start while it runs (they reach `perform` or `runNow` on that thread, after
+    /// it), and an earlier one still running or waiting makes it false. So it orders the read as
+    /// `runNow(.read)` would, and finds what the read needs, with one lock instead of three.
+    func readingContext<R>(_ body: (Context) -> R) -> (R, mayReadNow: Bool) {
+        state.withLock { (body($0.context), !$0.hasWaiters && $0.mayStart(.read)) }
     }
 
     /// Runs `operation` in program order and returns its result.
@@ -234,9 +248,11 @@ final class SessionOrder: Sendable {
             return true
         }
 
+        /// What `cancel` does once it has left the lock.
+        private enum CancelAction { case none, giveUp(@Sendable () -> Void), cancel(Task<Void, Never>) }
+
         func cancel() {
-            enum Action { case none, giveUp(@Sendable () -> Void), cancel(Task<Void, Never>) }
-            let action = phase.withLock { phase -> Action in
+            let action = phase.withLock { phase -> CancelAction in
                 switch phase {
                 case .new:
                     phase = .cancelled

@@ -10,7 +10,7 @@ import Testing
 /// the concurrency pool's.
 @Suite struct SessionOrderTests {
     @Test func aWriteArrivingWhileAnEarlierOneIsStartingQueuesBehindIt() async throws {
-        let order = SessionOrder()
+        let order = SessionOrder(())
         let log = LockedValue<[String]>([])
         let releaseRead = DispatchSemaphore(value: 0)
         let releaseFirst = DispatchSemaphore(value: 0)
@@ -66,8 +66,20 @@ import Testing
     /// take effect: not while a write runs, not while an operation waits; and it is not counted, so
     /// a write that arrives after it starts at once.
     @Test func aReadMayRunNowOnlyWithNothingEarlierPending() async throws {
-        let order = SessionOrder()
-        #expect(order.mayReadNow())
+        let order = SessionOrder(0)
+        // Each ask reads the session's state in the same lock: the value set just before.
+        let asks = LockedValue(0)
+        func mayReadNow() -> Bool {
+            let ask = asks.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            order.withContext { $0 = ask }
+            let (context, may) = order.readingContext { $0 }
+            #expect(context == ask)
+            return may
+        }
+        #expect(mayReadNow())
         let releaseWrite = DispatchSemaphore(value: 0)
         defer { releaseWrite.signal() }
         let writeRunning = Inbox<Void>()
@@ -84,7 +96,7 @@ import Testing
                 }
             }
             await writeRunning.next()
-            #expect(!order.mayReadNow(), "a write is running")
+            #expect(!mayReadNow(), "a write is running")
             // A read that arrives now waits behind it.
             let waiting = Task.immediate {
                 let value = try await order.perform(.read) { () async throws -> Int in 2 }
@@ -95,7 +107,7 @@ import Testing
             #expect(await write.value == 1)
             #expect(try await waiting.value == 2)
             await waiterQueued.next()
-            #expect(order.mayReadNow(), "nothing earlier is pending")
+            #expect(mayReadNow(), "nothing earlier is pending")
             // Asking counts nothing: a write may start right after.
             #expect(order.runNow(.write) { () -> Int? in 3 } == 3)
 
@@ -113,13 +125,13 @@ import Testing
                 }
             }
             await readRunning.next()
-            #expect(order.mayReadNow(), "reads run side by side")
+            #expect(mayReadNow(), "reads run side by side")
             let queuedWrite = Task.immediate { try await order.perform(.write) { () async throws -> Int in 5 } }
-            #expect(!order.mayReadNow(), "a write waits")
+            #expect(!mayReadNow(), "a write waits")
             releaseRead.signal()
             #expect(await read.value == 4)
             #expect(try await queuedWrite.value == 5)
-            #expect(order.mayReadNow())
+            #expect(mayReadNow())
         }
     }
 }
