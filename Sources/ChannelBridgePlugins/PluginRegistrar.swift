@@ -68,15 +68,20 @@ public final class PluginRegistrar: Sendable {
                     methods: methods)))
         core.install(for: key) {
             if let immediate = delegate as? any ImmediateMethodCallDelegate {
-                channel.setImmediateMethodCallHandler(
-                    { call in try immediate.answerImmediately(call) },
-                    encoded: { method, arguments in try immediate.answerImmediately(method, encodedArguments: arguments)
-                    })
+                Self.install(immediate, on: channel)
             } else {
                 channel.setMethodCallHandler { call in try await delegate.handle(call) }
             }
             return { channel.setMethodCallHandler(nil) }
         }
+    }
+
+    /// Installs `delegate`'s immediate answers on `channel`. Generic, so that the handlers call the
+    /// delegate's type directly rather than through an existential box on every call.
+    private static func install(_ delegate: some ImmediateMethodCallDelegate, on channel: MethodChannel) {
+        channel.setImmediateMethodCallHandler(
+            { call in try delegate.answerImmediately(call) },
+            encoded: { method, arguments in try delegate.answerImmediately(method, encodedArguments: arguments) })
     }
 
     /// Makes `handler` the owner of the event channel `channel`; removed at teardown, which ends
