@@ -69,7 +69,7 @@ import Testing
         let order = SessionOrder(0)
         // Each ask reads the session's state in the same lock: the value set just before.
         let asks = LockedValue(0)
-        func mayReadNow() -> Bool {
+        @Sendable func mayReadNow() -> Bool {
             let ask = asks.withLock { count -> Int in
                 count += 1
                 return count
