@@ -36,10 +36,10 @@ let package = Package(
         // only module of Sources/ that imports Glibc (the store's files are still to move): threads for blocking
         // work, `LockedValue` (the lock ThreadSanitizer sees), socket, file, poll and process calls (`Syscalls`,
         // `FileCalls`, `Errno`), and the mechanisms executables use for process policy (`ProcessSignals`,
-        // `ProcessExit`, `AllocatorTuning`, `CPUAffinity`).
+        // `ProcessExit`, `AllocatorTuning`).
         .target(name: "ChannelBridgePlatform", dependencies: ["CChannelBridgeSyscalls"], swiftSettings: strict + platformLocks),
         // Under it, in C: the socket's `read` and `send` without glibc's thread-cancellation
-        // bookkeeping (issue 18). Only ChannelBridgePlatform imports it.
+        // bookkeeping. Only ChannelBridgePlatform imports it.
         .target(name: "CChannelBridgeSyscalls",
                 cSettings: Context.environment["CHANNELBRIDGE_PTHREAD_LOCKS"] != nil ? [.define("CB_LIBC_IO")] : []),
         // Leaves above it: the codecs (values, bytes, TVN) and the messenger (frames, sessions),
@@ -94,24 +94,12 @@ let package = Package(
                                "ChannelBridgeSocket", "ChannelBridgeClient", "ChannelBridgeStore",
                                "ChannelBridgeSharedPreferences"],
                 swiftSettings: strict),
-        // Raw C baselines for `channelbridge bench`: socket ping-pong, pipelining, bulk, streams, and a C codec.
-        .executableTarget(name: "channelbridge-raw-bench", path: "Sources/channelbridge-raw-bench"),
-        // Depends on the executables it starts (`bench`'s baselines, `demo`'s host) so that SwiftPM builds them
-        // beside it: `swift run -c release channelbridge bench` works on a fresh clone. They are built, not linked.
-        // The benchmark suite (scenarios, baselines, report) that `channelbridge bench` is a thin shell over.
-        .target(name: "ChannelBridgeBench",
-                dependencies: ["ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeSocket", "ChannelBridgePlatform"],
-                resources: [.copy("Resources/representative-payload.tvn.json")], swiftSettings: strict),
-        // The rtt scenario's two processes with a synchronous `main` (valgrind crashes on Swift's async main), run
-        // under callgrind by `Scripts/count-instructions` for instructions per call (issue 18).
-        .executableTarget(name: "channelbridge-rtt-driver", dependencies: ["ChannelBridgeBench", "ChannelBridgePlatform", "ChannelBridgeHost",
-                                                                   "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger", "ChannelBridgeSocket"],
-                          swiftSettings: strict),
+        // Depends on `extension-host`, which `demo` and `stress` start, so that SwiftPM builds it beside it: built,
+        // not linked. The benchmarks are a package of their own, Benchmarks/, built on this one's products.
         .executableTarget(name: "channelbridge", dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeChannels",
                                                        "ChannelBridgeSocket", "ChannelBridgeMessenger", "ChannelBridgeClient",
                                                        "ChannelBridgeStore", "ChannelBridgeHost", "ChannelBridgePlatform",
-                                                       "ChannelBridgeBench", "ChannelBridgeContracts", "ChannelBridgeTesting",
-                                                       "extension-host", "channelbridge-raw-bench"],
+                                                       "ChannelBridgeContracts", "ChannelBridgeTesting", "extension-host"],
                          swiftSettings: strict),
         // Writes to a store from a separate process (directly, or through a host's channel), for the
         // multi-process tests of the store and the host.
@@ -152,9 +140,11 @@ let package = Package(
         .testTarget(name: "ChannelBridgeClientTests",
                     dependencies: ["ChannelBridgeClient", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger",
                                    "ChannelBridgeSocket", "ChannelBridgeTestSupport", "extension-host"], swiftSettings: strict),
-        .testTarget(name: "BenchTests",
-                    dependencies: ["ChannelBridgeTestSupport", "channelbridge", "channelbridge-raw-bench", "extension-host",
-                                   "channelbridge-rtt-driver", "isolation-test-host", "pigeon-host-example"],
+        // `channelbridge stress` (and `stress connect`) run as a real process against real hosts: the stock one,
+        // one whose plugin traps, Pigeon's.
+        .testTarget(name: "StressTests",
+                    dependencies: ["ChannelBridgeTestSupport", "channelbridge", "extension-host", "isolation-test-host",
+                                   "pigeon-host-example"],
                     swiftSettings: strict),
         // The CLI's commands run as child processes (codec, conformance, prefs, session, …): the only
         // test targets below that build the executables are this one and those about processes.
@@ -252,7 +242,7 @@ let package = Package(
     ]
 )
 
-// Fuzz targets (issue 14; see README "Fuzzing"): declared only when `Scripts/fuzz` builds them with
+// Fuzz targets (Docs/fuzzing.md): declared only when `Scripts/fuzz` builds them with
 // CHANNELBRIDGE_FUZZ=1 and `--sanitize=fuzzer --sanitize=address`, so the normal build and test
 // never compile them. One executable holds every target; `--target=NAME` picks one.
 if Context.environment["CHANNELBRIDGE_FUZZ"] != nil {

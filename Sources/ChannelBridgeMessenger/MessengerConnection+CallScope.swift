@@ -11,7 +11,9 @@ extension MessengerConnection {
     ///     for _ in 0..<1_000 { _ = try await channel.invokeMethod("echo", arguments: "ping") }
     /// }
     /// ```
-    package func withCallScope<T: Sendable>(
+    ///
+    /// SPI for the Benchmarks/ package, whose calls are made in one scope.
+    @_spi(Benchmarks) public func withCallScope<T: Sendable>(
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> T
     ) async throws -> T {

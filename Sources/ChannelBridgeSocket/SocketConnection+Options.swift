@@ -19,8 +19,8 @@ extension SocketConnection {
         /// Lets tasks that prefer `SocketConnection.executor` run on the reader thread, between
         /// reads, which saves a thread wake-up per round trip (see `ReaderExecutor`); off by
         /// default, because such tasks then share the thread that reads this connection. Package
-        /// API, a fast path for the benchmark and the package's own clients.
-        package var runsTasksOnReaderThread: Bool
+        /// API, a fast path for the package's own clients; SPI for the Benchmarks/ package.
+        @_spi(Benchmarks) public var runsTasksOnReaderThread: Bool
         /// Unsent bytes above which the connection stops taking new work from this side (requests
         /// wait to be sent, event sinks buffer or wait) and, when they are answers, stops reading
         /// the peer's requests. Default 4 MiB.

@@ -32,8 +32,8 @@ public final class SocketConnection: Sendable {
 
     /// Runs tasks that prefer it on this connection's reader thread when
     /// `Options.runsTasksOnReaderThread` is set, else on the global concurrent executor; see
-    /// `ReaderExecutor`.
-    package var executor: ReaderExecutor { transport.executor }
+    /// `ReaderExecutor`. SPI for the Benchmarks/ package, whose client calls prefer it.
+    @_spi(Benchmarks) public var executor: any TaskExecutor { transport.executor }
 
     /// The peer name from the peer's HELLO, once it has arrived.
     public var peerName: String? { messenger.peerHello?.peerName }

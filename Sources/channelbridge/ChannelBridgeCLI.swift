@@ -9,7 +9,7 @@ struct ChannelBridgeCLI {
         CallCommand.self, ListCommand.self, DescribeCommand.self, SessionCommand.self, SendCommand.self,
         ListenCommand.self, ItemsCommand.self, ExitCommand.self, CancelCommand.self,
         PrefsCommand.self, DemoCommand.self,
-        CodecCommand.self, ConformanceCommand.self, BenchCommand.self, StressCommand.self,
+        CodecCommand.self, ConformanceCommand.self, StressCommand.self,
         PigeonCommand.self, MockCommand.self, VerifyCommand.self, RecordCommand.self,
     ]
 
@@ -27,6 +27,13 @@ struct ChannelBridgeCLI {
         connect timeout. They exit 0 on success, 1 on an error from the host, 64 on a usage
         error, 65 on bad input, 69 when no host is listening and 75 when the host did not answer
         in time (it may be stopped or overloaded).
+        """
+
+    /// What `channelbridge bench` says: where the benchmarks went.
+    static let movedBench = """
+        channelbridge: 'bench' is not a command; the benchmarks are channelbridge-bench, in the Benchmarks/ package:
+          swift run -c release --package-path Benchmarks channelbridge-bench [scenario ...] [--json]
+        Connection times to a running host: channelbridge stress connect --socket PATH
         """
 
     /// The options every command that talks to a host takes, which may also come before the
@@ -86,7 +93,7 @@ struct ChannelBridgeCLI {
     static func main() async {
         // A peer or host that goes away must surface as an error on write, not kill this process.
         ProcessSignals.ignoreBrokenPipes()
-        // Bulk transfers (`send`, `bench`) reuse large buffers instead of faulting fresh pages in.
+        // Bulk transfers (`send`) reuse large buffers instead of faulting fresh pages in.
         AllocatorTuning.retainLargeAllocations()
         let arguments = Array(CommandLine.arguments.dropFirst())
         let status = await run(arguments)
@@ -108,6 +115,11 @@ struct ChannelBridgeCLI {
             // Not listed: the extension host itself, for `channelbridge demo` when no `extension-host` is beside
             // this binary (one copied on its own; SwiftPM builds it with `channelbridge`, which depends on it).
             return await HostCommand.run(Array(arguments.dropFirst()))
+        }
+        if first == "bench" {
+            // Not a command: the benchmarks are a package of their own, built on this one's products.
+            Output.error(movedBench)
+            return ExitCode.usage
         }
         guard let command = commands.first(where: { $0.name == first }) else {
             Output.error(unknownCommand(first))

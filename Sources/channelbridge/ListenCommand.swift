@@ -36,7 +36,7 @@ enum ListenCommand: CLICommand {
             return ExitCode.success
         }
         guard (1...2).contains(args.positionals.count) else { throw UsageError("needs CHANNEL and optionally ARGS") }
-        let limit = try args.value("count").map { try BenchCommand.positiveInt($0, "--count") }
+        let limit = try args.value("count").map { try Arguments.positiveInt($0, "--count") }
         let listenArguments =
             try args.positionals.count == 2 ? ClientContext.value(args.positionals[1], what: "ARGS") : .null
         let context = try ClientContext(args)

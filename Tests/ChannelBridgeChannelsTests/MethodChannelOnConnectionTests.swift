@@ -1,6 +1,6 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
-import ChannelBridgeMessenger
+@_spi(Benchmarks) import ChannelBridgeMessenger
 import ChannelBridgeTestSupport
 import ChannelBridgeTesting
 import Testing

@@ -1,4 +1,4 @@
-import ChannelBridgeMessenger
+@_spi(Benchmarks) import ChannelBridgeMessenger
 import ChannelBridgeTestSupport
 import ChannelBridgeTesting
 import Testing

@@ -1,7 +1,7 @@
 import ChannelBridgeChannels
 import ChannelBridgeCodec
-import ChannelBridgeMessenger
-import ChannelBridgeSocket
+@_spi(Benchmarks) import ChannelBridgeMessenger
+@_spi(Benchmarks) import ChannelBridgeSocket
 import ChannelBridgeTestSupport
 import Glibc
 import Testing

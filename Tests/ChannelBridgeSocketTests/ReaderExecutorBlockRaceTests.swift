@@ -1,5 +1,5 @@
 import ChannelBridgeMessenger
-import ChannelBridgeSocket
+@_spi(Benchmarks) import ChannelBridgeSocket
 import ChannelBridgeTestSupport
 import Testing
 

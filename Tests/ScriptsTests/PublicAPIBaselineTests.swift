@@ -156,4 +156,39 @@ import Testing
                     """)
         }
     }
+
+    /// A public declaration marked `@_spi(NAME)` counts as spi, not public, and is a baseline line
+    /// with its attribute, so adding one shows in the check like any other change.
+    @Test func anSPIDeclarationIsCountedApartAndKeptInTheBaseline() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let root = directory.path
+        try directory.write(
+            "Sources/ChannelBridgeCodec/Dial.swift",
+            """
+            public struct Dial {
+                public var turns: Int
+                @_spi(Benchmarks) public var fastTurns: Int
+                @_spi(Benchmarks)
+                public func spin() {}
+                package var hidden: Int
+            }
+
+            """)
+        let counts = try await run([], in: root)
+        #expect(counts.status == 0)
+        #expect(
+            counts.stdout
+                == "ChannelBridgeCodec               public    2   package    1   spi   2\n")
+        #expect(try await run(["--update"], in: root).status == 0)
+        let written = try String(contentsOfFile: root + "/Scripts/api/ChannelBridgeCodec.txt", encoding: .utf8)
+        #expect(
+            written == """
+                Dial: @_spi(Benchmarks) public func spin()
+                Dial: @_spi(Benchmarks) public var fastTurns: Int
+                Dial: public var turns: Int
+                public struct Dial
+
+                """)
+    }
 }

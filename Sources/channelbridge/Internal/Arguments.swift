@@ -38,4 +38,10 @@ struct Arguments {
     func value(_ name: String) -> String? { options[name]?.last }
     func values(_ name: String) -> [String] { options[name] ?? [] }
     func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    /// `text` as a whole number above 0, else a usage error naming `option`.
+    static func positiveInt(_ text: String, _ option: String) throws -> Int {
+        guard let value = Int(text), value > 0 else { throw UsageError("\(option) takes a positive whole number") }
+        return value
+    }
 }

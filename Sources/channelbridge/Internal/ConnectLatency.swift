@@ -1,7 +1,7 @@
 import ChannelBridgeMessenger
 import ChannelBridgePlatform
 
-/// The measurement of `channelbridge bench connect`: connections opened one after another to a
+/// The measurement of `channelbridge stress connect`: connections opened one after another to a
 /// running host, each timed from `connect(2)` to the whole of the host's HELLO frame, then
 /// answered with the client's HELLO and closed. Runs on the caller's thread with blocking calls
 /// (`ChildProcess.onThread`), so that no task scheduling is in the figure.
@@ -45,7 +45,7 @@ struct ConnectLatency {
         let (hostPID, firstPeer) = try firstConnection()
         var result = Result(hostPID: hostPID, milliseconds: [])
         firstPeer.close()
-        let hello = RawPeer.hello("channelbridge bench connect")
+        let hello = RawPeer.hello("channelbridge stress connect")
         // A few more, untimed and spaced so that an isolated host's pool does not grow: what a
         // host creates once, on its first sessions (a timer's descriptor), is not counted as
         // growth. Their sessions end before the "before" reading.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What `/proc` says about a process's children and descriptors, for the figures of `bench
+/// What `/proc` says about a process's children and descriptors, for the figures of `stress
 /// connect` (a host's workers, its zombies, its open descriptors).
 enum ProcessTable {
     /// The children of `pid` with their state letters (`S`, `R`, `Z`, …), read from

@@ -1,4 +1,3 @@
-import ChannelBridgeBench
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
@@ -211,7 +210,7 @@ enum CrashingSessionsScenario {
         times.reserveCapacity(calls)
         for _ in 0..<calls {
             let start = ContinuousClock.now
-            guard try await echo.send(message) == message else { throw BenchError("the echo was wrong") }
+            guard try await echo.send(message) == message else { throw StressError("the echo was wrong") }
             times.append((ContinuousClock.now - start).milliseconds * 1000)
         }
         times.sort()
@@ -220,7 +219,7 @@ enum CrashingSessionsScenario {
             for lane in 0..<64 {
                 group.addTask {
                     for _ in stride(from: lane, to: calls, by: 64) {
-                        guard try await echo.send(message) == message else { throw BenchError("the echo was wrong") }
+                        guard try await echo.send(message) == message else { throw StressError("the echo was wrong") }
                     }
                 }
             }

@@ -1,4 +1,3 @@
-import ChannelBridgeBench
 import ChannelBridgeMessenger
 import ChannelBridgePlatform
 import ChannelBridgeSocket
@@ -116,7 +115,7 @@ enum DribbleScenario {
             let after = (ContinuousClock.now - start).milliseconds / 1000
             connection.close()
             await connection.waitUntilClosed()
-            guard reply == [1, 2, 3] else { throw BenchError("the echo answered \(String(describing: reply))") }
+            guard reply == [1, 2, 3] else { throw StressError("the echo answered \(String(describing: reply))") }
             return (attempts, after)
         }
     }

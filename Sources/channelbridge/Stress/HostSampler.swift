@@ -1,4 +1,3 @@
-import ChannelBridgeBench
 import ChannelBridgePlatform
 import Foundation
 import Synchronization

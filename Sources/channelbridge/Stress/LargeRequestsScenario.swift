@@ -1,4 +1,3 @@
-import ChannelBridgeBench
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
@@ -142,7 +141,7 @@ enum LargeRequestsScenario {
         case (.error(let error), true) where error.code == MethodChannel.requestTooLargeErrorCode:
             return
         default:
-            throw BenchError("\(name): unexpected answer \(envelope)")
+            throw StressError("\(name): unexpected answer \(envelope)")
         }
     }
 }

@@ -1,4 +1,3 @@
-import ChannelBridgeBench
 import Foundation
 
 /// `listeners-cancel` and `listeners-drop`: for `--seconds` N (default 60), two pipelined writers
@@ -62,7 +61,7 @@ enum ListenerChurnScenario {
             }
             if !intime {
                 ledger.error(
-                    name, BenchError("workers still running \(finishingLimit) after the end; the host was ended"))
+                    name, StressError("workers still running \(finishingLimit) after the end; the host was ended"))
             }
             stallWatch.cancel()
             ledger.checkStalls()
@@ -90,7 +89,7 @@ enum ListenerChurnScenario {
             if summary.stallCount > 0 { failures.append("\(summary.stallCount) stalls") }
             if writes == 0 { failures.append("no write was acknowledged") }
             if listens == 0 { failures.append("no listener came and went") }
-            if !failures.isEmpty { throw BenchError("\(name) failed: " + failures.joined(separator: "; ")) }
+            if !failures.isEmpty { throw StressError("\(name) failed: " + failures.joined(separator: "; ")) }
         }
     }
 }

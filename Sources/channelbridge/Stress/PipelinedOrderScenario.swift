@@ -1,4 +1,3 @@
-import ChannelBridgeBench
 import ChannelBridgeChannels
 import ChannelBridgeClient
 import ChannelBridgeCodec
@@ -123,7 +122,7 @@ enum PipelinedOrderScenario {
             report.figure("mismatched_replies", mismatchedReplies, "(target 0)")
             if !mismatches.isEmpty {
                 for line in mismatches { Output.error("pipelined-order: " + line) }
-                throw BenchError(
+                throw StressError(
                     "pipelined-order failed: the host did not act in the order sent "
                         + "(\(staleKeys.count) stale keys, \(mismatchedReplies) replies; again with --seed \(seed))")
             }

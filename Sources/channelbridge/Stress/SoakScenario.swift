@@ -1,4 +1,3 @@
-import ChannelBridgeBench
 import Foundation
 
 /// `soak`: for `--seconds` N, everything at once against one host with a data directory and an
@@ -43,7 +42,7 @@ enum SoakScenario {
             }
             if await !runWorkers(host, ledger, inbox, until: deadline) {
                 ledger.error(
-                    "soak", BenchError("workers still running \(finishingLimit) after the end; the host was ended"))
+                    "soak", StressError("workers still running \(finishingLimit) after the end; the host was ended"))
             }
             let verdict = await inbox.drain(socket: host.socket, ledger: ledger)
             stallWatch.cancel()
@@ -56,7 +55,7 @@ enum SoakScenario {
             for line in verdict.lost.prefix(20) { Output.error("soak: lost: " + line) }
             for line in verdict.duplicated.prefix(20) { Output.error("soak: duplicated: " + line) }
             for line in verdict.unexpected.prefix(20) { Output.error("soak: unexpected: " + line) }
-            if !failures.isEmpty { throw BenchError("soak failed: " + failures.joined(separator: "; ")) }
+            if !failures.isEmpty { throw StressError("soak failed: " + failures.joined(separator: "; ")) }
         }
     }
 

@@ -1,4 +1,3 @@
-import ChannelBridgeBench
 import ChannelBridgeClient
 import ChannelBridgeCodec
 import ChannelBridgePlatform
@@ -193,7 +192,7 @@ enum SoakWorkers {
             let peer = try RawPeer(path: socket)
             defer { peer.close() }
             if let failure = peer.writeAll(RawPeer.hello() + listen) {
-                throw BenchError("the host did not take HELLO and listen: \(failure)")
+                throw StressError("the host did not take HELLO and listen: \(failure)")
             }
             Syscalls.sleep(microseconds: UInt32(milliseconds) * 1000)
         }
@@ -220,7 +219,7 @@ enum SoakWorkers {
                 if shown != "\"\(value)\"\n" {
                     ledger.error(
                         "channelbridge prefs get \(key)",
-                        BenchError("printed \(shown.debugDescription), not \"\(value)\""))
+                        StressError("printed \(shown.debugDescription), not \"\(value)\""))
                 }
                 _ = try await cli(["prefs", "append", SoakInbox.key, item] + common)
                 inbox.acknowledged([item])

@@ -1,4 +1,3 @@
-import ChannelBridgeBench
 import Foundation
 
 /// `channelbridge stress [scenario ...] [--scale F] [--json]`: the flow-control scenarios of
@@ -94,9 +93,13 @@ enum StressCommand: CLICommand {
 
     static let help = """
         usage: channelbridge stress [scenario ...] [--scale F] [--seconds N] [--seed N] [--json]
+               channelbridge stress connect --socket PATH [--connections N] [--spacing MS] [--json]
 
         Runs each scenario against a fresh extension-host child process (built beside channelbridge)
         and prints its figures. The host keeps its default limits (Protocol/wire-protocol.md §4.10).
+
+        'channelbridge stress connect' times new connections to a host already running
+        ('channelbridge stress connect --help').
 
         Scenarios (all of them but soak and listeners-* when none is named):
         \(scenarios.map { "  " + $0.name.padded(18) + $0.summary }.joined(separator: "\n"))
@@ -122,6 +125,7 @@ enum StressCommand: CLICommand {
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
+        if arguments.first == "connect" { return try await connect(Array(arguments.dropFirst())) }
         let args = try Arguments(arguments, valued: ["scale", "seconds", "seed"], flags: ["json"])
         if args.wantsHelp {
             Output.line(help)

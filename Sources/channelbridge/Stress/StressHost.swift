@@ -1,4 +1,3 @@
-import ChannelBridgeBench
 import ChannelBridgePlatform
 import ChannelBridgeSocket
 import Synchronization
@@ -9,6 +8,18 @@ import ChannelBridgeMessenger
 /// its resident memory and thread count read from `/proc`.
 struct StressHost {
     static let appGroup = "group.stress"
+    private static let directories = Atomic<Int>(0)
+
+    /// A fresh directory for one host's socket and data, short enough for `sun_path`: under
+    /// `$TMPDIR` when that is a short absolute path, else `/tmp`.
+    static func socketDirectory(_ purpose: String) -> String {
+        let number = directories.wrappingAdd(1, ordering: .relaxed).newValue
+        var base = "/tmp"
+        if let tmp = ProcessInfo.processInfo.environment["TMPDIR"], tmp.hasPrefix("/"), tmp.utf8.count <= 40 {
+            base = tmp.hasSuffix("/") && tmp.count > 1 ? String(tmp.dropLast()) : tmp
+        }
+        return "\(base)/channelbridge-stress-\(Syscalls.processID)-\(purpose)-\(number)"
+    }
 
     let child: ChildProcess
     let directory: String
@@ -20,7 +31,7 @@ struct StressHost {
     static func start(
         _ purpose: String, settings: StressSettings, extra: [String] = [], product: String = "extension-host"
     ) async throws -> StressHost {
-        let directory = BenchPeer.socketDirectory("stress-\(purpose)")
+        let directory = socketDirectory(purpose)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var arguments = [
             "--socket", directory + "/h.sock", "--data-dir", directory + "/data",
@@ -33,7 +44,7 @@ struct StressHost {
         do {
             let line = try await child.readLine()
             guard line == "ready \(host.socket)" else {
-                throw BenchError("\(product) said '\(line)', not its ready line")
+                throw StressError("\(product) said '\(line)', not its ready line")
             }
             try await Task.sleep(for: .milliseconds(200))
             return host

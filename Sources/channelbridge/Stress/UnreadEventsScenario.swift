@@ -1,4 +1,3 @@
-import ChannelBridgeBench
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgePlatform
@@ -124,7 +123,7 @@ func waitUntil(
     let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
     try await between()
     while !condition() {
-        guard ContinuousClock.now < deadline else { throw BenchError("a condition did not hold within \(seconds) s") }
+        guard ContinuousClock.now < deadline else { throw StressError("a condition did not hold within \(seconds) s") }
         try await Task.sleep(for: .milliseconds(5))
         try await between()
     }

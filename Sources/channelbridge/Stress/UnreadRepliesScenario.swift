@@ -1,4 +1,3 @@
-import ChannelBridgeBench
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import Foundation

@@ -1,4 +1,3 @@
-import ChannelBridgeBench
 import ChannelBridgeCodec
 import ChannelBridgePlatform
 import ChannelBridgeStore

@@ -2,7 +2,7 @@ import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
 import ChannelBridgePlatform
-import ChannelBridgeSocket
+@_spi(Benchmarks) import ChannelBridgeSocket
 import ChannelBridgeTestSupport
 import Foundation
 import Glibc

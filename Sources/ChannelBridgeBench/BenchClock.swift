@@ -1,8 +1,0 @@
-import ChannelBridgePlatform
-
-/// Monotonic time in seconds, cheap enough to read around every call.
-enum BenchClock {
-    static func now() -> Double {
-        Syscalls.monotonicSeconds()
-    }
-}
