@@ -166,7 +166,7 @@ public final class MethodChannel: Sendable {
     ///
     /// It runs right on the connection's reader thread, as each call is read, with no task
     /// started for it, which makes a small call cost noticeably less CPU on a busy server (see
-    /// `channelbridge bench pipeline`). It must not block: the connection reads nothing else meanwhile.
+    /// `channelbridge-bench pipeline`). It must not block: the connection reads nothing else meanwhile.
     /// Flutter's platform-side handlers have this shape too.
     ///
     /// ```swift

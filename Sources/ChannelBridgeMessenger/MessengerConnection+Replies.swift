@@ -38,7 +38,7 @@ extension MessengerConnection {
             return .delivered
         }
         // Resumed case by case rather than through a `Result`: building one and resuming with it
-        // costs more on every call resumed through a continuation (`channelbridge bench pipeline`).
+        // costs more on every call resumed through a continuation (`channelbridge-bench pipeline`).
         if let (buffer, payload) = inBuffer {
             continuation.resume(returning: Self.reply(buffer[payload], into: consume lent))
         } else {

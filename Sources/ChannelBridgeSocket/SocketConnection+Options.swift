@@ -49,7 +49,7 @@ extension SocketConnection {
         /// `outboundHighWater`. Larger than the system's default (208 KiB on Linux) so that a
         /// large payload streams with both processes copying at once instead of taking turns,
         /// which brings large round trips much closer to the raw C pair's rate than the default
-        /// does (`channelbridge bench bulk` compares them). Default 512 KiB; `nil` keeps the
+        /// does (`channelbridge-bench bulk` compares them). Default 512 KiB; `nil` keeps the
         /// system's default.
         public var socketSendBufferSize: Int?
         /// The frame deadline (wire protocol §4.10, rule 9): once a frame of the peer's has begun

@@ -35,6 +35,19 @@ import Testing
             "channelbridge prefs: unknown --type 'itn'; did you mean 'int'?")
     }
 
+    /// `bench` is no command of `channelbridge`: it says where the benchmarks are, whatever follows it.
+    @Test func benchSaysWhereTheBenchmarksAre() async throws {
+        let moved = """
+            channelbridge: 'bench' is not a command; the benchmarks are channelbridge-bench, in the Benchmarks/ package:
+              swift run -c release --package-path Benchmarks channelbridge-bench [scenario ...] [--json]
+            Connection times to a running host: channelbridge stress connect --socket PATH
+            """
+        try await expectUsage(["bench"], moved)
+        try await expectUsage(["bench", "rtt", "--json"], moved)
+        let help = try await ProcessRunner.runOnThread("channelbridge", ["--help"])
+        #expect(help.status == 0 && !help.stdout.contains("bench"), "\(help.stdout)")
+    }
+
     /// `--socket`, `--timeout` and `--json` may come before the command.
     @Test func clientOptionsAreAcceptedBeforeTheCommand() async throws {
         try await withHangGuard {

@@ -60,10 +60,11 @@ import Testing
         "swift test": "the suite this test is part of",
         "swift build":
             "checked: `swift build --show-bin-path` is this run's products folder and holds every executable target",
-        "swift run -c release channelbridge bench":
-            "minutes of benchmarks; BenchTests runs `channelbridge bench` at a small scale",
-        "swift run -c release channelbridge bench rtt --json":
-            "a benchmark; BenchTests runs its JSON output at a small scale",
+        "swift run -c release --package-path Benchmarks channelbridge-bench":
+            "minutes of benchmarks; the Benchmarks package's BenchTests runs `channelbridge-bench` at a small scale",
+        "swift run -c release --package-path Benchmarks channelbridge-bench rtt --json":
+            "a benchmark; the Benchmarks package's BenchTests runs its JSON output at a small scale",
+        "swift test --package-path Benchmarks": "the Benchmarks package's suite, which .ci/run runs",
         "swift run -c release channelbridge stress":
             "minutes of stress; StressCommandTests runs every scenario at a tiny scale",
         "swift run -c release channelbridge stress vanish --json":

@@ -12,7 +12,7 @@ private typealias Support = ChannelsOverSocket
 /// new stream, which then loses its events and never ends. The end is seen on the connection's
 /// reader thread while the consumer listens again from its own task, so the order holds only if
 /// the channel keeps it. (`EventChannelRequestOrderTests` pins the order down deterministically; on
-/// a socket the race is timing-dependent, and `channelbridge bench events` met it about once in 20 streams.)
+/// a socket the race is timing-dependent, and `channelbridge-bench events` met it about once in 20 streams.)
 /// A second race hid here until the sanitizers slowed the reader thread enough: a consumer still
 /// taking buffered events sees the end as soon as it is marked, before the reader thread had
 /// submitted the `cancel` (`EventChannelRequestOrderTests.cancelOfAStreamEndedBehindItsConsumer…`).

@@ -10,7 +10,7 @@ import ChannelBridgePlatform
 /// another process acknowledged a write finds that write's event: while the epoch is the one at
 /// which a `stat` last matched the cached document, no change has happened since that `stat`.
 /// A get then costs one `read` that finds nothing instead of a `stat`, whose path walk costs
-/// several times as much (`channelbridge bench prefs`).
+/// several times as much (`channelbridge-bench prefs`).
 ///
 /// Every event counts for every group (one epoch, not one per directory): a change in one group
 /// only sends the next read of each group through one `stat`. Events for other names in the

@@ -28,7 +28,7 @@ final class GroupEngine: Sendable {
     let threadName: String
     /// Wakes the group's committer thread. A thread of our own rather than a serial
     /// `DispatchQueue`: handing a write to an idle dispatch queue delays the committer's start by
-    /// a noticeable share of a durable write (`channelbridge bench prefs`); waking a parked
+    /// a noticeable share of a durable write (`channelbridge-bench prefs`); waking a parked
     /// thread costs a futex wake.
     let committerSignal = TimedSemaphore()
     static let committerIdleSeconds = 2
