@@ -54,7 +54,7 @@ enum PipelineBenchmark {
 
     /// Calls per second of `calls` echo calls made by `depth` tasks at once. Each task makes its
     /// calls in its own call scope on `messenger` (one cancellation handler for its loop, as
-    /// `rtt`'s single task has; package API).
+    /// `rtt`'s single task has; the root's `@_spi(Benchmarks)` API).
     static func measure(_ channel: MethodChannel, on messenger: MessengerConnection, calls: Int) async throws -> Double
     {
         let counter = Counter()
