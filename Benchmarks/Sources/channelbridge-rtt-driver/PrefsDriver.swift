@@ -15,9 +15,9 @@ enum PrefsDriver {
     static let value: StandardValue = .int32(42)
 
     /// Starts a host on `path` with its store in `dataDirectory` (its group holding `keys` keys
-    /// as `bench prefs` writes them, when given), prints `ready <path>` (the host's own ready
-    /// line), and serves until stdin ends; the host is then interrupted and shuts down as on
-    /// SIGTERM.
+    /// as `channelbridge-bench prefs` writes them, when given), prints `ready <path>` (the host's
+    /// own ready line), and serves until stdin ends; the host is then interrupted and shuts down
+    /// as on SIGTERM.
     static func serve(path: String, dataDirectory: String, keys: Int?) async throws {
         if let keys { _ = try PrefsBenchmark.populate(dataDirectory: dataDirectory, group: group, keys: keys) }
         let options = HostOptions(socketPath: path, dataDirectory: dataDirectory, appGroups: [group])
@@ -35,7 +35,8 @@ enum PrefsDriver {
 
     /// Sets the key once, then makes `count` `getInt` calls on it one after another (each reply
     /// checked), and closes the connection. With `keys`, makes `count` `getString` calls instead,
-    /// on the keys `bench prefs` reads in a group of that many (`PrefsBenchmark.getKey`).
+    /// on the keys `channelbridge-bench prefs` reads in a group of that many
+    /// (`PrefsBenchmark.getKey`).
     static func call(path: String, count: Int, keys: Int?) async throws {
         if let keys { return try await callStrided(path: path, count: count, keys: keys) }
         try await RttDriver.withConnection(to: path) { connection in

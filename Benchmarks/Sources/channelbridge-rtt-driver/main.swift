@@ -2,8 +2,8 @@ import ChannelBridgeBench
 import Dispatch
 import Synchronization
 
-// `channelbridge-rtt-driver`: the two processes of `bench rtt` without the stopwatch, for counting
-// instructions per call (`Scripts/count-instructions`).
+// `channelbridge-rtt-driver`: the two processes of `channelbridge-bench rtt` without the stopwatch,
+// for counting instructions per call (`Scripts/count-instructions`).
 //
 //   channelbridge-rtt-driver serve --socket PATH          serve until stdin ends (prints `ready PATH`)
 //   channelbridge-rtt-driver call --socket PATH --count N  make N `echo` calls, then exit 0
@@ -11,9 +11,10 @@ import Synchronization
 //                                                          an extension host, until stdin ends
 //   channelbridge-rtt-driver call-host --socket PATH --count N
 //                                                          N prefs `getInt` calls on a warm key
-//   ... serve-host --keys K / call-host --keys K           the group holds K keys (`bench prefs`'s
-//                                                          strings) and the calls are `getString`s
-//                                                          striding through them as that bench's do
+//   ... serve-host --keys K / call-host --keys K           the group holds K keys (the prefs
+//                                                          scenario's strings) and the calls are
+//                                                          `getString`s striding through them as
+//                                                          that scenario's do
 //
 // `main` is synchronous on purpose: valgrind 3.19 crashes on Swift's async main. The work runs in
 // a detached task on Swift's pool (or the connection's reader thread) while the main thread,
