@@ -1,7 +1,7 @@
 import Foundation
 
-/// What `/proc` says about a process's children and descriptors, for the figures of `stress
-/// connect` (a host's workers, its zombies, its open descriptors).
+/// What `/proc` says about a process's children and descriptors, for the figures of `stress`
+/// (a host's workers, its zombies, its open descriptors).
 enum ProcessTable {
     /// The children of `pid` with their state letters (`S`, `R`, `Z`, …), read from
     /// `/proc/PID/task/*/children` and each child's `stat`; empty when `pid` is gone.

@@ -146,7 +146,7 @@ enum CrashingSessionsScenario {
             report.figure("healthy_events", healthy.events)
             // Reaping follows each session's end by a moment: give it that moment.
             try await Task.sleep(for: .milliseconds(500))
-            let children = Self.children(of: host.child.pid)
+            let children = ProcessTable.children(of: host.child.pid).map(\.state)
             report.figure("workers_after", children.count, "(idle, the pool grown by the crashes: at most 8)")
             report.figure("zombies_after", children.filter { $0 == "Z" }.count, "(target 0)")
         }
@@ -165,7 +165,7 @@ enum CrashingSessionsScenario {
                 let (rtt, pipelined) = try await callPath(host, calls: settings.count(20_000, minimum: 100))
                 report.figure("\(isolation)_echo_rtt_p50_us", rtt, "(one call at a time)")
                 report.figure("\(isolation)_echo_pipelined_calls_per_s", pipelined, "(64 in flight)")
-                let descriptorsBefore = descriptors(of: host.child.pid)
+                let descriptorsBefore = ProcessTable.descriptors(of: host.child.pid) ?? 0
                 let connects = settings.count(1000, minimum: 10)
                 var times: [Double] = []
                 times.reserveCapacity(connects)
@@ -185,17 +185,17 @@ enum CrashingSessionsScenario {
                 // (extension-host.md §1.8): wait for both, up to 15 s.
                 let resting = isolation == "session" ? 2 : 0
                 let settleStart = ContinuousClock.now
-                while Self.children(of: host.child.pid).count > resting,
+                while ProcessTable.children(of: host.child.pid).count > resting,
                     ContinuousClock.now - settleStart < .seconds(15)
                 {
                     try await Task.sleep(for: .milliseconds(50))
                 }
                 report.figure("\(isolation)_settle_ms", (ContinuousClock.now - settleStart).milliseconds)
-                let children = Self.children(of: host.child.pid)
+                let children = ProcessTable.children(of: host.child.pid).map(\.state)
                 report.figure("\(isolation)_workers_after", children.count)
                 report.figure("\(isolation)_zombies_after", children.filter { $0 == "Z" }.count, "(target 0)")
                 report.figure(
-                    "\(isolation)_host_fd_growth", descriptors(of: host.child.pid) - descriptorsBefore, "(target 0)")
+                    "\(isolation)_host_fd_growth", (ProcessTable.descriptors(of: host.child.pid) ?? 0) - descriptorsBefore, "(target 0)")
             }
         }
     }
@@ -229,10 +229,6 @@ enum CrashingSessionsScenario {
         connection.close()
         await connection.waitUntilClosed()
         return (times[times.count / 2], pipelined)
-    }
-
-    static func descriptors(of pid: Int32) -> Int {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).count
     }
 
     struct Healthy: Sendable {
@@ -292,20 +288,6 @@ enum CrashingSessionsScenario {
         connection.close()
         await connection.waitUntilClosed()
         return result
-    }
-
-    /// The states of the children of `pid` (`S`, `R`, `Z`, ...), from /proc.
-    static func children(of pid: Int32) -> [String] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { entry -> String? in
-            guard Int32(entry) != nil,
-                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
-            else { return nil }
-            let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
-            guard fields.count > 1, Int32(fields[1]) == pid else { return nil }
-            return String(fields[0])
-        }
     }
 
     final class Flag: Sendable {

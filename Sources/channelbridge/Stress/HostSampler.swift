@@ -28,7 +28,7 @@ final class HostSampler: Sendable {
                 let sample = Sample(
                     time: (ContinuousClock.now - start).milliseconds / 1000,
                     residentMegabytes: host.residentMegabytes(),
-                    fileDescriptors: Double(Self.fileDescriptors(of: pid)),
+                    fileDescriptors: Double(ProcessTable.descriptors(of: pid) ?? -1),
                     threads: Double(host.threads()))
                 samples.withLock { $0.append(sample) }
                 next += .milliseconds(interval)
@@ -60,11 +60,6 @@ final class HostSampler: Sendable {
             if resumeNow { continuation.resume() }
         }
         return samples.withLock { $0 }
-    }
-
-    /// The number of entries of `/proc/PID/fd`, -1 when it cannot be read.
-    static func fileDescriptors(of pid: Int32) -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
     }
 
     /// The least-squares slope of `values` against `times` (per unit of time), 0 with fewer than
