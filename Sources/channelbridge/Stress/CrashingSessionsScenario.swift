@@ -195,7 +195,8 @@ enum CrashingSessionsScenario {
                 report.figure("\(isolation)_workers_after", children.count)
                 report.figure("\(isolation)_zombies_after", children.filter { $0 == "Z" }.count, "(target 0)")
                 report.figure(
-                    "\(isolation)_host_fd_growth", (ProcessTable.descriptors(of: host.child.pid) ?? 0) - descriptorsBefore, "(target 0)")
+                    "\(isolation)_host_fd_growth",
+                    (ProcessTable.descriptors(of: host.child.pid) ?? 0) - descriptorsBefore, "(target 0)")
             }
         }
     }
