@@ -42,8 +42,11 @@ let package = Package(
         // bookkeeping. Only ChannelBridgePlatform imports it.
         .target(name: "CChannelBridgeSyscalls",
                 cSettings: Context.environment["CHANNELBRIDGE_PTHREAD_LOCKS"] != nil ? [.define("CB_LIBC_IO")] : []),
+        // The one payload type (`Payload`: owned or lent storage, a readable range, segments) that the
+        // codec encodes into and the messenger sends and receives; no dependencies, no Glibc.
+        .target(name: "ChannelBridgeBytes", swiftSettings: strict),
         // Leaves above it: the codecs (values, bytes, TVN) and the messenger (frames, sessions),
-        // independent of each other. Neither imports Glibc.
+        // independent of each other; both speak `Payload`. Neither imports Glibc.
         .target(name: "ChannelBridgeCodec", swiftSettings: strict),
         .target(name: "ChannelBridgeMessenger", dependencies: ["ChannelBridgePlatform"], swiftSettings: strict),
         // Flutter's channels on top of both leaves.
@@ -152,6 +155,7 @@ let package = Package(
                     dependencies: ["ChannelBridgeTestSupport", "ChannelBridgeCodec", "ChannelBridgeMessenger", "ChannelBridgeSocket",
                                    "channelbridge", "extension-host", "channelbridge-test-peer"],
                     swiftSettings: strict),
+        .testTarget(name: "ChannelBridgeBytesTests", dependencies: ["ChannelBridgeBytes"], swiftSettings: strict),
         .testTarget(name: "ChannelBridgeCodecTests",
                     dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeTestSupport"],
                     swiftSettings: strict),

@@ -1,0 +1,197 @@
+/// One message's bytes, the one payload type of the codec, the messenger and the transports (the
+/// role of SwiftNIO's `ByteBuffer`): a storage array, the range of it that is the message's start,
+/// and, optionally, further arrays that follow it whole.
+///
+/// What other code once told apart by entry point is a property of the value:
+/// - **one array**: `Payload(bytes)`, the whole array, no segments;
+/// - **in a buffer**: `Payload(lending: buffer, count:)` or `Payload(lending:range:)`, a range of a
+///   buffer its owner reuses (an encode buffer, a receive buffer, a reply buffer): `isLent`, and the
+///   bytes outside the range are room;
+/// - **in segments**: `Payload(first, segments:)`, a large byte value kept in its own array instead
+///   of copied, sent with scatter-gather I/O; a payload split for its consumer is its head and one
+///   segment.
+///
+/// A lent payload is read where it lies (`withUnsafeReadableBytes`) and given back (`storage`);
+/// whoever keeps its bytes takes `array`, a copy. An owned one-array payload's `array` is the array
+/// itself, uncopied.
+///
+/// The stored properties are settable for the code that fills a payload in place (a decoder, a
+/// codec's writer); `readableRange` always lies within `storage` (array bounds checks trap
+/// otherwise).
+package struct Payload: Sendable {
+    /// The array `readableRange` is a range of: the whole message when `segments` is empty, else
+    /// its first part.
+    package var storage: [UInt8]
+    /// The bytes of `storage` that are the payload's first part; the rest of `storage` is room.
+    package var readableRange: Range<Int>
+    /// Further parts, each a whole array, following the readable range back to back. Empty for a
+    /// payload of one array (an empty array costs no allocation).
+    package var segments: [[UInt8]]
+    /// `storage` is a buffer its owner reuses, lent for as long as the payload is read: the bytes
+    /// are copied by whoever keeps them.
+    package let isLent: Bool
+
+    /// The whole of `bytes`.
+    @inlinable
+    package init(_ bytes: [UInt8]) {
+        readableRange = 0..<bytes.count
+        storage = bytes
+        segments = []
+        isLent = false
+    }
+
+    /// `first`, then each of `segments` back to back.
+    @inlinable
+    package init(_ first: [UInt8], segments: [[UInt8]]) {
+        readableRange = 0..<first.count
+        storage = first
+        self.segments = segments
+        isLent = false
+    }
+
+    /// The first `count` bytes of `buffer`, a buffer its owner reuses; the rest of it is room.
+    @inlinable
+    package init(lending buffer: [UInt8], count: Int) {
+        precondition(count >= 0 && count <= buffer.count, "a lent payload lies within its buffer")
+        readableRange = 0..<count
+        storage = buffer
+        segments = []
+        isLent = true
+    }
+
+    /// The bytes `range` of `buffer`, a buffer its owner reuses.
+    @inlinable
+    package init(lending buffer: [UInt8], range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= buffer.count, "a lent payload lies within its buffer")
+        readableRange = range
+        storage = buffer
+        segments = []
+        isLent = true
+    }
+
+    /// The payload's length in bytes, over every part.
+    @inlinable
+    package var count: Int {
+        if segments.isEmpty { return readableRange.count }
+        return segments.reduce(readableRange.count) { $0 + $1.count }
+    }
+
+    /// Whether the payload is one range of one array (no `segments`).
+    @inlinable
+    package var isContiguous: Bool { segments.isEmpty }
+
+    /// The readable bytes of `storage` (the whole payload when it is contiguous) as an array: the
+    /// storage itself, uncopied, when the payload owns it and reads all of it; otherwise a copy.
+    @inlinable
+    package var head: [UInt8] {
+        if !isLent, readableRange.lowerBound == 0, readableRange.upperBound == storage.count { return storage }
+        // Copied by hand: `Array(slice)` shares the storage of a slice that spans all of it, which
+        // would leave a lent buffer referenced by whoever keeps the bytes.
+        let range = readableRange
+        return storage.withUnsafeBufferPointer { source in
+            [UInt8](unsafeUninitializedCapacity: range.count) { target, initialized in
+                if let base = source.baseAddress, let into = target.baseAddress, !range.isEmpty {
+                    into.initialize(from: base + range.lowerBound, count: range.count)
+                }
+                initialized = range.count
+            }
+        }
+    }
+
+    /// The payload as one array: `storage` itself, uncopied, when the payload is the whole of an
+    /// array it owns; otherwise its parts copied once into a new array.
+    @inlinable
+    package var array: [UInt8] {
+        if segments.isEmpty { return head }
+        var all: [UInt8] = []
+        all.reserveCapacity(count)
+        all.append(contentsOf: storage[readableRange])
+        for segment in segments { all.append(contentsOf: segment) }
+        return all
+    }
+
+    /// Every part as an array of its own, in order: `head`, then `segments`. For a transport that
+    /// sends each part from its own array.
+    @inlinable
+    package var parts: [[UInt8]] {
+        var all: [[UInt8]] = []
+        all.reserveCapacity(1 + segments.count)
+        all.append(head)
+        all.append(contentsOf: segments)
+        return all
+    }
+
+    /// Runs `body` on the readable bytes of `storage`, where they lie: the whole payload when it is
+    /// contiguous, its first part otherwise (`segments` follow it).
+    @inlinable
+    package func withUnsafeHeadBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        let range = readableRange
+        // `withUnsafeBytes` rethrows untyped: the typed error goes through a `Result`.
+        return try storage.withUnsafeBytes { raw in
+            Result { () throws(E) -> R in try body(UnsafeRawBufferPointer(rebasing: raw[range])) }
+        }.get()
+    }
+
+    /// Runs `body` on the whole payload in one contiguous buffer: where it lies when it is
+    /// contiguous, else on its parts joined (one copy).
+    @inlinable
+    package func withUnsafeReadableBytes<R, E: Error>(
+        _ body: (UnsafeRawBufferPointer) throws(E) -> R
+    ) throws(E) -> R {
+        if segments.isEmpty { return try withUnsafeHeadBytes(body) }
+        return try array.withUnsafeBytes { raw in Result { () throws(E) -> R in try body(raw) } }.get()
+    }
+
+    /// The payload with storage of its own: a lent payload is cut down to its readable bytes (in
+    /// place, so without a copy when the payload holds the only reference to a buffer whose
+    /// readable bytes start it) and is no longer lent; any other payload is returned as it is.
+    @inlinable
+    package consuming func owned() -> Payload {
+        guard isLent else { return self }
+        var bytes = storage
+        storage = []
+        if readableRange.upperBound != bytes.count { bytes.removeSubrange(readableRange.upperBound...) }
+        if readableRange.lowerBound != 0 { bytes.removeSubrange(..<readableRange.lowerBound) }
+        return Payload(bytes, segments: segments)
+    }
+
+    /// The storage, for its owner to reuse once the payload has been read (a lent buffer goes back
+    /// to its pool), leaving this payload empty.
+    @inlinable
+    package mutating func takeStorage() -> [UInt8] {
+        var taken: [UInt8] = []
+        swap(&taken, &storage)
+        readableRange = 0..<0
+        segments = []
+        return taken
+    }
+}
+
+extension Payload: Equatable {
+    /// Two payloads are equal when they have the same parts with the same bytes: the readable
+    /// bytes of their storage, then the same segments. Room and `isLent` do not count.
+    @inlinable
+    package static func == (lhs: Payload, rhs: Payload) -> Bool {
+        lhs.readableRange.count == rhs.readableRange.count
+            && lhs.storage[lhs.readableRange].elementsEqual(rhs.storage[rhs.readableRange])
+            && lhs.segments == rhs.segments
+    }
+}
+
+extension Payload: Hashable {
+    @inlinable
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(readableRange.count)
+        for byte in storage[readableRange] { hasher.combine(byte) }
+        hasher.combine(segments)
+    }
+}
+
+extension Payload: CustomStringConvertible {
+    /// The parts' lengths, and whether the storage is lent: `Payload(3 bytes)`,
+    /// `Payload(2 + 70000 bytes)`, `Payload(5 bytes, lent)`.
+    package var description: String {
+        let parts = ([readableRange.count] + segments.map(\.count)).map(String.init).joined(separator: " + ")
+        return "Payload(\(parts) bytes\(isLent ? ", lent" : ""))"
+    }
+}
