@@ -47,11 +47,11 @@ let package = Package(
         .target(name: "ChannelBridgeBytes", swiftSettings: strict),
         // Leaves above it: the codecs (values, bytes, TVN) and the messenger (frames, sessions),
         // independent of each other; both speak `Payload`. Neither imports Glibc.
-        .target(name: "ChannelBridgeCodec", swiftSettings: strict),
-        .target(name: "ChannelBridgeMessenger", dependencies: ["ChannelBridgePlatform"], swiftSettings: strict),
+        .target(name: "ChannelBridgeCodec", dependencies: ["ChannelBridgeBytes"], swiftSettings: strict),
+        .target(name: "ChannelBridgeMessenger", dependencies: ["ChannelBridgeBytes", "ChannelBridgePlatform"], swiftSettings: strict),
         // Flutter's channels on top of both leaves.
         .target(name: "ChannelBridgeChannels",
-                dependencies: ["ChannelBridgeCodec", "ChannelBridgeMessenger", "ChannelBridgePlatform"], swiftSettings: strict),
+                dependencies: ["ChannelBridgeBytes", "ChannelBridgeCodec", "ChannelBridgeMessenger", "ChannelBridgePlatform"], swiftSettings: strict),
         // Unix sockets: the transport under the messenger.
         .target(name: "ChannelBridgeSocket", dependencies: ["ChannelBridgeMessenger", "ChannelBridgePlatform"],
                 swiftSettings: strict),
@@ -61,7 +61,7 @@ let package = Package(
                 swiftSettings: strict),
         // In-memory transports and test doubles (MockHost serves a transcript), shipped as a product.
         .target(name: "ChannelBridgeTesting",
-                dependencies: ["ChannelBridgeMessenger", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgePlatform",
+                dependencies: ["ChannelBridgeBytes", "ChannelBridgeMessenger", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgePlatform",
                                "ChannelBridgeContracts"],
                 swiftSettings: strict),
         // Golden vectors and the runner that checks a codec implementation against them.
@@ -80,7 +80,7 @@ let package = Package(
                                "ChannelBridgePlatform"], swiftSettings: strict),
         // The extension host's logic; the executable is a thin shell around it.
         .target(name: "ChannelBridgeHost",
-                dependencies: ["ChannelBridgePlugins", "ChannelBridgeSharedPreferences", "ChannelBridgeSocket",
+                dependencies: ["ChannelBridgeBytes", "ChannelBridgePlugins", "ChannelBridgeSharedPreferences", "ChannelBridgeSocket",
                                "ChannelBridgeChannels", "ChannelBridgeStore", "ChannelBridgeCodec", "ChannelBridgeMessenger",
                                "ChannelBridgePlatform"],
                 swiftSettings: strict),
@@ -117,7 +117,7 @@ let package = Package(
                           path: "Tests/Support/channelbridge-test-peer", swiftSettings: strict),
 
         // Helpers shared by the test targets (running built products as child processes, …).
-        .target(name: "ChannelBridgeTestSupport", dependencies: ["ChannelBridgeMessenger", "ChannelBridgePlatform"], path: "Tests/Support/ChannelBridgeTestSupport",
+        .target(name: "ChannelBridgeTestSupport", dependencies: ["ChannelBridgeBytes", "ChannelBridgeMessenger", "ChannelBridgePlatform"], path: "Tests/Support/ChannelBridgeTestSupport",
                 swiftSettings: strict),
         // Examples: small programs built with the package and run by ExamplesTests.
         .executableTarget(name: "containing-app-example", dependencies: ["ChannelBridge", "Flutter"],
@@ -157,18 +157,18 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "ChannelBridgeBytesTests", dependencies: ["ChannelBridgeBytes"], swiftSettings: strict),
         .testTarget(name: "ChannelBridgeCodecTests",
-                    dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeTestSupport"],
+                    dependencies: ["ChannelBridgeBytes", "ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ChannelBridgeConformanceTests",
                     dependencies: ["ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ChannelBridgeMessengerTests",
-                    dependencies: ["ChannelBridgeMessenger", "ChannelBridgeTesting", "ChannelBridgeTestSupport"],
+                    dependencies: ["ChannelBridgeBytes", "ChannelBridgeMessenger", "ChannelBridgeTesting", "ChannelBridgeTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ChannelBridgePlatformTests",
                     dependencies: ["ChannelBridgePlatform", "ChannelBridgeTestSupport"], swiftSettings: strict),
         .testTarget(name: "ChannelBridgeSocketTests",
-                    dependencies: ["ChannelBridgeSocket", "ChannelBridgeMessenger", "ChannelBridgeChannels",
+                    dependencies: ["ChannelBridgeBytes", "ChannelBridgeSocket", "ChannelBridgeMessenger", "ChannelBridgeChannels",
                                    "ChannelBridgeCodec", "ChannelBridgePlugins", "channelbridge-test-peer",
                                    "ChannelBridgeTestSupport", "ChannelBridgePlatform"],
                     swiftSettings: strict),
@@ -186,7 +186,7 @@ let package = Package(
                                    "ChannelBridgeChannels", "ChannelBridgeStore", "ChannelBridgeCodec",
                                    "ChannelBridgeTestSupport", "ChannelBridgePlatform"], swiftSettings: strict),
         .testTarget(name: "ChannelBridgeHostTests",
-                    dependencies: ["ChannelBridgeHost", "ChannelBridgeSocket", "ChannelBridgeChannels", "ChannelBridgeStore",
+                    dependencies: ["ChannelBridgeBytes", "ChannelBridgeHost", "ChannelBridgeSocket", "ChannelBridgeChannels", "ChannelBridgeStore",
                                    "ChannelBridgeMessenger", "ChannelBridgeClient",
                                    "ChannelBridgeCodec", "ChannelBridgeTestSupport", "extension-host",
                                    "channelbridge-store-peer", "isolation-test-host", "pigeon-host-example",
@@ -204,7 +204,7 @@ let package = Package(
         // ChannelBridge session, for plugin code and Pigeon output written for iOS. The only module that
         // links full Foundation; the stock extension-host does not link it.
         .target(name: "Flutter",
-                dependencies: ["ChannelBridgePlugins", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger",
+                dependencies: ["ChannelBridgeBytes", "ChannelBridgePlugins", "ChannelBridgeChannels", "ChannelBridgeCodec", "ChannelBridgeMessenger",
                                "ChannelBridgePlatform", "ChannelBridgeStore"],
                 swiftSettings: strict),
         .executableTarget(name: "flutter-style-plugin-example",

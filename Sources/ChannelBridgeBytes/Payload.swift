@@ -18,71 +18,101 @@
 /// The stored properties are settable for the code that fills a payload in place (a decoder, a
 /// codec's writer); `readableRange` always lies within `storage` (array bounds checks trap
 /// otherwise).
+//
+// `@usableFromInline` on a `package` type looks redundant, but without it Swift 6.3 does not inline
+// the type's `@inlinable` members into other modules (as `LockedValue` found): every `count` or
+// `isLent` would be a call on the request path.
+@usableFromInline
 package struct Payload: Sendable {
     /// The array `readableRange` is a range of: the whole message when `segments` is empty, else
     /// its first part.
-    package var storage: [UInt8]
-    /// The bytes of `storage` that are the payload's first part; the rest of `storage` is room.
-    package var readableRange: Range<Int>
+    @usableFromInline package var storage: [UInt8]
     /// Further parts, each a whole array, following the readable range back to back. Empty for a
-    /// payload of one array (an empty array costs no allocation).
-    package var segments: [[UInt8]]
+    /// payload of one array.
+    @inlinable
+    package var segments: [[UInt8]] {
+        @inline(__always) get { tail ?? [] }
+        @inline(__always) set { tail = newValue.isEmpty ? nil : newValue }
+    }
+    /// `segments`, nil when there are none: a payload of one array then holds no second reference
+    /// to retain and release as it is passed along.
+    @usableFromInline var tail: [[UInt8]]?
+    /// `readableRange.lowerBound`.
+    @usableFromInline var start: Int
+    /// `readableRange.upperBound`, complemented (so negative) when the storage is lent: with the
+    /// flag folded in, a payload is four words, which a call passes in registers (a fifth would
+    /// send it through memory at every call on the request path).
+    @usableFromInline var endAndLent: Int
+
+    /// The bytes of `storage` that are the payload's first part; the rest of `storage` is room.
+    @inlinable
+    package var readableRange: Range<Int> {
+        @inline(__always) get { Range(uncheckedBounds: (start, endAndLent < 0 ? ~endAndLent : endAndLent)) }
+        @inline(__always) set {
+            start = newValue.lowerBound
+            endAndLent = endAndLent < 0 ? ~newValue.upperBound : newValue.upperBound
+        }
+    }
+
     /// `storage` is a buffer its owner reuses, lent for as long as the payload is read: the bytes
     /// are copied by whoever keeps them.
-    package let isLent: Bool
+    @inlinable
+    package var isLent: Bool {
+        @inline(__always) get { endAndLent < 0 }
+    }
 
     /// The whole of `bytes`.
-    @inlinable
+    @inlinable @inline(__always)
     package init(_ bytes: [UInt8]) {
-        readableRange = 0..<bytes.count
+        start = 0
+        endAndLent = bytes.count
         storage = bytes
-        segments = []
-        isLent = false
+        tail = nil
     }
 
     /// `first`, then each of `segments` back to back.
-    @inlinable
+    @inlinable @inline(__always)
     package init(_ first: [UInt8], segments: [[UInt8]]) {
-        readableRange = 0..<first.count
+        start = 0
+        endAndLent = first.count
         storage = first
-        self.segments = segments
-        isLent = false
+        tail = segments.isEmpty ? nil : segments
     }
 
     /// The first `count` bytes of `buffer`, a buffer its owner reuses; the rest of it is room.
-    @inlinable
+    @inlinable @inline(__always)
     package init(lending buffer: [UInt8], count: Int) {
         precondition(count >= 0 && count <= buffer.count, "a lent payload lies within its buffer")
-        readableRange = 0..<count
+        start = 0
+        endAndLent = ~count
         storage = buffer
-        segments = []
-        isLent = true
+        tail = nil
     }
 
     /// The bytes `range` of `buffer`, a buffer its owner reuses.
-    @inlinable
+    @inlinable @inline(__always)
     package init(lending buffer: [UInt8], range: Range<Int>) {
         precondition(range.lowerBound >= 0 && range.upperBound <= buffer.count, "a lent payload lies within its buffer")
-        readableRange = range
+        start = range.lowerBound
+        endAndLent = ~range.upperBound
         storage = buffer
-        segments = []
-        isLent = true
+        tail = nil
     }
 
     /// The payload's length in bytes, over every part.
-    @inlinable
+    @inlinable @inline(__always)
     package var count: Int {
-        if segments.isEmpty { return readableRange.count }
-        return segments.reduce(readableRange.count) { $0 + $1.count }
+        guard let tail else { return readableRange.count }
+        return tail.reduce(readableRange.count) { $0 + $1.count }
     }
 
     /// Whether the payload is one range of one array (no `segments`).
-    @inlinable
-    package var isContiguous: Bool { segments.isEmpty }
+    @inlinable @inline(__always)
+    package var isContiguous: Bool { tail == nil }
 
     /// The readable bytes of `storage` (the whole payload when it is contiguous) as an array: the
     /// storage itself, uncopied, when the payload owns it and reads all of it; otherwise a copy.
-    @inlinable
+    @inlinable @inline(__always)
     package var head: [UInt8] {
         if !isLent, readableRange.lowerBound == 0, readableRange.upperBound == storage.count { return storage }
         // Copied by hand: `Array(slice)` shares the storage of a slice that spans all of it, which
@@ -102,7 +132,7 @@ package struct Payload: Sendable {
     /// array it owns; otherwise its parts copied once into a new array.
     @inlinable
     package var array: [UInt8] {
-        if segments.isEmpty { return head }
+        if tail == nil { return head }
         var all: [UInt8] = []
         all.reserveCapacity(count)
         all.append(contentsOf: storage[readableRange])
@@ -123,7 +153,7 @@ package struct Payload: Sendable {
 
     /// Runs `body` on the readable bytes of `storage`, where they lie: the whole payload when it is
     /// contiguous, its first part otherwise (`segments` follow it).
-    @inlinable
+    @inlinable @inline(__always)
     package func withUnsafeHeadBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         let range = readableRange
         // `withUnsafeBytes` rethrows untyped: the typed error goes through a `Result`.
@@ -138,7 +168,7 @@ package struct Payload: Sendable {
     package func withUnsafeReadableBytes<R, E: Error>(
         _ body: (UnsafeRawBufferPointer) throws(E) -> R
     ) throws(E) -> R {
-        if segments.isEmpty { return try withUnsafeHeadBytes(body) }
+        if tail == nil { return try withUnsafeHeadBytes(body) }
         return try array.withUnsafeBytes { raw in Result { () throws(E) -> R in try body(raw) } }.get()
     }
 
@@ -157,7 +187,7 @@ package struct Payload: Sendable {
 
     /// The storage, for its owner to reuse once the payload has been read (a lent buffer goes back
     /// to its pool), leaving this payload empty.
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func takeStorage() -> [UInt8] {
         var taken: [UInt8] = []
         swap(&taken, &storage)
@@ -190,7 +220,7 @@ extension Payload: Hashable {
 extension Payload: CustomStringConvertible {
     /// The parts' lengths, and whether the storage is lent: `Payload(3 bytes)`,
     /// `Payload(2 + 70000 bytes)`, `Payload(5 bytes, lent)`.
-    package var description: String {
+    @usableFromInline package var description: String {
         let parts = ([readableRange.count] + segments.map(\.count)).map(String.init).joined(separator: " + ")
         return "Payload(\(parts) bytes\(isLent ? ", lent" : ""))"
     }

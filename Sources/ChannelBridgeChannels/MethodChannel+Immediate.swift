@@ -44,7 +44,7 @@ extension MethodChannel {
                 let call: MethodCall
                 switch Self.decodeCall(message.array, codec: codec, channel: name) {
                 case .success(let decoded): call = decoded
-                case .failure(let malformed): return .segments(try malformed.reply())
+                case .failure(let malformed): return .payload(try malformed.reply())
                 }
                 let outcome: Result<StandardValue, any Error>
                 do {
@@ -66,7 +66,7 @@ extension MethodChannel {
                 let reply = try Self.reply(
                     to: outcome, method: call.method, codec: codec, segmenting: segmenting, channel: name,
                     limit: limit)
-                return reply.map(HandlerAnswer.segments) ?? .null
+                return reply.map(HandlerAnswer.payload) ?? .null
             }, mayAnswerLater: true, on: messenger, channel: name)
     }
 }

@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
 
@@ -23,7 +24,7 @@ extension MethodChannel {
                 let call = decodeCall(
                     message, tail: request.tail, codec: codec, recent: &recent.name, failure: &malformed)
             else {
-                return .segments(
+                return .payload(
                     try MalformedCall(error: malformed!, codec: codec, channel: channel, message: message).reply())
             }
             var failure: (any Error)?
@@ -67,7 +68,7 @@ extension MethodChannel {
                 let call = decodeCall(
                     message, tail: request.tail, codec: codec, recent: &recent.name, failure: &malformed)
             else {
-                return .segments(
+                return .payload(
                     try MalformedCall(error: malformed!, codec: codec, channel: channel, message: message).reply())
             }
             let result: ImmediateResult
@@ -101,8 +102,9 @@ extension MethodChannel {
         }
     }
 
-    /// The success envelope of `value` written over `reply`, or in segments, or the answer the
-    /// general path gives when it cannot be encoded or is larger than the caller accepts.
+    /// The success envelope of `value` written over `reply` (the encode's lent payload, whose
+    /// storage goes back into `reply`), or a payload of its own, or the answer the general path
+    /// gives when it cannot be encoded or is larger than the caller accepts.
     @inline(__always)
     private static func encode(
         _ value: StandardValue, method: String, into reply: inout [UInt8],
@@ -110,26 +112,28 @@ extension MethodChannel {
     ) throws -> HandlerAnswer {
         // No `Result` around the encoding and no `outcome` variable on this path: each would be a
         // copy and a destroy of the value more.
-        let encoding: ReusedBufferEncoding
+        // `reply`'s storage is moved into the encode, not swapped for a placeholder: every path
+        // below gives it a value again, and no placeholder is left to release.
+        let encoded: Payload
         do throws(CodecError) {
-            encoding = try codec.encodeSuccessEnvelope(value, reusing: &reply)
+            encoded = try codec.encodeSuccessEnvelope(value, reusing: consume reply)
         } catch {
+            reply = []
             // Answered as the general path answers a result it cannot encode.
             return try answer(.success(value), method: method, codec: codec, channel: channel, limit: limit)
         }
-        switch encoding {
-        case .inBuffer(let count):
-            // Compared through the optional, not unwrapped: `if let` retains the limit,
-            // and nothing here captures `method`, which would copy it.
-            if count > (limit?.current ?? .max) - MessengerConnection.replyFrameOverhead, let limit {
-                return .segments(try tooLarge(count, method: method, codec: codec, channel: channel, limit: limit))
-            }
-            return .written(count: count)
-        case .segments(let kept):
-            return try checked(
-                MessageSegments(kept.first, rest: kept.rest), method: method, codec: codec,
-                channel: channel, limit: limit)
+        guard encoded.isLent else {
+            reply = []
+            return try checked(encoded, method: method, codec: codec, channel: channel, limit: limit)
         }
+        let count = encoded.readableRange.count
+        reply = (consume encoded).storage
+        // Compared through the optional, not unwrapped: `if let` retains the limit,
+        // and nothing here captures `method`, which would copy it.
+        if count > (limit?.current ?? .max) - MessengerConnection.replyFrameOverhead, let limit {
+            return .payload(try tooLarge(count, method: method, codec: codec, channel: channel, limit: limit))
+        }
+        return .written(count: count)
     }
 
     /// The call in `message` (and `tail`), or nil with why it is malformed in `failure`.
@@ -169,21 +173,21 @@ extension MethodChannel {
         channel: String, limit: FrameLimit?
     ) throws -> HandlerAnswer {
         guard
-            let segments = try encodeOutcome(outcome, method: method, codec: codec, segmenting: codec, channel: channel)
+            let payload = try encodeOutcome(outcome, method: method, codec: codec, segmenting: codec, channel: channel)
         else {
             return .null
         }
-        return try checked(segments, method: method, codec: codec, channel: channel, limit: limit)
+        return try checked(payload, method: method, codec: codec, channel: channel, limit: limit)
     }
 
-    /// The reply in segments, or `REPLY_TOO_LARGE` instead when the caller would refuse it.
+    /// The reply, or `REPLY_TOO_LARGE` instead when the caller would refuse it.
     private static func checked(
-        _ segments: MessageSegments, method: String, codec: StandardMethodCodec,
+        _ payload: Payload, method: String, codec: StandardMethodCodec,
         channel: String, limit: FrameLimit?
     ) throws -> HandlerAnswer {
-        if let limit, segments.count > limit.current - MessengerConnection.replyFrameOverhead {
-            return .segments(try tooLarge(segments.count, method: method, codec: codec, channel: channel, limit: limit))
+        if let limit, payload.count > limit.current - MessengerConnection.replyFrameOverhead {
+            return .payload(try tooLarge(payload.count, method: method, codec: codec, channel: channel, limit: limit))
         }
-        return .segments(segments)
+        return .payload(payload)
     }
 }

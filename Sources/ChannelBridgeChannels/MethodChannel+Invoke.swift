@@ -1,45 +1,32 @@
+import ChannelBridgeBytes
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
 import ChannelBridgePlatform
 
 /// The three steps of `invokeMethod`: encoding the call, awaiting its reply on a connection,
 /// decoding the reply. Each is inlined into `invokeMethod`, so the call still awaits its reply in
-/// that one frame (see `call(_:_:pooledCount:on:)`).
+/// that one frame (see `call(_:_:on:)`).
 extension MethodChannel {
-    /// The call's request, built straight as the messenger's type: each conversion on the way
-    /// would be a retain and a release of the buffer. With `pooled` (a call on a connection
-    /// itself, without a timeout) a Standard call goes out of the channel's reused encode buffer,
-    /// and `pooledCount` says how many of its first bytes are the call.
+    /// The call's request. With `pooled` (a call on a connection itself, without a timeout) a
+    /// Standard call is written over the channel's reused encode buffer and goes out lent
+    /// (`Payload.isLent`): the connection lends that buffer on for the reply.
     @inline(__always)
-    func encodeCall(
-        _ method: String, arguments: StandardValue, pooled: Bool,
-        pooledCount: inout Int?
-    ) throws(ChannelError) -> MessageSegments {
+    func encodeCall(_ method: String, arguments: StandardValue, pooled: Bool) throws(ChannelError) -> Payload {
         do throws(CodecError) {
             if isStandard {
                 guard pooled else {
-                    let kept = try standardCodec.encodeMethodCallSegments(MethodCall(method, arguments: arguments))
-                    return MessageSegments(kept.first, rest: kept.rest)
+                    return try standardCodec.encodeMethodCallSegments(MethodCall(method, arguments: arguments))
                 }
-                var buffer = encodeBuffers.take()
-                switch try standardCodec.encodeMethodCall(method, arguments: arguments, reusing: &buffer) {
-                case .inBuffer(let count) where count < MessengerConnection.separatePayloadThreshold:
-                    pooledCount = count
-                    return MessageSegments(consume buffer)
-                case .inBuffer(let count):
-                    // Large: it goes out of its own array, so it is cut to size and not kept.
-                    buffer.removeSubrange(count...)
-                    return MessageSegments(consume buffer)
-                case .segments(let kept):
-                    return MessageSegments(kept.first, rest: kept.rest)
-                }
+                // Lent unless a large byte value came back in segments; a large lent request goes
+                // out of its own array, cut to size, and is not kept (`startRequest`).
+                return try standardCodec.encodeMethodCall(method, arguments: arguments, reusing: encodeBuffers.take())
             }
-            if let segments = try segmentingCodec?.encodeMethodCallSegments(MethodCall(method, arguments: arguments)) {
+            if let payload = try segmentingCodec?.encodeMethodCallSegments(MethodCall(method, arguments: arguments)) {
                 // Optional chaining calls the codec in place; `if let` would copy the optional
                 // existential through the runtime's value witnesses.
-                return MessageSegments(segments.first, rest: segments.rest)
+                return payload
             }
-            return MessageSegments(try codec.encodeMethodCall(MethodCall(method, arguments: arguments)))
+            return Payload(try codec.encodeMethodCall(MethodCall(method, arguments: arguments)))
         } catch {
             throw ChannelError(
                 .unencodable, "Cannot encode the call: \(error)", channel: name, method: method,
@@ -53,12 +40,10 @@ extension MethodChannel {
     /// hop takes the concurrency runtime's status-record lock.
     @inline(__always)
     nonisolated(nonsending) func call(
-        _ method: String, _ request: consuming MessageSegments, pooledCount: Int?,
-        on connection: MessengerConnection
+        _ method: String, _ payload: consuming Payload, on connection: MessengerConnection
     ) async throws -> ReceivedPayload? {
         do {
-            var segments = consume request
-            let prepared = try connection.prepareRequest(onChannel: name, payloadCount: pooledCount ?? segments.count)
+            let prepared = try connection.prepareRequest(onChannel: name, payloadCount: payload.count)
             if prepared.mustWaitForRoom { await connection.waitUntilWritable() }
             // The continuations are made where this call runs, without the hop to an isolation
             // parameter that `withUnsafeThrowingContinuation(isolation:)` makes first (another
@@ -66,10 +51,7 @@ extension MethodChannel {
             if prepared.scopeTask != 0, connection.canDriveReader {
                 // On the reader thread with nothing else for it to do: read the reply here
                 // instead of suspending (`MessengerConnection+DrivenCalls`).
-                switch try connection.startDrivenRequest(
-                    prepared, onChannel: name, segments: Self.take(&segments),
-                    firstCount: pooledCount)
-                {
+                switch try connection.startDrivenRequest(prepared, onChannel: name, payload: consume payload) {
                 case .replied(let payload):
                     return payload
                 case .waiting:
@@ -83,16 +65,14 @@ extension MethodChannel {
                 // Safe: resumed exactly once by the connection (`startRequest`).
                 return try await RuntimeShim.withContinuationInheritingExecutor { continuation in
                     connection.startRequest(
-                        prepared, onChannel: name, segments: Self.take(&segments),
-                        firstCount: pooledCount, continuation: continuation)
+                        prepared, onChannel: name, payload: Self.take(&payload), continuation: continuation)
                 }
             }
             return try await withTaskCancellationHandler {
                 // Safe: resumed exactly once by the connection (`startRequest`).
                 try await RuntimeShim.withContinuationInheritingExecutor { continuation in
                     connection.startRequest(
-                        prepared, onChannel: name, segments: Self.take(&segments),
-                        firstCount: pooledCount, continuation: continuation)
+                        prepared, onChannel: name, payload: Self.take(&payload), continuation: continuation)
                 }
             } onCancel: {
                 connection.cancelRequest(prepared.id)
@@ -103,12 +83,12 @@ extension MethodChannel {
         }
     }
 
-    /// `segments`, leaving it empty: the call's request moves into the connection, which lends
+    /// `payload`, leaving it empty: the call's request moves into the connection, which lends
     /// its buffer for the reply, so that the caller's frame keeps no reference to it (one would
     /// make the reply's write into it copy the buffer).
-    static func take(_ segments: inout MessageSegments) -> MessageSegments {
-        var taken = MessageSegments([])
-        swap(&taken, &segments)
+    static func take(_ payload: inout Payload) -> Payload {
+        var taken = Payload([])
+        swap(&taken, &payload)
         return taken
     }
 

@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 public import ChannelBridgeCodec
 public import ChannelBridgeMessenger
 import ChannelBridgePlatform
@@ -72,12 +73,7 @@ public final class MethodChannel: Sendable {
         _ method: String, arguments: StandardValue = .null,
         timeout: Duration? = nil
     ) async throws -> StandardValue {
-        // Set when the request is the channel's reused encode buffer, to be given back: how many of
-        // its first bytes are the call (the rest is room).
-        var pooledCount: Int?
-        let request = try encodeCall(
-            method, arguments: arguments, pooled: connection != nil && timeout == nil,
-            pooledCount: &pooledCount)
+        let request = try encodeCall(method, arguments: arguments, pooled: connection != nil && timeout == nil)
         let reply: ReceivedPayload?
         if let timeout {
             let (name, messenger) = (self.name, self.messenger)
@@ -90,7 +86,7 @@ public final class MethodChannel: Sendable {
                 try await Self.send(request, on: name, method: method, messenger: messenger)
             }
         } else if let connection {
-            reply = try await call(method, request, pooledCount: pooledCount, on: connection)
+            reply = try await call(method, request, on: connection)
         } else {
             reply = try await Self.send(request, on: name, method: method, messenger: messenger)
         }
@@ -99,7 +95,7 @@ public final class MethodChannel: Sendable {
     }
 
     nonisolated(nonsending) private static func send(
-        _ request: MessageSegments, on channel: String, method: String,
+        _ request: Payload, on channel: String, method: String,
         messenger: any BinaryMessenger
     ) async throws -> ReceivedPayload? {
         do {
@@ -108,10 +104,10 @@ public final class MethodChannel: Sendable {
                 return try await connection.sendKeepingParts(onChannel: channel, request)
             }
             // One array is the common case; the plain send is what every messenger implements.
-            if request.rest.isEmpty {
-                return try await messenger.send(onChannel: channel, message: request.first).map(ReceivedPayload.bytes)
+            if request.isContiguous {
+                return try await messenger.send(onChannel: channel, message: request.array).map(ReceivedPayload.bytes)
             }
-            return try await messenger.sendSegments(onChannel: channel, request)
+            return try await messenger.sendPayload(onChannel: channel, request)
                 .map(ReceivedPayload.bytes)
         } catch let error as MessengerError {
             // The messenger sees only bytes; the channel reports the failure, naming the method.
@@ -194,20 +190,20 @@ public final class MethodChannel: Sendable {
                 let call: MethodCall
                 switch Self.decodeCall(message.array, codec: codec, channel: name) {
                 case .success(let decoded): call = decoded
-                case .failure(let malformed): return .segments(try malformed.reply())
+                case .failure(let malformed): return .payload(try malformed.reply())
                 }
                 let reply = try Self.reply(
                     to: Result { try handler(call) }, method: call.method, codec: codec, segmenting: segmenting,
                     channel: name, limit: limit)
-                return reply.map(HandlerAnswer.segments) ?? .null
+                return reply.map(HandlerAnswer.payload) ?? .null
             }, mayAnswerLater: false, on: messenger, channel: name)
     }
 
-    /// Turns one incoming request into its reply bytes, in segments (`nil` for "not implemented").
+    /// Turns one incoming request into its reply (`nil` for "not implemented").
     static func answer(
         _ message: [UInt8]?, with handler: Handler, codec: any MethodCodec,
         segmenting: (any SegmentingMethodCodec)?, channel: String, limit: FrameLimit? = nil
-    ) async throws -> MessageSegments? {
+    ) async throws -> Payload? {
         let call: MethodCall
         switch decodeCall(message, codec: codec, channel: channel) {
         case .success(let decoded): call = decoded
@@ -222,7 +218,7 @@ public final class MethodChannel: Sendable {
     static func reply(
         method: String, from work: () async throws -> StandardValue, codec: any MethodCodec,
         segmenting: (any SegmentingMethodCodec)?, channel: String, limit: FrameLimit?
-    ) async throws -> MessageSegments? {
+    ) async throws -> Payload? {
         let outcome: Result<StandardValue, any Error>
         do { outcome = .success(try await work()) } catch { outcome = .failure(error) }
         return try reply(
@@ -234,7 +230,7 @@ public final class MethodChannel: Sendable {
     static func reply(
         to outcome: Result<StandardValue, any Error>, method: String, codec: any MethodCodec,
         segmenting: (any SegmentingMethodCodec)?, channel: String, limit: FrameLimit?
-    ) throws -> MessageSegments? {
+    ) throws -> Payload? {
         let reply = try encodeOutcome(outcome, method: method, codec: codec, segmenting: segmenting, channel: channel)
         if let limit, let size = reply?.count, size > limit.current - MessengerConnection.replyFrameOverhead {
             return try tooLarge(size, method: method, codec: codec, channel: channel, limit: limit)
@@ -251,7 +247,7 @@ public final class MethodChannel: Sendable {
     static func tooLarge(
         _ size: Int, method: String, codec: any MethodCodec, channel: String,
         limit frameLimit: FrameLimit
-    ) throws -> MessageSegments {
+    ) throws -> Payload {
         let limit = frameLimit.current - MessengerConnection.replyFrameOverhead
         let error = MethodError(
             code: replyTooLargeErrorCode,
@@ -261,7 +257,7 @@ public final class MethodChannel: Sendable {
                 "channel": .string(channel), "method": .string(method), "size": .int64(Int64(size)),
                 "limit": .int64(Int64(limit)),
             ])
-        return MessageSegments(try encodeError(error, codec: codec))
+        return Payload(try encodeError(error, codec: codec))
     }
 
     /// The error code of the answer to a call whose arguments would take more memory to decode
@@ -287,9 +283,9 @@ public final class MethodChannel: Sendable {
             }
         }
 
-        func reply() throws -> MessageSegments {
+        func reply() throws -> Payload {
             guard error.code == .decodedTooLarge else {
-                return MessageSegments(
+                return Payload(
                     try encodeError(MethodError(code: "malformed", message: error.description), codec: codec))
             }
             let call = method.map { "The call to \($0)" } ?? "A call"
@@ -299,7 +295,7 @@ public final class MethodChannel: Sendable {
                 code: MethodChannel.requestTooLargeErrorCode,
                 message: "\(call) on channel \(channel) was refused: \(error.description)",
                 details: .map(details))
-            return MessageSegments(try encodeError(refusal, codec: codec))
+            return Payload(try encodeError(refusal, codec: codec))
         }
     }
 
@@ -323,28 +319,28 @@ public final class MethodChannel: Sendable {
         _ outcome: Result<StandardValue, any Error>, method: String,
         codec: any MethodCodec, segmenting: (any SegmentingMethodCodec)?,
         channel: String
-    ) throws -> MessageSegments? {
+    ) throws -> Payload? {
         let result: StandardValue
         switch outcome {
         case .success(let value):
             result = value
         case .failure(let error as MethodError):
-            return MessageSegments(try encodeError(error, codec: codec))
+            return Payload(try encodeError(error, codec: codec))
         case .failure(is MethodNotImplemented):
             return nil
         case .failure(let error):
-            return MessageSegments(
+            return Payload(
                 try encodeError(MethodError(code: "error", message: String(describing: error)), codec: codec))
         }
         do {
             // One array unless the codec kept a large byte value uncopied. Optional chaining calls
             // the codec in place; `if let` would copy the optional existential.
             if let encoded = try segmenting?.encodeSuccessEnvelopeSegments(result) {
-                return MessageSegments(encoded.first, rest: encoded.rest)
+                return encoded
             }
-            return MessageSegments(try codec.encodeSuccessEnvelope(result))
+            return Payload(try codec.encodeSuccessEnvelope(result))
         } catch {
-            return MessageSegments(
+            return Payload(
                 try encodeError(
                     MethodError(
                         code: "error",

@@ -1,3 +1,5 @@
+package import ChannelBridgeBytes
+
 /// Flutter's `StandardMethodCodec`: a method call is the method name (a String value) followed by
 /// the arguments value; a success envelope is `00` and the result; an error envelope is `01`, the
 /// code, the message (or null), the details and, optionally, a stacktrace (String or null).
@@ -21,7 +23,7 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     }
 
     /// A `Uint8List` of 64 KiB or more stays the value's own array, uncopied.
-    package func encodeMethodCallSegments(_ call: MethodCall) throws(CodecError) -> EncodedSegments {
+    package func encodeMethodCallSegments(_ call: MethodCall) throws(CodecError) -> Payload {
         var writer = try written(segmenting: true) { (writer) throws(CodecError) in
             try Self.write(call.method, arguments: call.arguments, into: &writer)
         }
@@ -29,35 +31,35 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     }
 
     /// The bytes of `encodeMethodCallSegments`, written over `buffer`'s storage when they make one
-    /// array (so a call costs no allocation): `.inBuffer(count:)`, the message being
-    /// `buffer`'s first `count` bytes. When a large byte value was kept uncopied, returns the
-    /// segments instead and leaves `buffer` empty.
+    /// array (so a call costs no allocation): a lent payload (`Payload.isLent`), `buffer`'s first
+    /// bytes, the rest of the storage being room. When a large byte value was kept uncopied,
+    /// returns the payload in segments instead, and `buffer`'s storage is dropped.
     package func encodeMethodCall(
-        _ call: MethodCall, reusing buffer: inout [UInt8]
-    ) throws(CodecError) -> ReusedBufferEncoding {
-        try encodeMethodCall(call.method, arguments: call.arguments, reusing: &buffer)
+        _ call: MethodCall, reusing buffer: consuming [UInt8]
+    ) throws(CodecError) -> Payload {
+        try encodeMethodCall(call.method, arguments: call.arguments, reusing: consume buffer)
     }
 
     /// `encodeMethodCall(_:reusing:)` of the call's parts, which a channel has apart: no
     /// `MethodCall` to build, and no `StandardValue` around the name.
     package func encodeMethodCall(
         _ method: String, arguments: StandardValue,
-        reusing buffer: inout [UInt8]
-    ) throws(CodecError) -> ReusedBufferEncoding {
-        try written(reusing: &buffer) { (writer) throws(CodecError) in
+        reusing buffer: consuming [UInt8]
+    ) throws(CodecError) -> Payload {
+        try written(reusing: consume buffer) { (writer) throws(CodecError) in
             try Self.write(method, arguments: arguments, into: &writer)
         }
     }
 
-    /// Where what `body` wrote is: in `buffer` when it makes one array, else in segments.
+    /// What `body` wrote: lent in `buffer` when it makes one array, else in segments.
     private func written(
-        reusing buffer: inout [UInt8],
+        reusing buffer: consuming [UInt8],
         _ body: (inout StandardWriter) throws(CodecError) -> Void
-    ) throws(CodecError) -> ReusedBufferEncoding {
+    ) throws(CodecError) -> Payload {
         var writer = messageCodec.makeWriter(reusing: &buffer)
         try body(&writer)
-        if let count = writer.giveBackBuffer(to: &buffer) { return .inBuffer(count: count) }
-        return .segments(writer.takeSegments())
+        if let count = writer.giveBackBuffer(to: &buffer) { return Payload(lending: buffer, count: count) }
+        return writer.takeSegments()
     }
 
     private static func write(
@@ -190,21 +192,22 @@ public struct StandardMethodCodec: MethodCodec, SegmentingMethodCodec {
     /// A `Uint8List` of 64 KiB or more stays the value's own array, uncopied.
     package var standard: StandardMethodCodec? { self }
 
-    package func encodeSuccessEnvelopeSegments(_ result: StandardValue) throws(CodecError) -> EncodedSegments {
+    package func encodeSuccessEnvelopeSegments(_ result: StandardValue) throws(CodecError) -> Payload {
         var writer = try written(segmenting: true) { (writer) throws(CodecError) in
             try Self.writeSuccess(result, into: &writer)
         }
         return writer.takeSegments()
     }
 
-    /// The bytes of `encodeSuccessEnvelopeSegments`, written over `buffer`'s storage when they make
-    /// one array (so a reply costs no allocation): `.inBuffer(count:)`, the message being
-    /// `buffer`'s first `count` bytes. When a large byte value was kept uncopied, returns the
-    /// segments instead and leaves `buffer` empty.
+    /// The bytes of `encodeSuccessEnvelopeSegments`, written over `buffer`'s storage as
+    /// `encodeMethodCall(_:reusing:)` writes a call: a lent payload in `buffer` when they make one
+    /// array, else the payload in segments.
     package func encodeSuccessEnvelope(
-        _ result: StandardValue, reusing buffer: inout [UInt8]
-    ) throws(CodecError) -> ReusedBufferEncoding {
-        try written(reusing: &buffer) { (writer) throws(CodecError) in try Self.writeSuccess(result, into: &writer) }
+        _ result: StandardValue, reusing buffer: consuming [UInt8]
+    ) throws(CodecError) -> Payload {
+        try written(reusing: consume buffer) { (writer) throws(CodecError) in
+            try Self.writeSuccess(result, into: &writer)
+        }
     }
 
     private static func writeSuccess(_ result: StandardValue, into writer: inout StandardWriter) throws(CodecError) {

@@ -1,3 +1,5 @@
+import ChannelBridgeBytes
+
 /// Appends Standard-codec bytes to one growing buffer.
 ///
 /// Codec extensions receive a writer to write their custom values: the tag byte, then any payload,
@@ -73,16 +75,17 @@ public struct StandardWriter {
         return current
     }
 
-    /// Everything written, in order, as arrays that together are `bytes`: `first` alone, except
-    /// that a segmenting writer keeps each large `Uint8List` as the value's own array instead of
-    /// copying it, so a transport can send it with scatter-gather I/O. Without kept lists `rest` is
-    /// empty and nothing is allocated for it. Takes the writer's storage.
-    mutating func takeSegments() -> EncodedSegments {
+    /// Everything written, in order, as a payload whose parts together are `bytes`: one array,
+    /// except that a segmenting writer keeps each large `Uint8List` as the value's own array
+    /// instead of copying it, so a transport can send it with scatter-gather I/O. Without kept
+    /// lists the payload has no segments and nothing is allocated for them. Takes the writer's
+    /// storage.
+    mutating func takeSegments() -> Payload {
         trimCurrent()
-        guard let finished, let first = finished.first else { return EncodedSegments(current) }
+        guard let finished, let first = finished.first else { return Payload(current) }
         var rest = Array(finished.dropFirst())
         if !current.isEmpty { rest.append(current) }
-        return EncodedSegments(first, rest: rest)
+        return Payload(first, segments: rest)
     }
 
     /// Cuts `current` down to the bytes written.

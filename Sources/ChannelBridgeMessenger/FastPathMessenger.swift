@@ -1,16 +1,19 @@
-/// The fast paths of the package's messengers, kept out of the public `BinaryMessenger`: segmented
-/// sends, the one package handler shape (`MessageHandler`: replies written in place, in segments or
-/// later, with work after the reply), flow control and frame limits.
+package import ChannelBridgeBytes
+
+/// The fast paths of the package's messengers, kept out of the public `BinaryMessenger`: sends of a
+/// `Payload` (a lent buffer's bytes, segments), the one package handler shape (`MessageHandler`:
+/// replies written in place, as a payload of their own or later, with work after the reply), flow
+/// control and frame limits.
 ///
 /// Every messenger in the package that wraps another (the host's
 /// `TracingMessenger`, the testing kit's messengers) adopts it and forwards each requirement to the
 /// messenger it wraps; there are no default implementations, so a wrapper cannot lose a fast path
 /// silently. Channels look it up once (`BinaryMessenger.fastPath`) and otherwise use the public
-/// requirements (`sendSegments`, `installMessageHandler` fall back to them).
+/// requirements (`sendPayload`, `installMessageHandler` fall back to them).
 package protocol FastPathMessenger: BinaryMessenger {
-    /// Sends a request whose bytes are `segments` back to back, and waits for its reply. The peer
-    /// sees one message; a transport may send the arrays with scatter-gather I/O.
-    func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]?
+    /// Sends a request whose bytes are `payload`, and waits for its reply. The peer sees one
+    /// message; a transport may send a payload's segments with scatter-gather I/O.
+    func send(onChannel channel: String, payload: Payload) async throws -> [UInt8]?
 
     /// Installs (or, with `nil`, removes) the handler for `channel`, replacing any earlier one. A
     /// MESSAGE on its channel reaches it too, its answer ignored. With `mayAnswerLater`, the
@@ -40,11 +43,11 @@ extension BinaryMessenger {
     /// This messenger's fast paths, when it is one of the package's (or wraps one and forwards).
     package var fastPath: (any FastPathMessenger)? { self as? any FastPathMessenger }
 
-    /// Sends `segments` on the fast path, or joined with `send(onChannel:message:)`.
-    nonisolated(nonsending) package func sendSegments(
-        onChannel channel: String, _ segments: MessageSegments
+    /// Sends `payload` on the fast path, or as one array with `send(onChannel:message:)`.
+    nonisolated(nonsending) package func sendPayload(
+        onChannel channel: String, _ payload: Payload
     ) async throws -> [UInt8]? {
-        if let fast = fastPath { return try await fast.send(onChannel: channel, segments: segments) }
-        return try await send(onChannel: channel, message: segments.joined)
+        if let fast = fastPath { return try await fast.send(onChannel: channel, payload: payload) }
+        return try await send(onChannel: channel, message: payload.array)
     }
 }

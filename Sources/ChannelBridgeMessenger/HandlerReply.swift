@@ -1,4 +1,6 @@
-/// What a handler's later work answers: its reply in segments, and work to run once that reply
+package import ChannelBridgeBytes
+
+/// What a handler's later work answers: its reply, and work to run once that reply
 /// has been queued for writing.
 ///
 /// `afterReply` is how "the `listen` reply goes out before the stream's first event" and "the call
@@ -7,10 +9,10 @@
 /// task, so anything it writes is queued behind the reply.
 package struct HandlerReply: Sendable {
     /// The reply; `nil` is a null reply.
-    package var reply: MessageSegments?
+    package var reply: Payload?
     package var afterReply: (@Sendable () -> Void)?
 
-    package init(_ reply: MessageSegments?, afterReply: (@Sendable () -> Void)? = nil) {
+    package init(_ reply: Payload?, afterReply: (@Sendable () -> Void)? = nil) {
         self.reply = reply
         self.afterReply = afterReply
     }
@@ -22,8 +24,8 @@ package struct HandlerReply: Sendable {
         let answer = try HandlerMessage.reading(message) { try handler($0, &buffer) }
         switch answer {
         case .null: self.init(nil)
-        case .written(let count): self.init(MessageSegments(Array(buffer[..<count])))
-        case .segments(let segments): self.init(segments)
+        case .written(let count): self.init(Payload(Array(buffer[..<count])))
+        case .payload(let payload): self.init(payload)
         case .later(let work): self = try await work.run()
         }
     }

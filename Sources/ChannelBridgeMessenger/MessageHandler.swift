@@ -1,3 +1,5 @@
+import ChannelBridgeBytes
+
 /// The package's one handler shape: every handler a package messenger runs for a channel (a
 /// method call answered at once or in a task, an event stream's `listen`, a test double's) has
 /// it, and `FastPathMessenger.setMessageHandler(onChannel:_:mayAnswerLater:splitter:)` installs it.
@@ -5,7 +7,7 @@
 /// It is called as the request (or MESSAGE) is read, without suspending, and answers in one of
 /// three ways (`HandlerAnswer`): at once by writing its reply over `reply`, a buffer the messenger
 /// lends and reuses (`StandardMethodCodec.encodeSuccessEnvelope(_:reusing:)` writes there), so a
-/// request and its reply cost no array of their own; at once in segments (a large byte value kept
+/// request and its reply cost no array of their own; at once with a payload of its own (a large byte value kept
 /// in its own array, an error envelope); or later, with work the messenger runs in a task, which
 /// may also ask for work after its reply is queued (`HandlerReply.afterReply`). Only a handler
 /// installed with `mayAnswerLater` answers later; it then holds a handler slot and an owed entry
@@ -35,7 +37,7 @@ extension BinaryMessenger {
         return setMessageHandler(onChannel: channel) { message in
             let answer = try await HandlerReply(answering: message, with: handler)
             answer.afterReply?()
-            return answer.reply?.joined
+            return answer.reply?.array
         }
     }
 }

@@ -1,3 +1,4 @@
+package import ChannelBridgeBytes
 import ChannelBridgePlatform
 import Synchronization
 
@@ -32,22 +33,20 @@ extension MessengerConnection {
             mustWaitForRoom: flow?.isWritable == false)
     }
 
-    /// The second half: registers `prepared` for its reply and queues the REQUEST with `segments`
-    /// as its payload, or resumes `continuation` at once with why it cannot be sent. Outside a
-    /// call scope the caller installs a cancellation handler that calls `cancelRequest`. With
-    /// `firstCount`, the payload is that many first bytes of `segments.first` alone (a reused
-    /// encode buffer, the rest of which is room), fewer than `separatePayloadThreshold`; that
-    /// buffer, once the request is written, is lent for the reply: a status-0 reply of up to
-    /// `lentReplyBufferLimit` bytes comes back in it (`ReceivedPayload.inBuffer`), any other
-    /// as usual. For the reply to be read into it without a copy of the buffer, the caller keeps
-    /// no reference to it.
+    /// The second half: registers `prepared` for its reply and queues the REQUEST with `payload`,
+    /// or resumes `continuation` at once with why it cannot be sent. Outside a call scope the
+    /// caller installs a cancellation handler that calls `cancelRequest`. A lent payload
+    /// (`Payload.isLent`: a reused encode buffer's first bytes, the rest of it room) of fewer than
+    /// `separatePayloadThreshold` bytes lends its storage for the reply once the request is
+    /// written: a status-0 reply of up to `lentReplyBufferLimit` bytes comes back in it
+    /// (`ReceivedPayload.inBuffer`), any other as usual. For the reply to be read into it without
+    /// a copy of the buffer, the caller keeps no reference to it.
     package func startRequest(
-        _ prepared: PreparedRequest, onChannel channel: String, segments: consuming MessageSegments,
-        firstCount: Int? = nil, continuation: UnsafeContinuation<ReceivedPayload?, any Error>
+        _ prepared: PreparedRequest, onChannel channel: String, payload: consuming Payload,
+        continuation: UnsafeContinuation<ReceivedPayload?, any Error>
     ) {
         if case .refused(let failure) = enrollAndWrite(
-            prepared, onChannel: channel, segments: segments, firstCount: firstCount,
-            continuation: continuation)
+            prepared, onChannel: channel, payload: payload, continuation: continuation)
         {
             continuation.resume(throwing: failure)
         }
@@ -57,34 +56,37 @@ extension MessengerConnection {
     /// reader (`startDrivenRequest`): registers the call and writes the REQUEST, or returns why it
     /// cannot be sent (and registers nothing).
     func enrollAndWrite(
-        _ prepared: PreparedRequest, onChannel channel: String, segments: consuming MessageSegments,
-        firstCount: Int?, continuation: UnsafeContinuation<ReceivedPayload?, any Error>?
+        _ prepared: PreparedRequest, onChannel channel: String, payload: consuming Payload,
+        continuation: UnsafeContinuation<ReceivedPayload?, any Error>?
     ) -> Enrollment {
-        let count = firstCount ?? segments.first.count
-        guard !segments.rest.isEmpty || count >= Self.separatePayloadThreshold else {
-            // One array, the common case: moved out of `segments`, registered, and written straight
+        let range = payload.readableRange
+        guard !payload.isContiguous || range.count >= Self.separatePayloadThreshold else {
+            // One array, the common case: moved out of `payload`, registered, and written straight
             // into the outbound block (see `FrameEncoder.storeRequest`), with no closure around
             // the write to capture it.
-            let message = (consume segments).first
-            let lends = firstCount != nil && message.count <= Self.lentReplyBufferLimit
+            let lent = payload.isLent
+            let message = (consume payload).storage
+            let lends = lent && message.count <= Self.lentReplyBufferLimit
             let enrollment = enroll(
                 prepared, channel: channel, continuation: continuation, replyBuffer: lends ? message : [])
             if case .refused = enrollment { return enrollment }
             let id = prepared.id
-            transport.write(frameOfLength: FrameEncoder.encodedRequestLength(channel: channel, payloadCount: count)) {
-                frame in
+            transport.write(
+                frameOfLength: FrameEncoder.encodedRequestLength(channel: channel, payloadCount: range.count)
+            ) { frame in
                 message.withUnsafeBytes {
                     FrameEncoder.storeRequest(
-                        id: id, channel: channel, payload: UnsafeRawBufferPointer(rebasing: $0[..<count]),
+                        id: id, channel: channel, payload: UnsafeRawBufferPointer(rebasing: $0[range]),
                         into: frame)
                 }
             }
             return enrollment
         }
-        precondition(firstCount == nil, "a reused buffer's payload goes out of its own array only when it is small")
         let enrollment = enroll(prepared, channel: channel, continuation: continuation)
         if case .refused = enrollment { return enrollment }
-        writeRequest(id: prepared.id, channel: channel, segments: segments)
+        // A large lent payload goes out of its own array: its buffer, cut to size (in place when
+        // only the payload holds it), is not lent on for the reply.
+        writeRequest(id: prepared.id, channel: channel, payload: payload.owned())
         return enrollment
     }
 

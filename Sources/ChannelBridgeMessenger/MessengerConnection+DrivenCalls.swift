@@ -1,3 +1,4 @@
+package import ChannelBridgeBytes
 import ChannelBridgePlatform
 import Synchronization
 
@@ -39,12 +40,10 @@ extension MessengerConnection {
     /// or the thread is needed first. Throws what the call failed with (a refusal to send, the
     /// handler's failure, a cancel, the session's end).
     package func startDrivenRequest(
-        _ prepared: PreparedRequest, onChannel channel: String, segments: consuming MessageSegments,
-        firstCount: Int? = nil
+        _ prepared: PreparedRequest, onChannel channel: String, payload: consuming Payload
     ) throws -> DrivenRequest {
         precondition(prepared.scopeTask != 0, "a driven call is cancelled through its call scope")
-        switch enrollAndWrite(
-            prepared, onChannel: channel, segments: segments, firstCount: firstCount, continuation: nil)
+        switch enrollAndWrite(prepared, onChannel: channel, payload: payload, continuation: nil)
         {
         case .refused(let failure): throw failure
         // With other calls in flight (a pipeline), their replies will want the thread for their

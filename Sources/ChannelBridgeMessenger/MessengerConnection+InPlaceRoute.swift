@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgePlatform
 import Synchronization
 
@@ -85,7 +86,7 @@ extension MessengerConnection {
         let answer = reader.withValue { reader in
             payload.withMessage { message in Result { try handler(message, &reader.replyScratch) } }
         }
-        let reply: Result<MessageSegments?, any Error>
+        let reply: Result<Payload?, any Error>
         switch answer {
         case .success(.later(let work)):
             startHandlerTask(.later(work), channel: channel, id: id, serial: serial)
@@ -97,11 +98,11 @@ extension MessengerConnection {
                     "a handler reported more bytes than it was lent")
                 return Array(reader.replyScratch[..<count])
             }
-            reply = .success(MessageSegments(bytes))
+            reply = .success(Payload(bytes))
         case .success(.null):
             reply = .success(nil)
-        case .success(.segments(let segments)):
-            reply = .success(segments)
+        case .success(.payload(let payload)):
+            reply = .success(payload)
         case .failure(let error):
             reply = .failure(error)
         }

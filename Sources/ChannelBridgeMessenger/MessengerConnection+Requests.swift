@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgePlatform
 import Synchronization
 
@@ -126,14 +127,14 @@ extension MessengerConnection {
     }
 
     func runHandler(_ work: HandlerWork, channel: String, id: UInt32, serial: UInt64) async {
-        let answer: Result<MessageSegments?, any Error>
+        let answer: Result<Payload?, any Error>
         // Work the handler asks for after its reply (an event stream's first events) runs once the
         // reply is queued, whether or not it is still owed.
         var afterReply: (@Sendable () -> Void)?
         do {
             switch work {
             case .plain(let handler, let payload):
-                answer = .success(try await handler(payload).map { MessageSegments($0) })
+                answer = .success(try await handler(payload).map { Payload($0) })
             case .later(let work):
                 let reply = try await work.run()
                 afterReply = reply.afterReply
@@ -149,7 +150,7 @@ extension MessengerConnection {
     /// Sends the reply to a request that held an owed entry (and a handler slot), unless it was
     /// cancelled or closed meanwhile, then lets the entry go.
     func finishRequest(
-        id: UInt32, channel: String, serial: UInt64, _ answer: Result<MessageSegments?, any Error>,
+        id: UInt32, channel: String, serial: UInt64, _ answer: Result<Payload?, any Error>,
         endsDelivery: Bool = false
     ) {
         // A cancelled or closed request is no longer owed: its entry is gone. The reply is queued
@@ -176,7 +177,7 @@ extension MessengerConnection {
     /// sent: the requester gets REPLY status 2 saying so, and the session goes on. `endsDelivery`:
     /// written by the delivering thread for the last frame received so far (`writeSmallReply`).
     func writeReply(
-        id: UInt32, channel: String, _ answer: Result<MessageSegments?, any Error>, endsDelivery: Bool = false
+        id: UInt32, channel: String, _ answer: Result<Payload?, any Error>, endsDelivery: Bool = false
     ) {
         switch answer {
         case .success(nil):
@@ -191,15 +192,15 @@ extension MessengerConnection {
                         result: fitting(.failure(Self.replyTooLarge(channel: channel, count: count, limit: limit)))))
                 return
             }
-            guard !reply.rest.isEmpty, count >= Self.separatePayloadThreshold else {
-                if reply.rest.isEmpty, count < Self.separatePayloadThreshold {
-                    reply.first.withUnsafeBytes { writeSmallReply(id: id, payload: $0, endsDelivery: endsDelivery) }
+            guard !reply.isContiguous, count >= Self.separatePayloadThreshold else {
+                if reply.isContiguous, count < Self.separatePayloadThreshold {
+                    reply.withUnsafeHeadBytes { writeSmallReply(id: id, payload: $0, endsDelivery: endsDelivery) }
                 } else {
-                    writeFrame(.reply(id: id, result: .bytes(reply.joined)))
+                    writeFrame(.reply(id: id, result: .bytes(reply.array)))
                 }
                 return
             }
-            writeFrame(.reply(id: id, result: .bytes([])), payloadSegments: reply.all, count: count)
+            writeFrame(.reply(id: id, result: .bytes([])), payloadSegments: reply.parts, count: count)
         case .failure(let error):
             writeFrame(.reply(id: id, result: fitting(.failure(String(describing: error)))))
         }
@@ -231,14 +232,13 @@ extension MessengerConnection {
                 swap(&bytes, &reader.replyScratch)
                 return bytes
             }
-            if var bytes = large {
-                bytes.removeSubrange(count...)
-                writeReply(id: id, channel: channel, .success(MessageSegments(bytes)))
+            if let bytes = large {
+                writeReply(id: id, channel: channel, .success(Payload(lending: bytes, count: count).owned()))
             }
         case .success(.null):
             writeFrame(.reply(id: id, result: .null))
-        case .success(.segments(let segments)):
-            writeReply(id: id, channel: channel, .success(segments), endsDelivery: endsDelivery)
+        case .success(.payload(let payload)):
+            writeReply(id: id, channel: channel, .success(payload), endsDelivery: endsDelivery)
         case .success(.later(let work)):
             startLater(work, id: id, channel: channel)
         case .failure(let error):

@@ -1,3 +1,4 @@
+package import ChannelBridgeBytes
 import ChannelBridgePlatform
 import Synchronization
 
@@ -148,30 +149,30 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
         }?.joined
     }
 
-    /// Large segments go out of their own arrays, uncopied (see `FrameTransport`).
-    package func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
-        try await sendKeepingParts(onChannel: channel, segments)?.joined
+    /// A payload's large segments go out of their own arrays, uncopied (see `FrameTransport`).
+    package func send(onChannel channel: String, payload: Payload) async throws -> [UInt8]? {
+        try await sendKeepingParts(onChannel: channel, payload)?.joined
     }
 
-    /// `send(onChannel:segments:)`, with a reply split for the channel layer (`splitReplies`) left
+    /// `send(onChannel:payload:)`, with a reply split for the channel layer (`splitReplies`) left
     /// in its two parts.
     nonisolated(nonsending) package func sendKeepingParts(
         onChannel channel: String,
-        _ segments: MessageSegments
+        _ payload: Payload
     ) async throws -> ReceivedPayload? {
-        try await request(onChannel: channel, payloadCount: segments.count) { id in
-            writeRequest(id: id, channel: channel, segments: segments)
+        try await request(onChannel: channel, payloadCount: payload.count) { id in
+            writeRequest(id: id, channel: channel, payload: payload)
         }
     }
 
-    /// Writes REQUEST `id` with `segments` as its payload: joined into one frame, unless they are
-    /// large enough for their arrays to go out uncopied.
-    func writeRequest(id: UInt32, channel: String, segments: MessageSegments) {
-        let count = segments.count
-        if segments.rest.isEmpty || count < Self.separatePayloadThreshold {
-            writeFrame(.request(id: id, channel: channel, payload: segments.joined))
+    /// Writes REQUEST `id` with `payload`: in one frame, unless it has segments and is large
+    /// enough for its arrays to go out uncopied.
+    func writeRequest(id: UInt32, channel: String, payload: Payload) {
+        let count = payload.count
+        if payload.isContiguous || count < Self.separatePayloadThreshold {
+            writeFrame(.request(id: id, channel: channel, payload: payload.array))
         } else {
-            writeFrame(.request(id: id, channel: channel, payload: []), payloadSegments: segments.all, count: count)
+            writeFrame(.request(id: id, channel: channel, payload: []), payloadSegments: payload.parts, count: count)
         }
     }
 

@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 public import ChannelBridgeContracts
 public import ChannelBridgeMessenger
 import ChannelBridgeChannels
@@ -96,7 +97,7 @@ public final class MockHost: Sendable {
             guard let interaction = outcome.0 else {
                 guard let (text, nearest) = outcome.1 else {
                     return HandlerReply(
-                        (try? channel.methodCodec.encodeSuccessEnvelope(.null)).map { MessageSegments($0) })
+                        (try? channel.methodCodec.encodeSuccessEnvelope(.null)).map { Payload($0) })
                 }
                 return errorReply(
                     channel,
@@ -123,7 +124,7 @@ public final class MockHost: Sendable {
     private func errorReply(_ channel: Transcript.Channel, _ error: MethodError) -> HandlerReply {
         HandlerReply(
             (try? channel.methodCodec.encodeErrorEnvelope(error, includingStacktrace: false)).map {
-                MessageSegments($0)
+                Payload($0)
             })
     }
 
@@ -141,7 +142,7 @@ public final class MockHost: Sendable {
             bytes = interaction.replyHex ?? (try? channel.encode(reply)) ?? nil
             let name = interaction.channel
             let payloads = events.map { (try? channel.encode($0)) ?? nil }
-            return HandlerReply(bytes.map { MessageSegments($0) }) {
+            return HandlerReply(bytes.map { Payload($0) }) {
                 for payload in payloads { try? messenger.post(onChannel: name, message: payload) }
                 if end { try? messenger.post(onChannel: name, message: nil) }
                 then()
@@ -153,7 +154,7 @@ public final class MockHost: Sendable {
         case .post:
             bytes = nil
         }
-        return HandlerReply(bytes.map { MessageSegments($0) }, afterReply: then)
+        return HandlerReply(bytes.map { Payload($0) }, afterReply: then)
     }
 
     /// Begins the host's interactions that are due (§3): posts their messages and makes their

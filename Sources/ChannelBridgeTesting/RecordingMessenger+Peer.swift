@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeMessenger
 
 /// Scripting the pretend peer: how it answers this side's requests, and what it delivers to this
@@ -33,7 +34,7 @@ extension RecordingMessenger {
         }
         do {
             let answer = try await handler(message)
-            let reply = answer.reply?.joined
+            let reply = answer.reply?.array
             record(.handlerReply(channel: channel, reply: reply))
             // Work for after the reply (an event stream's first events) runs once it is recorded,
             // as a real messenger runs it once the reply is queued.

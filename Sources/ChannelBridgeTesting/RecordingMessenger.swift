@@ -1,3 +1,4 @@
+package import ChannelBridgeBytes
 import ChannelBridgeChannels
 public import ChannelBridgeMessenger
 import ChannelBridgePlatform
@@ -168,15 +169,15 @@ public final class RecordingMessenger: BinaryMessenger, FastPathMessenger {
         return install(
             { message in
                 let reply = try await handler(message)
-                return HandlerReply(reply.map { MessageSegments($0) })
+                return HandlerReply(reply.map { Payload($0) })
             }, onChannel: channel)
     }
 
     // MARK: FastPathMessenger (segmented replies are recorded joined; package handlers run as the
     // others do, with a reply buffer of their own, when a request or message is delivered)
 
-    package func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
-        try await send(onChannel: channel, message: segments.joined)
+    package func send(onChannel channel: String, payload: Payload) async throws -> [UInt8]? {
+        try await send(onChannel: channel, message: payload.array)
     }
 
     @discardableResult

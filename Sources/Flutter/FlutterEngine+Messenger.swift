@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeChannels
 import ChannelBridgeMessenger
 import ChannelBridgePlatform
@@ -124,7 +125,7 @@ extension FlutterEngine: FlutterBinaryMessenger {
                 InTaskHandler.make { message in
                     HandlerReply(
                         try await Self.deliver(message, on: channel, to: handler, executor: executor).map {
-                            MessageSegments($0)
+                            Payload($0)
                         })
                 },
                 mayAnswerLater: true)

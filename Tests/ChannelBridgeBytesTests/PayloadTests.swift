@@ -81,6 +81,19 @@ import Testing
         #expect(Self.address(parts[1]) == Self.address(large))
     }
 
+    @Test func noSegmentsIsOneArrayAndARangeSetKeepsTheLending() {
+        #expect(Payload([1, 2], segments: []).isContiguous)
+        #expect(Payload([1, 2], segments: []).segments == [])
+        var lent = Payload(lending: [0, 1, 2, 3, 4], count: 5)
+        lent.readableRange = 1..<3
+        #expect(lent.isLent)
+        #expect(lent.array == [1, 2])
+        var owned = Payload([0, 1, 2, 3, 4])
+        owned.readableRange = 1..<3
+        #expect(!owned.isLent)
+        #expect(owned.array == [1, 2])
+    }
+
     @Test func anEmptyFirstArrayWithSegmentsIsTheSegments() {
         let payload = Payload([], segments: [[6], [7, 8]])
         #expect(payload.count == 3)

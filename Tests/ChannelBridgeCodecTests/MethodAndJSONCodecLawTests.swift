@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeCodec
 import ChannelBridgeTestSupport
 import Testing
@@ -42,10 +43,10 @@ import Testing
             let value: StandardValue = generator.chance(0.5) ? big : .list([generator.value(maxDepth: 2), big, big])
             let call = MethodCall("m", arguments: value)
             let segments = try codec.encodeMethodCallSegments(call)
-            #expect(segments.first + segments.rest.joined() == (try codec.encodeMethodCall(call)))
-            #expect(!segments.rest.isEmpty)
+            #expect(segments.head + segments.segments.joined() == (try codec.encodeMethodCall(call)))
+            #expect(!segments.isContiguous)
             let success = try codec.encodeSuccessEnvelopeSegments(value)
-            #expect(success.first + success.rest.joined() == (try codec.encodeSuccessEnvelope(value)))
+            #expect(success.head + success.segments.joined() == (try codec.encodeSuccessEnvelope(value)))
         }
     }
 

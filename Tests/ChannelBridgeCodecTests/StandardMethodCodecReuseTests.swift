@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeCodec
 import ChannelBridgeTestSupport
 import Testing
@@ -8,10 +9,10 @@ import Testing
 @Suite struct StandardMethodCodecReuseTests {
     let codec = StandardMethodCodec()
 
-    /// The message an encode over `buffer` left there, or `nil` when it came back in segments.
-    static func message(_ encoding: ReusedBufferEncoding, in buffer: [UInt8]) -> [UInt8]? {
-        guard case .inBuffer(let count) = encoding else { return nil }
-        return Array(buffer[..<count])
+    /// The message an encode over a buffer left there (a lent payload), or `nil` when it came
+    /// back in a payload of its own.
+    static func message(_ payload: Payload) -> [UInt8]? {
+        payload.isLent && payload.isContiguous ? payload.array : nil
     }
 
     /// A long message first, then shorter and longer ones over the same storage, which keeps its
@@ -29,9 +30,10 @@ import Testing
             MethodCall("echo", arguments: .map([.init("k", "v"), .init(.int32(7), .null)])),
         ]
         for call in calls {
-            let encoding = try codec.encodeMethodCall(call, reusing: &buffer)
-            #expect(Self.message(encoding, in: buffer) == (try codec.encodeMethodCall(call)), "\(call.method)")
-            #expect(try codec.decodeMethodCall(Self.message(encoding, in: buffer) ?? []) == call)
+            var encoded = try codec.encodeMethodCall(call, reusing: consume buffer)
+            #expect(Self.message(encoded) == (try codec.encodeMethodCall(call)), "\(call.method)")
+            #expect(try codec.decodeMethodCall(Self.message(encoded) ?? []) == call)
+            buffer = encoded.takeStorage()
         }
         // The storage was kept from call to call: after the 5,000-byte call it holds at least that much.
         #expect(buffer.count >= 5_000)
@@ -42,30 +44,28 @@ import Testing
         let results: [StandardValue] = [
             "pong", .null, .float64(-0.0), .list(["a", .int64(.min), .float32List([1.5])]), "ok",
         ]
+        let address = buffer.withUnsafeBufferPointer { $0.baseAddress }
         for result in results {
-            let encoding = try codec.encodeSuccessEnvelope(result, reusing: &buffer)
-            #expect(Self.message(encoding, in: buffer) == (try codec.encodeSuccessEnvelope(result)))
+            var encoded = try codec.encodeSuccessEnvelope(result, reusing: consume buffer)
+            #expect(Self.message(encoded) == (try codec.encodeSuccessEnvelope(result)))
+            buffer = encoded.takeStorage()
         }
+        #expect(buffer.withUnsafeBufferPointer { $0.baseAddress } == address, "the same storage, uncopied")
         #expect(buffer.count == 300, "a buffer with room enough is written over, not replaced")
     }
 
-    /// A `Uint8List` of 64 KiB or more is kept in its own array: the segments come back and the
-    /// buffer is left empty (its storage went with the writer).
+    /// A `Uint8List` of 64 KiB or more is kept in its own array: a payload of its own comes back,
+    /// in segments, not lent (the buffer's storage went with the writer).
     @Test func aLargeByteListComesBackInSegments() throws {
-        var buffer = [UInt8](repeating: 0xEE, count: 100)
+        let buffer = [UInt8](repeating: 0xEE, count: 100)
         let large = [UInt8](repeating: 7, count: 1 << 16)
-        guard
-            case .segments(let segments) = try codec.encodeMethodCall(
-                MethodCall("big", arguments: .uint8List(large)),
-                reusing: &buffer)
-        else {
-            Issue.record("a 64 KiB list came back in the buffer")
-            return
-        }
+        let encoded = try codec.encodeMethodCall(MethodCall("big", arguments: .uint8List(large)), reusing: buffer)
+        #expect(!encoded.isLent && !encoded.isContiguous)
+        #expect(encoded.segments.count == 1)
         #expect(
-            segments.first + Array(segments.rest.joined())
-                == (try codec.encodeMethodCall(MethodCall("big", arguments: .uint8List(large)))))
-        #expect(buffer.isEmpty)
+            encoded.segments.first?.withUnsafeBufferPointer { $0.baseAddress }
+                == large.withUnsafeBufferPointer { $0.baseAddress })
+        #expect(encoded.array == (try codec.encodeMethodCall(MethodCall("big", arguments: .uint8List(large)))))
     }
 
     /// Random values, each over the storage the previous one left, against the one-array encoding
@@ -75,9 +75,10 @@ import Testing
         var buffer: [UInt8] = []
         for _ in 0..<1_000 {
             let value = generator.value(maxDepth: 4)
-            let encoding = try codec.encodeSuccessEnvelope(value, reusing: &buffer)
+            var encoded = try codec.encodeSuccessEnvelope(value, reusing: consume buffer)
             let expected = try codec.encodeSuccessEnvelope(value)
-            #expect(Self.message(encoding, in: buffer) == expected)
+            #expect(Self.message(encoded) == expected)
+            buffer = encoded.takeStorage()
         }
     }
 

@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeCodec
 import ChannelBridgeTestSupport
 import Testing
@@ -11,8 +12,8 @@ import Testing
         (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) }
     }
 
-    static func joined(_ segments: EncodedSegments) -> [UInt8] {
-        segments.first + Array(segments.rest.joined())
+    static func joined(_ payload: Payload) -> [UInt8] {
+        payload.head + Array(payload.segments.joined())
     }
 
     static func sameStorage(_ a: [UInt8], _ b: [UInt8]) -> Bool {
@@ -22,9 +23,9 @@ import Testing
     @Test func smallValuesAreOneSegment() throws {
         let call = MethodCall("echo", arguments: .list([.uint8List(Self.bytes(65_535)), .float64(1.5)]))
         let request = try codec.encodeMethodCallSegments(call)
-        #expect(request.first == (try codec.encodeMethodCall(call)) && request.rest.isEmpty)
+        #expect(request.head == (try codec.encodeMethodCall(call)) && request.isContiguous && !request.isLent)
         let reply = try codec.encodeSuccessEnvelopeSegments(.string("ok"))
-        #expect(reply.first == (try codec.encodeSuccessEnvelope(.string("ok"))) && reply.rest.isEmpty)
+        #expect(reply.head == (try codec.encodeSuccessEnvelope(.string("ok"))) && reply.isContiguous)
     }
 
     @Test func largeByteListsAreKeptUncopied() throws {
@@ -32,12 +33,12 @@ import Testing
         let call = MethodCall("echo", arguments: .uint8List(large))
         let segments = try codec.encodeMethodCallSegments(call)
         // 07 04 "echo", then 08 and the 5-byte size; then the list's own array.
-        #expect(segments.first == [0x07, 0x04, 0x65, 0x63, 0x68, 0x6F, 0x08, 0xFF, 0x00, 0x00, 0x01, 0x00])
-        #expect(segments.rest.count == 1 && Self.sameStorage(segments.rest[0], large))
+        #expect(segments.head == [0x07, 0x04, 0x65, 0x63, 0x68, 0x6F, 0x08, 0xFF, 0x00, 0x00, 0x01, 0x00])
+        #expect(segments.segments.count == 1 && Self.sameStorage(segments.segments[0], large))
         #expect(Self.joined(segments) == (try codec.encodeMethodCall(call)))
 
         let reply = try codec.encodeSuccessEnvelopeSegments(.uint8List(large))
-        #expect(reply.rest.count == 1 && Self.sameStorage(reply.rest[0], large))
+        #expect(reply.segments.count == 1 && Self.sameStorage(reply.segments[0], large))
         #expect(Self.joined(reply) == (try codec.encodeSuccessEnvelope(.uint8List(large))))
     }
 
@@ -54,7 +55,7 @@ import Testing
             .init("small", .uint8List([1, 2, 3])),
         ])
         let segments = try codec.encodeSuccessEnvelopeSegments(value)
-        #expect(segments.rest.count == 4)
+        #expect(segments.segments.count == 4)
         #expect(Self.joined(segments) == (try codec.encodeSuccessEnvelope(value)))
         #expect(try codec.decodeEnvelope(Self.joined(segments)).get() == value)
     }

@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeMessenger
 import ChannelBridgeTesting
 import ChannelBridgeTestSupport
@@ -44,7 +45,7 @@ import Testing
             defer { client.close() }
             host.setMessageHandler(onChannel: "big") { _ in [UInt8](repeating: 1, count: 200) }
             host.installAnsweringNow(onChannel: "bigNow") { _ in
-                MessageSegments([UInt8](repeating: 1, count: 95))
+                Payload([UInt8](repeating: 1, count: 95))
             }
             host.setMessageHandler(onChannel: "echo") { $0 }
             struct Wordy: Error, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeMessenger
 import ChannelBridgeTestSupport
 import Dispatch
@@ -56,11 +57,11 @@ import Testing
             connection.installInTask(onChannel: "work") { message in
                 if message == [1] {
                     await first.wait()
-                    return HandlerReply(MessageSegments([1]))
+                    return HandlerReply(Payload([1]))
                 }
                 await second.wait()
                 // Runs after the messenger has handled this reply (and closed, if it found nothing owed).
-                return HandlerReply(MessageSegments([2]), afterReply: { secondDone.append(()) })
+                return HandlerReply(Payload([2]), afterReply: { secondDone.append(()) })
             }
             var bytes: [UInt8] = []
             for frame in [

@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeMessenger
 import ChannelBridgeTestSupport
 import Testing
@@ -48,7 +49,7 @@ private struct Refused: Error, CustomStringConvertible {
                     return .later(
                         LaterWork {
                             await gate.wait()
-                            return HandlerReply(MessageSegments([3]))
+                            return HandlerReply(Payload([3]))
                         })
                 default: return .later(LaterWork { throw Refused() })
                 }
@@ -58,13 +59,13 @@ private struct Refused: Error, CustomStringConvertible {
         connection.installHandler(onChannel: "immediate", mayAnswerLater: true) { message, _ in
             switch message.array?.first {
             case 0: return .null
-            case 1: return .segments(MessageSegments([1]))
+            case 1: return .payload(Payload([1]))
             case 2: throw Refused()
             case 3:
                 return .later(
                     LaterWork {
                         await gate.wait()
-                        return HandlerReply(MessageSegments([3]))
+                        return HandlerReply(Payload([3]))
                     })
             default: return .later(LaterWork { throw Refused() })
             }

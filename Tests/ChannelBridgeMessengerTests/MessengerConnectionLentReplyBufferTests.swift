@@ -1,10 +1,11 @@
+import ChannelBridgeBytes
 @testable import ChannelBridgeMessenger
 import ChannelBridgeTestSupport
 import Testing
 
 private typealias FrameLog = MessengerConnectionSplitPayloadTests.FrameLog
 
-/// A call that lends its encode buffer (`startRequest` with `firstCount`) gets a status-0 reply
+/// A call that lends its encode buffer (`startRequest` with a lent `Payload`) gets a status-0 reply
 /// of up to `lentReplyBufferLimit` bytes back in that buffer, read there without an array of its
 /// own; every other reply arrives as it does without a lent buffer.
 @Suite struct MessengerConnectionLentReplyBufferTests {
@@ -35,7 +36,6 @@ private typealias FrameLog = MessengerConnectionSplitPayloadTests.FrameLog
         let connection = MessengerConnection(role: .client, transport: transport)
         connection.receive(try FrameEncoder.encode(.hello(Frame.Hello(role: .host, peerName: "raw"))))
         let prepared = try connection.prepareRequest(onChannel: "c", payloadCount: requestCount)
-        let firstCount = lending ? requestCount : nil
         let started = Collector<UInt>(name: "startRequest returned, with the lent buffer's address")
         async let answer = withUnsafeThrowingContinuation {
             (continuation: UnsafeContinuation<ReceivedPayload?, any Error>) in
@@ -43,8 +43,9 @@ private typealias FrameLog = MessengerConnectionSplitPayloadTests.FrameLog
             let lent = lendable(requestCount)
             let lentAddress = address(lent)
             connection.startRequest(
-                prepared, onChannel: "c", segments: MessageSegments(consume lent),
-                firstCount: firstCount, continuation: continuation)
+                prepared, onChannel: "c",
+                payload: lending ? Payload(lending: consume lent, count: requestCount) : Payload(consume lent),
+                continuation: continuation)
             started.append(lentAddress)
         }
         let lentAddress = try await started.first(1)[0]

@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeMessenger
 import ChannelBridgeTestSupport
 import ChannelBridgeTesting
@@ -31,19 +32,19 @@ import Testing
             let large = Self.bytes(100_000, seed: 3)
             host.installInTask(onChannel: "split") { message in
                 guard let message else { return HandlerReply(nil) }
-                return HandlerReply(MessageSegments([0xAA], rest: [message, [0xBB, 0xCC]]))
+                return HandlerReply(Payload([0xAA], segments: [message, [0xBB, 0xCC]]))
             }
             let cases = [
-                MessageSegments([1, 2], rest: [[3]]), MessageSegments([9], rest: [large, [4, 5]]),
-                MessageSegments(large), MessageSegments([], rest: [[6]]),
+                Payload([1, 2], segments: [[3]]), Payload([9], segments: [large, [4, 5]]),
+                Payload(large), Payload([], segments: [[6]]),
             ]
             for segments in cases {
-                let reply = try await client.send(onChannel: "split", segments: segments)
-                #expect(reply == [0xAA] + segments.joined + [0xBB, 0xCC])
+                let reply = try await client.send(onChannel: "split", payload: segments)
+                #expect(reply == [0xAA] + segments.array + [0xBB, 0xCC])
             }
             // A segmented handler that answers nil is a null reply, as a plain one.
             host.installInTask(onChannel: "nothing") { _ in HandlerReply(nil) }
-            #expect(try await client.send(onChannel: "nothing", segments: MessageSegments([1])) == nil)
+            #expect(try await client.send(onChannel: "nothing", payload: Payload([1])) == nil)
         }
     }
 
@@ -52,7 +53,7 @@ import Testing
         let connection = MessengerConnection(role: .client, transport: transport)
         let large = Self.bytes(70_000, seed: 5)
         let call = Task {
-            try await connection.send(onChannel: "bulk", segments: MessageSegments([1, 2, 3], rest: [large]))
+            try await connection.send(onChannel: "bulk", payload: Payload([1, 2, 3], segments: [large]))
         }
         // The HELLO, then the request.
         let write = try await transport.writes.first(2)[1]
@@ -74,7 +75,7 @@ import Testing
         let transport = RecordingTransport()
         let connection = MessengerConnection(role: .client, transport: transport)
         let call = Task {
-            try await connection.send(onChannel: "small", segments: MessageSegments([1], rest: [[2, 3]]))
+            try await connection.send(onChannel: "small", payload: Payload([1], segments: [[2, 3]]))
         }
         // The HELLO, then the request.
         let write = try await transport.writes.first(2)[1]

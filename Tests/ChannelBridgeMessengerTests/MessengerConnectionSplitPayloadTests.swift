@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeMessenger
 import ChannelBridgeTestSupport
 import Synchronization
@@ -201,7 +202,7 @@ import Testing
                     again?.withUnsafeBufferPointer { $0.baseAddress == first.baseAddress }
                 }
                 let count = kept?.count ?? 0
-                return .later(LaterWork { HandlerReply(MessageSegments([same == true ? 1 : 0, UInt8(count & 0xFF)])) })
+                return .later(LaterWork { HandlerReply(Payload([same == true ? 1 : 0, UInt8(count & 0xFF)])) })
             }
             // Read in two parts, the large payload is read into an array of its own.
             let large = try FrameEncoder.encode(.request(id: 1, channel: "keep", payload: Self.large))
@@ -227,7 +228,7 @@ import Testing
             async let parts = withUnsafeThrowingContinuation {
                 (continuation: UnsafeContinuation<ReceivedPayload?, any Error>) in
                 connection.startRequest(
-                    prepared, onChannel: "big", segments: MessageSegments([1]), continuation: continuation)
+                    prepared, onChannel: "big", payload: Payload([1]), continuation: continuation)
             }
             async let whole = connection.send(onChannel: "big", message: [2])
             // Both requests are registered before either reply is read.

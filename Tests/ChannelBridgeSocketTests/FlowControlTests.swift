@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
@@ -30,7 +31,7 @@ import Testing
                 accepted.append(connection)
                 connection.messenger.installAnsweringNow(onChannel: "big") { message in
                     handled.add(1, ordering: .relaxed)
-                    return MessageSegments([UInt8](repeating: message![0], count: replySize))
+                    return Payload([UInt8](repeating: message![0], count: replySize))
                 }
                 connection.messenger.setMessageHandler(onChannel: "echo") { $0 }
             }
@@ -100,7 +101,7 @@ import Testing
                 } else {
                     connection.messenger.installAnsweringNow(onChannel: "big") { message in
                         eventSink.yield(.handled)
-                        return MessageSegments([UInt8](repeating: message![0], count: replySize))
+                        return Payload([UInt8](repeating: message![0], count: replySize))
                     }
                 }
             }

@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
@@ -46,9 +47,9 @@ import Testing
                 connection.messenger.installHandler(onChannel: "immediate", mayAnswerLater: true) { request, _ in
                     let message = request.array
                     let inTask: UInt8 = withUnsafeCurrentTask { $0 != nil } ? 1 : 0
-                    guard message == [2] else { return .segments(MessageSegments([message?.first ?? 0, inTask])) }
+                    guard message == [2] else { return .payload(Payload([message?.first ?? 0, inTask])) }
                     return .later(
-                        LaterWork { HandlerReply(MessageSegments([2, withUnsafeCurrentTask { $0 != nil } ? 1 : 0])) })
+                        LaterWork { HandlerReply(Payload([2, withUnsafeCurrentTask { $0 != nil } ? 1 : 0])) })
                 }
             }
             defer { directory.remove() }

@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
 import ChannelBridgePlatform
@@ -44,7 +45,7 @@ final class EventStreamOwner: CloseObserver {
             call = try codec.decodeMethodCall(message)
         } catch {
             return HandlerReply(
-                MessageSegments(
+                Payload(
                     try MethodChannel.encodeError(
                         MethodError(code: "malformed", message: error.description), codec: codec)))
         }
@@ -53,12 +54,12 @@ final class EventStreamOwner: CloseObserver {
             let (reply, sink) = await queue.run { await self.listen(call.arguments) }
             // Events sent so far are held back until the messenger has queued this reply: it
             // opens the sink after that (`HandlerReply.afterReply`).
-            let bytes = try reply.get().map { MessageSegments($0) }
+            let bytes = try reply.get().map { Payload($0) }
             guard let sink else { return HandlerReply(bytes) }
             return HandlerReply(bytes, afterReply: { sink.open() })
         case "cancel":
             return HandlerReply(
-                try await queue.run { await self.cancel(call.arguments) }.get().map { MessageSegments($0) })
+                try await queue.run { await self.cancel(call.arguments) }.get().map { Payload($0) })
         default:
             return HandlerReply(nil)
         }

@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
 
@@ -46,9 +47,9 @@ final class TracingMessenger: BinaryMessenger, FastPathMessenger {
         }
     }
 
-    func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
-        log("\(label) send \(channel) \(describeCall(segments.joined, channel: channel))")
-        return try await base.sendSegments(onChannel: channel, segments)
+    func send(onChannel channel: String, payload: Payload) async throws -> [UInt8]? {
+        log("\(label) send \(channel) \(describeCall(payload.array, channel: channel))")
+        return try await base.sendPayload(onChannel: channel, payload)
     }
 
     @discardableResult
@@ -68,7 +69,7 @@ final class TracingMessenger: BinaryMessenger, FastPathMessenger {
                     switch answer {
                     case .null: traceReply(nil, to: call, channel: channel)
                     case .written(let count): traceReply(Array(reply[..<count]), to: call, channel: channel)
-                    case .segments(let segments): traceReply(segments.joined, to: call, channel: channel)
+                    case .payload(let payload): traceReply(payload.array, to: call, channel: channel)
                     case .later(let work):
                         // Traced as it ends.
                         return .later(LaterWork { [self] in try await traced(call, channel: channel, work.run) })
@@ -87,7 +88,7 @@ final class TracingMessenger: BinaryMessenger, FastPathMessenger {
     ) async throws -> HandlerReply {
         do {
             let reply = try await work()
-            traceReply(reply.reply?.joined, to: call, channel: channel)
+            traceReply(reply.reply?.array, to: call, channel: channel)
             return reply
         } catch {
             traceFailure(error, of: call, channel: channel)

@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeMessenger
 
 /// The messenger the code under test gets: its real connection, plus the recording and the
@@ -39,11 +40,11 @@ final class CodeUnderTestMessenger: BinaryMessenger, FastPathMessenger {
         core.codeUnderTestConnection.onClose(callback)
     }
 
-    func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
+    func send(onChannel channel: String, payload: Payload) async throws -> [UInt8]? {
         core.ensureDispatcher(on: channel)
         let connection = core.codeUnderTestConnection
-        return try await core.recorder.recordingRequest(channel: channel, direction: .sent, payload: segments.joined) {
-            try await connection.send(onChannel: channel, segments: segments)
+        return try await core.recorder.recordingRequest(channel: channel, direction: .sent, payload: payload.array) {
+            try await connection.send(onChannel: channel, payload: payload)
         }
     }
 

@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeMessenger
 
 /// The test's end of a `TestMessenger`: what it sends reaches the code under test (and is
@@ -28,15 +29,15 @@ final class PeerMessenger: BinaryMessenger, FastPathMessenger {
     func setMessageHandler(onChannel channel: String, _ handler: BinaryMessageHandler?) -> MessageHandlerToken {
         guard let handler else { return core.install(nil, on: channel) }
         return core.install(
-            { message in HandlerReply(try await handler(message).map { MessageSegments($0) }) }, on: channel)
+            { message in HandlerReply(try await handler(message).map { Payload($0) }) }, on: channel)
     }
 
-    func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
+    func send(onChannel channel: String, payload: Payload) async throws -> [UInt8]? {
         let connection = core.testConnection
         return try await core.recorder.recordingRequest(
-            channel: channel, direction: .received, payload: segments.joined
+            channel: channel, direction: .received, payload: payload.array
         ) {
-            try await connection.send(onChannel: channel, segments: segments)
+            try await connection.send(onChannel: channel, payload: payload)
         }
     }
 

@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeChannels
 import ChannelBridgeMessenger
 import ChannelBridgePlatform
@@ -79,10 +80,10 @@ final class TestMessengerCore: Sendable {
             guard let mock else { return nil }
             let answer = try await mock(message)
             afterReply.withLock { $0 = answer.afterReply }
-            return answer.reply?.joined
+            return answer.reply?.array
         }
         let reply = try await interceptor(channel, message, passThrough)
-        return HandlerReply(reply.map { MessageSegments($0) }, afterReply: afterReply.withLock { $0 })
+        return HandlerReply(reply.map { Payload($0) }, afterReply: afterReply.withLock { $0 })
     }
 
     var allMessagesHandler: TestMessenger.AllMessagesHandler? {

@@ -1,4 +1,5 @@
 @testable import ChannelBridgeHost
+import ChannelBridgeBytes
 import ChannelBridgeChannels
 import ChannelBridgeCodec
 import ChannelBridgeMessenger
@@ -38,7 +39,7 @@ import Testing
                 "setMessageHandler async later",
                 "setMessageHandler immediate later split",
                 "setMessageHandler events later",
-                "send(segments:) large",
+                "send(payload:) large",
                 "send(message:) large",
             ])
     }
@@ -73,7 +74,7 @@ import Testing
             return
         }
         #expect(lines.withLock { $0.count } == 3)  // two calls, one reply so far
-        #expect(try await work.run().reply?.joined == (try codec.encodeSuccessEnvelope(.string("in a task"))))
+        #expect(try await work.run().reply?.array == (try codec.encodeSuccessEnvelope(.string("in a task"))))
         #expect(
             lines.withLock { $0 } == [
                 "s1 call imm now null", "s1 reply imm now null → success \"at once\"",

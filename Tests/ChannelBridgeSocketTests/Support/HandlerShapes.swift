@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeMessenger
 
 /// The tests' spellings of `FastPathMessenger.setMessageHandler(onChannel:_:mayAnswerLater:splitter:)`,
@@ -16,9 +17,9 @@ extension FastPathMessenger {
     /// Installs a handler that answers at once from the payload as an array.
     @discardableResult
     func installAnsweringNow(
-        onChannel channel: String, _ body: @escaping @Sendable ([UInt8]?) throws -> MessageSegments?
+        onChannel channel: String, _ body: @escaping @Sendable ([UInt8]?) throws -> Payload?
     ) -> MessageHandlerToken {
-        installHandler(onChannel: channel) { message, _ in try body(message.array).map(HandlerAnswer.segments) ?? .null
+        installHandler(onChannel: channel) { message, _ in try body(message.array).map(HandlerAnswer.payload) ?? .null
         }
     }
 

@@ -1,3 +1,4 @@
+package import ChannelBridgeBytes
 package import ChannelBridgeMessenger
 import ChannelBridgePlatform
 
@@ -42,8 +43,8 @@ package final class FastPathProbe: FastPathMessenger {
 
     package func onClose(_ callback: @escaping @Sendable (MessengerError) -> Void) {}
 
-    package func send(onChannel channel: String, segments: MessageSegments) async throws -> [UInt8]? {
-        _ = record("send(segments:) \(channel)")
+    package func send(onChannel channel: String, payload: Payload) async throws -> [UInt8]? {
+        _ = record("send(payload:) \(channel)")
         return nil
     }
 
