@@ -41,7 +41,7 @@ extension MethodChannel {
     @inline(__always)
     nonisolated(nonsending) func call(
         _ method: String, _ payload: consuming Payload, on connection: MessengerConnection
-    ) async throws -> ReceivedPayload? {
+    ) async throws -> Payload? {
         do {
             let prepared = try connection.prepareRequest(onChannel: name, payloadCount: payload.count)
             if prepared.mustWaitForRoom { await connection.waitUntilWritable() }
@@ -94,26 +94,27 @@ extension MethodChannel {
 
     /// The result the reply carries, or the error it carries or is.
     @inline(__always)
-    func decodeReply(_ reply: ReceivedPayload, method: String) throws -> StandardValue {
+    func decodeReply(_ reply: consuming Payload, method: String) throws -> StandardValue {
         let envelope: MethodEnvelope
         do {
-            switch reply {
-            case .bytes(let bytes) where isStandard:
-                envelope = try standardCodec.decodeEnvelope(bytes)
-            case .bytes(let bytes):
-                envelope = try codec.decodeEnvelope(bytes)
-            case .split(let head, let tail):
-                // Only Standard channels ask for split replies; the list is the tail, uncopied.
-                envelope = try standardCodec.decodeEnvelope(head: head, tail: tail)
-            case .inBuffer(let buffer, let count):
+            if reply.isLent {
                 // The reply came back in the encode buffer this call lent (only Standard channels
                 // lend one), which then goes back for the next call.
+                let range = reply.readableRange
+                let buffer = (consume reply).storage
                 defer { encodeBuffers.giveBack(buffer) }
                 envelope = try buffer.withUnsafeBytes { raw in
                     Result { () throws(CodecError) in
-                        try standardCodec.decodeEnvelope(in: UnsafeRawBufferPointer(rebasing: raw[..<count]))
+                        try standardCodec.decodeEnvelope(in: UnsafeRawBufferPointer(rebasing: raw[range]))
                     }
                 }.get()
+            } else if let tail = reply.segments.first {
+                // Only Standard channels ask for split replies; the list is the tail, uncopied.
+                envelope = try standardCodec.decodeEnvelope(head: reply.head, tail: tail)
+            } else if isStandard {
+                envelope = try standardCodec.decodeEnvelope(reply.array)
+            } else {
+                envelope = try codec.decodeEnvelope(reply.array)
             }
         } catch {
             throw ChannelError(

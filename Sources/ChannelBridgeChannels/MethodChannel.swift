@@ -74,7 +74,7 @@ public final class MethodChannel: Sendable {
         timeout: Duration? = nil
     ) async throws -> StandardValue {
         let request = try encodeCall(method, arguments: arguments, pooled: connection != nil && timeout == nil)
-        let reply: ReceivedPayload?
+        let reply: Payload?
         if let timeout {
             let (name, messenger) = (self.name, self.messenger)
             reply = try await withTimeout(
@@ -97,7 +97,7 @@ public final class MethodChannel: Sendable {
     nonisolated(nonsending) private static func send(
         _ request: Payload, on channel: String, method: String,
         messenger: any BinaryMessenger
-    ) async throws -> ReceivedPayload? {
+    ) async throws -> Payload? {
         do {
             // A connection hands over a split reply in its two parts (a call with a timeout).
             if let connection = messenger.fastPath?.directConnection {
@@ -105,10 +105,10 @@ public final class MethodChannel: Sendable {
             }
             // One array is the common case; the plain send is what every messenger implements.
             if request.isContiguous {
-                return try await messenger.send(onChannel: channel, message: request.array).map(ReceivedPayload.bytes)
+                return try await messenger.send(onChannel: channel, message: request.array).map { Payload($0) }
             }
             return try await messenger.sendPayload(onChannel: channel, request)
-                .map(ReceivedPayload.bytes)
+                .map { Payload($0) }
         } catch let error as MessengerError {
             // The messenger sees only bytes; the channel reports the failure, naming the method.
             throw ChannelError(error, channel: channel, method: method)

@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgePlatform
 import Synchronization
 
@@ -65,7 +66,7 @@ extension MessengerConnection {
     /// refused (`register`).
     private func cancelCalls(in scope: CallScope) {
         let (withdrawn, drained) = state.withLock {
-            state -> ([(UInt32, UnsafeContinuation<ReceivedPayload?, any Error>?)], Bool) in
+            state -> ([(UInt32, UnsafeContinuation<Payload?, any Error>?)], Bool) in
             state.cancelledCallScopeTasks.insert(scope.task)
             let withdrawn = state.pending.removeAll { $0.scopeTask == scope.task }
             for entry in withdrawn { state.noteWithdrawn(entry.call, failure: CancellationError()) }

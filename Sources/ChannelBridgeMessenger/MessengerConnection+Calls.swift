@@ -39,11 +39,11 @@ extension MessengerConnection {
     /// (`Payload.isLent`: a reused encode buffer's first bytes, the rest of it room) of fewer than
     /// `separatePayloadThreshold` bytes lends its storage for the reply once the request is
     /// written: a status-0 reply of up to `lentReplyBufferLimit` bytes comes back in it
-    /// (`ReceivedPayload.inBuffer`), any other as usual. For the reply to be read into it without
+    /// (a lent `Payload`), any other as usual. For the reply to be read into it without
     /// a copy of the buffer, the caller keeps no reference to it.
     package func startRequest(
         _ prepared: PreparedRequest, onChannel channel: String, payload: consuming Payload,
-        continuation: UnsafeContinuation<ReceivedPayload?, any Error>
+        continuation: UnsafeContinuation<Payload?, any Error>
     ) {
         if case .refused(let failure) = enrollAndWrite(
             prepared, onChannel: channel, payload: payload, continuation: continuation)
@@ -57,7 +57,7 @@ extension MessengerConnection {
     /// cannot be sent (and registers nothing).
     func enrollAndWrite(
         _ prepared: PreparedRequest, onChannel channel: String, payload: consuming Payload,
-        continuation: UnsafeContinuation<ReceivedPayload?, any Error>?
+        continuation: UnsafeContinuation<Payload?, any Error>?
     ) -> Enrollment {
         let range = payload.readableRange
         guard !payload.isContiguous || range.count >= Self.separatePayloadThreshold else {
@@ -94,7 +94,7 @@ extension MessengerConnection {
     /// resumed exactly once, by whoever takes entry `id` out of `state.pending` under the lock
     /// (the REPLY, a cancellation, or close), or right here when it is never registered.
     func register(
-        _ prepared: PreparedRequest, channel: String, continuation: UnsafeContinuation<ReceivedPayload?, any Error>,
+        _ prepared: PreparedRequest, channel: String, continuation: UnsafeContinuation<Payload?, any Error>,
         writeRequest: (UInt32) -> Void
     ) {
         if case .refused(let failure) = enroll(prepared, channel: channel, continuation: continuation) {
@@ -118,7 +118,7 @@ extension MessengerConnection {
     /// `register`'s first half: enters the call in `state.pending` with `replyBuffer` lent for
     /// its reply, or returns why it cannot be sent (and enters nothing).
     private func enroll(
-        _ prepared: PreparedRequest, channel: String, continuation: UnsafeContinuation<ReceivedPayload?, any Error>?,
+        _ prepared: PreparedRequest, channel: String, continuation: UnsafeContinuation<Payload?, any Error>?,
         replyBuffer: [UInt8] = []
     ) -> Enrollment {
         let id = prepared.id

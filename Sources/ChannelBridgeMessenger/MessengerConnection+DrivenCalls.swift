@@ -21,7 +21,7 @@ extension MessengerConnection {
     /// How a driven call stands when `startDrivenRequest` returns.
     package enum DrivenRequest: Sendable {
         /// The call is over: this is its reply (nil: the peer has no handler).
-        case replied(ReceivedPayload?)
+        case replied(Payload?)
         /// The thread was needed before the reply came: the call is still registered, and its
         /// caller waits for it with `awaitDrivenReply`.
         case waiting
@@ -70,7 +70,7 @@ extension MessengerConnection {
     /// After `startDrivenRequest` returned `.waiting`: hands `continuation` the call's outcome,
     /// now or when it comes. Called on the reader thread, from the same job, outside any delivery.
     package func awaitDrivenReply(
-        _ prepared: PreparedRequest, continuation: UnsafeContinuation<ReceivedPayload?, any Error>
+        _ prepared: PreparedRequest, continuation: UnsafeContinuation<Payload?, any Error>
     ) {
         // No reply can be delivered meanwhile: this thread is the only one that delivers.
         if let outcome = takeDrivenOutcome() {
@@ -88,7 +88,7 @@ extension MessengerConnection {
     }
 
     /// The driven call's outcome, if it has one, taken (so the next driven call starts clean).
-    private func takeDrivenOutcome() -> Result<ReceivedPayload?, any Error>? {
+    private func takeDrivenOutcome() -> Result<Payload?, any Error>? {
         // Moved out, not copied: a copy retained the reply's buffer and released it again.
         if let reply = reader.withValue({ $0.drivenReply.take() }) { return reply }
         guard drivenFailed.load(ordering: .relaxed) else { return nil }
@@ -103,7 +103,7 @@ extension MessengerConnection {
     /// resumes its continuation with `error`, or, for the driven call, whose failure
     /// `ConnectionState.noteWithdrawn` recorded in the same lock, lets its driver see it.
     func failWithdrawn(
-        _ continuation: UnsafeContinuation<ReceivedPayload?, any Error>?, with error: @autoclosure () -> any Error
+        _ continuation: UnsafeContinuation<Payload?, any Error>?, with error: @autoclosure () -> any Error
     ) {
         if let continuation { continuation.resume(throwing: error()) } else { endDrivenWait() }
     }

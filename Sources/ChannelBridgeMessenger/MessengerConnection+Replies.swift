@@ -1,9 +1,10 @@
+import ChannelBridgeBytes
 import ChannelBridgePlatform
 
 /// The REPLYs the peer sends to this side's calls: resuming the call that waits, or handing a
 /// driven call its reply on the reader thread.
 extension MessengerConnection {
-    /// `tail`: the last part of a split payload (`ReceivedPayload.split`), after `result`'s bytes.
+    /// `tail`: the last part of a split payload (its one segment), after `result`'s bytes.
     /// `inBuffer`: a status-0 payload left in the receive buffer, instead of `result`'s bytes.
     func handleReply(
         id: UInt32, result: Frame.Reply, tail: [UInt8]? = nil,
@@ -44,7 +45,7 @@ extension MessengerConnection {
         } else {
             switch result {
             case .bytes(let bytes):
-                continuation.resume(returning: tail.map { .split(bytes, tail: $0) } ?? .bytes(bytes))
+                continuation.resume(returning: Self.received(bytes, tail: tail))
             case .null:
                 continuation.resume(returning: nil)
             case .failure(let diagnostic):
@@ -59,10 +60,10 @@ extension MessengerConnection {
     private static func outcome(
         _ result: Frame.Reply, tail: [UInt8]?, inBuffer: (buffer: [UInt8], payload: Range<Int>)?,
         lent: consuming [UInt8], channel: String
-    ) -> Result<ReceivedPayload?, any Error> {
+    ) -> Result<Payload?, any Error> {
         if let (buffer, payload) = inBuffer { return .success(reply(buffer[payload], into: lent)) }
         switch result {
-        case .bytes(let bytes): return .success(tail.map { .split(bytes, tail: $0) } ?? .bytes(bytes))
+        case .bytes(let bytes): return .success(received(bytes, tail: tail))
         case .null: return .success(nil)
         case .failure(let diagnostic): return .failure(MessengerError(.handlerFailed, diagnostic, channel: channel))
         }
@@ -70,9 +71,9 @@ extension MessengerConnection {
 
     /// A status-0 reply's payload, read from the receive buffer into the buffer its call lent
     /// (grown when it is too small, up to `lentReplyBufferLimit`), or into an array of its own.
-    private static func reply(_ payload: ArraySlice<UInt8>, into lent: consuming [UInt8]) -> ReceivedPayload {
+    private static func reply(_ payload: ArraySlice<UInt8>, into lent: consuming [UInt8]) -> Payload {
         let count = payload.count
-        guard !lent.isEmpty, count <= lentReplyBufferLimit else { return .bytes(Array(payload)) }
+        guard !lent.isEmpty, count <= lentReplyBufferLimit else { return Payload(Array(payload)) }
         var buffer = lent
         if buffer.count < count {
             // Its bytes are only ever read as far as they were written.
@@ -83,6 +84,14 @@ extension MessengerConnection {
                 payload.withUnsafeBytes { target.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: count) }
             }
         }
-        return .inBuffer(buffer, count: count)
+        return Payload(lending: buffer, count: count)
+    }
+
+    /// A status-0 reply's payload in an array of its own, with the last part of a split payload
+    /// as its one segment.
+    @inline(__always)
+    private static func received(_ bytes: [UInt8], tail: [UInt8]?) -> Payload {
+        guard let tail else { return Payload(bytes) }
+        return Payload(bytes, segments: [tail])
     }
 }

@@ -146,12 +146,12 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     nonisolated(nonsending) public func send(onChannel channel: String, message: [UInt8]?) async throws -> [UInt8]? {
         try await request(onChannel: channel, payloadCount: message?.count ?? 0) { id in
             writeFrame(.request(id: id, channel: channel, payload: message))
-        }?.joined
+        }?.array
     }
 
     /// A payload's large segments go out of their own arrays, uncopied (see `FrameTransport`).
     package func send(onChannel channel: String, payload: Payload) async throws -> [UInt8]? {
-        try await sendKeepingParts(onChannel: channel, payload)?.joined
+        try await sendKeepingParts(onChannel: channel, payload)?.array
     }
 
     /// `send(onChannel:payload:)`, with a reply split for the channel layer (`splitReplies`) left
@@ -159,7 +159,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     nonisolated(nonsending) package func sendKeepingParts(
         onChannel channel: String,
         _ payload: Payload
-    ) async throws -> ReceivedPayload? {
+    ) async throws -> Payload? {
         try await request(onChannel: channel, payloadCount: payload.count) { id in
             writeRequest(id: id, channel: channel, payload: payload)
         }
@@ -180,7 +180,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     nonisolated(nonsending) private func request(
         onChannel channel: String, payloadCount: Int,
         writeRequest: (UInt32) -> Void
-    ) async throws -> ReceivedPayload? {
+    ) async throws -> Payload? {
         let prepared = try prepareRequest(onChannel: channel, payloadCount: payloadCount)
         if prepared.mustWaitForRoom { await waitUntilWritable() }
         // Inside this task's call scope its handler covers the call (see `CallScope`).
@@ -232,7 +232,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     }
 
     /// From now on a large REPLY payload `splitter` picks reaches the caller of `startRequest` as
-    /// two parts (`ReceivedPayload.split`); `send` joins them. Set by the channel layer, whose
+    /// two parts (a `Payload` with the last part as its one segment); `send` joins them. Set by the channel layer, whose
     /// calls decode such a reply without copying its last part.
     package func splitReplies(with splitter: @escaping PayloadSplitter) {
         splitting.setReplySplitter(splitter)
@@ -277,7 +277,7 @@ public final class MessengerConnection: BinaryMessenger, FastPathMessenger {
     /// CANCEL and fails the call with `CancellationError`.
     package func cancelRequest(_ id: UInt32) {
         let (found, continuation, drained) = state.withLock {
-            state -> (Bool, UnsafeContinuation<ReceivedPayload?, any Error>?, Bool) in
+            state -> (Bool, UnsafeContinuation<Payload?, any Error>?, Bool) in
             // No entry yet: `request` sees the cancellation when it registers the call.
             guard let call = state.pending.remove(id) else { return (false, nil, false) }
             state.noteWithdrawn(call, failure: CancellationError())

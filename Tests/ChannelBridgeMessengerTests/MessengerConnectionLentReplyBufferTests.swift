@@ -30,7 +30,7 @@ private typealias FrameLog = MessengerConnectionSplitPayloadTests.FrameLog
     static func call(
         lending: Bool, requestCount: Int = 5, reply: Frame.Reply
     ) async throws
-        -> (result: Result<ReceivedPayload?, any Error>, lentAddress: UInt)
+        -> (result: Result<Payload?, any Error>, lentAddress: UInt)
     {
         let transport = FrameLog()
         let connection = MessengerConnection(role: .client, transport: transport)
@@ -38,7 +38,7 @@ private typealias FrameLog = MessengerConnectionSplitPayloadTests.FrameLog
         let prepared = try connection.prepareRequest(onChannel: "c", payloadCount: requestCount)
         let started = Collector<UInt>(name: "startRequest returned, with the lent buffer's address")
         async let answer = withUnsafeThrowingContinuation {
-            (continuation: UnsafeContinuation<ReceivedPayload?, any Error>) in
+            (continuation: UnsafeContinuation<Payload?, any Error>) in
             // Made here and handed over, so that nothing else keeps a reference to it.
             let lent = lendable(requestCount)
             let lentAddress = address(lent)
@@ -63,11 +63,12 @@ private typealias FrameLog = MessengerConnectionSplitPayloadTests.FrameLog
             for count in [0, 1, 10, 64] {
                 let payload = Self.bytes(count, 3)
                 let (result, lentAddress) = try await Self.call(lending: true, reply: .bytes(payload))
-                guard case .inBuffer(let buffer, let got)? = try? result.get() else {
+                guard let received = try? result.get(), received.isLent, received.isContiguous else {
                     Issue.record("a \(count)-byte reply did not come back in the lent buffer: \(result)")
                     continue
                 }
-                #expect(got == count && Array(buffer[..<got]) == payload)
+                let (buffer, got) = (received.storage, received.readableRange.count)
+                #expect(received.readableRange.lowerBound == 0 && got == count && Array(buffer[..<got]) == payload)
                 #expect(Self.address(buffer) == lentAddress, "a \(count)-byte reply was read into a copy of the buffer")
             }
         }
@@ -79,10 +80,11 @@ private typealias FrameLog = MessengerConnectionSplitPayloadTests.FrameLog
             for count in [65, 5_000, MessengerConnection.lentReplyBufferLimit] {
                 let payload = Self.bytes(count, 4)
                 let (result, lentAddress) = try await Self.call(lending: true, reply: .bytes(payload))
-                guard case .inBuffer(let buffer, let got)? = try? result.get() else {
+                guard let received = try? result.get(), received.isLent, received.isContiguous else {
                     Issue.record("a \(count)-byte reply did not come back in a buffer: \(result)")
                     continue
                 }
+                let (buffer, got) = (received.storage, received.readableRange.count)
                 #expect(got == count && buffer.count >= count && Array(buffer[..<got]) == payload)
                 #expect(Self.address(buffer) != lentAddress)
             }
@@ -94,18 +96,18 @@ private typealias FrameLog = MessengerConnectionSplitPayloadTests.FrameLog
         try await withHangGuard { () async throws in
             let large = Self.bytes(MessengerConnection.lentReplyBufferLimit + 1, 5)
             let (overLimit, _) = try await Self.call(lending: true, reply: .bytes(large))
-            guard case .bytes(let bytes)? = try? overLimit.get() else {
+            guard let received = try? overLimit.get(), !received.isLent else {
                 Issue.record("a reply over the limit: \(overLimit)")
                 return
             }
-            #expect(bytes == large)
+            #expect(received.array == large)
 
             let (notLent, _) = try await Self.call(lending: false, reply: .bytes([1, 2, 3]))
-            guard case .bytes(let small)? = try? notLent.get() else {
+            guard let small = try? notLent.get(), !small.isLent else {
                 Issue.record("a reply to a call that lent nothing: \(notLent)")
                 return
             }
-            #expect(small == [1, 2, 3])
+            #expect(small.array == [1, 2, 3])
 
             let (null, _) = try await Self.call(lending: true, reply: .null)
             #expect(try null.get() == nil)

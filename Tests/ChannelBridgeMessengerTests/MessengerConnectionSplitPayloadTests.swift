@@ -226,7 +226,7 @@ import Testing
 
             let prepared = try connection.prepareRequest(onChannel: "big", payloadCount: 1)
             async let parts = withUnsafeThrowingContinuation {
-                (continuation: UnsafeContinuation<ReceivedPayload?, any Error>) in
+                (continuation: UnsafeContinuation<Payload?, any Error>) in
                 connection.startRequest(
                     prepared, onChannel: "big", payload: Payload([1]), continuation: continuation)
             }
@@ -235,10 +235,11 @@ import Testing
             let ids = try await transport.requestIDs.first(2)
             #expect(Set(ids).count == 2 && ids.contains(prepared.id))
             for id in ids { connection.receive(try FrameEncoder.encode(.reply(id: id, result: .bytes(Self.large)))) }
-            guard case .split(let head, let tail)? = try await parts else {
+            guard let received = try await parts, received.segments.count == 1 else {
                 Issue.record("the reply to startRequest was not split")
                 return
             }
+            let (head, tail) = (received.head, received.segments[0])
             #expect(head == Array(Self.large[..<300]) && tail == Array(Self.large[300...]))
             #expect(try await whole == Self.large)
         }

@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 /// Everything a `MessengerConnection` mutates, kept behind one lock (`LockedValue`). Nothing runs
 /// under that lock but the state's own bookkeeping: continuations are resumed, callbacks and
 /// handlers run and frames are written after it is released (`ClosedSession` carries what a close
@@ -13,11 +14,11 @@ struct ConnectionState {
         /// Nil for a call whose caller waits by driving the reader itself
         /// (`MessengerConnection.startDrivenRequest`): whoever removes the entry records its outcome
         /// for the driver instead (`drivenReply` on the reader thread, `drivenFailure` elsewhere).
-        var continuation: UnsafeContinuation<ReceivedPayload?, any Error>?
+        var continuation: UnsafeContinuation<Payload?, any Error>?
         /// The task whose call scope's cancellation handler covers this call (its address), or 0
         /// when the call's own handler does.
         var scopeTask: UInt
-        /// Storage the caller lent for the reply's bytes (`ReceivedPayload.inBuffer`), or empty.
+        /// Storage the caller lent for the reply's bytes (which comes back in it, a lent `Payload`), or empty.
         /// At most `MessengerConnection.lentReplyBufferLimit` bytes.
         var replyBuffer: [UInt8] = []
     }

@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 /// What a `MessengerConnection` keeps for the thread that delivers its received bytes (a socket's
 /// reader thread), with no lock: it lives in a `ThreadConfined` box (`MessengerConnection.reader`),
 /// which each delivery claims (`receive`, `resumeHeldInput`, `deliveriesEnded`) and which a debug
@@ -32,7 +33,7 @@ struct ReaderState {
     /// The reply of the call the reader thread drives (`startDrivenRequest`), once delivered: a
     /// driven call is made, and its reply delivered (`handleReply`), only on the reader thread
     /// (`FrameTransport.canDriveReader`).
-    var drivenReply: Result<ReceivedPayload?, any Error>?
+    var drivenReply: Result<Payload?, any Error>?
     /// Calls that drove the reader (`drivenWaitCount`).
     var drivenWaits = 0
 
