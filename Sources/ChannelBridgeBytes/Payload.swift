@@ -99,11 +99,28 @@ package struct Payload: Sendable {
         tail = nil
     }
 
+    /// The bytes `range` of `buffer`, a buffer its owner reuses, where the caller has checked
+    /// already that `range` lies within `buffer` (a frame decoder handing out a payload it
+    /// parsed): no check again, on the path of every request read in place.
+    @inlinable @inline(__always)
+    package init(lending buffer: [UInt8], checkedRange range: Range<Int>) {
+        start = range.lowerBound
+        endAndLent = ~range.upperBound
+        storage = buffer
+        tail = nil
+    }
+
     /// The payload's length in bytes, over every part.
     @inlinable @inline(__always)
     package var count: Int {
         guard let tail else { return readableRange.count }
         return tail.reduce(readableRange.count) { $0 + $1.count }
+    }
+
+    /// `segments.first`: the part after the readable range, such as a split payload's last part.
+    @inlinable
+    package var firstSegment: [UInt8]? {
+        @inline(__always) get { tail?.first }
     }
 
     /// Whether the payload is one range of one array (no `segments`).

@@ -27,7 +27,7 @@ extension MessengerConnection {
     /// Whether a request on `channel` with `payload` may be answered by the remembered route's
     /// handler without the lock.
     @inline(__always)
-    func routesInPlace(_ channel: String, payload: RequestPayload) -> Bool {
+    func routesInPlace(_ channel: String, payload: Payload?) -> Bool {
         // Fields compared in place: binding the route copied it, two retains and two releases.
         let mayAnswerLater = reader.withValue { reader -> Bool? in
             guard reader.inPlaceRoute?.epoch == answerRules.epoch.load(ordering: .acquiring),
@@ -40,7 +40,7 @@ extension MessengerConnection {
         // A closed gate decides each request by its payload, which the route does not look at.
         if requestGate?.isClosed == true { return false }
         // Work left for later holds its request's budget charge, taken only in the lock.
-        if mayAnswerLater, payload.count >= RequestBudget.requestChargeThreshold { return false }
+        if mayAnswerLater, (payload?.count ?? 0) >= RequestBudget.requestChargeThreshold { return false }
         // Every request is answered, so none starts while the answers pile up unsent.
         return !(flow?.isAnswerBacklogged ?? false)
     }
@@ -53,9 +53,9 @@ extension MessengerConnection {
     /// reads (`inputDemand`, `partialFrameByteCount`, a driven call), none of which a synchronous
     /// handler asks.
     @inline(__always)
-    func answerInPlace(_ handler: MessageHandler, id: UInt32, channel: String, payload: RequestPayload) {
+    func answerInPlace(_ handler: MessageHandler, id: UInt32, channel: String, payload: Payload?) {
         let answer = reader.withValue { reader in
-            payload.withMessage { message in Result { try handler(message, &reader.replyScratch) } }
+            HandlerMessage.reading(payload) { message in Result { try handler(message, &reader.replyScratch) } }
         }
         writeInPlaceReply(id: id, channel: channel, answer, endsDelivery: reader.withValue { $0.deliveringLastFrame })
     }
@@ -81,10 +81,10 @@ extension MessengerConnection {
     /// `replyScratch`, and its later work runs in a task that holds the entry.
     func answerOwedInPlace(
         _ handler: MessageHandler, id: UInt32, channel: String, serial: UInt64,
-        payload: RequestPayload
+        payload: Payload?
     ) {
         let answer = reader.withValue { reader in
-            payload.withMessage { message in Result { try handler(message, &reader.replyScratch) } }
+            HandlerMessage.reading(payload) { message in Result { try handler(message, &reader.replyScratch) } }
         }
         let reply: Result<Payload?, any Error>
         switch answer {

@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgePlatform
 
 /// The MESSAGEs the peer sends (one-way, no reply): finding their handler and running it, at
@@ -9,7 +10,7 @@ extension MessengerConnection {
             case now(MessageHandler)
             case run(ConnectionState.Handler, serial: UInt64)
         }
-        if refusalByGate(channel: channel, payload: .owned(payload)) != nil { return .delivered }
+        if refusalByGate(channel: channel, payload: payload.map { Payload($0) }) != nil { return .delivered }
         let outcome = state.withLock { state -> Outcome in
             // After the peer's GOODBYE it may send only replies, as for requests.
             let takesMessages = state.lifecycle.peerGoodbye == nil && !state.isClosed

@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgePlatform
 import Synchronization
 
@@ -264,15 +265,18 @@ extension MessengerConnection {
         // lock they take anyway: one lock per frame.
         switch decoded {
         case .request(let id, let channel, let buffer, let payload):
-            return handleRequest(id: id, channel: channel, payload: .inBuffer(buffer, payload))
+            // Read where it lies: lent from the receive buffer for the length of the delivery.
+            guard let payload else { return handleRequest(id: id, channel: channel, payload: nil) }
+            return handleRequest(id: id, channel: channel, payload: Payload(lending: buffer, checkedRange: payload))
         case .frame(.request(let id, let channel, let payload)):
-            return handleRequest(id: id, channel: channel, payload: .owned(payload))
+            guard let payload else { return handleRequest(id: id, channel: channel, payload: nil) }
+            return handleRequest(id: id, channel: channel, payload: Payload(payload))
         case .frame(.reply(let id, let result)):
             return handleReply(id: id, result: result)
         case .reply(let id, let buffer, let payload):
             return handleReply(id: id, result: .bytes([]), inBuffer: (buffer, payload))
         case .split(.request(let id, let channel, let head), let tail):
-            return handleRequest(id: id, channel: channel, payload: .split(head ?? [], tail: tail))
+            return handleRequest(id: id, channel: channel, payload: Payload(head ?? [], segments: [tail]))
         case .split(.reply(let id, .bytes(let head)), let tail):
             return handleReply(id: id, result: .bytes(head), tail: tail)
         case .frame, .split:

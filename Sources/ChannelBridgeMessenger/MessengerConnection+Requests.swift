@@ -3,10 +3,12 @@ import ChannelBridgePlatform
 import Synchronization
 
 /// The requests the peer sends: finding their handler, running it (at once, in place, or in a
-/// task), and writing the reply; and the peer's CANCEL of a request. Their payload is a
-/// `RequestPayload` (`+RequestPayload`); the peer's MESSAGEs are `+Messages`.
+/// task), and writing the reply; and the peer's CANCEL of a request. Their payload is a `Payload`
+/// (`nil` for a null payload): an array of its own, a range lent from the receive buffer, or a
+/// large payload's head with its last part as the one segment; the peer's MESSAGEs are
+/// `+Messages`.
 extension MessengerConnection {
-    func handleRequest(id: UInt32, channel: String, payload: RequestPayload) -> Delivery {
+    func handleRequest(id: UInt32, channel: String, payload: Payload?) -> Delivery {
         // Charged when its frame began, if it was (reader thread only, as every delivery).
         let prepaid = reader.withValue { $0.takePrepaidCharge() }
         if routesInPlace(channel, payload: payload) {
@@ -25,7 +27,7 @@ extension MessengerConnection {
         }
         // Every request is answered, so none starts while the answers pile up unsent.
         let backlogged = flow?.isAnswerBacklogged ?? false
-        let charge = requestBudget == nil ? 0 : RequestBudget.charge(forRequestOf: payload.count)
+        let charge = requestBudget == nil ? 0 : RequestBudget.charge(forRequestOf: payload?.count ?? 0)
         // Asked before the lock: the gate's admission looks at the payload (it is called, and
         // nothing is called under the lock).
         let gateRefusal = refusalByGate(channel: channel, payload: payload)
@@ -96,7 +98,7 @@ extension MessengerConnection {
             answerOwedInPlace(handler, id: id, channel: channel, serial: serial, payload: payload)
             return .delivered
         case .run(let handler, let serial):
-            startHandlerTask(.plain(handler, payload.array), channel: channel, id: id, serial: serial)
+            startHandlerTask(.plain(handler, payload?.array), channel: channel, id: id, serial: serial)
             return .delivered
         }
     }
@@ -120,9 +122,9 @@ extension MessengerConnection {
 
     /// The status-2 text for a request `requestGate` refuses, or nil.
     @inline(__always)
-    func refusalByGate(channel: String, payload: RequestPayload) -> String? {
+    func refusalByGate(channel: String, payload: Payload?) -> String? {
         guard let requestGate, requestGate.isClosed else { return nil }
-        let refused = payload.withMessage { requestGate.refuses(channel: channel, payload: $0.bytes) }
+        let refused = HandlerMessage.reading(payload) { requestGate.refuses(channel: channel, payload: $0.bytes) }
         return refused ? requestGate.reason : nil
     }
 

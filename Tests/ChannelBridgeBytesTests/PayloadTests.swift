@@ -61,6 +61,20 @@ import Testing
         #expect(!payload.owned().isLent)
     }
 
+    @Test func aCheckedRangeIsLentAsARangeIs() {
+        let buffer: [UInt8] = [0, 1, 2, 3]
+        let payload = Payload(lending: buffer, checkedRange: 1..<3)
+        #expect(payload == Payload(lending: buffer, range: 1..<3))
+        #expect(payload.isLent && payload.readableRange == 1..<3 && payload.array == [1, 2])
+    }
+
+    @Test func firstSegmentIsTheSplitPayloadsLastPart() {
+        let tail: [UInt8] = [5, 6]
+        #expect(Payload([1], segments: [tail]).firstSegment == tail)
+        #expect(Payload([1]).firstSegment == nil)
+        #expect(Payload(lending: [1, 2], count: 1).firstSegment == nil)
+    }
+
     @Test func segmentsFollowTheFirstArrayBackToBack() {
         let first: [UInt8] = [1, 2]
         let large = [UInt8](repeating: 0xAB, count: 70_000)
