@@ -1,8 +1,8 @@
-/// One message's bytes, the one payload type of the codec, the messenger and the transports (the
-/// role of SwiftNIO's `ByteBuffer`): a storage array, the range of it that is the message's start,
-/// and, optionally, further arrays that follow it whole.
+/// One message's bytes, the one payload type of the codec and the messenger (the role of SwiftNIO's
+/// `ByteBuffer`; a transport is handed its `parts`): a storage array, the range of it that is the
+/// message's start, and, optionally, further arrays that follow it whole.
 ///
-/// What other code once told apart by entry point is a property of the value:
+/// How a payload is held is a property of the value, not a separate entry point:
 /// - **one array**: `Payload(bytes)`, the whole array, no segments;
 /// - **in a buffer**: `Payload(lending: buffer, count:)` or `Payload(lending:range:)`, a range of a
 ///   buffer its owner reuses (an encode buffer, a receive buffer, a reply buffer): `isLent`, and the
@@ -15,13 +15,13 @@
 /// whoever keeps its bytes takes `array`, a copy. An owned one-array payload's `array` is the array
 /// itself, uncopied.
 ///
-/// The stored properties are settable for the code that fills a payload in place (a decoder, a
-/// codec's writer); `readableRange` always lies within `storage` (array bounds checks trap
-/// otherwise).
+/// Invariant: `readableRange` lies within `storage`. The initializers check it (but
+/// `init(lending:checkedRange:)`, whose caller has), and so does setting `readableRange`; code that
+/// sets `storage` keeps it. The readers (`withUnsafeHeadBytes`, `array`) rely on it.
 //
 // `@usableFromInline` on a `package` type looks redundant, but without it Swift 6.3 does not inline
-// the type's `@inlinable` members into other modules (as `LockedValue` found): every `count` or
-// `isLent` would be a call on the request path.
+// the type's `@inlinable` members into other modules (the same holds for `LockedValue`): every
+// `count` or `isLent` would be a call on the request path.
 @usableFromInline
 package struct Payload: Sendable {
     /// The array `readableRange` is a range of: the whole message when `segments` is empty, else
@@ -49,6 +49,9 @@ package struct Payload: Sendable {
     package var readableRange: Range<Int> {
         @inline(__always) get { Range(uncheckedBounds: (start, endAndLent < 0 ? ~endAndLent : endAndLent)) }
         @inline(__always) set {
+            precondition(
+                newValue.lowerBound >= 0 && newValue.upperBound <= storage.count,
+                "a payload's range lies within its storage")
             start = newValue.lowerBound
             endAndLent = endAndLent < 0 ? ~newValue.upperBound : newValue.upperBound
         }
