@@ -7,9 +7,9 @@ import ChannelBridgeBytes
 /// It is called as the request (or MESSAGE) is read, without suspending, and answers in one of
 /// three ways (`HandlerAnswer`): at once by writing its reply over `reply`, a buffer the messenger
 /// lends and reuses (`StandardMethodCodec.encodeSuccessEnvelope(_:reusing:)` writes there), so a
-/// request and its reply cost no array of their own; at once with a payload of its own (a large byte value kept
-/// in its own array, an error envelope); or later, with work the messenger runs in a task, which
-/// may also ask for work after its reply is queued (`HandlerReply.afterReply`). Only a handler
+/// request and its reply cost no array of their own; at once with a `Payload` of its own (a large
+/// byte value kept in its own array, an error envelope); or later, with work the messenger runs in
+/// a task, which may also ask for work after its reply is queued (`HandlerReply.afterReply`). Only a handler
 /// installed with `mayAnswerLater` answers later; it then holds a handler slot and an owed entry
 /// while that work runs. It must not block: the messenger reads nothing else meanwhile.
 ///
