@@ -157,6 +157,28 @@ import Testing
         }
     }
 
+    /// A library's directory under Sources/ that the script does not list fails the check, so a
+    /// new module cannot go unchecked; an executable's (its `main.swift` or `@main`) does not.
+    @Test func aLibraryModuleTheScriptDoesNotListFailsTheCheck() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let root = directory.path
+        try directory.write("Sources/ChannelBridgeCodec/Shape.swift", "public struct Shape {}\n")
+        try directory.write("Sources/ChannelBridgeNew/New.swift", "public struct New {}\n")
+        try directory.write("Sources/some-tool/main.swift", "print(1)\n")
+        try directory.write("Sources/other-tool/Tool.swift", "@main struct Tool { static func main() {} }\n")
+        #expect(try await run(["--update"], in: root).status == 0)
+        let check = try await run(["--check"], in: root)
+        #expect(check.status == 1)
+        #expect(
+            check.stdout == """
+                public-api-count: Sources/ChannelBridgeNew is a library module missing from MODULES
+                public-api-count: the public API of ChannelBridgeNew differs from its baseline; \
+                if the change is meant, run Scripts/public-api-count --update and commit Scripts/api/
+
+                """)
+    }
+
     /// A public declaration marked `@_spi(NAME)` counts as spi, not public, and is a baseline line
     /// with its attribute, so adding one shows in the check like any other change.
     @Test func anSPIDeclarationIsCountedApartAndKeptInTheBaseline() async throws {
