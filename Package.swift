@@ -112,8 +112,8 @@ let package = Package(
                           path: "Tests/Support/channelbridge-store-peer", swiftSettings: strict),
         // A small peer process for tests that need the other side in a separate process.
         .executableTarget(name: "channelbridge-test-peer",
-                          dependencies: ["ChannelBridgeChannels", "ChannelBridgeSocket", "ChannelBridgeCodec", "ChannelBridgePlatform",
-                                         "ChannelBridgeTestSupport"],
+                          dependencies: ["ChannelBridgeBytes", "ChannelBridgeChannels", "ChannelBridgeSocket", "ChannelBridgeCodec",
+                                         "ChannelBridgePlatform", "ChannelBridgeTestSupport"],
                           path: "Tests/Support/channelbridge-test-peer", swiftSettings: strict),
 
         // Helpers shared by the test targets (running built products as child processes, …).
@@ -155,7 +155,9 @@ let package = Package(
                     dependencies: ["ChannelBridgeTestSupport", "ChannelBridgeCodec", "ChannelBridgeMessenger", "ChannelBridgeSocket",
                                    "channelbridge", "extension-host", "channelbridge-test-peer"],
                     swiftSettings: strict),
-        .testTarget(name: "ChannelBridgeBytesTests", dependencies: ["ChannelBridgeBytes"], swiftSettings: strict),
+        .testTarget(name: "ChannelBridgeBytesTests",
+                    dependencies: ["ChannelBridgeBytes", "ChannelBridgeTestSupport", "channelbridge-test-peer"],
+                    swiftSettings: strict),
         .testTarget(name: "ChannelBridgeCodecTests",
                     dependencies: ["ChannelBridgeBytes", "ChannelBridgeCodec", "ChannelBridgeConformance", "ChannelBridgeTestSupport"],
                     swiftSettings: strict),

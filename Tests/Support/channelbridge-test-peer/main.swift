@@ -5,6 +5,8 @@
 //   channelbridge-test-peer fd-check PATH  descriptor counts around rounds of sessions (DescriptorCheck.swift)
 //   channelbridge-test-peer confinement-check -|messenger|transport|executor
 //                                          a reader thread's state touched off its thread (ConfinementCheck.swift)
+//   channelbridge-test-peer payload-range-check -
+//                                          a payload's range set past its storage (PayloadRangeCheck.swift)
 //
 // Prints `ready` on stdout once it can be talked to (listening, or connected with HELLOs exchanged),
 // then serves until stdin reaches end of file (the test process is gone) or, when connected, until
@@ -42,14 +44,18 @@ func exitWhenStdinEnds() {
 
 let arguments = CommandLine.arguments.dropFirst()
 guard arguments.count == 2, let mode = arguments.first, let path = arguments.last else {
-    fail("usage: channelbridge-test-peer listen|connect|fd-check PATH, or confinement-check -|transport|executor")
+    fail(
+        "usage: channelbridge-test-peer listen|connect|fd-check PATH, confinement-check -|transport|executor, "
+            + "or payload-range-check -")
 }
-// fd-check and confinement-check end by themselves; the serving modes end with their test.
-if mode != "fd-check", mode != "confinement-check" { exitWhenStdinEnds() }
+// fd-check and the checks end by themselves; the serving modes end with their test.
+if mode != "fd-check", mode != "confinement-check", mode != "payload-range-check" { exitWhenStdinEnds() }
 
 switch mode {
 case "confinement-check":
     ConfinementCheck.run(path)
+case "payload-range-check":
+    PayloadRangeCheck.run()
 case "fd-check":
     do {
         try await DescriptorCheck.run(path: path)
@@ -89,5 +95,5 @@ case "connect":
         fail("cannot connect to \(path): \(error)")
     }
 default:
-    fail("unknown mode \(mode); use listen, connect, fd-check or confinement-check")
+    fail("unknown mode \(mode); use listen, connect, fd-check, confinement-check or payload-range-check")
 }
