@@ -254,8 +254,8 @@ let package = Package(
 if Context.environment["CHANNELBRIDGE_FUZZ"] != nil {
     package.targets += [
         .target(name: "ChannelBridgeFuzzTargets",
-                dependencies: ["ChannelBridgeCodec", "ChannelBridgeMessenger", "ChannelBridgeStore", "ChannelBridgeHost",
-                               "ChannelBridgeConformance"],
+                dependencies: ["ChannelBridgeBytes", "ChannelBridgeCodec", "ChannelBridgeMessenger", "ChannelBridgeStore",
+                               "ChannelBridgeHost", "ChannelBridgeConformance"],
                 path: "Fuzz/ChannelBridgeFuzzTargets", swiftSettings: strict),
         .executableTarget(name: "channelbridge-fuzz", dependencies: ["ChannelBridgeFuzzTargets"],
                           path: "Fuzz/channelbridge-fuzz", swiftSettings: strict),

@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeCodec
 import ChannelBridgeConformance
 
@@ -28,11 +29,11 @@ enum StandardMethodCallTarget: FuzzTarget {
         let segments = CodecChecks.must("segmented call") { () throws(CodecError) in
             try codec.encodeMethodCallSegments(call)
         }
-        require(segments.first + segments.rest.joined() == bytes, "segments differ from the plain call")
+        require(Array(segments.parts.joined()) == bytes, "segments differ from the plain call")
         CodecChecks.standardLaws(call.arguments)
     }
 
-    /// A call decoded with a method name remembered (an in-place handler's path, issue 18) decodes
+    /// A call decoded with a method name remembered (an in-place handler's path) decodes
     /// as the whole call does, error offsets included: with the name its first bytes hold, when
     /// they are one, so that the remembered name is taken and only the arguments are read.
     static func checkRecentMethod(_ input: [UInt8], whole: Result<MethodCall, CodecError>, _ codec: StandardMethodCodec)

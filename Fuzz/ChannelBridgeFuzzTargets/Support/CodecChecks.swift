@@ -1,3 +1,4 @@
+import ChannelBridgeBytes
 import ChannelBridgeCodec
 
 /// The checks the codec targets share.
@@ -47,7 +48,7 @@ enum CodecChecks {
             try method.encodeSuccessEnvelopeSegments(value)
         }
         let plain = must("success envelope") { () throws(CodecError) in try method.encodeSuccessEnvelope(value) }
-        require(segments.first + segments.rest.joined() == plain, "segments differ from the plain envelope")
+        require(Array(segments.parts.joined()) == plain, "segments differ from the plain envelope")
     }
 
     /// Whether a value holds a custom value anywhere (the Standard codec cannot read those back

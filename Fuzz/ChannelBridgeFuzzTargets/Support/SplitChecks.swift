@@ -1,8 +1,8 @@
 import ChannelBridgeCodec
 
-/// A call or envelope received in two parts decodes as the whole message does (issue 18, `bulk`):
-/// split where a connection would (before a trailing `Uint8List`'s content) or, for any other
-/// shape, in the middle, which exercises the fallback to the joined message.
+/// A call or envelope received in two parts decodes as the whole message does (large byte lists,
+/// as `bulk` sends): split where a connection would (before a trailing `Uint8List`'s content) or,
+/// for any other shape, in the middle, which exercises the fallback to the joined message.
 enum SplitChecks {
     static func call(_ input: [UInt8], whole: Result<MethodCall, CodecError>, _ codec: StandardMethodCodec) {
         guard let at = splitPoint(input, StandardMethodCodec.byteListStart(inCall:count:)) else { return }
