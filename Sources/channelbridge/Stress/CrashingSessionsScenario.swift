@@ -180,12 +180,14 @@ enum CrashingSessionsScenario {
                 report.figure("\(isolation)_connections", connects)
                 report.figure("\(isolation)_connect_to_hello_p50_ms", times[times.count / 2], "(target < 5)")
                 report.figure("\(isolation)_connect_to_hello_p99_ms", times[times.count * 99 / 100])
-                // Reaping follows each session's end by a moment, and an isolated host's idle pool,
-                // grown by the loop, shrinks back to 2 within two quiet periods of 5 s
-                // (extension-host.md §1.8): wait for both, up to 15 s.
+                // Reaping follows each session's end by a moment, so does the host's close of the
+                // connection's socket, and an isolated host's idle pool, grown by the loop, shrinks
+                // back to 2 within two quiet periods of 5 s (extension-host.md §1.8): wait for all
+                // three, up to 15 s. A descriptor the host keeps is still counted after that.
                 let resting = isolation == "session" ? 2 : 0
                 let settleStart = ContinuousClock.now
-                while ProcessTable.children(of: host.child.pid).count > resting,
+                while ProcessTable.children(of: host.child.pid).count > resting
+                    || (ProcessTable.descriptors(of: host.child.pid) ?? 0) > descriptorsBefore,
                     ContinuousClock.now - settleStart < .seconds(15)
                 {
                     try await Task.sleep(for: .milliseconds(50))
